@@ -1,0 +1,45 @@
+/** The function's configuration, read once per container from the environment the stack sets. */
+import { z } from 'zod';
+import { DEFAULTS, ENV } from './contract.js';
+
+export interface Config {
+  tables: { contests: string; reminders: string; coordination: string };
+  codeforcesApiUrl: string;
+  leaseDurationSeconds: number;
+  finishedRetentionDays: number;
+  scheduleRateMinutes: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const tableName = z.string({ error: 'is not set' }).regex(/^[a-zA-Z0-9_.-]{3,255}$/, 'is not a DynamoDB table name');
+const positive = (fallback: number) => z.coerce.number({ error: 'must be a number' }).positive('must be > 0').default(fallback);
+
+const schema = z.object({
+  [ENV.contestsTable]: tableName,
+  [ENV.remindersTable]: tableName,
+  [ENV.coordinationTable]: tableName,
+  [ENV.codeforcesApiUrl]: z.url({ error: 'must be an http(s) URL' }).default(DEFAULTS.codeforcesApiUrl),
+  [ENV.leaseDurationSeconds]: positive(DEFAULTS.leaseDurationSeconds),
+  [ENV.finishedRetentionDays]: positive(DEFAULTS.finishedRetentionDays),
+  [ENV.scheduleRateMinutes]: z.coerce.number({ error: 'must be a number' }).int().positive().default(DEFAULTS.scheduleRateMinutes),
+});
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.values(ENV).flatMap((name) => (env[name] === undefined || env[name] === '' ? [] : [[name, env[name]]])));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  const c = parsed.data;
+  return {
+    tables: { contests: c[ENV.contestsTable], reminders: c[ENV.remindersTable], coordination: c[ENV.coordinationTable] },
+    codeforcesApiUrl: c[ENV.codeforcesApiUrl].replace(/\/+$/, ''),
+    leaseDurationSeconds: c[ENV.leaseDurationSeconds],
+    finishedRetentionDays: c[ENV.finishedRetentionDays],
+    scheduleRateMinutes: c[ENV.scheduleRateMinutes],
+  };
+}

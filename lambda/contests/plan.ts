@@ -1,0 +1,139 @@
+/**
+ * What a sync must change, decided from the fetched list and the stored items alone (no I/O):
+ * which contests to write, which vanished (cancelled), which finished or moved (their reminders
+ * follow), and whether the reply is too suspicious to act on.
+ */
+import type { CodeforcesContest } from '../codeforces/schema.js';
+import { COMPARED_FIELDS, contestUrl, type ContestItem, type ReminderItem } from './model.js';
+
+export interface PlanSettings {
+  /** How long finished contests stay stored (their TTL is end + this). */
+  finishedRetentionSeconds: number;
+  /** Refuse a reply that would cancel more than this share of stored unfinished contests... */
+  maxCancelShare: number;
+  /** ...once it would cancel at least this many (small lists move by one or two). */
+  minCancelsToJudge: number;
+}
+
+export const DEFAULT_PLAN_SETTINGS: PlanSettings = {
+  finishedRetentionSeconds: 7 * 24 * 3600,
+  maxCancelShare: 0.5,
+  minCancelsToJudge: 3,
+};
+
+export interface ContestPlan {
+  /** New or changed contests, as they must be stored. */
+  upserts: ContestItem[];
+  unchanged: number;
+  /** Stored contests whose start moved: their reminders' remindAt must follow. */
+  rescheduled: { contestId: number; startTimeSeconds: number }[];
+  /** Contests that are (now) finished: their reminders are deleted. */
+  finished: number[];
+  /** Stored unfinished contests missing from the list: cancelled, deleted with their reminders. */
+  cancelled: number[];
+}
+
+export class SuspiciousReplyError extends Error {
+  override readonly name = 'SuspiciousReplyError';
+}
+
+export function toItem(contest: CodeforcesContest, settings: PlanSettings, updatedAt: string): ContestItem {
+  return {
+    contestId: contest.id,
+    platform: 'codeforces',
+    name: contest.name,
+    type: contest.type,
+    phase: contest.phase,
+    startTimeSeconds: contest.startTimeSeconds,
+    durationSeconds: contest.durationSeconds,
+    url: contestUrl(contest.id),
+    updatedAt,
+    expiresAt: contest.startTimeSeconds + contest.durationSeconds + settings.finishedRetentionSeconds,
+  };
+}
+
+export function sameContest(a: ContestItem, b: ContestItem): boolean {
+  return COMPARED_FIELDS.every((field) => a[field] === b[field]);
+}
+
+/**
+ * @param fetched valid, scheduled contests from the API
+ * @param listedIds ids of every entry the API listed (valid or not): an entry that failed
+ *   validation is not a cancellation
+ * @param stored every item in the Contests table
+ */
+export function planContests(input: {
+  fetched: readonly CodeforcesContest[];
+  listedIds: ReadonlySet<number>;
+  stored: readonly ContestItem[];
+  nowMs: number;
+  settings?: PlanSettings;
+}): ContestPlan {
+  const settings = input.settings ?? DEFAULT_PLAN_SETTINGS;
+  const nowSeconds = Math.floor(input.nowMs / 1000);
+  const updatedAt = new Date(input.nowMs).toISOString();
+  const stored = new Map(input.stored.map((item) => [item.contestId, item]));
+
+  const plan: ContestPlan = { upserts: [], unchanged: 0, rescheduled: [], finished: [], cancelled: [] };
+  for (const contest of input.fetched) {
+    const before = stored.get(contest.id);
+    const item = toItem(contest, settings, updatedAt);
+    const isFinished = contest.phase === 'FINISHED';
+    // Keep unfinished contests, recently finished ones, and anything already stored (so that a
+    // stored contest that finished long ago still gets its final phase and its reminders go).
+    if (isFinished && item.expiresAt <= nowSeconds && before === undefined) continue;
+
+    if (before !== undefined && sameContest(before, item)) {
+      plan.unchanged += 1;
+      continue;
+    }
+    plan.upserts.push(item);
+    if (isFinished && before?.phase !== 'FINISHED') plan.finished.push(contest.id);
+    if (!isFinished && before !== undefined && before.startTimeSeconds !== item.startTimeSeconds) {
+      plan.rescheduled.push({ contestId: contest.id, startTimeSeconds: item.startTimeSeconds });
+    }
+  }
+
+  const unfinishedStored = input.stored.filter((item) => item.phase !== 'FINISHED');
+  plan.cancelled = unfinishedStored.filter((item) => !input.listedIds.has(item.contestId)).map((item) => item.contestId);
+  const share = unfinishedStored.length === 0 ? 0 : plan.cancelled.length / unfinishedStored.length;
+  if (plan.cancelled.length >= settings.minCancelsToJudge && share > settings.maxCancelShare) {
+    throw new SuspiciousReplyError(
+      `refusing a reply that would cancel ${plan.cancelled.length} of ${unfinishedStored.length} stored upcoming contests ` +
+        `(more than ${Math.round(settings.maxCancelShare * 100)}%); nothing was written`,
+    );
+  }
+  return plan;
+}
+
+export interface ReminderMove {
+  contestId: number;
+  userId: string;
+  minutesBefore: number;
+  /** The remindAt the sync read; the write is conditional on minutesBefore still matching. */
+  remindAt: number;
+  /** True when the new time is still ahead: a notification sent for the old time is cleared. */
+  clearNotified: boolean;
+}
+
+/** Reminders of a rescheduled contest whose remindAt no longer matches the new start. */
+export function planReminderMoves(
+  reminders: readonly ReminderItem[],
+  startTimeSeconds: number,
+  nowMs: number,
+): ReminderMove[] {
+  const nowSeconds = Math.floor(nowMs / 1000);
+  const moves: ReminderMove[] = [];
+  for (const reminder of reminders) {
+    const remindAt = startTimeSeconds - 60 * reminder.minutesBefore;
+    if (reminder.remindAt === remindAt) continue;
+    moves.push({
+      contestId: reminder.contestId,
+      userId: reminder.userId,
+      minutesBefore: reminder.minutesBefore,
+      remindAt,
+      clearNotified: reminder.notifiedAt !== undefined && remindAt > nowSeconds,
+    });
+  }
+  return moves;
+}

@@ -1,0 +1,18 @@
+/** Small helpers to read AWS SDK errors without depending on their classes. */
+
+/** A TransactionCanceledException whose reason at `index` is a failed condition. */
+export function isCancelledAt(error: unknown, index: number): boolean {
+  return cancellationCodes(error)[index] === 'ConditionalCheckFailed';
+}
+
+/** The per-action reasons of a TransactionCanceledException (empty for other errors). */
+export function cancellationCodes(error: unknown): string[] {
+  if ((error as { name?: string } | undefined)?.name !== 'TransactionCanceledException') return [];
+  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+  return (reasons ?? []).map((reason) => reason.Code ?? 'None');
+}
+
+export function describe(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}

@@ -1,0 +1,87 @@
+/**
+ * The three kinds of invocation (DESIGN.md): an EventBridge Scheduled Event, and `{}` from the
+ * deploy-time trigger or the console (which may add options). Anything else is refused with an
+ * error naming what is wrong, before any Codeforces call.
+ */
+import { z } from 'zod';
+
+export interface Invocation {
+  /** `schedule`: an EventBridge tick. `manual`: the deploy-time trigger or the console (both send `{}`). */
+  source: 'schedule' | 'manual';
+  /** The scheduled interval this run stands for (deduplicated), if any. */
+  interval?: string;
+  dryRun: boolean;
+  /** Re-run `interval` even if it already succeeded (console only). */
+  force: boolean;
+}
+
+export class EventValidationError extends Error {
+  override readonly name = 'EventValidationError';
+}
+
+const scheduledEvent = z
+  .object({
+    version: z.string().optional(),
+    id: z.string().optional(),
+    'detail-type': z.literal('Scheduled Event'),
+    source: z.literal('aws.events'),
+    account: z.string().optional(),
+    time: z.iso.datetime({ offset: true, error: 'must be an ISO-8601 date-time such as 2026-11-29T14:00:00Z' }),
+    region: z.string().optional(),
+    resources: z.array(z.string()).optional(),
+    detail: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+const intervalText = z.iso.datetime({ offset: true, error: 'must be an ISO-8601 date-time such as 2026-11-29T14:00:00Z' });
+
+const manualEvent = z
+  .object({
+    dryRun: z.boolean({ error: 'must be true or false' }).optional(),
+    interval: intervalText.optional(),
+    force: z.boolean({ error: 'must be true or false' }).optional(),
+  })
+  .strict()
+  .refine((event) => !event.force || event.interval !== undefined, {
+    message: '"force" re-runs a scheduled interval, so it needs "interval"',
+    path: ['force'],
+  });
+
+/** The scheduled interval a time falls in: the start of its period, as `YYYY-MM-DDTHH:MM:00Z`. */
+export function intervalOf(time: string | number, periodMinutes = 60): string {
+  const at = typeof time === 'number' ? time : Date.parse(time);
+  if (!Number.isFinite(at)) throw new EventValidationError(`not a time: ${String(time)}`);
+  const period = periodMinutes * 60_000;
+  return new Date(Math.floor(at / period) * period).toISOString().replace('.000Z', 'Z');
+}
+
+export function parseEvent(event: unknown, periodMinutes = 60): Invocation {
+  if (event === null || typeof event !== 'object' || Array.isArray(event)) {
+    const got = event === null ? 'null' : Array.isArray(event) ? 'an array' : `a ${typeof event}`;
+    throw new EventValidationError(
+      `invalid event: expected a JSON object ({}, {"dryRun": true}) or an EventBridge Scheduled Event, got ${got}`,
+    );
+  }
+  const looksScheduled = 'source' in event || 'detail-type' in event || 'time' in event;
+  const result = looksScheduled ? scheduledEvent.safeParse(event) : manualEvent.safeParse(event);
+  if (!result.success) {
+    const kind = looksScheduled ? 'Scheduled Event' : 'console event';
+    const problems = result.error.issues.map((issue) => {
+      const path = issue.path.length > 0 ? issue.path.join('.') : 'event';
+      if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.map((key) => `"${key}"`).join(', ')}`;
+      return `${path}: ${issue.message}`;
+    });
+    throw new EventValidationError(`invalid ${kind}: ${problems.join('; ')}`);
+  }
+  if (looksScheduled) {
+    const scheduled = result.data as z.infer<typeof scheduledEvent>;
+    return { source: 'schedule', interval: intervalOf(scheduled.time, periodMinutes), dryRun: false, force: false };
+  }
+  const manual = result.data as z.infer<typeof manualEvent>;
+  return {
+    source: 'manual',
+    interval: manual.interval === undefined ? undefined : intervalOf(manual.interval, periodMinutes),
+    dryRun: manual.dryRun ?? false,
+    force: manual.force ?? false,
+  };
+}

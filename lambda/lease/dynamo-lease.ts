@@ -1,0 +1,225 @@
+/**
+ * The lease on DynamoDB: one conditional UpdateItem to acquire, ownership-conditioned renew and
+ * release, and the ConditionCheck that fences every data write. Decisions live in record.ts.
+ */
+import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { LEASE_PK } from '../contract.js';
+import { LeaseLostError, LeaseUnavailableError } from './errors.js';
+import {
+  OWNED_CONDITION,
+  RELEASE_CONDITION,
+  acquireCondition,
+  explainRefusal,
+  leaseTtlSeconds,
+  rememberDone,
+  type AcquireRefusal,
+  type HeldLease,
+  type InvocationSource,
+  type LeaseItem,
+} from './record.js';
+import type { LeaseTiming } from './timing.js';
+import { describe, isCancelledAt } from '../dynamo-errors.js';
+import type { TransactAction } from '../store/dynamo-store.js';
+
+export type AcquireResult = { acquired: true; lease: HeldLease } | ({ acquired: false } & AcquireRefusal);
+
+export interface RunRecord {
+  /** Coordination key of the record: `run#<interval>` for scheduled runs, `run#manual#<runId>` otherwise. */
+  pk: string;
+  [attribute: string]: unknown;
+}
+
+export interface LeaseStoreOptions {
+  doc: DynamoDBDocumentClient;
+  table: string;
+  timing: LeaseTiming;
+  now: () => number;
+  /** Defaults to LEASE_PK; tests and benchmarks may use several leases in one table. */
+  key?: string;
+}
+
+export class DynamoLease {
+  private readonly doc: DynamoDBDocumentClient;
+  private readonly table: string;
+  private readonly timing: LeaseTiming;
+  private readonly now: () => number;
+  readonly key: string;
+
+  constructor(options: LeaseStoreOptions) {
+    this.doc = options.doc;
+    this.table = options.table;
+    this.timing = options.timing;
+    this.now = options.now;
+    this.key = options.key ?? LEASE_PK;
+  }
+
+  /** One conditional write. A refused contender learns holder and expiry from the write itself. */
+  async acquire(
+    runId: string,
+    source: InvocationSource,
+    interval: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<AcquireResult> {
+    const now = this.now();
+    const expiresAtMs = now + this.timing.durationMs;
+    const values: Record<string, unknown> = {
+      ':runId': runId,
+      ':now': now,
+      ':exp': expiresAtMs,
+      ':ttl': leaseTtlSeconds(expiresAtMs),
+      ':source': source,
+      ':one': 1,
+    };
+    let update = 'SET holder = :runId, expiresAtMs = :exp, acquiredAtMs = :now, renewedAtMs = :now, #ttl = :ttl, #source = :source';
+    if (interval !== undefined) {
+      values[':interval'] = interval;
+      update += ', #interval = :interval ADD fence :one';
+    } else {
+      update += ' REMOVE #interval ADD fence :one';
+    }
+    try {
+      const out = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: this.key },
+          UpdateExpression: update,
+          ConditionExpression: acquireCondition(interval !== undefined),
+          ExpressionAttributeNames: { '#ttl': 'ttl', '#source': 'source', '#interval': 'interval' },
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+        { abortSignal: signal },
+      );
+      const item = out.Attributes as LeaseItem;
+      return {
+        acquired: true,
+        lease: {
+          runId,
+          fence: Number(item.fence),
+          expiresAtMs,
+          doneIntervals: item.doneIntervals ?? new Set<string>(),
+        },
+      };
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        return { acquired: false, ...explainRefusal(oldItem(error), now, interval) };
+      }
+      throw new LeaseUnavailableError(`could not acquire the lease: ${describe(error)}`, { cause: error });
+    }
+  }
+
+  /**
+   * Extend the lease. Resolves with the new confirmed expiry; throws LeaseLostError when DynamoDB
+   * says this run no longer holds it (taken over or already expired). Any other error leaves the
+   * outcome unknown (the write may have landed): the caller retries, which is safe because renew
+   * is idempotent for the owner.
+   */
+  async renew(lease: HeldLease, signal?: AbortSignal): Promise<HeldLease> {
+    const now = this.now();
+    const expiresAtMs = now + this.timing.durationMs;
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: this.key },
+          UpdateExpression: 'SET expiresAtMs = :exp, renewedAtMs = :now, #ttl = :ttl',
+          ConditionExpression: OWNED_CONDITION,
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeValues: {
+            ':runId': lease.runId,
+            ':fence': lease.fence,
+            ':now': now,
+            ':exp': expiresAtMs,
+            ':ttl': leaseTtlSeconds(expiresAtMs),
+          },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+        { abortSignal: signal },
+      );
+      return { ...lease, expiresAtMs };
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw lostError(lease, oldItem(error), now);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Free the lease if this run still holds it; never touches a lease someone else holds. On
+   * success of a scheduled interval, remembers it as done in the same write, and writes the run
+   * record in the same transaction. Returns false when the lease had already passed to another run.
+   */
+  async release(
+    lease: HeldLease,
+    options: { doneInterval?: string; lastRun?: Record<string, unknown>; runRecord?: RunRecord } = {},
+    signal?: AbortSignal,
+  ): Promise<boolean> {
+    const now = this.now();
+    const values: Record<string, unknown> = { ':runId': lease.runId, ':fence': lease.fence, ':now': now };
+    let set = 'SET expiresAtMs = :now, releasedAtMs = :now';
+    if (options.doneInterval !== undefined) {
+      values[':done'] = rememberDone(lease.doneIntervals, options.doneInterval, now);
+      set += ', doneIntervals = :done';
+    }
+    if (options.lastRun !== undefined) {
+      values[':lastRun'] = options.lastRun;
+      set += ', lastRun = :lastRun';
+    }
+    const update = {
+      TableName: this.table,
+      Key: { pk: this.key },
+      UpdateExpression: `${set} REMOVE holder`,
+      ConditionExpression: RELEASE_CONDITION,
+      ExpressionAttributeValues: values,
+    };
+    try {
+      if (options.runRecord === undefined) {
+        await this.doc.send(new UpdateCommand(update), { abortSignal: signal });
+      } else {
+        await this.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [{ Update: update }, { Put: { TableName: this.table, Item: options.runRecord } }],
+          }),
+          { abortSignal: signal },
+        );
+      }
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException || isCancelledAt(error, 0)) return false;
+      throw error;
+    }
+  }
+
+  /** The ConditionCheck that makes a transaction commit only while this run holds the lease. */
+  fenceCheck(lease: HeldLease): TransactAction {
+    return {
+      ConditionCheck: {
+        TableName: this.table,
+        Key: { pk: this.key },
+        ConditionExpression: OWNED_CONDITION,
+        ExpressionAttributeValues: { ':runId': lease.runId, ':fence': lease.fence, ':now': this.now() },
+      },
+    };
+  }
+}
+
+function oldItem(error: ConditionalCheckFailedException): LeaseItem | undefined {
+  const raw = error.Item as Record<string, AttributeValue> | undefined;
+  return raw === undefined ? undefined : (unmarshall(raw) as LeaseItem);
+}
+
+function lostError(lease: HeldLease, old: LeaseItem | undefined, now: number): LeaseLostError {
+  let why: string;
+  if (old?.holder !== undefined && old.holder !== lease.runId) {
+    why = `taken over by ${old.holder} (fence ${String(old.fence)})`;
+  } else if (old?.expiresAtMs !== undefined && old.expiresAtMs <= now) {
+    why = `expired ${now - old.expiresAtMs} ms ago`;
+  } else {
+    why = 'released or missing';
+  }
+  return new LeaseLostError(`lease lost: ${why}`, lease.runId, lease.fence);
+}

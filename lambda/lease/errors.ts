@@ -1,0 +1,23 @@
+/** Typed lease errors: callers branch on the class, logs print the message. */
+
+export class LeaseConfigError extends Error {
+  override readonly name = 'LeaseConfigError';
+}
+
+/** This run no longer holds the lease (taken over, expired, or a renewal could not be confirmed in time). */
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+  constructor(
+    message: string,
+    readonly runId: string,
+    readonly fence: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** DynamoDB could not be asked (network, throttling, permissions) while acquiring the lease. */
+export class LeaseUnavailableError extends Error {
+  override readonly name = 'LeaseUnavailableError';
+}

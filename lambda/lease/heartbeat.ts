@@ -1,0 +1,124 @@
+/**
+ * Keeps a held lease alive while the sync runs, and aborts the sync when the lease is gone.
+ *
+ * Every `renewEveryMs` it renews. A renewal DynamoDB refuses means another run owns the lease:
+ * abort at once. A renewal whose outcome is unknown (timeout, network) is retried every
+ * `renewRetryMs`; if none is confirmed within `renewDeadlineMs` of the last confirmed one — still
+ * before the confirmed expiry — the run aborts rather than outlive its lease. A watchdog on the
+ * confirmed expiry also catches a process that was frozen (GC pause, SIGSTOP) past it.
+ */
+import { LeaseLostError } from './errors.js';
+import type { HeldLease } from './record.js';
+import type { LeaseTiming } from './timing.js';
+
+export interface Renewer {
+  renew(lease: HeldLease, signal?: AbortSignal): Promise<HeldLease>;
+}
+
+export interface HeartbeatOptions {
+  renewer: Renewer;
+  lease: HeldLease;
+  timing: LeaseTiming;
+  now: () => number;
+  /** Aborted with a LeaseLostError when the lease is lost. */
+  controller: AbortController;
+  onRenewed?: (lease: HeldLease) => void;
+  onRenewError?: (error: unknown) => void;
+}
+
+export class Heartbeat {
+  private lease: HeldLease;
+  private confirmedAtMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private inFlight: Promise<void> | undefined;
+  private renewals = 0;
+
+  constructor(private readonly options: HeartbeatOptions) {
+    this.lease = options.lease;
+    this.confirmedAtMs = options.now();
+  }
+
+  /** The lease as last confirmed by DynamoDB. */
+  get current(): HeldLease {
+    return this.lease;
+  }
+
+  get count(): number {
+    return this.renewals;
+  }
+
+  start(): void {
+    this.armWatchdog();
+    this.schedule(this.options.timing.renewEveryMs);
+  }
+
+  /** Stops renewing and waits for a renewal in flight, so that release never races it. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.watchdog);
+    await this.inFlight;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.inFlight = this.beat();
+    }, delayMs);
+  }
+
+  private async beat(): Promise<void> {
+    const { renewer, timing, now, controller } = this.options;
+    if (this.stopped || controller.signal.aborted) return;
+    if (now() - this.confirmedAtMs >= timing.renewDeadlineMs) {
+      this.lose(`no renewal confirmed within ${timing.renewDeadlineMs} ms`);
+      return;
+    }
+    try {
+      const renewed = await renewer.renew(this.lease, controller.signal);
+      if (this.stopped) return;
+      this.lease = renewed;
+      this.confirmedAtMs = now();
+      this.renewals += 1;
+      this.options.onRenewed?.(renewed);
+      this.armWatchdog();
+      this.schedule(timing.renewEveryMs);
+    } catch (error) {
+      if (this.stopped || controller.signal.aborted) return;
+      if (error instanceof LeaseLostError) {
+        this.abort(error);
+        return;
+      }
+      this.options.onRenewError?.(error);
+      this.schedule(timing.renewRetryMs);
+    }
+  }
+
+  /** Fires at the latest moment the holder may still act: the renew deadline after the last confirmation. */
+  private armWatchdog(): void {
+    clearTimeout(this.watchdog);
+    const { timing, now } = this.options;
+    const dueIn = Math.max(0, this.confirmedAtMs + timing.renewDeadlineMs - now());
+    this.watchdog = setTimeout(() => {
+      if (this.stopped) return;
+      if (now() - this.confirmedAtMs >= timing.renewDeadlineMs) {
+        this.lose(`no renewal confirmed within ${timing.renewDeadlineMs} ms`);
+      } else {
+        this.armWatchdog();
+      }
+    }, dueIn);
+  }
+
+  private lose(why: string): void {
+    this.abort(new LeaseLostError(`lease lost: ${why}`, this.lease.runId, this.lease.fence));
+  }
+
+  private abort(error: LeaseLostError): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.watchdog);
+    if (!this.options.controller.signal.aborted) this.options.controller.abort(error);
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * Lease timing, validated once at construction (as client-go's leader election does): the lease
+ * lasts `durationMs`; the holder renews every `renewEveryMs`; a renewal that is not confirmed by
+ * `renewDeadlineMs` after the last confirmed one makes the holder give the lease up (abort) before
+ * it can lapse; a run stops `stopMarginMs` before Lambda's own timeout so that it can release.
+ *
+ *   0 < renewEveryMs < renewDeadlineMs < durationMs,   stopMarginMs < function timeout
+ */
+import { LeaseConfigError } from './errors.js';
+
+export interface LeaseTiming {
+  readonly durationMs: number;
+  readonly renewEveryMs: number;
+  readonly renewDeadlineMs: number;
+  /** How long before Lambda's timeout the run stops its work to release cleanly. */
+  readonly stopMarginMs: number;
+  /** Wait between retries of a renewal whose outcome was unknown (timeout, network). */
+  readonly renewRetryMs: number;
+}
+
+export const MIN_LEASE_DURATION_SECONDS = 2;
+
+export function leaseTiming(durationSeconds: number, options: { functionTimeoutMs?: number } = {}): LeaseTiming {
+  if (!Number.isFinite(durationSeconds) || durationSeconds < MIN_LEASE_DURATION_SECONDS) {
+    throw new LeaseConfigError(
+      `lease duration must be a number of seconds >= ${MIN_LEASE_DURATION_SECONDS}, got ${String(durationSeconds)}`,
+    );
+  }
+  const durationMs = Math.round(durationSeconds * 1000);
+  const renewEveryMs = Math.round(durationMs / 3);
+  const renewDeadlineMs = Math.round((durationMs * 2) / 3);
+  const stopMarginMs = Math.min(5_000, Math.max(1_000, Math.round(durationMs / 3)));
+  const renewRetryMs = Math.max(100, Math.round(renewEveryMs / 5));
+  const timing: LeaseTiming = { durationMs, renewEveryMs, renewDeadlineMs, stopMarginMs, renewRetryMs };
+  validateTiming(timing, options.functionTimeoutMs);
+  return timing;
+}
+
+export function validateTiming(timing: LeaseTiming, functionTimeoutMs?: number): void {
+  const { durationMs, renewEveryMs, renewDeadlineMs, stopMarginMs } = timing;
+  if (!(renewEveryMs > 0 && renewEveryMs < renewDeadlineMs && renewDeadlineMs < durationMs)) {
+    throw new LeaseConfigError(
+      `lease timing must satisfy 0 < renewEvery (${renewEveryMs} ms) < renewDeadline (${renewDeadlineMs} ms) < duration (${durationMs} ms)`,
+    );
+  }
+  if (functionTimeoutMs !== undefined && functionTimeoutMs <= stopMarginMs + renewEveryMs) {
+    throw new LeaseConfigError(
+      `function timeout (${functionTimeoutMs} ms) leaves no time to work: it must exceed the stop margin (${stopMarginMs} ms) plus one renewal period (${renewEveryMs} ms)`,
+    );
+  }
+}
