@@ -1,0 +1,164 @@
+/**
+ * Deploy-time settings of the stack, read from CDK context (cdk.json or `cdk synth -c key=value`)
+ * and validated at synth time so that a bad value fails `cdk synth` with a message naming the key,
+ * instead of producing a stack whose lease, timeout and alarms disagree with each other.
+ */
+import type { Node } from 'constructs';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { DEFAULTS } from '../lambda/contract.js';
+
+/** Context keys deployers may set (all optional; defaults below). */
+export const CONTEXT_KEYS = {
+  scheduleExpression: 'contestSync:scheduleExpression',
+  scheduleRateMinutes: 'contestSync:scheduleRateMinutes',
+  leaseDurationSeconds: 'contestSync:leaseDurationSeconds',
+  functionTimeoutSeconds: 'contestSync:functionTimeoutSeconds',
+  logRetentionDays: 'contestSync:logRetentionDays',
+  finishedRetentionDays: 'contestSync:finishedRetentionDays',
+  codeforcesApiUrl: 'contestSync:codeforcesApiUrl',
+  alarmEmail: 'contestSync:alarmEmail',
+} as const;
+
+export interface ContestSyncConfig {
+  /** EventBridge schedule expression, e.g. `cron(0 * * * ? *)`. */
+  readonly scheduleExpression: string;
+  /** Minutes between two scheduled runs; the function's SCHEDULE_RATE_MINUTES and the alarm period. */
+  readonly scheduleRateMinutes: number;
+  readonly leaseDurationSeconds: number;
+  readonly functionTimeoutSeconds: number;
+  readonly logRetentionDays: RetentionDays;
+  readonly finishedRetentionDays: number;
+  readonly codeforcesApiUrl: string;
+  /** Empty: no e-mail subscription on the alarm topic. */
+  readonly alarmEmail: string;
+}
+
+export const DEFAULT_CONFIG: ContestSyncConfig = {
+  scheduleExpression: 'cron(0 * * * ? *)',
+  scheduleRateMinutes: DEFAULTS.scheduleRateMinutes,
+  leaseDurationSeconds: DEFAULTS.leaseDurationSeconds,
+  functionTimeoutSeconds: 120,
+  logRetentionDays: RetentionDays.ONE_MONTH,
+  finishedRetentionDays: DEFAULTS.finishedRetentionDays,
+  codeforcesApiUrl: DEFAULTS.codeforcesApiUrl,
+  alarmEmail: '',
+};
+
+/** The function timeout must leave this many lease durations of room (heartbeat every lease/3). */
+export const MIN_TIMEOUT_TO_LEASE_RATIO = 3;
+/**
+ * Upper bound of the function timeout: the deploy-time trigger waits for the function plus a
+ * margin, inside a provider function that itself stops at 15 minutes.
+ */
+export const MAX_FUNCTION_TIMEOUT_SECONDS = 840;
+/** Extra time the deploy-time trigger waits beyond the function timeout. */
+export const TRIGGER_TIMEOUT_MARGIN_SECONDS = 30;
+
+export class ContestSyncConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ContestSyncConfigError';
+  }
+}
+
+const VALID_RETENTION_DAYS = new Set<number>(
+  Object.values(RetentionDays).filter((v): v is number => typeof v === 'number' && v !== RetentionDays.INFINITE),
+);
+
+function fail(key: string, value: unknown, why: string): never {
+  throw new ContestSyncConfigError(`Invalid context ${key}=${JSON.stringify(value)}: ${why}`);
+}
+
+function integer(key: string, value: unknown, min: number, max: number): number {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n)) fail(key, value, 'expected an integer');
+  if (n < min || n > max) fail(key, value, `expected an integer from ${min} to ${max}`);
+  return n;
+}
+
+function text(key: string, value: unknown): string {
+  if (typeof value !== 'string') fail(key, value, 'expected a string');
+  return value.trim();
+}
+
+/** Minutes of a `rate(...)` expression, or undefined for a `cron(...)` one. */
+function rateMinutes(expression: string): number | undefined {
+  const match = /^rate\(\s*(\d+)\s+(minute|minutes|hour|hours|day|days)\s*\)$/.exec(expression);
+  if (!match) return undefined;
+  const amount = Number(match[1]);
+  const unit = match[2] ?? '';
+  return unit.startsWith('minute') ? amount : unit.startsWith('hour') ? amount * 60 : amount * 1440;
+}
+
+/** Parses and cross-checks raw context values (missing keys take their defaults). */
+export function parseConfig(raw: Partial<Record<keyof ContestSyncConfig, unknown>>): ContestSyncConfig {
+  const K = CONTEXT_KEYS;
+  const pick = <T extends keyof ContestSyncConfig>(name: T): unknown => raw[name] ?? DEFAULT_CONFIG[name];
+
+  const scheduleExpression = text(K.scheduleExpression, pick('scheduleExpression'));
+  if (!/^(cron|rate)\(.+\)$/.test(scheduleExpression)) {
+    fail(K.scheduleExpression, scheduleExpression, 'expected an EventBridge expression such as "cron(0 * * * ? *)" or "rate(1 hour)"');
+  }
+  const scheduleRateMinutes = integer(K.scheduleRateMinutes, pick('scheduleRateMinutes'), 1, 1440);
+  const impliedRate = rateMinutes(scheduleExpression);
+  if (impliedRate !== undefined && impliedRate !== scheduleRateMinutes) {
+    fail(
+      K.scheduleRateMinutes,
+      scheduleRateMinutes,
+      `${K.scheduleExpression} "${scheduleExpression}" runs every ${impliedRate} minutes; set ${K.scheduleRateMinutes} to ${impliedRate} so the interval and the "no successful sync" alarm agree`,
+    );
+  }
+
+  const leaseDurationSeconds = integer(K.leaseDurationSeconds, pick('leaseDurationSeconds'), 2, 3600);
+  const functionTimeoutSeconds = integer(K.functionTimeoutSeconds, pick('functionTimeoutSeconds'), 3, MAX_FUNCTION_TIMEOUT_SECONDS);
+  if (functionTimeoutSeconds < MIN_TIMEOUT_TO_LEASE_RATIO * leaseDurationSeconds) {
+    fail(
+      K.functionTimeoutSeconds,
+      functionTimeoutSeconds,
+      `must be at least ${MIN_TIMEOUT_TO_LEASE_RATIO} x ${K.leaseDurationSeconds} (${leaseDurationSeconds}s), i.e. >= ${MIN_TIMEOUT_TO_LEASE_RATIO * leaseDurationSeconds}s: the lease is renewed every lease/3 and a run must be able to stop and release it before the function times out`,
+    );
+  }
+
+  const retentionRaw = pick('logRetentionDays');
+  const logRetentionDays = integer(K.logRetentionDays, retentionRaw, 1, 3653);
+  if (!VALID_RETENTION_DAYS.has(logRetentionDays)) {
+    fail(K.logRetentionDays, retentionRaw, `CloudWatch Logs accepts only ${[...VALID_RETENTION_DAYS].sort((a, b) => a - b).join(', ')}`);
+  }
+
+  const finishedRetentionDays = integer(K.finishedRetentionDays, pick('finishedRetentionDays'), 0, 3650);
+
+  const codeforcesApiUrl = text(K.codeforcesApiUrl, pick('codeforcesApiUrl'));
+  let url: URL;
+  try {
+    url = new URL(codeforcesApiUrl);
+  } catch {
+    fail(K.codeforcesApiUrl, codeforcesApiUrl, 'expected an absolute URL such as "https://codeforces.com/api"');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(K.codeforcesApiUrl, codeforcesApiUrl, 'expected an http(s) URL');
+
+  const alarmEmail = text(K.alarmEmail, pick('alarmEmail'));
+  if (alarmEmail !== '' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail)) {
+    fail(K.alarmEmail, alarmEmail, 'expected an e-mail address, or "" for no subscription');
+  }
+
+  return {
+    scheduleExpression,
+    scheduleRateMinutes,
+    leaseDurationSeconds,
+    functionTimeoutSeconds,
+    logRetentionDays: logRetentionDays as RetentionDays,
+    finishedRetentionDays,
+    codeforcesApiUrl,
+    alarmEmail,
+  };
+}
+
+/** Reads the `contestSync:*` context visible at `node` and validates it. */
+export function configFromContext(node: Node): ContestSyncConfig {
+  const raw: Partial<Record<keyof ContestSyncConfig, unknown>> = {};
+  for (const [name, key] of Object.entries(CONTEXT_KEYS) as [keyof ContestSyncConfig, string][]) {
+    const value: unknown = node.tryGetContext(key);
+    if (value !== undefined) raw[name] = value;
+  }
+  return parseConfig(raw);
+}

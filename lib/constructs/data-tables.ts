@@ -1,0 +1,62 @@
+/**
+ * The three DynamoDB tables of DESIGN.md ("Tables"). On-demand, point-in-time recovery, TTL where
+ * the design names one. CloudFormation picks the table names; the function learns them from its
+ * environment and local runs rebuild the same schema from the synthesized template
+ * (lib/local/tables.ts), so nothing depends on a fixed name.
+ */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import type { TableRole } from '../table-access.js';
+
+/** Name of the Contests GSI serving "upcoming contests" queries (platform + startTimeSeconds). */
+export const CONTESTS_BY_PLATFORM_START_INDEX = 'byPlatformStart';
+
+export class DataTables extends Construct {
+  public readonly contests: dynamodb.Table;
+  public readonly reminders: dynamodb.Table;
+  public readonly coordination: dynamodb.Table;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+
+    const common = {
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    } as const;
+
+    // The app's data: kept if the stack is deleted (a re-created stack gets new, empty tables).
+    this.contests = new dynamodb.Table(this, 'Contests', {
+      ...common,
+      partitionKey: { name: 'contestId', type: dynamodb.AttributeType.NUMBER },
+      timeToLiveAttribute: 'expiresAt',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.contests.addGlobalSecondaryIndex({
+      indexName: CONTESTS_BY_PLATFORM_START_INDEX,
+      partitionKey: { name: 'platform', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'startTimeSeconds', type: dynamodb.AttributeType.NUMBER },
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
+
+    // Written by the app (users' reminders): kept on stack deletion.
+    this.reminders = new dynamodb.Table(this, 'Reminders', {
+      ...common,
+      partitionKey: { name: 'contestId', type: dynamodb.AttributeType.NUMBER },
+      sortKey: { name: 'userId', type: dynamodb.AttributeType.STRING },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // Lease and run records only: nothing of value outlives the stack.
+    this.coordination = new dynamodb.Table(this, 'Coordination', {
+      ...common,
+      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      timeToLiveAttribute: 'ttl',
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+  }
+
+  byRole(): Record<TableRole, dynamodb.Table> {
+    return { contests: this.contests, reminders: this.reminders, coordination: this.coordination };
+  }
+}

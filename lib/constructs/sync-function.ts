@@ -1,0 +1,141 @@
+/**
+ * The ContestSync function and everything that invokes it: the EventBridge schedule, the
+ * deploy-time trigger, and the async on-failure queue. Its IAM role is built here by hand (no
+ * AWSLambdaBasicExecutionRole managed policy) so that it can do exactly three things: write to its
+ * own log group, send X-Ray traces, and call the DynamoDB actions listed in ../table-access.ts.
+ */
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as triggers from 'aws-cdk-lib/triggers';
+import { Construct } from 'constructs';
+import { ENV, METRICS_NAMESPACE, SERVICE_NAME } from '../../lambda/contract.js';
+import { TRIGGER_TIMEOUT_MARGIN_SECONDS, type ContestSyncConfig } from '../config.js';
+import { TABLE_ACTIONS, TABLE_ROLES } from '../table-access.js';
+import type { DataTables } from './data-tables.js';
+
+const repoPath = (relative: string): string => fileURLToPath(new URL(`../../${relative}`, import.meta.url));
+
+/** Lambda keeps an async event this long (retries included) before it goes to the failure queue. */
+export const ASYNC_MAX_EVENT_AGE = Duration.hours(2);
+export const ASYNC_RETRY_ATTEMPTS = 2;
+
+/** An ESM bundle has no `require`; some CommonJS dependencies inside the bundle still call it. */
+export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+export interface SyncFunctionProps {
+  readonly config: ContestSyncConfig;
+  readonly tables: DataTables;
+}
+
+export class SyncFunction extends Construct {
+  public readonly function: NodejsFunction;
+  public readonly role: iam.Role;
+  public readonly logGroup: logs.LogGroup;
+  /** Async invocations that failed after retries, and schedule events EventBridge could not deliver. */
+  public readonly failureQueue: sqs.Queue;
+  public readonly schedule: events.Rule;
+  public readonly deployTrigger: triggers.Trigger;
+
+  constructor(scope: Construct, id: string, props: SyncFunctionProps) {
+    super(scope, id);
+    const { config, tables } = props;
+
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      retention: config.logRetentionDays,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'contest-sync function: its log group, X-Ray, and the listed DynamoDB actions only',
+    });
+    this.logGroup.grantWrite(this.role);
+    const byRole = tables.byRole();
+    for (const role of TABLE_ROLES) {
+      this.role.addToPolicy(
+        new iam.PolicyStatement({
+          sid: `${role[0]!.toUpperCase()}${role.slice(1)}Table`,
+          actions: [...TABLE_ACTIONS[role]],
+          resources: [byRole[role].tableArn],
+        }),
+      );
+    }
+
+    this.failureQueue = new sqs.Queue(this, 'FailureQueue', {
+      enforceSSL: true,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      retentionPeriod: Duration.days(14),
+    });
+
+    this.function = new NodejsFunction(this, 'Function', {
+      description: 'Syncs Codeforces contests into DynamoDB under a lease (contest-sync)',
+      entry: repoPath('lambda/handler.ts'),
+      handler: 'handler',
+      projectRoot: repoPath(''),
+      depsLockFilePath: repoPath('package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: 256,
+      timeout: Duration.seconds(config.functionTimeoutSeconds),
+      role: this.role,
+      logGroup: this.logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      tracing: lambda.Tracing.ACTIVE,
+      environment: {
+        [ENV.contestsTable]: tables.contests.tableName,
+        [ENV.remindersTable]: tables.reminders.tableName,
+        [ENV.coordinationTable]: tables.coordination.tableName,
+        [ENV.codeforcesApiUrl]: config.codeforcesApiUrl,
+        [ENV.leaseDurationSeconds]: String(config.leaseDurationSeconds),
+        [ENV.finishedRetentionDays]: String(config.finishedRetentionDays),
+        [ENV.scheduleRateMinutes]: String(config.scheduleRateMinutes),
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      onFailure: new destinations.SqsDestination(this.failureQueue),
+      retryAttempts: ASYNC_RETRY_ATTEMPTS,
+      maxEventAge: ASYNC_MAX_EVENT_AGE,
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        minify: true,
+        sourceMap: true,
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        externalModules: [],
+        forceDockerBundling: false,
+      },
+    });
+
+    this.schedule = new events.Rule(this, 'Schedule', {
+      description: 'Scheduled contest sync (one logical sync per interval)',
+      schedule: events.Schedule.expression(config.scheduleExpression),
+    });
+    this.schedule.addTarget(
+      new targets.LambdaFunction(this.function, {
+        deadLetterQueue: this.failureQueue,
+        maxEventAge: ASYNC_MAX_EVENT_AGE,
+        retryAttempts: ASYNC_RETRY_ATTEMPTS,
+      }),
+    );
+
+    // Sync once at deploy time so a fresh stack has data. The function reports Codeforces outages
+    // as {outcome:"failed"} instead of throwing, so only a real function error fails the deploy.
+    this.deployTrigger = new triggers.Trigger(this, 'DeploySync', {
+      handler: this.function,
+      executeAfter: [tables, this.role],
+      executeOnHandlerChange: true,
+      invocationType: triggers.InvocationType.REQUEST_RESPONSE,
+      timeout: Duration.seconds(config.functionTimeoutSeconds + TRIGGER_TIMEOUT_MARGIN_SECONDS),
+    });
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * THE list of DynamoDB actions the sync function may perform, per table. This is the one place to
+ * change when the function starts using another API call. Transactions need no extra action:
+ * `TransactWriteItems` is authorised per contained action (a ConditionCheck on the lease needs
+ * `dynamodb:ConditionCheckItem` on Coordination, a Put on Contests needs `dynamodb:PutItem` there).
+ *
+ * Grants are on the table ARNs only, not on `table/index/*`: nothing here queries an index. If the
+ * function ever queries the Contests GSI, add the index ARN explicitly in sync-function.ts.
+ */
+export type TableRole = 'contests' | 'reminders' | 'coordination';
+
+export const TABLE_ROLES: readonly TableRole[] = ['contests', 'reminders', 'coordination'];
+
+export const TABLE_ACTIONS: Readonly<Record<TableRole, readonly string[]>> = {
+  contests: ['dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+  reminders: ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  coordination: [
+    'dynamodb:GetItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:PutItem',
+    'dynamodb:ConditionCheckItem',
+    'dynamodb:Query',
+  ],
+};
