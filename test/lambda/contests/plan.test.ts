@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import type { CodeforcesContest } from '../../../lambda/codeforces/schema.js';
+import type { ContestItem, ReminderItem } from '../../../lambda/contests/model.js';
+import {
+  DEFAULT_PLAN_SETTINGS,
+  SuspiciousReplyError,
+  planContests,
+  planReminderMoves,
+  toItem,
+} from '../../../lambda/contests/plan.js';
+
+const NOW = Date.parse('2026-11-29T14:00:00Z');
+const NOW_S = NOW / 1000;
+const DAY = 24 * 3600;
+
+function contest(id: number, overrides: Partial<CodeforcesContest> = {}): CodeforcesContest {
+  return {
+    id,
+    name: `Codeforces Round ${id} (Div. 2)`,
+    type: 'CF',
+    phase: 'BEFORE',
+    frozen: false,
+    durationSeconds: 7200,
+    startTimeSeconds: NOW_S + id * 3600,
+    relativeTimeSeconds: -id * 3600,
+    ...overrides,
+  } as CodeforcesContest;
+}
+
+const stored = (c: CodeforcesContest, updatedAt = '2026-11-28T00:00:00.000Z'): ContestItem => toItem(c, DEFAULT_PLAN_SETTINGS, updatedAt);
+const ids = (list: CodeforcesContest[]) => new Set(list.map((c) => c.id));
+
+describe('planContests', () => {
+  it('writes new contests with the data contract and a TTL in epoch seconds', () => {
+    const fetched = [contest(1)];
+    const plan = planContests({ fetched, listedIds: ids(fetched), stored: [], nowMs: NOW });
+    expect(plan.upserts).toEqual([
+      {
+        contestId: 1,
+        platform: 'codeforces',
+        name: 'Codeforces Round 1 (Div. 2)',
+        type: 'CF',
+        phase: 'BEFORE',
+        startTimeSeconds: NOW_S + 3600,
+        durationSeconds: 7200,
+        url: 'https://codeforces.com/contest/1',
+        updatedAt: '2026-11-29T14:00:00.000Z',
+        expiresAt: NOW_S + 3600 + 7200 + 7 * DAY,
+      },
+    ]);
+  });
+
+  it('rewrites nothing when nothing changed (updatedAt is not compared)', () => {
+    const fetched = [contest(1), contest(2), contest(3, { phase: 'FINISHED', startTimeSeconds: NOW_S - DAY })];
+    const plan = planContests({ fetched, listedIds: ids(fetched), stored: fetched.map((c) => stored(c)), nowMs: NOW });
+    expect(plan).toEqual({ upserts: [], unchanged: 3, rescheduled: [], finished: [], cancelled: [] });
+  });
+
+  it('rewrites a renamed contest and a rescheduled one, and moves reminders only for the latter', () => {
+    const before = [contest(1, { name: 'Codeforces Round (Div. 2)' }), contest(2)];
+    const after = [contest(1, { name: 'Codeforces Round 1001 (Div. 2)' }), contest(2, { startTimeSeconds: NOW_S + 99_000 })];
+    const plan = planContests({ fetched: after, listedIds: ids(after), stored: before.map((c) => stored(c)), nowMs: NOW });
+    expect(plan.upserts.map((u) => u.contestId)).toEqual([1, 2]);
+    expect(plan.rescheduled).toEqual([{ contestId: 2, startTimeSeconds: NOW_S + 99_000 }]);
+    expect(plan.finished).toEqual([]);
+  });
+
+  it('marks contests that just finished so their reminders go', () => {
+    const before = [contest(1, { phase: 'SYSTEM_TEST', startTimeSeconds: NOW_S - 7200 })];
+    const after = [contest(1, { phase: 'FINISHED', startTimeSeconds: NOW_S - 7200 })];
+    const plan = planContests({ fetched: after, listedIds: ids(after), stored: before.map((c) => stored(c)), nowMs: NOW });
+    expect(plan.finished).toEqual([1]);
+    expect(plan.upserts[0]?.phase).toBe('FINISHED');
+  });
+
+  it('keeps recently finished contests, skips long-finished ones never stored', () => {
+    const fetched = [
+      contest(1, { phase: 'FINISHED', startTimeSeconds: NOW_S - 2 * DAY }),
+      contest(2, { phase: 'FINISHED', startTimeSeconds: NOW_S - 30 * DAY }),
+    ];
+    const plan = planContests({ fetched, listedIds: ids(fetched), stored: [], nowMs: NOW });
+    expect(plan.upserts.map((u) => u.contestId)).toEqual([1]);
+  });
+
+  it('cancels stored unfinished contests that vanished, but not ones listed with invalid data', () => {
+    const storedContests = [contest(1), contest(2), contest(3), contest(4), contest(5)];
+    const fetched = [contest(1), contest(2), contest(3)];
+    const listed = new Set([1, 2, 3, 5]); // 5 failed validation: listed, not cancelled
+    const plan = planContests({ fetched, listedIds: listed, stored: storedContests.map((c) => stored(c)), nowMs: NOW });
+    expect(plan.cancelled).toEqual([4]);
+  });
+
+  it('does not cancel finished stored contests that fell out of the list', () => {
+    const old = contest(9, { phase: 'FINISHED', startTimeSeconds: NOW_S - DAY });
+    const plan = planContests({ fetched: [contest(1)], listedIds: new Set([1]), stored: [stored(old)], nowMs: NOW });
+    expect(plan.cancelled).toEqual([]);
+  });
+
+  it('refuses a suspiciously shrunken list with a clear error', () => {
+    const storedContests = [1, 2, 3, 4, 5, 6].map((id) => stored(contest(id)));
+    const fetched = [contest(1), contest(2)];
+    expect(() => planContests({ fetched, listedIds: ids(fetched), stored: storedContests, nowMs: NOW })).toThrow(SuspiciousReplyError);
+    expect(() => planContests({ fetched, listedIds: ids(fetched), stored: storedContests, nowMs: NOW })).toThrow(
+      /refusing a reply that would cancel 4 of 6 stored upcoming contests/,
+    );
+  });
+
+  it('lets a small list lose one or two contests', () => {
+    const storedContests = [1, 2, 3].map((id) => stored(contest(id)));
+    const fetched = [contest(1)];
+    expect(planContests({ fetched, listedIds: ids(fetched), stored: storedContests, nowMs: NOW }).cancelled).toEqual([2, 3]);
+  });
+});
+
+describe('planReminderMoves', () => {
+  const reminder = (userId: string, minutesBefore: number, remindAt: number, notifiedAt?: number): ReminderItem => ({
+    contestId: 2,
+    userId,
+    minutesBefore,
+    remindAt,
+    ...(notifiedAt !== undefined ? { notifiedAt } : {}),
+  });
+
+  it('sets remindAt = start − 60 × minutesBefore and leaves correct ones alone', () => {
+    const start = NOW_S + 10 * 3600;
+    const moves = planReminderMoves([reminder('a', 30, start - 1800), reminder('b', 60, NOW_S), reminder('c', 15, 0, NOW_S - 10)], start, NOW);
+    expect(moves).toEqual([
+      { contestId: 2, userId: 'b', minutesBefore: 60, remindAt: start - 3600, clearNotified: false },
+      { contestId: 2, userId: 'c', minutesBefore: 15, remindAt: start - 900, clearNotified: true },
+    ]);
+  });
+});
