@@ -1,16 +1,27 @@
 /**
- * One DynamoDB Local for the whole run. Test files reach it through `inject('dynamoEndpoint')`
- * and create their own tables (unique names) from the synthesized template.
+ * Once per test run: one DynamoDB Local, and one synthesis of the CDK app with bundling, so that
+ * every integration test creates its tables from the deployed template and every multi-process
+ * test runs the deployed artifact. Test files reach them through `inject(...)`.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/dynamodb-local.js';
+import { synthTemplate } from '../../lib/local/template.js';
 
 let local: DynamoDbLocal | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  local = await startDynamoDbLocal();
+  process.env.CDK_DISABLE_CLI_TELEMETRY = 'true';
+  const [dynamo, synth] = await Promise.all([startDynamoDbLocal(), synthTemplate({ bundle: true })]);
+  local = dynamo;
+  const templatePath = join(synth.outdir, 'contest-sync.template.json');
+  writeFileSync(templatePath, JSON.stringify(synth.template));
+  if (synth.bundleDir === undefined) throw new Error('synthesis produced no function bundle');
   project.provide('dynamoEndpoint', local.endpoint);
+  project.provide('templatePath', templatePath);
+  project.provide('bundleEntry', join(synth.bundleDir, 'index.mjs'));
 }
 
 export async function teardown(): Promise<void> {
@@ -20,5 +31,7 @@ export async function teardown(): Promise<void> {
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamoEndpoint: string;
+    templatePath: string;
+    bundleEntry: string;
   }
 }

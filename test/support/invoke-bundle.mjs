@@ -1,0 +1,38 @@
+// Runs the bundled Lambda artifact (what `cdk deploy` uploads) once in this process, the way the
+// Lambda runtime would: import the module, call `handler(event, context)`. Plain JavaScript on
+// purpose: no TypeScript loader between the test and the artifact.
+//
+//   node test/support/invoke-bundle.mjs <bundle>/index.mjs '<event JSON>' [timeoutMs]
+//
+// Prints the handler's logs as they happen and, last, one line `@@RESULT {...}`.
+import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+
+const [entry, eventJson, timeoutMs = '120000'] = process.argv.slice(2);
+if (!entry || eventJson === undefined) {
+  console.error('usage: invoke-bundle.mjs <bundle/index.mjs> <event JSON> [timeoutMs]');
+  process.exit(2);
+}
+const deadline = Date.now() + Number(timeoutMs);
+const context = {
+  awsRequestId: randomUUID(),
+  functionName: 'ContestSync-local',
+  functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:ContestSync-local',
+  memoryLimitInMB: '256',
+  logGroupName: '/aws/lambda/ContestSync-local',
+  logStreamName: 'local',
+  callbackWaitsForEmptyEventLoop: true,
+  getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+};
+
+const { handler } = await import(pathToFileURL(entry).href);
+let line;
+try {
+  const result = await handler(JSON.parse(eventJson), context);
+  line = { ok: true, result };
+} catch (error) {
+  line = { ok: false, error: { name: error?.name, message: error?.message, summary: error?.summary } };
+  process.exitCode = 1;
+}
+process.stdout.write(`\n@@RESULT ${JSON.stringify(line)}\n`);
