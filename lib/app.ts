@@ -19,6 +19,11 @@ export interface ContestSyncAppOptions {
   readonly context?: Record<string, unknown>;
   /** Add the cdk-nag rule packs (default true). */
   readonly nag?: boolean;
+  /**
+   * CDK's built-in CloudFormation schema validation (default true, as in `cdk synth`). It takes
+   * several seconds; local schema extraction can skip it.
+   */
+  readonly cfnValidation?: boolean;
 }
 
 /** The `context` object of the repository's cdk.json. */
@@ -29,6 +34,7 @@ export function cdkJsonContext(): Record<string, unknown> {
 
 export function createContestSyncApp(options: ContestSyncAppOptions = {}): { app: App; stack: ContestSyncStack } {
   const app = new App({
+    builtinCloudFormationValidation: options.cfnValidation ?? true,
     ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
     // App props context is the lowest layer: CDK_CONTEXT_JSON from the CLI still overrides it.
     context: cdkJsonContext(),

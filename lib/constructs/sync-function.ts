@@ -101,6 +101,8 @@ export class SyncFunction extends Construct {
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         NODE_OPTIONS: '--enable-source-maps',
       },
+      // The deploy-time trigger invokes a published version; old ones serve nothing once replaced.
+      currentVersionOptions: { removalPolicy: RemovalPolicy.DESTROY },
       onFailure: new destinations.SqsDestination(this.failureQueue),
       retryAttempts: ASYNC_RETRY_ATTEMPTS,
       maxEventAge: ASYNC_MAX_EVENT_AGE,

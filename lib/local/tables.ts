@@ -1,0 +1,152 @@
+/**
+ * Turns the DynamoDB tables of the synthesized template into tables in DynamoDB Local, so local
+ * runs and tests use exactly the keys, indexes and TTL attributes that get deployed. Which table
+ * plays which role is read from the sync function's environment (`CONTESTS_TABLE_NAME: {Ref: …}`),
+ * not from logical ids.
+ */
+import {
+  CreateTableCommand,
+  UpdateTimeToLiveCommand,
+  waitUntilTableExists,
+  type AttributeDefinition,
+  type DynamoDBClient,
+  type KeySchemaElement,
+  type Projection,
+} from '@aws-sdk/client-dynamodb';
+import { ENV } from '../../lambda/contract.js';
+import { TABLE_ROLES, type TableRole } from '../table-access.js';
+import { findSyncFunction, type CfnTemplate } from './template.js';
+
+export type { TableRole } from '../table-access.js';
+
+export interface GlobalSecondaryIndexDefinition {
+  indexName: string;
+  keySchema: KeySchemaElement[];
+  projection: Projection;
+}
+
+export interface TableDefinition {
+  logicalId: string;
+  role: TableRole;
+  keySchema: KeySchemaElement[];
+  attributeDefinitions: AttributeDefinition[];
+  globalSecondaryIndexes: GlobalSecondaryIndexDefinition[];
+  /** TTL attribute (epoch seconds), if the table has TTL enabled. */
+  ttlAttribute?: string;
+}
+
+export type TableNames = Record<TableRole, string>;
+
+const ENV_OF_ROLE: Record<TableRole, string> = {
+  contests: ENV.contestsTable,
+  reminders: ENV.remindersTable,
+  coordination: ENV.coordinationTable,
+};
+
+const TABLE_TYPES = new Set(['AWS::DynamoDB::Table', 'AWS::DynamoDB::GlobalTable']);
+
+interface CfnKey { AttributeName: string; KeyType: string }
+interface CfnTableProperties {
+  KeySchema?: CfnKey[];
+  AttributeDefinitions?: { AttributeName: string; AttributeType: string }[];
+  GlobalSecondaryIndexes?: { IndexName: string; KeySchema: CfnKey[]; Projection?: { ProjectionType?: string; NonKeyAttributes?: string[] } }[];
+  TimeToLiveSpecification?: { AttributeName?: string; Enabled?: boolean };
+}
+
+const keySchema = (keys: CfnKey[] | undefined): KeySchemaElement[] =>
+  (keys ?? []).map((k) => ({ AttributeName: k.AttributeName, KeyType: k.KeyType as KeySchemaElement['KeyType'] }));
+
+/** Role of each table logical id, from the `{ Ref }` values of the sync function's environment. */
+function rolesByLogicalId(template: CfnTemplate): Map<string, TableRole> {
+  const variables = (findSyncFunction(template).resource.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+  const roles = new Map<string, TableRole>();
+  for (const role of TABLE_ROLES) {
+    const value = variables[ENV_OF_ROLE[role]] as { Ref?: unknown } | undefined;
+    if (typeof value?.Ref !== 'string') {
+      throw new Error(`sync function environment ${ENV_OF_ROLE[role]} is not a { Ref } to a table: ${JSON.stringify(value)}`);
+    }
+    roles.set(value.Ref, role);
+  }
+  return roles;
+}
+
+export function tableDefinitionsFromTemplate(template: CfnTemplate): TableDefinition[] {
+  const roles = rolesByLogicalId(template);
+  const resources = (template?.Resources ?? {}) as Record<string, { Type: string; Properties?: CfnTableProperties }>;
+  const definitions: TableDefinition[] = [];
+  for (const [logicalId, resource] of Object.entries(resources)) {
+    if (!TABLE_TYPES.has(resource.Type)) continue;
+    const role = roles.get(logicalId);
+    if (role === undefined) throw new Error(`table ${logicalId} is not referenced by the sync function's environment`);
+    const props = resource.Properties ?? {};
+    const ttl = props.TimeToLiveSpecification;
+    definitions.push({
+      logicalId,
+      role,
+      keySchema: keySchema(props.KeySchema),
+      attributeDefinitions: (props.AttributeDefinitions ?? []).map((a) => ({
+        AttributeName: a.AttributeName,
+        AttributeType: a.AttributeType as AttributeDefinition['AttributeType'],
+      })),
+      globalSecondaryIndexes: (props.GlobalSecondaryIndexes ?? []).map((gsi) => ({
+        indexName: gsi.IndexName,
+        keySchema: keySchema(gsi.KeySchema),
+        projection: {
+          ProjectionType: (gsi.Projection?.ProjectionType ?? 'ALL') as Projection['ProjectionType'],
+          ...(gsi.Projection?.NonKeyAttributes === undefined ? {} : { NonKeyAttributes: gsi.Projection.NonKeyAttributes }),
+        },
+      })),
+      ...(ttl?.Enabled === true && ttl.AttributeName !== undefined ? { ttlAttribute: ttl.AttributeName } : {}),
+    });
+  }
+  for (const role of TABLE_ROLES) {
+    const count = definitions.filter((d) => d.role === role).length;
+    if (count !== 1) throw new Error(`expected one ${role} table in the template, found ${count}`);
+  }
+  return definitions;
+}
+
+/**
+ * Creates the template's tables as `${namePrefix}-contests` etc. (on-demand), waits until they
+ * are ACTIVE and enables TTL where the template has it. Fails if a table already exists.
+ */
+export async function createTablesFromTemplate(
+  client: DynamoDBClient,
+  template: CfnTemplate,
+  namePrefix: string,
+): Promise<TableNames> {
+  const definitions = tableDefinitionsFromTemplate(template);
+  const names = Object.fromEntries(TABLE_ROLES.map((role) => [role, `${namePrefix}-${role}`])) as TableNames;
+  await Promise.all(
+    definitions.map(async (definition) => {
+      const TableName = names[definition.role];
+      await client.send(
+        new CreateTableCommand({
+          TableName,
+          BillingMode: 'PAY_PER_REQUEST',
+          KeySchema: definition.keySchema,
+          AttributeDefinitions: definition.attributeDefinitions,
+          ...(definition.globalSecondaryIndexes.length === 0
+            ? {}
+            : {
+                GlobalSecondaryIndexes: definition.globalSecondaryIndexes.map((gsi) => ({
+                  IndexName: gsi.indexName,
+                  KeySchema: gsi.keySchema,
+                  Projection: gsi.projection,
+                })),
+              }),
+        }),
+      );
+      await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1, maxDelay: 2 }, { TableName });
+      if (definition.ttlAttribute !== undefined) {
+        await client.send(
+          new UpdateTimeToLiveCommand({
+            TableName,
+            TimeToLiveSpecification: { AttributeName: definition.ttlAttribute, Enabled: true },
+          }),
+        );
+      }
+    }),
+  );
+  return names;
+}

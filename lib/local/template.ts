@@ -1,0 +1,104 @@
+/**
+ * Synthesizes the real contest-sync app in-process (the same createContestSyncApp as bin/app.ts)
+ * so that local runs and tests work from the template that would be deployed: table schemas
+ * (./tables.ts) and, when asked, the function bundle esbuild produced for Lambda.
+ */
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ENV } from '../../lambda/contract.js';
+import { createContestSyncApp } from '../app.js';
+
+process.env.CDK_DISABLE_CLI_TELEMETRY ??= 'true';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+/** A synthesized CloudFormation template (JSON). */
+export type CfnTemplate = any;
+
+export interface SynthTemplateOptions {
+  /** Run esbuild and return the bundle directory (slower); false skips all asset bundling. */
+  bundle: boolean;
+  /** Cloud assembly directory; default a fresh temp directory. */
+  outdir?: string;
+  /** Extra context, e.g. `{ 'contestSync:leaseDurationSeconds': 2 }`. */
+  context?: Record<string, unknown>;
+  /** Also run the cdk-nag packs (synth throws on unacknowledged findings). Default false. */
+  nag?: boolean;
+  /** CDK's built-in CloudFormation schema validation (several seconds). Default false. */
+  cfnValidation?: boolean;
+}
+
+export interface SynthTemplateResult {
+  template: CfnTemplate;
+  outdir: string;
+  /** With `bundle: true`: the directory of the function's bundled asset (contains index.mjs). */
+  bundleDir?: string;
+}
+
+interface CfnResource {
+  Type: string;
+  Properties?: Record<string, unknown>;
+  Metadata?: Record<string, unknown>;
+}
+
+/** Logical id and resource of the sync function: the Lambda whose environment names the Contests table. */
+export function findSyncFunction(template: CfnTemplate): { logicalId: string; resource: CfnResource } {
+  const resources = (template?.Resources ?? {}) as Record<string, CfnResource>;
+  const found = Object.entries(resources).filter(([, resource]) => {
+    if (resource.Type !== 'AWS::Lambda::Function') return false;
+    const variables = (resource.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
+    return variables !== undefined && ENV.contestsTable in variables;
+  });
+  if (found.length !== 1) {
+    throw new Error(`expected exactly one Lambda function with ${ENV.contestsTable} in its environment, found ${found.length}`);
+  }
+  const [logicalId, resource] = found[0]!;
+  return { logicalId, resource };
+}
+
+interface AssetManifestFile {
+  source: { path?: string; packaging?: string };
+  destinations: Record<string, { objectKey?: string }>;
+}
+
+/** Locates the function's code asset through its S3Key and the assembly's asset manifests. */
+function bundleDirOf(outdir: string, template: CfnTemplate): string {
+  const { logicalId, resource } = findSyncFunction(template);
+  const s3Key = (resource.Properties?.Code as { S3Key?: unknown } | undefined)?.S3Key;
+  if (typeof s3Key !== 'string') throw new Error(`function ${logicalId} has no literal Code.S3Key`);
+
+  const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
+    artifacts?: Record<string, { type: string; properties?: { file?: string } }>;
+  };
+  for (const artifact of Object.values(manifest.artifacts ?? {})) {
+    if (artifact.type !== 'cdk:asset-manifest' || artifact.properties?.file === undefined) continue;
+    const assets = JSON.parse(readFileSync(join(outdir, artifact.properties.file), 'utf8')) as {
+      files?: Record<string, AssetManifestFile>;
+    };
+    for (const file of Object.values(assets.files ?? {})) {
+      const published = Object.values(file.destinations).some((d) => d.objectKey === s3Key);
+      if (!published || file.source.path === undefined) continue;
+      const dir = join(outdir, file.source.path);
+      if (!existsSync(join(dir, 'index.mjs'))) throw new Error(`bundled asset ${dir} has no index.mjs`);
+      return dir;
+    }
+  }
+  throw new Error(`no asset in ${outdir} is published as ${s3Key} (function ${logicalId})`);
+}
+
+export async function synthTemplate(options: SynthTemplateOptions): Promise<SynthTemplateResult> {
+  const outdir = options.outdir ?? mkdtempSync(join(tmpdir(), 'contest-sync-synth-'));
+  const context: Record<string, unknown> = { ...options.context };
+  // No stack needs bundling: NodejsFunction skips esbuild and references a placeholder asset.
+  if (!options.bundle) context['aws:cdk:bundling-stacks'] = [];
+
+  const { app, stack } = createContestSyncApp({
+    outdir,
+    context,
+    nag: options.nag ?? false,
+    cfnValidation: options.cfnValidation ?? false,
+  });
+  const assembly = app.synth();
+  const template: CfnTemplate = assembly.getStackArtifact(stack.artifactId).template;
+  return options.bundle ? { template, outdir, bundleDir: bundleDirOf(outdir, template) } : { template, outdir };
+}
