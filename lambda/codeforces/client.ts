@@ -44,6 +44,11 @@ export interface FetchContestsResult {
   invalid: number;
   /** Valid entries without startTimeSeconds (skipped). */
   unscheduled: number;
+  /**
+   * Ids of every entry listed (valid, invalid or unscheduled) that carries an integer id:
+   * a contest missing from `contests` but present here was skipped, not cancelled.
+   */
+  listedIds: number[];
   attempts: number;
   /** Total wall time including retries (by `now`). */
   latencyMs: number;
@@ -75,6 +80,7 @@ export interface ParsedContests {
   contests: CodeforcesContest[];
   invalid: number;
   unscheduled: number;
+  listedIds: number[];
 }
 
 export type ReplyOutcome = { ok: true; value: ParsedContests } | { ok: false; problem: Problem };
@@ -204,10 +210,13 @@ export function parseContestList(result: unknown, maxInvalidShare = 0.1): ReplyO
   if (result.length === 0) return fail('empty', 'Codeforces returned an empty contest list');
 
   const contests: CodeforcesContest[] = [];
+  const listedIds: number[] = [];
   let invalid = 0;
   let unscheduled = 0;
   let example: string | undefined;
   result.forEach((entry: unknown, index) => {
+    const id = listedId(entry);
+    if (id !== undefined) listedIds.push(id);
     const parsed = contestSchema.safeParse(entry);
     if (!parsed.success) {
       invalid += 1;
@@ -225,7 +234,15 @@ export function parseContestList(result: unknown, maxInvalidShare = 0.1): ReplyO
   if (contests.length === 0) {
     return fail('empty', `Codeforces returned no scheduled contests (${unscheduled} unscheduled, ${invalid} invalid of ${result.length})`);
   }
-  return { ok: true, value: { contests, invalid, unscheduled } };
+  return { ok: true, value: { contests, invalid, unscheduled, listedIds } };
+}
+
+/** The id of a listed entry, even an invalid one, when it is an integer (or an integer string). */
+function listedId(entry: unknown): number | undefined {
+  if (typeof entry !== 'object' || entry === null || !('id' in entry)) return undefined;
+  const raw = (entry as { id: unknown }).id;
+  const id = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
+  return Number.isSafeInteger(id) && id > 0 ? id : undefined;
 }
 
 function describeEntry(entry: unknown, index: number): string {

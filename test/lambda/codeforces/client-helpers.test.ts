@@ -79,7 +79,7 @@ describe('snippet', () => {
 describe('classifyReply', () => {
   it('returns the scheduled contests of an OK reply', () => {
     const outcome = classifyReply(reply(200, { status: 'OK', result: [contest] }));
-    expect(outcome).toEqual({ ok: true, value: { contests: [contest], invalid: 0, unscheduled: 0 } });
+    expect(outcome).toEqual({ ok: true, value: { contests: [contest], invalid: 0, unscheduled: 0, listedIds: [1] } });
   });
 
   it.each([
@@ -124,6 +124,24 @@ describe('parseContestList', () => {
     const overThreshold = problem(parseContestList([...valid, { ...contest, id: 99, type: 'TEAM' }, { id: -3 }]));
     expect(overThreshold.kind).toBe('invalid-contests');
     expect(overThreshold.message).toMatch(/^2 of 11 contests failed validation \(e\.g\. contest 99: type: Invalid option/);
+  });
+
+  it('lists the ids of every entry, valid, invalid or unscheduled, so skipped ones are not taken for cancelled', () => {
+    const { startTimeSeconds: _s, ...unscheduled } = contest;
+    const entries = [
+      contest,
+      { ...unscheduled, id: 2 },
+      ...Array.from({ length: 20 }, (_, i) => ({ ...contest, id: 10 + i })),
+      { ...contest, id: 3, phase: 'WAITING' },
+      { id: '4', name: '' },
+      { name: 'no id' },
+      7,
+    ];
+    const outcome = parseContestList(entries, 0.2);
+    if (!outcome.ok) throw new Error(outcome.problem.message);
+    expect(outcome.value.contests.map((c) => c.id)).toEqual([1, ...Array.from({ length: 20 }, (_, i) => 10 + i)]);
+    expect(outcome.value.listedIds).toEqual([1, 2, ...Array.from({ length: 20 }, (_, i) => 10 + i), 3, 4]);
+    expect(outcome.value).toMatchObject({ invalid: 4, unscheduled: 1 });
   });
 
   it('names entries without an id by position', () => {

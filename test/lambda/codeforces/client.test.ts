@@ -97,6 +97,7 @@ describe('fetchContests: happy path', () => {
     expect(result.contests).toHaveLength(59);
     expect(result.unscheduled).toBe(1);
     expect(result.invalid).toBe(0);
+    expect(result.listedIds).toEqual(FIXTURE.result.map((c) => c.id));
     expect(result.attempts).toBe(1);
     expect(result.latencyMs).toBe(0);
     expect(result.contests[0]).toMatchObject({ id: 2126, name: 'Codeforces Round 1036 (Div. 1)', type: 'CF', phase: 'BEFORE' });
@@ -181,6 +182,8 @@ describe('fetchContests: bad replies are refused with a clear message', () => {
     expect(outcome.unscheduled).toBe(1);
     expect(outcome.contests).toHaveLength(58);
     expect(outcome.contests.map((c) => c.id)).not.toContain(FIXTURE.result[5]?.id);
+    expect(outcome.listedIds).toHaveLength(FIXTURE.result.length);
+    expect(outcome.listedIds).toContain(FIXTURE.result[5]?.id);
   });
 
   it('an empty list → empty, never wipes anything downstream', async () => {
