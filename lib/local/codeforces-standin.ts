@@ -1,0 +1,258 @@
+/**
+ * A programmable local stand-in for the Codeforces API (`GET /api/contest.list`), used by
+ * `npm start -- --offline`, the integration, multi-process and chaos tests and the benchmarks.
+ * Never talks to the real Codeforces.
+ *
+ * By default it serves `{"status":"OK","result":[...]}` with the recorded fixture rebased to now,
+ * gzipped when the client sends `Accept-Encoding: gzip` (as the real API does). Tests can change
+ * the list, slow every reply down, queue one-shot replies (errors, HTML challenge pages,
+ * `Call limit exceeded`, truncated JSON...) and hold replies until released.
+ *
+ * As its own process: `npx tsx lib/local/codeforces-standin.ts [--port N] [--delay MS]`
+ * prints the base URL on stdout and serves until SIGINT/SIGTERM.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+export interface StandinReply {
+  /** HTTP status, default 200. */
+  status?: number;
+  /** A string is sent as is; an object as JSON. Default: the OK envelope with the current list. */
+  body?: string | object;
+  headers?: Record<string, string>;
+  /** Overrides the default delay for this reply. */
+  delayMs?: number;
+  /** true: always gzip; false: never; default: when the request accepts gzip. */
+  gzip?: boolean;
+}
+
+export interface CodeforcesStandin {
+  /** http://127.0.0.1:PORT/api */
+  readonly baseUrl: string;
+  /** Every contest.list request, in arrival order (`at` is Date.now()). */
+  readonly requests: { at: number; path: string }[];
+  /** The list served by default as {status:"OK", result}. */
+  setContests(contests: object[]): void;
+  contests(): object[];
+  /** Default delay of every reply (slow Codeforces). */
+  setDelay(ms: number): void;
+  /** One-shot replies served, in order, before falling back to the default. */
+  enqueue(...replies: StandinReply[]): void;
+  /** Replies wait until the returned release() is called (every hold must be released). */
+  hold(): () => void;
+  /** Stops listening and cuts every connection, including held and slow requests in flight. */
+  close(): Promise<void>;
+}
+
+const FIXTURE_URL = new URL('../../test/fixtures/contest-list.json', import.meta.url);
+const FIXTURE_META_URL = new URL('../../test/fixtures/contest-list.meta.json', import.meta.url);
+
+interface FixtureContest {
+  startTimeSeconds?: number;
+  relativeTimeSeconds?: number;
+  [key: string]: unknown;
+}
+
+/** The recorded contest.list fixture with start times shifted by (now − recorded moment). */
+export function recordedContestList(now: number = Date.now()): object[] {
+  const reply = JSON.parse(readFileSync(FIXTURE_URL, 'utf8')) as { result: FixtureContest[] };
+  const meta = JSON.parse(readFileSync(FIXTURE_META_URL, 'utf8')) as { recordedAtSeconds: number };
+  const nowSeconds = Math.floor(now / 1000);
+  const shift = nowSeconds - meta.recordedAtSeconds;
+  return reply.result.map((contest) => {
+    if (contest.startTimeSeconds === undefined) return { ...contest };
+    const startTimeSeconds = contest.startTimeSeconds + shift;
+    return { ...contest, startTimeSeconds, relativeTimeSeconds: nowSeconds - startTimeSeconds };
+  });
+}
+
+interface Gate {
+  promise: Promise<void>;
+  open: () => void;
+  holds: number;
+}
+
+/** Resolves after `ms`, or early (quietly) when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+function waitOrAbort(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    void promise.then(done);
+  });
+}
+
+export async function startCodeforcesStandin(
+  options: { port?: number; contests?: object[]; delayMs?: number } = {},
+): Promise<CodeforcesStandin> {
+  let list: object[] = options.contests ?? recordedContestList();
+  let defaultDelayMs = options.delayMs ?? 0;
+  const queue: StandinReply[] = [];
+  const requests: { at: number; path: string }[] = [];
+  const inFlight = new Set<AbortController>();
+  const sockets = new Set<Socket>();
+  let gate: Gate | undefined;
+  let closing = false;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = req.url ?? '/';
+    const { pathname } = new URL(path, 'http://standin');
+    if (req.method !== 'GET' || pathname !== '/api/contest.list') {
+      send(res, req, { status: pathname.startsWith('/api/') ? 400 : 404, body: { status: 'FAILED', comment: `Method is not found: ${pathname}` } });
+      return;
+    }
+    requests.push({ at: Date.now(), path });
+    const reply = queue.shift() ?? {};
+
+    // Cut waits short when the client goes away or the stand-in closes.
+    const gone = new AbortController();
+    inFlight.add(gone);
+    const onClose = (): void => gone.abort();
+    res.on('close', onClose);
+    try {
+      if (gate !== undefined) await waitOrAbort(gate.promise, gone.signal);
+      await pause(reply.delayMs ?? defaultDelayMs, gone.signal);
+      if (gone.signal.aborted || res.destroyed) return;
+      send(res, req, reply);
+    } finally {
+      res.off('close', onClose);
+      inFlight.delete(gone);
+    }
+  }
+
+  function send(res: ServerResponse, req: IncomingMessage, reply: StandinReply): void {
+    const body = reply.body ?? { status: 'OK', result: list };
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    const isHtml = typeof body === 'string' && /^\s*</.test(body);
+    const headers: Record<string, string> = {
+      'content-type': isHtml ? 'text/html; charset=UTF-8' : 'application/json;charset=UTF-8',
+      ...reply.headers,
+    };
+    const acceptsGzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+    let payload = Buffer.from(text, 'utf8');
+    if (reply.gzip ?? acceptsGzip) {
+      payload = gzipSync(payload);
+      headers['content-encoding'] = 'gzip';
+    }
+    headers['content-length'] = String(payload.length);
+    res.writeHead(reply.status ?? 200, headers);
+    res.end(payload);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent && !res.destroyed) {
+        res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end(`stand-in error: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    if (closing) socket.destroy();
+  });
+  server.on('clientError', (_error, socket) => socket.destroy());
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}/api`,
+    requests,
+    setContests(contests) {
+      list = [...contests];
+    },
+    contests() {
+      return [...list];
+    },
+    setDelay(ms) {
+      defaultDelayMs = ms;
+    },
+    enqueue(...replies) {
+      queue.push(...replies);
+    },
+    hold() {
+      if (gate === undefined) {
+        let open!: () => void;
+        const promise = new Promise<void>((resolve) => (open = resolve));
+        gate = { promise, open, holds: 0 };
+      }
+      const current = gate;
+      current.holds += 1;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        current.holds -= 1;
+        if (current.holds === 0) {
+          if (gate === current) gate = undefined;
+          current.open();
+        }
+      };
+    },
+    async close() {
+      if (closing) return;
+      closing = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const controller of inFlight) controller.abort();
+      for (const socket of sockets) socket.destroy();
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+function argValue(args: string[], name: string): string | undefined {
+  const index = args.indexOf(name);
+  if (index !== -1) return args[index + 1];
+  const inline = args.find((arg) => arg.startsWith(`${name}=`));
+  return inline?.slice(name.length + 1);
+}
+
+async function main(args: string[]): Promise<void> {
+  const port = Number(argValue(args, '--port') ?? 0);
+  const delayMs = Number(argValue(args, '--delay') ?? 0);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535, got ${argValue(args, '--port')}`);
+  if (!Number.isFinite(delayMs) || delayMs < 0) throw new Error(`--delay must be a non-negative number of ms`);
+  const standin = await startCodeforcesStandin({ port, delayMs });
+  process.stdout.write(`${standin.baseUrl}\n`);
+  const stop = (): void => {
+    void standin.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+const entry = process.argv[1];
+if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    process.stderr.write(`codeforces-standin: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}
