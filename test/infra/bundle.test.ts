@@ -1,0 +1,62 @@
+/**
+ * synthTemplate({ bundle: true }) finds the function's esbuild bundle through the asset manifest;
+ * the bundle is an ESM module with the createRequire banner that a fresh Node process can import.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ESM_REQUIRE_BANNER } from '../../lib/constructs/sync-function.js';
+import { findSyncFunction, synthTemplate, type SynthTemplateResult } from '../../lib/local/template.js';
+
+const run = promisify(execFile);
+let result: SynthTemplateResult;
+
+beforeAll(async () => {
+  result = await synthTemplate({ bundle: true });
+}, 180_000);
+
+describe('function bundle', () => {
+  it('is the asset the template deploys, inside the cloud assembly', () => {
+    const bundleDir = result.bundleDir!;
+    expect(bundleDir.startsWith(result.outdir)).toBe(true);
+    expect(existsSync(join(bundleDir, 'index.mjs'))).toBe(true);
+    const { resource } = findSyncFunction(result.template);
+    const s3Key = (resource.Properties?.Code as { S3Key: string }).S3Key;
+    expect(s3Key).toBe(`${bundleDir.split('asset.').pop()}.zip`);
+  });
+
+  it('is ESM with the createRequire banner and a source map', () => {
+    const code = readFileSync(join(result.bundleDir!, 'index.mjs'), 'utf8');
+    expect(code.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
+    expect(code).toMatch(/\bexport\s*\{[^}]*\bhandler\b[^}]*\}/);
+    expect(existsSync(join(result.bundleDir!, 'index.mjs.map'))).toBe(true);
+  });
+
+  it('imports in a fresh node process and exports handler as a function', async () => {
+    const { resource } = findSyncFunction(result.template);
+    const environment = (resource.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+    const entry = pathToFileURL(join(result.bundleDir!, 'index.mjs')).href;
+    const script = `const m = await import(${JSON.stringify(entry)}); console.log(typeof m.handler);`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: result.outdir,
+      // What Lambda would provide (values are never used: nothing is invoked).
+      env: {
+        PATH: process.env.PATH ?? '',
+        AWS_REGION: 'us-east-1',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        ...Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, typeof v === 'string' ? v : `local-${k.toLowerCase()}`])),
+      },
+      timeout: 30_000,
+    });
+    expect(stdout.trim()).toBe('function');
+  });
+
+  it('without bundling returns no bundle directory', async () => {
+    const unbundled = await synthTemplate({ bundle: false });
+    expect(unbundled.bundleDir).toBeUndefined();
+    expect(unbundled.template.Resources).toBeDefined();
+  });
+});

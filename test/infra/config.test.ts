@@ -1,0 +1,124 @@
+/**
+ * Context settings: validation errors at synth time, and overrides reaching the template.
+ */
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '../../lambda/contract.js';
+import { cdkJsonContext } from '../../lib/app.js';
+import { CONTEXT_KEYS, ContestSyncConfigError, DEFAULT_CONFIG, parseConfig } from '../../lib/config.js';
+import { synthTemplate } from '../../lib/local/template.js';
+
+describe('parseConfig', () => {
+  it('defaults to hourly at minute 0, 60-minute rate, 30 s lease, 120 s timeout, 30-day logs, 7-day retention', () => {
+    expect(parseConfig({})).toEqual({
+      scheduleExpression: 'cron(0 * * * ? *)',
+      scheduleRateMinutes: 60,
+      leaseDurationSeconds: 30,
+      functionTimeoutSeconds: 120,
+      logRetentionDays: 30,
+      finishedRetentionDays: 7,
+      codeforcesApiUrl: 'https://codeforces.com/api',
+      alarmEmail: '',
+    });
+  });
+
+  it('cdk.json carries every contestSync key with the defaults', () => {
+    const context = cdkJsonContext();
+    for (const [name, key] of Object.entries(CONTEXT_KEYS)) {
+      expect(context[key], key).toEqual(DEFAULT_CONFIG[name as keyof typeof DEFAULT_CONFIG]);
+    }
+  });
+
+  it('accepts numbers given as strings (cdk -c key=value)', () => {
+    expect(parseConfig({ leaseDurationSeconds: '2', functionTimeoutSeconds: '6', logRetentionDays: '7' })).toMatchObject({
+      leaseDurationSeconds: 2,
+      functionTimeoutSeconds: 6,
+      logRetentionDays: 7,
+    });
+  });
+
+  it.each([
+    [{ leaseDurationSeconds: 1 }, /leaseDurationSeconds=1: expected an integer from 2/],
+    [{ leaseDurationSeconds: 2.5 }, /leaseDurationSeconds=2.5: expected an integer/],
+    [{ leaseDurationSeconds: 'soon' }, /leaseDurationSeconds="soon": expected an integer/],
+    [{ leaseDurationSeconds: 60 }, /functionTimeoutSeconds=120: must be at least 3 x .*leaseDurationSeconds \(60s\), i.e. >= 180s/],
+    [{ leaseDurationSeconds: 10, functionTimeoutSeconds: 29 }, /functionTimeoutSeconds=29: must be at least 3 x/],
+    [{ functionTimeoutSeconds: 900 }, /functionTimeoutSeconds=900: expected an integer from 3 to 840/],
+    [{ scheduleExpression: 'hourly' }, /scheduleExpression="hourly": expected an EventBridge expression/],
+    [{ scheduleExpression: 'rate(30 minutes)' }, /scheduleRateMinutes=60: .*runs every 30 minutes; set .*scheduleRateMinutes to 30/],
+    [{ scheduleRateMinutes: 0 }, /scheduleRateMinutes=0: expected an integer from 1 to 1440/],
+    [{ logRetentionDays: 10 }, /logRetentionDays=10: CloudWatch Logs accepts only 1, 3, 5, 7, 14, 30/],
+    [{ finishedRetentionDays: -1 }, /finishedRetentionDays=-1/],
+    [{ codeforcesApiUrl: 'codeforces.com/api' }, /codeforcesApiUrl="codeforces.com\/api": expected an absolute URL/],
+    [{ codeforcesApiUrl: 'ftp://codeforces.com/api' }, /expected an http\(s\) URL/],
+    [{ alarmEmail: 'ops' }, /alarmEmail="ops": expected an e-mail address/],
+  ])('rejects %j', (raw, message) => {
+    expect(() => parseConfig(raw)).toThrow(ContestSyncConfigError);
+    expect(() => parseConfig(raw)).toThrow(message);
+  });
+
+  it('accepts rate() expressions that match the rate and the 2-second lease tests use', () => {
+    expect(parseConfig({ scheduleExpression: 'rate(2 hours)', scheduleRateMinutes: 120 }).scheduleRateMinutes).toBe(120);
+    expect(parseConfig({ leaseDurationSeconds: 2, functionTimeoutSeconds: 6 }).leaseDurationSeconds).toBe(2);
+  });
+});
+
+describe('synth with bad context', () => {
+  it('fails synthesis with the message naming the key', async () => {
+    await expect(synthTemplate({ bundle: false, context: { [CONTEXT_KEYS.leaseDurationSeconds]: 100 } })).rejects.toThrow(
+      /Invalid context contestSync:functionTimeoutSeconds=120: must be at least 3 x contestSync:leaseDurationSeconds/,
+    );
+  });
+});
+
+describe('synth with overridden context', () => {
+  let template: Template;
+  beforeAll(async () => {
+    const { template: json } = await synthTemplate({
+      bundle: false,
+      context: {
+        [CONTEXT_KEYS.scheduleExpression]: 'rate(15 minutes)',
+        [CONTEXT_KEYS.scheduleRateMinutes]: '15',
+        [CONTEXT_KEYS.leaseDurationSeconds]: 2,
+        [CONTEXT_KEYS.functionTimeoutSeconds]: 60,
+        [CONTEXT_KEYS.logRetentionDays]: 7,
+        [CONTEXT_KEYS.finishedRetentionDays]: 3,
+        [CONTEXT_KEYS.codeforcesApiUrl]: 'http://127.0.0.1:9999/api',
+        [CONTEXT_KEYS.alarmEmail]: 'ops@example.com',
+      },
+    });
+    template = Template.fromJSON(json);
+  });
+
+  it('passes the settings to the function, log group, rule and trigger', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: 'index.handler',
+      Timeout: 60,
+      Environment: {
+        Variables: {
+          [ENV.leaseDurationSeconds]: '2',
+          [ENV.finishedRetentionDays]: '3',
+          [ENV.scheduleRateMinutes]: '15',
+          [ENV.codeforcesApiUrl]: 'http://127.0.0.1:9999/api',
+        },
+      },
+    });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 7 });
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(15 minutes)' });
+    template.hasResourceProperties('Custom::Trigger', { Timeout: String(90_000) });
+  });
+
+  it('sizes the no-successful-sync alarm period to the schedule rate', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'RunSucceeded', Period: 900, EvaluationPeriods: 2 });
+  });
+
+  it('subscribes the alarm e-mail to the topic', () => {
+    template.resourceCountIs('AWS::SNS::Subscription', 1);
+    const topicId = Object.keys(template.findResources('AWS::SNS::Topic'))[0];
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+      TopicArn: { Ref: topicId },
+    });
+  });
+});

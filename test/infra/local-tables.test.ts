@@ -1,0 +1,133 @@
+/**
+ * createTablesFromTemplate against DynamoDB Local: the tables that come out have the keys, GSI
+ * and TTL of the synthesized template.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  DescribeTableCommand,
+  DescribeTimeToLiveCommand,
+  PutItemCommand,
+  QueryCommand,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { localDynamoClient } from '../../lib/local/dynamodb-local.js';
+import { createTablesFromTemplate, tableDefinitionsFromTemplate, type TableNames } from '../../lib/local/tables.js';
+import { synthTemplate, type CfnTemplate } from '../../lib/local/template.js';
+
+let template: CfnTemplate;
+let client: DynamoDBClient;
+let names: TableNames;
+const prefix = `infra-${randomBytes(3).toString('hex')}`;
+
+beforeAll(async () => {
+  ({ template } = await synthTemplate({ bundle: false }));
+  client = localDynamoClient(inject('dynamoEndpoint'));
+  names = await createTablesFromTemplate(client, template, prefix);
+});
+
+afterAll(() => client?.destroy());
+
+const sortKeys = <T extends { AttributeName?: string }>(list: T[] | undefined): T[] =>
+  [...(list ?? [])].sort((a, b) => (a.AttributeName ?? '').localeCompare(b.AttributeName ?? ''));
+
+describe('tableDefinitionsFromTemplate', () => {
+  it('finds the three tables and their roles from the function environment', () => {
+    const definitions = tableDefinitionsFromTemplate(template);
+    expect(definitions.map((d) => d.role).sort()).toEqual(['contests', 'coordination', 'reminders']);
+    const byRole = Object.fromEntries(definitions.map((d) => [d.role, d]));
+    expect(byRole.contests).toMatchObject({
+      keySchema: [{ AttributeName: 'contestId', KeyType: 'HASH' }],
+      ttlAttribute: 'expiresAt',
+      globalSecondaryIndexes: [
+        {
+          indexName: 'byPlatformStart',
+          keySchema: [
+            { AttributeName: 'platform', KeyType: 'HASH' },
+            { AttributeName: 'startTimeSeconds', KeyType: 'RANGE' },
+          ],
+          projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    });
+    expect(byRole.reminders).toMatchObject({
+      keySchema: [
+        { AttributeName: 'contestId', KeyType: 'HASH' },
+        { AttributeName: 'userId', KeyType: 'RANGE' },
+      ],
+      globalSecondaryIndexes: [],
+    });
+    expect(byRole.reminders?.ttlAttribute).toBeUndefined();
+    expect(byRole.coordination).toMatchObject({ keySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], ttlAttribute: 'ttl' });
+    for (const d of definitions) expect(d.logicalId in template.Resources).toBe(true);
+  });
+
+  it('refuses a template whose tables the function does not reference', () => {
+    const broken = structuredClone(template);
+    const [fnId] = Object.entries(broken.Resources as Record<string, { Type: string; Properties: any }>).find(
+      ([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.CONTESTS_TABLE_NAME,
+    )!;
+    delete broken.Resources[fnId].Properties.Environment.Variables.CONTESTS_TABLE_NAME;
+    expect(() => tableDefinitionsFromTemplate(broken)).toThrow(/CONTESTS_TABLE_NAME/);
+  });
+});
+
+describe('createTablesFromTemplate', () => {
+  it('names the tables after the prefix', () => {
+    expect(names).toEqual({
+      contests: `${prefix}-contests`,
+      reminders: `${prefix}-reminders`,
+      coordination: `${prefix}-coordination`,
+    });
+  });
+
+  it('creates every table ACTIVE, on demand, with the template keys, attributes and GSIs', async () => {
+    for (const definition of tableDefinitionsFromTemplate(template)) {
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: names[definition.role] }));
+      expect(Table?.TableStatus).toBe('ACTIVE');
+      expect(Table?.BillingModeSummary?.BillingMode).toBe('PAY_PER_REQUEST');
+      expect(Table?.KeySchema).toEqual(definition.keySchema);
+      expect(sortKeys(Table?.AttributeDefinitions)).toEqual(sortKeys(definition.attributeDefinitions));
+      const gsis = (Table?.GlobalSecondaryIndexes ?? []).map((g) => ({
+        indexName: g.IndexName,
+        keySchema: g.KeySchema,
+        projection: { ProjectionType: g.Projection?.ProjectionType },
+      }));
+      expect(gsis).toEqual(definition.globalSecondaryIndexes);
+    }
+  });
+
+  it('enables TTL on expiresAt (Contests) and ttl (Coordination), not on Reminders', async () => {
+    const ttl = async (TableName: string) =>
+      (await client.send(new DescribeTimeToLiveCommand({ TableName }))).TimeToLiveDescription;
+    expect(await ttl(names.contests)).toMatchObject({ AttributeName: 'expiresAt', TimeToLiveStatus: 'ENABLED' });
+    expect(await ttl(names.coordination)).toMatchObject({ AttributeName: 'ttl', TimeToLiveStatus: 'ENABLED' });
+    expect((await ttl(names.reminders))?.TimeToLiveStatus).toBe('DISABLED');
+  });
+
+  it('serves "upcoming contests" from the byPlatformStart index', async () => {
+    const put = (contestId: number, startTimeSeconds: number) =>
+      client.send(
+        new PutItemCommand({
+          TableName: names.contests,
+          Item: { contestId: { N: String(contestId) }, platform: { S: 'codeforces' }, startTimeSeconds: { N: String(startTimeSeconds) } },
+        }),
+      );
+    await put(1, 3_000);
+    await put(2, 1_000);
+    await put(3, 2_000);
+    const { Items } = await client.send(
+      new QueryCommand({
+        TableName: names.contests,
+        IndexName: 'byPlatformStart',
+        KeyConditionExpression: 'platform = :p AND startTimeSeconds >= :t',
+        ExpressionAttributeValues: { ':p': { S: 'codeforces' }, ':t': { N: '1500' } },
+      }),
+    );
+    expect(Items?.map((i) => i.contestId?.N)).toEqual(['3', '1']);
+  });
+
+  it('fails rather than reuse tables that already exist', async () => {
+    await expect(createTablesFromTemplate(client, template, prefix)).rejects.toThrow(/exist|in use/i);
+  });
+});

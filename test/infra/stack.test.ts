@@ -1,0 +1,431 @@
+/**
+ * Assertions on the synthesized ContestSync template (bundling skipped: fast, no esbuild).
+ * One synth for the whole file.
+ */
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENV, METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../lambda/contract.js';
+import { TABLE_ACTIONS, TABLE_ROLES, type TableRole } from '../../lib/table-access.js';
+import { synthTemplate, type CfnTemplate } from '../../lib/local/template.js';
+
+let json: CfnTemplate;
+let template: Template;
+
+type Resources = Record<string, { Type: string; Properties: Record<string, any>; DependsOn?: string[]; DeletionPolicy?: string; UpdateReplacePolicy?: string }>;
+
+function ofType(type: string): Resources {
+  return template.findResources(type) as Resources;
+}
+
+function only(type: string, props: Record<string, unknown> = {}): [string, Resources[string]] {
+  const found = Object.entries(template.findResources(type, props ? { Properties: Match.objectLike(props) } : undefined) as Resources);
+  expect(found, `${type} matching ${JSON.stringify(props)}`).toHaveLength(1);
+  return found[0]!;
+}
+
+/** Logical id of each table, from the function's `{Ref}` environment. */
+function tableIds(): Record<TableRole, string> {
+  const [, fn] = syncFunction();
+  const vars = fn.Properties.Environment.Variables;
+  return {
+    contests: vars[ENV.contestsTable].Ref,
+    reminders: vars[ENV.remindersTable].Ref,
+    coordination: vars[ENV.coordinationTable].Ref,
+  };
+}
+
+function syncFunction(): [string, Resources[string]] {
+  return only('AWS::Lambda::Function', { Handler: 'index.handler', Runtime: 'nodejs22.x' });
+}
+
+function alarm(metricName: string): Record<string, any> {
+  const [, resource] = only('AWS::CloudWatch::Alarm', { MetricName: metricName });
+  return resource.Properties;
+}
+
+beforeAll(async () => {
+  ({ template: json } = await synthTemplate({ bundle: false }));
+  template = Template.fromJSON(json);
+});
+
+describe('tables', () => {
+  it('has exactly three on-demand tables with PITR and no explicit names', () => {
+    const tables = Object.values(ofType('AWS::DynamoDB::Table'));
+    expect(tables).toHaveLength(3);
+    for (const table of tables) {
+      expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
+      expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+      expect(table.Properties.TableName).toBeUndefined();
+    }
+  });
+
+  it('Contests: pk contestId (N), TTL expiresAt, GSI byPlatformStart (platform S + startTimeSeconds N, ALL), retained', () => {
+    const table = json.Resources[tableIds().contests];
+    expect(table.Properties.KeySchema).toEqual([{ AttributeName: 'contestId', KeyType: 'HASH' }]);
+    expect(table.Properties.AttributeDefinitions).toEqual(
+      expect.arrayContaining([
+        { AttributeName: 'contestId', AttributeType: 'N' },
+        { AttributeName: 'platform', AttributeType: 'S' },
+        { AttributeName: 'startTimeSeconds', AttributeType: 'N' },
+      ]),
+    );
+    expect(table.Properties.AttributeDefinitions).toHaveLength(3);
+    expect(table.Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: 'byPlatformStart',
+        KeySchema: [
+          { AttributeName: 'platform', KeyType: 'HASH' },
+          { AttributeName: 'startTimeSeconds', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ]);
+    expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.UpdateReplacePolicy).toBe('Retain');
+  });
+
+  it('Reminders: pk contestId (N), sk userId (S), no TTL, no GSI, retained', () => {
+    const table = json.Resources[tableIds().reminders];
+    expect(table.Properties.KeySchema).toEqual([
+      { AttributeName: 'contestId', KeyType: 'HASH' },
+      { AttributeName: 'userId', KeyType: 'RANGE' },
+    ]);
+    expect(table.Properties.AttributeDefinitions).toEqual([
+      { AttributeName: 'contestId', AttributeType: 'N' },
+      { AttributeName: 'userId', AttributeType: 'S' },
+    ]);
+    expect(table.Properties.TimeToLiveSpecification).toBeUndefined();
+    expect(table.Properties.GlobalSecondaryIndexes).toBeUndefined();
+    expect(table.DeletionPolicy).toBe('Retain');
+  });
+
+  it('Coordination: pk pk (S), TTL ttl, deleted with the stack', () => {
+    const table = json.Resources[tableIds().coordination];
+    expect(table.Properties.KeySchema).toEqual([{ AttributeName: 'pk', KeyType: 'HASH' }]);
+    expect(table.Properties.AttributeDefinitions).toEqual([{ AttributeName: 'pk', AttributeType: 'S' }]);
+    expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
+    expect(table.DeletionPolicy).toBe('Delete');
+  });
+});
+
+describe('function', () => {
+  it('runs Node.js 22 on arm64 with 256 MB, the context timeout and active tracing', () => {
+    const [, fn] = syncFunction();
+    expect(fn.Properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      MemorySize: 256,
+      Timeout: 120,
+      Handler: 'index.handler',
+      TracingConfig: { Mode: 'Active' },
+    });
+  });
+
+  it('gets every contract environment variable with the defaults', () => {
+    const [, fn] = syncFunction();
+    const ids = tableIds();
+    expect(fn.Properties.Environment.Variables).toEqual({
+      [ENV.contestsTable]: { Ref: ids.contests },
+      [ENV.remindersTable]: { Ref: ids.reminders },
+      [ENV.coordinationTable]: { Ref: ids.coordination },
+      [ENV.codeforcesApiUrl]: 'https://codeforces.com/api',
+      [ENV.leaseDurationSeconds]: '30',
+      [ENV.finishedRetentionDays]: '7',
+      [ENV.scheduleRateMinutes]: '60',
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      NODE_OPTIONS: '--enable-source-maps',
+    });
+    expect(new Set(Object.values(ids)).size).toBe(3);
+  });
+
+  it('logs JSON to its own log group with 30-day retention', () => {
+    const [, fn] = syncFunction();
+    const [logGroupId, logGroup] = only('AWS::Logs::LogGroup');
+    expect(logGroup.Properties.RetentionInDays).toBe(30);
+    expect(fn.Properties.LoggingConfig).toEqual({ LogFormat: 'JSON', LogGroup: { Ref: logGroupId } });
+  });
+
+  it('has its own role without managed policies', () => {
+    const [, fn] = syncFunction();
+    const roleId = fn.Properties.Role['Fn::GetAtt'][0];
+    const role = json.Resources[roleId];
+    expect(role.Type).toBe('AWS::IAM::Role');
+    expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      expect.objectContaining({ Action: 'sts:AssumeRole', Principal: { Service: 'lambda.amazonaws.com' } }),
+    ]);
+  });
+});
+
+describe('IAM', () => {
+  const statementsOfFunctionRole = (): any[] => {
+    const [, fn] = syncFunction();
+    const roleId = fn.Properties.Role['Fn::GetAtt'][0];
+    const policies = Object.values(ofType('AWS::IAM::Policy')).filter((p) =>
+      p.Properties.Roles.some((r: { Ref?: string }) => r.Ref === roleId),
+    );
+    expect(policies).toHaveLength(1);
+    return policies[0]!.Properties.PolicyDocument.Statement;
+  };
+  const actionsOf = (statement: any): string[] => [statement.Action].flat().sort();
+
+  it.each(TABLE_ROLES)('grants exactly the listed actions on the %s table ARN, nothing on its indexes', (role) => {
+    const tableArn = { 'Fn::GetAtt': [tableIds()[role], 'Arn'] };
+    const statements = statementsOfFunctionRole().filter((s) => JSON.stringify(s.Resource).includes(tableIds()[role]));
+    expect(statements).toHaveLength(1);
+    expect(statements[0].Effect).toBe('Allow');
+    expect(statements[0].Resource).toEqual(tableArn);
+    expect(actionsOf(statements[0])).toEqual([...TABLE_ACTIONS[role]].sort());
+  });
+
+  it('pins the table action lists of the brief (change lib/table-access.ts and this test together)', () => {
+    expect(TABLE_ACTIONS).toEqual({
+      contests: ['dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+      reminders: ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      coordination: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:Query'],
+    });
+  });
+
+  it('uses no wildcard action anywhere and Resource "*" only for the X-Ray actions', () => {
+    const statements = statementsOfFunctionRole();
+    for (const statement of statements) {
+      for (const action of actionsOf(statement)) expect(action).not.toContain('*');
+      if (statement.Resource === '*') expect(actionsOf(statement)).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+      else expect(JSON.stringify(statement.Resource)).not.toMatch(/"\*"|\/\*/);
+    }
+    const dynamoActions = statements.flatMap(actionsOf).filter((a) => a.startsWith('dynamodb:'));
+    expect(dynamoActions).toHaveLength(Object.values(TABLE_ACTIONS).flat().length);
+  });
+
+  it('lets the function write only to its own log group and send only to the failure queue', () => {
+    const [logGroupId] = only('AWS::Logs::LogGroup');
+    const [queueId] = only('AWS::SQS::Queue');
+    const statements = statementsOfFunctionRole();
+    const logs = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('logs:')));
+    expect(logs).toEqual([expect.objectContaining({ Resource: { 'Fn::GetAtt': [logGroupId, 'Arn'] } })]);
+    const sqs = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
+    expect(sqs).toEqual([expect.objectContaining({ Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } })]);
+    expect(actionsOf(sqs[0])).toContain('sqs:SendMessage');
+  });
+});
+
+describe('schedule, async invocation and failure queue', () => {
+  it('schedules the function hourly at minute 0 with the queue as target DLQ', () => {
+    const [fnId] = syncFunction();
+    const [queueId] = only('AWS::SQS::Queue');
+    const [, rule] = only('AWS::Events::Rule');
+    expect(rule.Properties.ScheduleExpression).toBe('cron(0 * * * ? *)');
+    expect(rule.Properties.State).toBe('ENABLED');
+    expect(rule.Properties.Targets).toEqual([
+      expect.objectContaining({
+        Arn: { 'Fn::GetAtt': [fnId, 'Arn'] },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [queueId, 'Arn'] } },
+      }),
+    ]);
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'events.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [fnId, 'Arn'] },
+    });
+  });
+
+  it('retries async invocations twice within 2 hours, then sends them to the queue', () => {
+    const [fnId] = syncFunction();
+    const [queueId] = only('AWS::SQS::Queue');
+    const [, config] = only('AWS::Lambda::EventInvokeConfig');
+    expect(config.Properties).toEqual({
+      FunctionName: { Ref: fnId },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: 7200,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
+    });
+  });
+
+  it('keeps failures 14 days, SQS-encrypted, TLS only', () => {
+    const [queueId, queue] = only('AWS::SQS::Queue');
+    expect(queue.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+    expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
+    const [, policy] = only('AWS::SQS::QueuePolicy');
+    expect(policy.Properties.Queues).toEqual([{ Ref: queueId }]);
+    expect(policy.Properties.PolicyDocument.Statement).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          Effect: 'Deny',
+          Action: 'sqs:*',
+          Principal: { AWS: '*' },
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        }),
+        expect.objectContaining({
+          Effect: 'Allow',
+          Action: 'sqs:SendMessage',
+          Principal: { Service: 'events.amazonaws.com' },
+        }),
+      ]),
+    );
+  });
+});
+
+describe('deploy-time trigger', () => {
+  it('invokes the current function version synchronously after the tables and the role policy exist', () => {
+    const [, trigger] = only('Custom::Trigger');
+    const [fnId] = syncFunction();
+    const versionId: string = trigger.Properties.HandlerArn.Ref;
+    expect(json.Resources[versionId]).toMatchObject({ Type: 'AWS::Lambda::Version', Properties: { FunctionName: { Ref: fnId } } });
+    expect(trigger.Properties).toMatchObject({
+      InvocationType: 'RequestResponse',
+      ExecuteOnHandlerChange: true,
+      Timeout: String((120 + 30) * 1000),
+    });
+    const ids = tableIds();
+    expect(trigger.DependsOn).toEqual(expect.arrayContaining([ids.contests, ids.reminders, ids.coordination]));
+    const policyIds = Object.keys(ofType('AWS::IAM::Policy'));
+    expect(trigger.DependsOn!.some((d) => policyIds.includes(d))).toBe(true);
+  });
+});
+
+describe('alarms', () => {
+  const topicRef = () => ({ Ref: only('AWS::SNS::Topic')[0] });
+  const emfDimensions = [{ Name: 'service', Value: SERVICE_NAME }];
+
+  it('has exactly the five alarms, each described and notifying the topic', () => {
+    const alarms = Object.values(ofType('AWS::CloudWatch::Alarm'));
+    expect(alarms.map((a) => a.Properties.MetricName).sort()).toEqual(
+      [METRIC.runSucceeded, METRIC.runFailed, 'Errors', 'ApproximateNumberOfMessagesVisible', METRIC.leaseLost].sort(),
+    );
+    for (const a of alarms) {
+      expect(a.Properties.AlarmActions).toEqual([topicRef()]);
+      expect(a.Properties.AlarmDescription.length).toBeGreaterThan(80);
+      expect(a.Properties.AlarmDescription).toMatch(/first/i);
+    }
+  });
+
+  it('NoSuccessfulSync: RunSucceeded Sum per schedule interval < 1 for 2 periods, missing data breaching', () => {
+    expect(alarm(METRIC.runSucceeded)).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      Dimensions: emfDimensions,
+      Statistic: 'Sum',
+      Period: 3600,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      EvaluationPeriods: 2,
+      TreatMissingData: 'breaching',
+    });
+  });
+
+  it('SyncFailed: RunFailed Sum >= 1, missing data not breaching', () => {
+    expect(alarm(METRIC.runFailed)).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      Dimensions: emfDimensions,
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('LeaseLost: LeaseLost Sum >= 1', () => {
+    expect(alarm(METRIC.leaseLost)).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      Dimensions: emfDimensions,
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('FunctionErrors: AWS/Lambda Errors of the sync function >= 1', () => {
+    const [fnId] = syncFunction();
+    expect(alarm('Errors')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnId } }],
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('FailureQueueMessages: visible messages in the failure queue >= 1', () => {
+    const [queueId] = only('AWS::SQS::Queue');
+    expect(alarm('ApproximateNumberOfMessagesVisible')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('publishes to a TLS-only topic with no subscription by default', () => {
+    const [topicId] = only('AWS::SNS::Topic');
+    const [, policy] = only('AWS::SNS::TopicPolicy');
+    expect(policy.Properties.Topics).toEqual([{ Ref: topicId }]);
+    expect(policy.Properties.PolicyDocument.Statement).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      ]),
+    );
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+});
+
+describe('dashboard', () => {
+  it('shows runs, duration, contest counts, skips, errors/throttles, queue depth and alarm status', () => {
+    const [, dashboard] = only('AWS::CloudWatch::Dashboard');
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+    for (const title of [
+      'Runs by outcome',
+      'Run duration (ms)',
+      'Contests written / unchanged / removed',
+      'Skips by reason',
+      'Function errors & throttles',
+      'Failure queue depth',
+      'Alarms',
+    ]) {
+      expect(body).toContain(title);
+    }
+    for (const metric of [
+      METRIC.runSucceeded,
+      METRIC.runFailed,
+      METRIC.runSkipped,
+      METRIC.duration,
+      METRIC.contestsWritten,
+      METRIC.contestsUnchanged,
+      METRIC.contestsRemoved,
+      METRIC.skippedLeaseHeld,
+      METRIC.skippedAlreadyDone,
+      'Throttles',
+      'ApproximateNumberOfMessagesVisible',
+    ]) {
+      expect(body).toContain(`\\"${metric}\\"`);
+    }
+    expect(body).toContain('p50');
+    expect(body).toContain('\\"type\\":\\"alarm\\"');
+    for (const alarmId of Object.keys(ofType('AWS::CloudWatch::Alarm'))) expect(body).toContain(alarmId);
+  });
+});
+
+describe('outputs', () => {
+  it('exports table names, function name, queue URL, topic ARN and dashboard name', () => {
+    const ids = tableIds();
+    const outputs = template.findOutputs('*');
+    expect(outputs.ContestsTableName?.Value).toEqual({ Ref: ids.contests });
+    expect(outputs.RemindersTableName?.Value).toEqual({ Ref: ids.reminders });
+    expect(outputs.CoordinationTableName?.Value).toEqual({ Ref: ids.coordination });
+    expect(outputs.FunctionName?.Value).toEqual({ Ref: syncFunction()[0] });
+    expect(outputs.FailureQueueUrl?.Value).toEqual({ Ref: only('AWS::SQS::Queue')[0] });
+    expect(outputs.AlarmTopicArn?.Value).toEqual({ Ref: only('AWS::SNS::Topic')[0] });
+    expect(outputs.DashboardName?.Value).toEqual({ Ref: only('AWS::CloudWatch::Dashboard')[0] });
+  });
+
+  it('is environment-agnostic (no account or region baked in)', () => {
+    const text = JSON.stringify(json);
+    expect(text).not.toMatch(/\b\d{12}\b/);
+    expect(text).not.toMatch(/"(us|eu|ap|sa|ca|me|af)-[a-z]+-\d"/);
+  });
+});
