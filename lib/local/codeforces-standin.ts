@@ -41,6 +41,8 @@ export interface CodeforcesStandin {
   setDelay(ms: number): void;
   /** One-shot replies served, in order, before falling back to the default. */
   enqueue(...replies: StandinReply[]): void;
+  /** Drops the one-shot replies not yet served. */
+  clearQueue(): void;
   /** Replies wait until the returned release() is called (every hold must be released). */
   hold(): () => void;
   /** Stops listening and cuts every connection, including held and slow requests in flight. */
@@ -193,6 +195,9 @@ export async function startCodeforcesStandin(
     },
     setDelay(ms) {
       defaultDelayMs = ms;
+    },
+    clearQueue() {
+      queue.length = 0;
     },
     enqueue(...replies) {
       queue.push(...replies);

@@ -1,0 +1,204 @@
+/**
+ * The handler end to end in this process: real DynamoDB Local tables from the synthesized
+ * template, the local Codeforces stand-in over HTTP, the real undici client.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { startCodeforcesStandin, type CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
+import { addReminder, apiContest, sampleList, snapshot } from '../support/contests.js';
+import { localHandler } from '../support/handler.js';
+import { scheduledEvent } from '../support/processes.js';
+import { createTestTables, type TestTables } from '../support/tables.js';
+
+let standin: CodeforcesStandin;
+let tables: TestTables;
+
+beforeAll(async () => {
+  standin = await startCodeforcesStandin();
+});
+afterAll(async () => {
+  await standin.close();
+});
+beforeEach(async () => {
+  tables = await createTestTables('sync');
+  standin.setContests(sampleList());
+  standin.setDelay(0);
+  standin.requests.length = 0;
+  standin.clearQueue();
+});
+
+const hourAgo = () => new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+
+describe('a sync', () => {
+  it('stores unfinished and recently finished contests with the data contract', async () => {
+    const { invoke } = localHandler(tables, standin.baseUrl);
+    const { summary } = await invoke({});
+    expect(summary).toMatchObject({ outcome: 'succeeded', fence: 1, counts: { contestsFetched: 8, contestsWritten: 7, contestsUnchanged: 0 } });
+    const { contests } = await snapshot(tables);
+    expect(contests.map((c) => c.contestId)).toEqual([2099, 2100, 2101, 2102, 2103, 2104, 2105]);
+    const upcoming = contests.find((c) => c.contestId === 2102);
+    expect(upcoming).toMatchObject({
+      platform: 'codeforces',
+      name: 'Educational Codeforces Round 190 (Rated for Div. 2)',
+      type: 'ICPC',
+      phase: 'BEFORE',
+      durationSeconds: 7200,
+      url: 'https://codeforces.com/contest/2102',
+    });
+    expect(upcoming?.expiresAt).toBe((upcoming?.startTimeSeconds as number) + 7200 + 7 * 24 * 3600);
+    expect(typeof upcoming?.updatedAt).toBe('string');
+  });
+
+  it('writes no contest item the second time when nothing changed', async () => {
+    const { invoke, requests } = localHandler(tables, standin.baseUrl);
+    await invoke({});
+    const before = await snapshot(tables);
+    requests.reset();
+    const { summary } = await invoke({});
+    expect(summary?.counts).toMatchObject({ contestsWritten: 0, contestsUnchanged: 7, transactions: 0 });
+    // On the wire: acquire, scan, release. No TransactWriteItems with data, no PutItem on Contests.
+    expect(Object.fromEntries(requests.counts)).toEqual({ UpdateItem: 1, Scan: 1, TransactWriteItems: 1 });
+    expect(await snapshot(tables)).toEqual(before);
+  });
+
+  it('follows renames and reschedules, moving reminders; deletes reminders of finished and cancelled contests', async () => {
+    const now = Date.now();
+    const list = sampleList(now);
+    standin.setContests(list);
+    const { invoke } = localHandler(tables, standin.baseUrl);
+    await invoke({});
+    const start2104 = list.find((c) => c.id === 2104)?.startTimeSeconds as number;
+    const start2105 = list.find((c) => c.id === 2105)?.startTimeSeconds as number;
+    const start2103 = list.find((c) => c.id === 2103)?.startTimeSeconds as number;
+    await addReminder(tables, 2104, 'alice', 30, start2104);
+    await addReminder(tables, 2104, 'bob', 60, start2104);
+    await addReminder(tables, 2105, 'carol', 10, start2105);
+    await addReminder(tables, 2103, 'dave', 15, start2103);
+
+    const moved = start2104 + 3 * 3600;
+    standin.setContests(
+      list
+        .filter((c) => c.id !== 2103) // cancelled: vanished from the list
+        .map((c) => {
+          if (c.id === 2104) return { ...c, name: 'Codeforces Round 1050 (Div. 1)', startTimeSeconds: moved };
+          if (c.id === 2105) return { ...c, phase: 'FINISHED' as const };
+          return c;
+        }),
+    );
+    const { summary } = await invoke({});
+    expect(summary).toMatchObject({
+      outcome: 'succeeded',
+      counts: { contestsWritten: 2, contestsRemoved: 1, remindersMoved: 2, remindersDeleted: 2 },
+    });
+    const { contests, reminders } = await snapshot(tables);
+    expect(contests.find((c) => c.contestId === 2104)).toMatchObject({ name: 'Codeforces Round 1050 (Div. 1)', startTimeSeconds: moved });
+    expect(contests.find((c) => c.contestId === 2103)).toBeUndefined();
+    expect(reminders).toEqual([
+      { contestId: 2104, userId: 'alice', minutesBefore: 30, remindAt: moved - 1800 },
+      { contestId: 2104, userId: 'bob', minutesBefore: 60, remindAt: moved - 3600 },
+    ]);
+  });
+
+  it('dry run: says what it would change and writes nothing', async () => {
+    const { invoke } = localHandler(tables, standin.baseUrl);
+    const { summary } = await invoke({ dryRun: true });
+    expect(summary).toMatchObject({ outcome: 'succeeded', dryRun: true, counts: { contestsWritten: 0 } });
+    expect(summary?.changes?.write.map((c) => c.contestId).sort()).toEqual([2099, 2100, 2101, 2102, 2103, 2104, 2105]);
+    expect((await snapshot(tables)).contests).toEqual([]);
+  });
+
+  it('runs a scheduled interval once: a duplicate delivery is skipped as already-done', async () => {
+    const { invoke } = localHandler(tables, standin.baseUrl);
+    const event = scheduledEvent(hourAgo());
+    expect((await invoke(event)).summary).toMatchObject({ outcome: 'succeeded', source: 'schedule' });
+    const again = await invoke(event);
+    expect(again.summary).toMatchObject({ outcome: 'skipped', reason: 'already-done' });
+    expect(standin.requests).toHaveLength(1);
+    const record = await tables.doc.send(
+      new GetCommand({ TableName: tables.names.coordination, Key: { pk: `run#${again.summary?.interval}` } }),
+    );
+    expect(record.Item).toMatchObject({ outcome: 'succeeded', source: 'schedule', fence: 1 });
+    // The console can force it again.
+    const forced = await invoke({ interval: again.summary?.interval, force: true });
+    expect(forced.summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
+  });
+});
+
+describe('bad replies write nothing and say what is wrong', () => {
+  const cases: [string, () => void, RegExp][] = [
+    ['truncated JSON', () => standin.enqueue({ body: '{"status":"OK","result":[{"id":1,' }), /not JSON/i],
+    ['a wrong envelope', () => standin.enqueue({ body: { status: 'OK', contests: [] } }), /result/i],
+    [
+      'mostly invalid contests',
+      () => standin.enqueue({ body: { status: 'OK', result: sampleList().map((c) => ({ ...c, phase: 'SOMETIME' })) } }),
+      /failed validation/i,
+    ],
+    [
+      'a FAILED reply',
+      () => standin.enqueue({ status: 400, body: { status: 'FAILED', comment: 'contest.list: Gym parameter is invalid' } }),
+      /Gym parameter is invalid/,
+    ],
+    ['an empty list', () => standin.enqueue({ body: { status: 'OK', result: [] } }), /empty contest list/i],
+  ];
+
+  it.each(cases)('%s', async (_name, arrange, message) => {
+    const { invoke } = localHandler(tables, standin.baseUrl);
+    await invoke({});
+    const before = await snapshot(tables);
+    arrange();
+    const { summary } = await invoke({});
+    expect(summary).toMatchObject({ outcome: 'failed', reason: 'codeforces' });
+    expect(summary?.error).toMatch(message);
+    expect(await snapshot(tables)).toEqual(before);
+  });
+
+  it('503 until the deadline: gives up in time, scheduled runs throw so Lambda retries', async () => {
+    const { invoke } = localHandler(tables, standin.baseUrl);
+    standin.enqueue(...Array.from({ length: 20 }, () => ({ status: 503, body: '<html>Service Unavailable</html>' })));
+    const started = Date.now();
+    const { summary, error } = await invoke(scheduledEvent(hourAgo()), 12_000);
+    expect(Date.now() - started).toBeLessThan(12_000);
+    expect(error?.name).toBe('SyncFailedError');
+    expect(error?.message).toMatch(/failed in phase codeforces/);
+    expect(summary).toMatchObject({ outcome: 'failed', reason: 'codeforces' });
+    expect(summary?.counts.codeforcesAttempts).toBeGreaterThanOrEqual(2);
+    expect(summary?.error).toMatch(/503/);
+    expect((await snapshot(tables)).contests).toEqual([]);
+    // The interval was not marked done: the retry runs.
+    standin.clearQueue();
+    const retry = await invoke(scheduledEvent(hourAgo()));
+    expect(retry.summary?.outcome).toBe('succeeded');
+  });
+
+  it('refuses a suspiciously shrunken list and deletes nothing', async () => {
+    const { invoke } = localHandler(tables, standin.baseUrl);
+    const many = Array.from({ length: 10 }, (_, i) => apiContest(3000 + i, 10 + i));
+    standin.setContests(many);
+    await invoke({});
+    const before = await snapshot(tables);
+    standin.setContests(many.slice(0, 2));
+    const { summary } = await invoke({});
+    expect(summary).toMatchObject({ outcome: 'failed', reason: 'codeforces' });
+    expect(summary?.error).toMatch(/refusing a reply that would cancel 8 of 10/);
+    expect(await snapshot(tables)).toEqual(before);
+  });
+});
+
+describe('bad events', () => {
+  it.each([
+    ['a string', 'sync now'],
+    ['a number', 7],
+    ['an array', [{}]],
+    ['a Scheduled Event with a bad time', scheduledEvent('last tuesday')],
+  ])('%s: a validation error naming the problem, no Codeforces call, nothing written', async (_name, event) => {
+    const { invoke } = localHandler(tables, standin.baseUrl);
+    const { error, lines } = await invoke(event);
+    expect(error?.name).toBe('EventValidationError');
+    expect(error?.message).toMatch(/got a string|got a number|got an array|time: must be an ISO-8601/);
+    expect(standin.requests).toHaveLength(0);
+    expect(await snapshot(tables)).toEqual({ contests: [], reminders: [] });
+    expect(lines.filter((line) => line.summary === true)).toEqual([
+      expect.objectContaining({ message: 'failed', phase: 'event', level: 'ERROR' }),
+    ]);
+  });
+});
