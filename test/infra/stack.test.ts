@@ -222,6 +222,7 @@ describe('schedule, async invocation and failure queue', () => {
       expect.objectContaining({
         Arn: { 'Fn::GetAtt': [fnId, 'Arn'] },
         DeadLetterConfig: { Arn: { 'Fn::GetAtt': [queueId, 'Arn'] } },
+        RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 7200 },
       }),
     ]);
     template.hasResourceProperties('AWS::Lambda::Permission', {
