@@ -1,0 +1,148 @@
+/**
+ * Single execution across concurrent, retried, killed and frozen invocations. Every invocation is
+ * its own Node.js process running the bundled artifact from cdk.out (what `cdk deploy` uploads),
+ * against DynamoDB Local and a local Codeforces stand-in that counts requests.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { startCodeforcesStandin, type CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
+import { sampleList, snapshot } from '../support/contests.js';
+import { invokeBundle, scheduledEvent, type InvocationOutcome } from '../support/processes.js';
+import { createTestTables, type TestTables } from '../support/tables.js';
+
+let standin: CodeforcesStandin;
+let tables: TestTables;
+
+beforeAll(async () => {
+  standin = await startCodeforcesStandin();
+});
+afterAll(async () => {
+  await standin.close();
+});
+beforeEach(async () => {
+  tables = await createTestTables('multi');
+  standin.setContests(sampleList());
+  standin.setDelay(0);
+  standin.requests.length = 0;
+  standin.clearQueue();
+});
+
+function invoke(event: unknown, leaseSeconds = 10) {
+  return invokeBundle({
+    entry: inject('bundleEntry'),
+    event,
+    env: { ...tables.env, CODEFORCES_API_URL: standin.baseUrl, LEASE_DURATION_SECONDS: String(leaseSeconds) },
+  });
+}
+
+const acquired = (line: Record<string, unknown>) => line.message === 'lease acquired';
+const outcomes = (results: InvocationOutcome[]) => results.map((r) => r.summary?.outcome).sort();
+const intervalAt = (hoursAgo: number) => new Date(Date.now() - hoursAgo * 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function leaseItem() {
+  const out = await tables.doc.send(
+    new GetCommand({ TableName: tables.names.coordination, Key: { pk: 'lease#contest-sync' }, ConsistentRead: true }),
+  );
+  return out.Item;
+}
+
+describe('single execution (multi-process, bundled function)', () => {
+  it('1+2. eight simultaneous deliveries of one tick: one Codeforces request, one success; a later duplicate is already-done', async () => {
+    standin.setDelay(1_500);
+    const event = scheduledEvent(intervalAt(1));
+    const results = await Promise.all(Array.from({ length: 8 }, () => invoke(event).done));
+    expect(standin.requests).toHaveLength(1);
+    expect(outcomes(results)).toEqual(['skipped', 'skipped', 'skipped', 'skipped', 'skipped', 'skipped', 'skipped', 'succeeded']);
+    for (const skipped of results.filter((r) => r.summary?.outcome === 'skipped')) {
+      expect(['lease-held', 'already-done']).toContain(skipped.summary?.reason);
+      expect(skipped.ok).toBe(true); // a skip is not an error to retry
+    }
+    const again = await invoke(event).done;
+    expect(again.summary).toMatchObject({ outcome: 'skipped', reason: 'already-done' });
+    expect(standin.requests).toHaveLength(1);
+  });
+
+  it('3. six different intervals while the first is slow: one request, five lease-held naming the holder', async () => {
+    const release = standin.hold();
+    const first = invoke(scheduledEvent(intervalAt(1)));
+    const holder = await first.waitForLog(acquired);
+    const others = await Promise.all([2, 3, 4, 5, 6].map((h) => invoke(scheduledEvent(intervalAt(h))).done));
+    release();
+    const firstResult = await first.done;
+    expect(firstResult.summary?.outcome).toBe('succeeded');
+    expect(standin.requests).toHaveLength(1);
+    for (const other of others) {
+      expect(other.summary).toMatchObject({ outcome: 'skipped', reason: 'lease-held', holder: holder.runId });
+      expect(Date.parse(other.summary?.holderExpiresAt ?? '')).toBeGreaterThan(Date.now() - 60_000);
+    }
+  });
+
+  it('4. a holder killed mid-sync: others skip while its lease lives; after it lapses the retry runs', async () => {
+    const release = standin.hold();
+    const event = scheduledEvent(intervalAt(1));
+    const victim = invoke(event, 2);
+    await victim.waitForLog(acquired);
+    victim.child.kill('SIGKILL');
+    const killed = await victim.done;
+    expect(killed.signal).toBe('SIGKILL');
+    const during = await invoke(event, 2).done;
+    expect(during.summary).toMatchObject({ outcome: 'skipped', reason: 'lease-held' });
+    release();
+    const item = await leaseItem();
+    await sleep(Math.max(0, Number(item?.expiresAtMs) - Date.now()) + 100);
+    const retry = await invoke(event, 2).done;
+    expect(retry.summary).toMatchObject({ outcome: 'succeeded' });
+    expect((await snapshot(tables)).contests.length).toBeGreaterThan(0);
+  });
+
+  it('5. a sync longer than three lease lifetimes keeps its lease by heartbeat; contenders skip', async () => {
+    standin.setDelay(7_000); // lease 2 s: more than three lifetimes
+    const long = invoke(scheduledEvent(intervalAt(1)), 2);
+    await long.waitForLog(acquired);
+    const contenders: InvocationOutcome[] = [];
+    for (const delay of [500, 2_500, 5_000]) {
+      await sleep(delay - (contenders.length === 0 ? 0 : [500, 2_500, 5_000][contenders.length - 1]!));
+      contenders.push(await invoke(scheduledEvent(intervalAt(2)), 2).done);
+    }
+    const result = await long.done;
+    expect(result.summary).toMatchObject({ outcome: 'succeeded' });
+    expect(result.summary?.counts.heartbeats).toBeGreaterThanOrEqual(3);
+    for (const contender of contenders) expect(contender.summary).toMatchObject({ outcome: 'skipped', reason: 'lease-held' });
+    expect(standin.requests).toHaveLength(1);
+  });
+
+  it('6. a holder frozen past its lease wakes after another run took over: its data does not land', async () => {
+    const old = sampleList();
+    const newer = old.map((c) => ({ ...c, name: `${c.name} [newer]` }));
+    standin.enqueue({ body: { status: 'OK', result: old }, delayMs: 3_000 });
+    const frozen = invoke(scheduledEvent(intervalAt(1)), 2);
+    await frozen.waitForLog(acquired);
+    while (standin.requests.length < 1) await sleep(20);
+    frozen.child.kill('SIGSTOP');
+    await sleep(2_500); // its lease lapses
+    standin.setContests(newer);
+    const takeover = await invoke(scheduledEvent(intervalAt(2)), 2).done;
+    expect(takeover.summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
+    frozen.child.kill('SIGCONT');
+    const woke = await frozen.done;
+    expect(woke.summary).toMatchObject({ outcome: 'failed', reason: 'lease-lost' });
+    const { contests } = await snapshot(tables);
+    expect(contests.length).toBeGreaterThan(0);
+    for (const contest of contests) expect(String(contest.name)).toMatch(/\[newer\]$/);
+    expect(await leaseItem()).toMatchObject({ fence: 2 });
+  });
+
+  it('7. Codeforces fails: the run fails and releases the lease, and the retry of the interval runs', async () => {
+    standin.enqueue({ status: 400, body: { status: 'FAILED', comment: 'contest.list: Internal error' } });
+    const event = scheduledEvent(intervalAt(1));
+    const failed = await invoke(event).done;
+    expect(failed.ok).toBe(false);
+    expect(failed.error?.name).toBe('SyncFailedError');
+    expect(failed.summary).toMatchObject({ outcome: 'failed', reason: 'codeforces' });
+    const item = await leaseItem();
+    expect(item?.holder).toBeUndefined();
+    const retry = await invoke(event).done;
+    expect(retry.summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
+  });
+});
