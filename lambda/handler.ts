@@ -65,7 +65,11 @@ export function createHandler(options: HandlerOptions = {}): Handler {
       new DynamoDBClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 } });
     const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
     const lease = new DynamoLease({ doc, table: config.tables.coordination, timing, now });
-    const store = new DynamoContestStore(doc, { contests: config.tables.contests, reminders: config.tables.reminders });
+    const store = new DynamoContestStore(
+      doc,
+      { contests: config.tables.contests, reminders: config.tables.reminders },
+      { now, onCommit: (info) => logger.debug('committed', { ...info }) },
+    );
     const deps: SyncDeps = {
       lease,
       store,
@@ -86,7 +90,7 @@ export function createHandler(options: HandlerOptions = {}): Handler {
       },
       onAcquired: (held) => {
         logger.appendKeys({ fence: held.fence });
-        logger.debug('lease acquired', { expiresAt: new Date(held.expiresAtMs).toISOString() });
+        logger.debug('lease acquired', { acquiredAtMs: now(), expiresAt: new Date(held.expiresAtMs).toISOString() });
       },
       onHeartbeat: (renewed) => logger.debug('lease renewed', { expiresAt: new Date(renewed.expiresAtMs).toISOString() }),
     };

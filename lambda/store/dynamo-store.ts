@@ -50,10 +50,20 @@ export interface StoreTables {
   reminders: string;
 }
 
+/** Reported after every committed transaction (the chaos checker reads these from the logs). */
+export interface CommitInfo {
+  sentAtMs: number;
+  committedAtMs: number;
+  actions: number;
+  contestsPut: number[];
+  contestsDeleted: number[];
+}
+
 export class DynamoContestStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tables: StoreTables,
+    private readonly options: { onCommit?: (info: CommitInfo) => void; now?: () => number } = {},
   ) {}
 
   /** Every stored contest, strongly consistent (the table is small: TTL keeps it to weeks). */
@@ -135,8 +145,19 @@ export class DynamoContestStore {
     for (let attempt = 1; ; attempt += 1) {
       signal?.throwIfAborted();
       const check = fence();
+      const now = this.options.now ?? Date.now;
+      const sentAtMs = now();
       try {
         await this.doc.send(new TransactWriteCommand({ TransactItems: [check, ...chunk] }), { abortSignal: signal });
+        this.options.onCommit?.({
+          sentAtMs,
+          committedAtMs: now(),
+          actions: chunk.length,
+          contestsPut: chunk.flatMap((a) => (a.Put?.TableName === this.tables.contests ? [Number(a.Put.Item?.contestId)] : [])),
+          contestsDeleted: chunk.flatMap((a) =>
+            a.Delete?.TableName === this.tables.contests ? [Number(a.Delete.Key?.contestId)] : [],
+          ),
+        });
         return;
       } catch (error) {
         if (isCancelledAt(error, 0)) {
