@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+/**
+ * `npm start`: one real sync on this machine, no AWS account needed. Starts DynamoDB Local in
+ * memory, creates the tables from the synthesized CloudFormation template, invokes the handler
+ * and prints what it did and the upcoming contests (read through the app's GSI).
+ *
+ *   npm start                         sync from the real Codeforces API
+ *   npm start -- --offline            sync from a recorded contest.list reply served locally
+ *   npm start -- --event '{"dryRun":true}'   any console payload
+ *   npm start -- --verbose            also print the function's JSON logs and EMF metrics
+ */
+import { parseArgs } from 'node:util';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { QueryCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createHandler } from '../lambda/handler.js';
+import { DEFAULTS, SERVICE_NAME } from '../lambda/contract.js';
+import type { RunSummary } from '../lambda/summary.js';
+import { startCodeforcesStandin, recordedContestList, type CodeforcesStandin } from '../lib/local/codeforces-standin.js';
+import { startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
+import { createTablesFromTemplate } from '../lib/local/tables.js';
+import { synthTemplate } from '../lib/local/template.js';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+process.env.CDK_DISABLE_CLI_TELEMETRY ??= 'true';
+
+const { values } = parseArgs({
+  options: {
+    offline: { type: 'boolean', default: false },
+    event: { type: 'string', default: '{}' },
+    verbose: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (values.help) {
+  console.log('usage: npm start [-- --offline] [--event JSON] [--verbose]');
+  process.exit(0);
+}
+if (!values.verbose) process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+
+let event: unknown;
+try {
+  event = JSON.parse(values.event);
+} catch (error) {
+  console.error(`--event is not JSON: ${(error as Error).message}`);
+  process.exit(2);
+}
+
+const step = (text: string) => console.log(`• ${text}`);
+
+const dynamo = await startDynamoDbLocal().catch((error: Error) => {
+  console.error(error.message);
+  process.exit(1);
+});
+let standin: CodeforcesStandin | undefined;
+let exitCode = 0;
+try {
+  step(`DynamoDB Local (in memory) on ${dynamo.endpoint}`);
+  const { template } = await synthTemplate({ bundle: false });
+  const client = dynamo.client();
+  const names = await createTablesFromTemplate(client, template, 'local');
+  step(`tables from the synthesized template: ${Object.values(names).join(', ')}`);
+
+  let apiUrl = DEFAULTS.codeforcesApiUrl;
+  if (values.offline) {
+    standin = await startCodeforcesStandin({ contests: recordedContestList() });
+    apiUrl = standin.baseUrl;
+    step(`offline: a recorded contest.list reply served by a local stand-in at ${apiUrl}`);
+  } else {
+    step(`Codeforces API: ${apiUrl}`);
+  }
+
+  const handler = createHandler({
+    env: {
+      CONTESTS_TABLE_NAME: names.contests,
+      REMINDERS_TABLE_NAME: names.reminders,
+      COORDINATION_TABLE_NAME: names.coordination,
+      CODEFORCES_API_URL: apiUrl,
+      LEASE_DURATION_SECONDS: '30',
+    },
+    dynamo: client,
+    logger: new Logger({ serviceName: SERVICE_NAME, logLevel: values.verbose ? 'DEBUG' : 'SILENT' }),
+  });
+  const deadline = Date.now() + 60_000;
+  let summary: RunSummary;
+  try {
+    summary = await handler(event, { getRemainingTimeInMillis: () => deadline - Date.now() });
+  } catch (error) {
+    const carried = (error as { summary?: RunSummary }).summary;
+    if (carried === undefined) throw error;
+    summary = carried;
+  }
+
+  console.log('\nSync summary');
+  console.log(JSON.stringify(summary, null, 2));
+  if (summary.outcome === 'failed') {
+    exitCode = 1;
+    if (summary.reason === 'codeforces' && !values.offline) {
+      console.log(
+        `\nCodeforces could not be reached or answered badly from this machine (${summary.error}).\n` +
+          'Run `npm start -- --offline` to sync from a recorded contest.list reply served by a local stand-in.',
+      );
+    }
+  }
+
+  const doc = DynamoDBDocumentClient.from(client);
+  const now = Math.floor(Date.now() / 1000);
+  const upcoming = await doc.send(
+    new QueryCommand({
+      TableName: names.contests,
+      IndexName: 'byPlatformStart',
+      KeyConditionExpression: 'platform = :p AND startTimeSeconds >= :now',
+      ExpressionAttributeValues: { ':p': 'codeforces', ':now': now },
+    }),
+  );
+  const rows = (upcoming.Items ?? []).map((item) => ({
+    id: item.contestId,
+    starts: new Date(Number(item.startTimeSeconds) * 1000).toISOString().replace('T', ' ').slice(0, 16) + ' UTC',
+    length: `${Math.floor(Number(item.durationSeconds) / 3600)}h${String(Math.floor((Number(item.durationSeconds) % 3600) / 60)).padStart(2, '0')}`,
+    phase: item.phase,
+    name: item.name,
+  }));
+  console.log(`\nUpcoming contests (${rows.length}), from the Contests table's byPlatformStart index`);
+  if (rows.length > 0) console.table(rows);
+} finally {
+  await standin?.close();
+  await dynamo.stop();
+}
+process.exit(exitCode);
