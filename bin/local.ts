@@ -60,7 +60,7 @@ try {
   const names = await createTablesFromTemplate(client, template, 'local');
   step(`tables from the synthesized template: ${Object.values(names).join(', ')}`);
 
-  let apiUrl = DEFAULTS.codeforcesApiUrl;
+  let apiUrl: string = DEFAULTS.codeforcesApiUrl;
   if (values.offline) {
     standin = await startCodeforcesStandin({ contests: recordedContestList() });
     apiUrl = standin.baseUrl;
