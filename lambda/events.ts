@@ -6,8 +6,11 @@
 import { z } from 'zod';
 
 export interface Invocation {
-  /** `schedule`: an EventBridge tick. `manual`: the deploy-time trigger or the console (both send `{}`). */
-  source: 'schedule' | 'manual';
+  /**
+   * `schedule`: an EventBridge tick. `console` and `deploy` both send `{}`: the event says
+   * `console`, and the handler tells a deploy-time trigger apart by the version it invoked.
+   */
+  source: 'schedule' | 'console' | 'deploy';
   /** The scheduled interval this run stands for (deduplicated), if any. */
   interval?: string;
   dryRun: boolean;
@@ -79,7 +82,7 @@ export function parseEvent(event: unknown, periodMinutes = 60): Invocation {
   }
   const manual = result.data as z.infer<typeof manualEvent>;
   return {
-    source: 'manual',
+    source: 'console',
     interval: manual.interval === undefined ? undefined : intervalOf(manual.interval, periodMinutes),
     dryRun: manual.dryRun ?? false,
     force: manual.force ?? false,

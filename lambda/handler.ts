@@ -114,6 +114,9 @@ export function createHandler(options: HandlerOptions = {}): Handler {
         logger.error('failed', { summary: true, outcome: 'failed', phase, error: describe(error), durationMs: now() - startedAt });
         throw error;
       }
+      if (invocation.source === 'console' && invokedThroughVersion(context.invokedFunctionArn)) {
+        invocation = { ...invocation, source: 'deploy' };
+      }
       logger.appendKeys({ source: invocation.source, ...(invocation.interval !== undefined ? { interval: invocation.interval } : {}) });
       const summary = await runSync(invocation, runtime.deps, {
         runId,
@@ -128,6 +131,14 @@ export function createHandler(options: HandlerOptions = {}): Handler {
       logger.resetKeys();
     }
   };
+}
+
+/**
+ * The deploy-time `triggers.Trigger` invokes the function's published version (a qualified ARN
+ * ending in `:<number>`); the console and EventBridge invoke `$LATEST` through the unqualified ARN.
+ */
+export function invokedThroughVersion(invokedFunctionArn: string | undefined): boolean {
+  return invokedFunctionArn !== undefined && /:function:[^:]+:\d+$/.test(invokedFunctionArn);
 }
 
 export const handler = createHandler();

@@ -23,7 +23,7 @@ export interface RunSummary {
   /** Why a run skipped (`lease-held`, `already-done`) or failed (its phase). */
   reason?: SkipReason | FailurePhase;
   runId: string;
-  source: 'schedule' | 'manual';
+  source: 'schedule' | 'console' | 'deploy';
   interval?: string;
   fence?: number;
   /** `lease-held`: who holds the lease and until when (ISO time). */

@@ -154,7 +154,7 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
   const record: RunRecord = {
     pk: invocation.source === 'schedule' || invocation.interval !== undefined
       ? `${RUN_PK_PREFIX}${invocation.interval ?? 'none'}`
-      : `${RUN_PK_PREFIX}manual#${context.runId}`,
+      : `${RUN_PK_PREFIX}${invocation.source}#${context.runId}`,
     runId: context.runId,
     fence,
     source: invocation.source,

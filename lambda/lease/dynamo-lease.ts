@@ -26,7 +26,7 @@ import type { TransactAction } from '../store/dynamo-store.js';
 export type AcquireResult = { acquired: true; lease: HeldLease } | ({ acquired: false } & AcquireRefusal);
 
 export interface RunRecord {
-  /** Coordination key of the record: `run#<interval>` for scheduled runs, `run#manual#<runId>` otherwise. */
+  /** Coordination key of the record: `run#<interval>` for interval runs, `run#<source>#<runId>` otherwise. */
   pk: string;
   [attribute: string]: unknown;
 }

@@ -12,7 +12,8 @@
  *   ttl           epoch seconds, far beyond expiry: garbage collection of an abandoned job only
  */
 
-export type InvocationSource = 'schedule' | 'manual';
+/** Who invoked the run: `schedule`, `deploy` or `console` (recorded on the lease item as is). */
+export type InvocationSource = string;
 
 export interface LeaseItem {
   pk: string;

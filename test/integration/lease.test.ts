@@ -31,28 +31,28 @@ beforeAll(async () => {
 describe('DynamoLease', () => {
   it('acquires a free lease in one write, with fence 1, expiry and a ttl in epoch seconds', async () => {
     const lease = newLease();
-    const got = await lease.acquire('run-a', 'manual', undefined);
+    const got = await lease.acquire('run-a', 'console', undefined);
     expect(got).toMatchObject({ acquired: true, lease: { runId: 'run-a', fence: 1, expiresAtMs: clock + 10_000 } });
     const item = await leaseItem(lease);
-    expect(item).toMatchObject({ holder: 'run-a', fence: 1, expiresAtMs: clock + 10_000, source: 'manual' });
+    expect(item).toMatchObject({ holder: 'run-a', fence: 1, expiresAtMs: clock + 10_000, source: 'console' });
     expect(item?.ttl).toBeGreaterThan(Math.ceil((clock + 10_000) / 1000));
   });
 
   it('tells a contender who holds the lease and until when, from the failed write', async () => {
     const lease = newLease();
-    await lease.acquire('run-a', 'manual', undefined);
-    const refused = await lease.acquire('run-b', 'manual', undefined);
+    await lease.acquire('run-a', 'console', undefined);
+    const refused = await lease.acquire('run-b', 'console', undefined);
     expect(refused).toEqual({ acquired: false, reason: 'lease-held', holder: 'run-a', expiresAtMs: clock + 10_000, fence: 1 });
   });
 
   it('treats the expiry instant as expired, and a millisecond before as held', async () => {
     const lease = newLease();
     const start = clock;
-    await lease.acquire('run-a', 'manual', undefined);
+    await lease.acquire('run-a', 'console', undefined);
     clock = start + 10_000 - 1;
-    expect((await lease.acquire('run-b', 'manual', undefined)).acquired).toBe(false);
+    expect((await lease.acquire('run-b', 'console', undefined)).acquired).toBe(false);
     clock = start + 10_000;
-    const taken = await lease.acquire('run-b', 'manual', undefined);
+    const taken = await lease.acquire('run-b', 'console', undefined);
     expect(taken).toMatchObject({ acquired: true, lease: { runId: 'run-b', fence: 2 } });
     clock = start;
   });
@@ -60,7 +60,7 @@ describe('DynamoLease', () => {
   it('does not let a run renew after its lease expired, even if nobody took it', async () => {
     const lease = newLease();
     const start = clock;
-    const got = await lease.acquire('run-a', 'manual', undefined);
+    const got = await lease.acquire('run-a', 'console', undefined);
     if (!got.acquired) throw new Error('expected the lease');
     clock = start + 10_000;
     await expect(lease.renew(got.lease)).rejects.toThrow(LeaseLostError);
@@ -70,7 +70,7 @@ describe('DynamoLease', () => {
 
   it('renews idempotently: a retry after a renewal that landed but timed out still succeeds', async () => {
     const lease = newLease();
-    const got = await lease.acquire('run-a', 'manual', undefined);
+    const got = await lease.acquire('run-a', 'console', undefined);
     if (!got.acquired) throw new Error('expected the lease');
     clock += 1_000;
     await lease.renew(got.lease); // landed; the caller never heard back
@@ -82,10 +82,10 @@ describe('DynamoLease', () => {
   it('never releases a lease another run took over, and the loser learns who has it', async () => {
     const lease = newLease();
     const start = clock;
-    const first = await lease.acquire('run-a', 'manual', undefined);
+    const first = await lease.acquire('run-a', 'console', undefined);
     if (!first.acquired) throw new Error('expected the lease');
     clock = start + 11_000;
-    const second = await lease.acquire('run-b', 'manual', undefined);
+    const second = await lease.acquire('run-b', 'console', undefined);
     expect(second.acquired).toBe(true);
     expect(await lease.release(first.lease)).toBe(false);
     expect(await leaseItem(lease)).toMatchObject({ holder: 'run-b', fence: 2 });
@@ -101,13 +101,13 @@ describe('DynamoLease', () => {
     expect(await lease.release(got.lease, { doneInterval: interval })).toBe(true);
     expect(await lease.acquire('run-b', 'schedule', interval)).toEqual({ acquired: false, reason: 'already-done', interval });
     // a console run is not deduplicated by interval
-    expect((await lease.acquire('run-c', 'manual', undefined)).acquired).toBe(true);
+    expect((await lease.acquire('run-c', 'console', undefined)).acquired).toBe(true);
   });
 
   it('fences data writes: a transaction with the check commits only for the current holder', async () => {
     const lease = newLease();
     const start = clock;
-    const first = await lease.acquire('run-a', 'manual', undefined);
+    const first = await lease.acquire('run-a', 'console', undefined);
     if (!first.acquired) throw new Error('expected the lease');
     const put = (id: number) => ({ Put: { TableName: tables.names.contests, Item: { contestId: id, platform: 'codeforces', startTimeSeconds: 1 } } });
     await tables.doc.send(new TransactWriteCommand({ TransactItems: [lease.fenceCheck(first.lease), put(900_001)] }));
@@ -123,7 +123,7 @@ describe('DynamoLease', () => {
   it('keeps the fence increasing even if the lease item was written by hand without one', async () => {
     const lease = newLease();
     await tables.doc.send(new PutCommand({ TableName: tables.names.coordination, Item: { pk: lease.key, note: 'manual' } }));
-    const got = await lease.acquire('run-a', 'manual', undefined);
+    const got = await lease.acquire('run-a', 'console', undefined);
     expect(got).toMatchObject({ acquired: true, lease: { fence: 1 } });
   });
 });

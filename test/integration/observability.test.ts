@@ -91,6 +91,18 @@ describe('a succeeded run', () => {
   });
 });
 
+describe('the invocation source', () => {
+  it('tells the deploy-time trigger (a published version) from the console ($LATEST)', async () => {
+    const { invoke } = localHandler(tables, standin.baseUrl);
+    const arn = 'arn:aws:lambda:us-east-1:000000000000:function:ContestSync-test';
+    const deploy = await invoke({}, 60_000, { invokedFunctionArn: `${arn}:7` });
+    expect(summaryLines(deploy)[0]).toMatchObject({ message: 'ran', source: 'deploy' });
+    expect(deploy.summary?.source).toBe('deploy');
+    const consoleRun = await invoke({}, 60_000, { invokedFunctionArn: arn });
+    expect(summaryLines(consoleRun)[0]).toMatchObject({ message: 'ran', source: 'console' });
+  });
+});
+
 describe('skipped runs', () => {
   it('lease-held: names the holder and its expiry; counts SkippedLeaseHeld', async () => {
     const expiresAtMs = Date.now() + 60_000;

@@ -124,6 +124,23 @@ describe('a sync', () => {
   });
 });
 
+describe('the run deadline', () => {
+  it('stops before Lambda would time out and releases the lease, so the next run can start at once', async () => {
+    standin.setDelay(20_000);
+    const { invoke } = localHandler(tables, standin.baseUrl, { leaseSeconds: 2 });
+    const started = Date.now();
+    const { summary } = await invoke({}, 4_000);
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(summary).toMatchObject({ outcome: 'failed', reason: 'codeforces' });
+    const lease = await tables.doc.send(
+      new GetCommand({ TableName: tables.names.coordination, Key: { pk: 'lease#contest-sync' }, ConsistentRead: true }),
+    );
+    expect(lease.Item?.holder).toBeUndefined();
+    standin.setDelay(0);
+    expect((await invoke({})).summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
+  });
+});
+
 describe('bad replies write nothing and say what is wrong', () => {
   const cases: [string, () => void, RegExp][] = [
     ['truncated JSON', () => standin.enqueue({ body: '{"status":"OK","result":[{"id":1,' }), /not JSON/i],

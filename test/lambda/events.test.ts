@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { EventValidationError, intervalOf, parseEvent } from '../../lambda/events.js';
 
@@ -26,10 +27,10 @@ describe('parseEvent', () => {
   });
 
   it('accepts the trigger/console event and its documented options', () => {
-    expect(parseEvent({})).toEqual({ source: 'manual', dryRun: false, force: false });
-    expect(parseEvent({ dryRun: true })).toMatchObject({ source: 'manual', dryRun: true });
+    expect(parseEvent({})).toEqual({ source: 'console', dryRun: false, force: false });
+    expect(parseEvent({ dryRun: true })).toMatchObject({ source: 'console', dryRun: true });
     expect(parseEvent({ interval: '2026-11-29T14:30:00Z', force: true })).toEqual({
-      source: 'manual',
+      source: 'console',
       interval: '2026-11-29T14:00:00Z',
       dryRun: false,
       force: true,
@@ -58,5 +59,26 @@ describe('intervalOf', () => {
   it('floors to the schedule period', () => {
     expect(intervalOf('2026-11-29T14:44:00Z', 30)).toBe('2026-11-29T14:30:00Z');
     expect(intervalOf('2026-11-29T14:44:00+02:00')).toBe('2026-11-29T12:00:00Z');
+  });
+});
+
+describe('the saved test events in events/', () => {
+  const load = (name: string): unknown => JSON.parse(readFileSync(new URL(`../../events/${name}`, import.meta.url), 'utf8'));
+
+  it('parse as documented in the README', () => {
+    expect(parseEvent(load('console-sync.json'))).toEqual({ source: 'console', dryRun: false, force: false });
+    expect(parseEvent(load('console-dry-run.json'))).toMatchObject({ dryRun: true });
+    expect(parseEvent(load('console-rerun-interval.json'))).toMatchObject({ interval: '2026-11-29T14:00:00Z', force: true });
+    expect(parseEvent(load('scheduled.json'))).toMatchObject({ source: 'schedule', interval: '2026-11-29T14:00:00Z' });
+  });
+});
+
+describe('invokedThroughVersion', () => {
+  it('is true for a qualified (published version) ARN only', async () => {
+    const { invokedThroughVersion } = await import('../../lambda/handler.js');
+    expect(invokedThroughVersion('arn:aws:lambda:eu-west-1:123456789012:function:ContestSync-Sync:12')).toBe(true);
+    expect(invokedThroughVersion('arn:aws:lambda:eu-west-1:123456789012:function:ContestSync-Sync')).toBe(false);
+    expect(invokedThroughVersion('arn:aws:lambda:eu-west-1:123456789012:function:ContestSync-Sync:live')).toBe(false);
+    expect(invokedThroughVersion(undefined)).toBe(false);
   });
 });

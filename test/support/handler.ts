@@ -114,8 +114,8 @@ export function localHandler(
   });
   return {
     requests: counting,
-    async invoke(event: unknown, remainingMs = 60_000): Promise<Invoked> {
-      const { value, error, lines } = await captureStdout(() => handler(event, fakeContext(remainingMs)));
+    async invoke(event: unknown, remainingMs = 60_000, context: Record<string, unknown> = {}): Promise<Invoked> {
+      const { value, error, lines } = await captureStdout(() => handler(event, { ...fakeContext(remainingMs), ...context }));
       const summary = value ?? (error as { summary?: RunSummary } | undefined)?.summary;
       return {
         ...(summary !== undefined ? { summary } : {}),
