@@ -4,30 +4,21 @@
  * real stand-in; the failures are provoked for real (unreachable DynamoDB, missing table,
  * takeover of the lease mid-run).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { localDynamoClient, freePort } from '../../lib/local/dynamodb-local.js';
-import { startCodeforcesStandin, type CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
-import { sampleList, snapshot } from '../support/contests.js';
+import type { CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
+import { snapshot } from '../support/contests.js';
 import { localHandler, type Invoked } from '../support/handler.js';
 import { scheduledEvent } from '../support/processes.js';
-import { createTestTables, type TestTables } from '../support/tables.js';
+import type { TestTables } from '../support/tables.js';
+import { useWorld } from '../support/world.js';
 
 let standin: CodeforcesStandin;
 let tables: TestTables;
 
-beforeAll(async () => {
-  standin = await startCodeforcesStandin();
-});
-afterAll(async () => {
-  await standin.close();
-});
-beforeEach(async () => {
-  tables = await createTestTables('obs');
-  standin.setContests(sampleList());
-  standin.setDelay(0);
-  standin.clearQueue();
-  standin.requests.length = 0;
+useWorld('obs', (world) => {
+  ({ standin, tables } = world);
 });
 
 const hourAgo = () => new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');

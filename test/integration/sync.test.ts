@@ -2,29 +2,20 @@
  * The handler end to end in this process: real DynamoDB Local tables from the synthesized
  * template, the local Codeforces stand-in over HTTP, the real undici client.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { startCodeforcesStandin, type CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
+import type { CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
 import { addReminder, apiContest, sampleList, snapshot } from '../support/contests.js';
 import { localHandler } from '../support/handler.js';
 import { scheduledEvent } from '../support/processes.js';
-import { createTestTables, type TestTables } from '../support/tables.js';
+import type { TestTables } from '../support/tables.js';
+import { useWorld } from '../support/world.js';
 
 let standin: CodeforcesStandin;
 let tables: TestTables;
 
-beforeAll(async () => {
-  standin = await startCodeforcesStandin();
-});
-afterAll(async () => {
-  await standin.close();
-});
-beforeEach(async () => {
-  tables = await createTestTables('sync');
-  standin.setContests(sampleList());
-  standin.setDelay(0);
-  standin.requests.length = 0;
-  standin.clearQueue();
+useWorld('sync', (world) => {
+  ({ standin, tables } = world);
 });
 
 const hourAgo = () => new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');

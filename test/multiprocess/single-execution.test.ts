@@ -3,28 +3,19 @@
  * its own Node.js process running the bundled artifact from cdk.out (what `cdk deploy` uploads),
  * against DynamoDB Local and a local Codeforces stand-in that counts requests.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { startCodeforcesStandin, type CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
+import type { CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
 import { sampleList, snapshot } from '../support/contests.js';
 import { invokeBundle, scheduledEvent, type InvocationOutcome } from '../support/processes.js';
-import { createTestTables, type TestTables } from '../support/tables.js';
+import type { TestTables } from '../support/tables.js';
+import { useWorld } from '../support/world.js';
 
 let standin: CodeforcesStandin;
 let tables: TestTables;
 
-beforeAll(async () => {
-  standin = await startCodeforcesStandin();
-});
-afterAll(async () => {
-  await standin.close();
-});
-beforeEach(async () => {
-  tables = await createTestTables('multi');
-  standin.setContests(sampleList());
-  standin.setDelay(0);
-  standin.requests.length = 0;
-  standin.clearQueue();
+useWorld('multi', (world) => {
+  ({ standin, tables } = world);
 });
 
 function invoke(event: unknown, leaseSeconds = 10) {
