@@ -1,0 +1,290 @@
+/**
+ * The chaos checker: a pure function from a trial's history and final tables to violations.
+ *
+ * Every rule is sound: it only reports what the recorded times prove. Times come from one clock
+ * (all processes run on this machine). A run's acquisition landed between its send time
+ * (`expiresAt − lease duration`, the `:now` of its condition) and its `acquiredAtMs`; a commit
+ * landed after its `sentAtMs`; on the wire, a request landed between `forwardedAtMs` and
+ * `repliedAtMs`. Under a correct lease, once fence g was acquired no write or release conditioned
+ * on an older fence can land, and no acquisition succeeds while the previous holder's confirmed
+ * lease is unexpired and not released.
+ */
+import type { ContestRow, ReminderRow } from './dataset.js';
+import type { RunHistory, StoreOp } from './history.js';
+import type { CodeforcesRecord } from './taps.js';
+
+export type Rule =
+  | 'fence-order'
+  | 'fence-reused'
+  | 'stale-commit'
+  | 'stale-write'
+  | 'unfenced-write'
+  | 'foreign-release'
+  | 'lease-overlap'
+  | 'lease-too-long'
+  | 'duplicate-success'
+  | 'interval-not-done'
+  | 'lease-held-at-end'
+  | 'final-contests'
+  | 'final-reminders'
+  | 'unverifiable'
+  // Reported by the runner (liveness of the trial itself):
+  | 'hung-worker'
+  | 'worker-crashed'
+  | 'no-final-sync';
+
+export interface Violation {
+  rule: Rule;
+  message: string;
+}
+
+export interface FinalTables {
+  contests: Record<string, unknown>[];
+  reminders: Record<string, unknown>[];
+  /** The lease item (pk `lease#contest-sync`), if any. */
+  lease?: Record<string, unknown>;
+  /** When the tables were read. */
+  checkedAtMs: number;
+}
+
+export interface TrialHistory {
+  leaseDurationMs: number;
+  /** Scheduled intervals the trial delivered: each must have succeeded exactly once. */
+  intervals: readonly string[];
+  runs: readonly RunHistory[];
+  store: readonly StoreOp[];
+  codeforces: readonly CodeforcesRecord[];
+}
+
+export type Expectation = (version: number) => { contests: ContestRow[]; reminders: ReminderRow[] };
+
+type Acquire = Extract<StoreOp, { kind: 'acquire' }>;
+
+const CONTEST_FIELDS = ['platform', 'name', 'type', 'phase', 'startTimeSeconds', 'durationSeconds', 'url', 'expiresAt'] as const;
+
+export function check(history: TrialHistory, final: FinalTables, expected: Expectation): Violation[] {
+  const violations: Violation[] = [];
+  const add = (rule: Rule, message: string): void => {
+    violations.push({ rule, message });
+  };
+  const runsById = new Map(history.runs.flatMap((run) => (run.runId === undefined ? [] : [[run.runId, run] as const])));
+  const acquires = history.store.filter((op): op is Acquire => op.kind === 'acquire' && op.outcome === 'ok' && op.fence !== undefined);
+
+  // --- Fences: one run each, increasing in acquisition order (logs and store) ----------------
+  const holders = new Map<number, Set<string>>();
+  const noteHolder = (fence: number, runId: string): void => {
+    const set = holders.get(fence) ?? new Set<string>();
+    set.add(runId);
+    holders.set(fence, set);
+  };
+  const logged = history.runs.flatMap((run) =>
+    run.acquired !== undefined && run.runId !== undefined
+      ? [{ runId: run.runId, ...run.acquired, sentAtMs: run.acquired.expiresAtMs - history.leaseDurationMs }]
+      : [],
+  );
+  for (const a of logged) noteHolder(a.fence, a.runId);
+  for (const a of acquires) noteHolder(a.fence!, a.runId);
+  for (const [fence, runIds] of holders) {
+    if (runIds.size > 1) add('fence-reused', `fence ${fence} was acquired by ${runIds.size} runs: ${[...runIds].join(', ')}`);
+  }
+  for (const a of logged) {
+    for (const b of logged) {
+      if (a.acquiredAtMs < b.sentAtMs && a.fence >= b.fence) {
+        add('fence-order', `run ${a.runId} acquired fence ${a.fence} before run ${b.runId} asked for the lease, which got fence ${b.fence}`);
+      }
+    }
+  }
+  for (const a of acquires) {
+    for (const b of acquires) {
+      if (a.repliedAtMs < b.forwardedAtMs && a.fence! >= b.fence!) {
+        add('fence-order', `the store granted fence ${a.fence} (run ${a.runId}) before fence ${b.fence} (run ${b.runId}) was asked for`);
+      }
+    }
+  }
+
+  // --- No write after a later fence was acquired --------------------------------------------
+  for (const run of history.runs) {
+    for (const commit of run.commits) {
+      const fence = commit.fence ?? run.acquired?.fence;
+      if (fence === undefined) continue;
+      const later = logged.find((a) => a.fence > fence && commit.sentAtMs > a.acquiredAtMs);
+      if (later !== undefined) {
+        add(
+          'stale-commit',
+          `run ${run.runId} (fence ${fence}) committed a transaction sent at ${commit.sentAtMs}, ` +
+            `${commit.sentAtMs - later.acquiredAtMs} ms after run ${later.runId} had acquired fence ${later.fence}`,
+        );
+      }
+    }
+  }
+
+  // Who fetched which list version: attributes an unfenced write to the run that fetched its data.
+  const runOfWorker = new Map(history.runs.map((run) => [run.worker, run]));
+  const fetchedBy = new Map<number, Set<number>>();
+  for (const record of history.codeforces) {
+    if (record.version === undefined) continue;
+    const workers = fetchedBy.get(record.version) ?? new Set<number>();
+    workers.add(record.worker);
+    fetchedBy.set(record.version, workers);
+  }
+  const fenceOfRun = (runId: string | undefined): number | undefined => {
+    if (runId === undefined) return undefined;
+    return runsById.get(runId)?.acquired?.fence ?? acquires.find((a) => a.runId === runId)?.fence;
+  };
+  const writerOf = (op: Extract<StoreOp, { kind: 'write' }>): { runId?: string; fence: number } | undefined => {
+    if (op.check !== undefined) return op.check;
+    if (op.versions.length !== 1) return undefined;
+    const workers = fetchedBy.get(op.versions[0]!);
+    if (workers === undefined || workers.size !== 1) return undefined;
+    const runId = runOfWorker.get([...workers][0]!)?.runId;
+    const fence = fenceOfRun(runId);
+    return fence === undefined ? undefined : { ...(runId !== undefined ? { runId } : {}), fence };
+  };
+
+  for (const op of history.store) {
+    if (op.kind !== 'write' || op.outcome === 'refused') continue;
+    if (op.check === undefined && op.outcome === 'ok') {
+      add('unfenced-write', `a transaction of ${op.actions} data writes (versions ${op.versions.join(',') || 'none'}) committed without a lease ConditionCheck`);
+    }
+    if (op.outcome !== 'ok') continue;
+    const writer = writerOf(op);
+    if (writer === undefined) continue;
+    const later = acquires.find((a) => a.fence! > writer.fence && a.repliedAtMs < op.forwardedAtMs);
+    if (later !== undefined) {
+      add(
+        'stale-write',
+        `a write of fence ${writer.fence} (run ${writer.runId ?? '?'}, versions ${op.versions.join(',')}) reached DynamoDB ` +
+          `${op.forwardedAtMs - later.repliedAtMs} ms after fence ${later.fence} was granted to run ${later.runId}`,
+      );
+    }
+  }
+
+  // --- The store's record of the lease: one holder at a time --------------------------------
+  for (const op of history.store) {
+    if (op.kind === 'release' && op.outcome === 'ok') {
+      const later = acquires.find((a) => a.fence! > op.fence && a.repliedAtMs < op.forwardedAtMs);
+      if (later !== undefined) {
+        add('foreign-release', `run ${op.runId} (fence ${op.fence}) released the lease after fence ${later.fence} had been granted to run ${later.runId}`);
+      }
+    }
+    if ((op.kind === 'acquire' || op.kind === 'renew') && op.outcome === 'ok' && op.expiresAtMs - op.nowMs > history.leaseDurationMs) {
+      add('lease-too-long', `run ${op.runId} set the lease ${op.expiresAtMs - op.nowMs} ms ahead (duration ${history.leaseDurationMs} ms)`);
+    }
+  }
+  for (const next of acquires) {
+    const previous = acquires.find((a) => a.fence === next.fence! - 1);
+    if (previous === undefined) continue;
+    const holder = previous.runId;
+    const confirmed = history.store.filter(
+      (op) => (op.kind === 'acquire' || op.kind === 'renew') && op.runId === holder && op.outcome === 'ok' && op.repliedAtMs < next.forwardedAtMs,
+    ) as (Extract<StoreOp, { kind: 'acquire' | 'renew' }>)[];
+    const expiresAtMs = Math.max(...confirmed.map((op) => op.expiresAtMs));
+    const releasedBefore = history.store.some(
+      (op) => op.kind === 'release' && op.runId === holder && op.outcome !== 'refused' && op.forwardedAtMs < next.repliedAtMs,
+    );
+    if (expiresAtMs > next.nowMs && !releasedBefore) {
+      add(
+        'lease-overlap',
+        `fence ${next.fence} was granted to run ${next.runId} while run ${holder} (fence ${previous.fence}) held the lease ` +
+          `for ${expiresAtMs - next.nowMs} ms more and had not released it`,
+      );
+    }
+  }
+
+  // --- One success per scheduled interval; every interval succeeded ------------------------
+  const succeededBy = new Map<string, Set<string>>();
+  const noteSuccess = (interval: string, runId: string): void => {
+    const set = succeededBy.get(interval) ?? new Set<string>();
+    set.add(runId);
+    succeededBy.set(interval, set);
+  };
+  for (const run of history.runs) {
+    if (run.source === 'schedule' && run.summary?.outcome === 'succeeded' && run.runId !== undefined) {
+      noteSuccess(run.summary.interval ?? run.interval ?? '?', run.runId);
+    }
+  }
+  for (const op of history.store) {
+    if (op.kind === 'release' && op.outcome === 'ok' && op.marksDone && op.lastRun?.outcome === 'succeeded' && typeof op.lastRun.interval === 'string') {
+      noteSuccess(op.lastRun.interval, op.runId);
+    }
+  }
+  for (const [interval, runIds] of succeededBy) {
+    if (runIds.size > 1) add('duplicate-success', `interval ${interval} succeeded ${runIds.size} times: ${[...runIds].join(', ')}`);
+  }
+  const done = final.lease?.doneIntervals;
+  const doneSet = done instanceof Set ? (done as Set<string>) : new Set(Array.isArray(done) ? (done as string[]) : []);
+  for (const interval of history.intervals) {
+    if (!doneSet.has(interval)) add('interval-not-done', `interval ${interval} never succeeded (not in doneIntervals after the quiet phase)`);
+  }
+
+  // --- No lease left held -------------------------------------------------------------------
+  if (final.lease?.holder !== undefined) {
+    const expiresAtMs = Number(final.lease.expiresAtMs);
+    if (!(expiresAtMs <= final.checkedAtMs)) {
+      add('lease-held-at-end', `after the trial the lease is still held by ${String(final.lease.holder)} until ${expiresAtMs} (checked at ${final.checkedAtMs})`);
+    }
+  }
+
+  // --- Final tables: what the last successful sync's reply implies ------------------------
+  const successes = [
+    ...history.runs.flatMap((run) =>
+      run.summary?.outcome === 'succeeded' && run.runId !== undefined ? [{ runId: run.runId, fence: run.summary.fence ?? run.acquired?.fence }] : [],
+    ),
+    ...history.store.flatMap((op) => (op.kind === 'release' && op.outcome === 'ok' && op.lastRun?.outcome === 'succeeded' ? [{ runId: op.runId, fence: op.fence }] : [])),
+  ].filter((s): s is { runId: string; fence: number } => s.fence !== undefined);
+  const last = successes.sort((a, b) => b.fence - a.fence)[0];
+  if (last === undefined) {
+    add('unverifiable', 'no run succeeded: the final tables cannot be checked');
+    return violations;
+  }
+  const worker = runsById.get(last.runId)?.worker;
+  const reply = [...history.codeforces].reverse().find((record) => record.worker === worker && record.version !== undefined);
+  if (reply?.version === undefined) {
+    add('unverifiable', `the reply of the last successful sync (run ${last.runId}, fence ${last.fence}) was not recorded`);
+    return violations;
+  }
+  const want = expected(reply.version);
+  compareContests(final.contests, want.contests, reply.version, last, add);
+  compareReminders(final.reminders, want.reminders, add);
+  return violations;
+}
+
+function compareContests(
+  actual: Record<string, unknown>[],
+  expected: ContestRow[],
+  version: number,
+  last: { runId: string; fence: number },
+  add: (rule: Rule, message: string) => void,
+): void {
+  const byId = new Map(actual.map((item) => [Number(item.contestId), item]));
+  const why = `the last successful sync (run ${last.runId}, fence ${last.fence}) got reply v${version}`;
+  for (const want of expected) {
+    const item = byId.get(want.contestId);
+    byId.delete(want.contestId);
+    if (item === undefined) {
+      add('final-contests', `contest ${want.contestId} is missing; ${why}`);
+      continue;
+    }
+    const wrong = CONTEST_FIELDS.filter((field) => item[field] !== want[field]);
+    if (wrong.length > 0 || typeof item.updatedAt !== 'string') {
+      const detail = wrong.map((field) => `${field} ${JSON.stringify(item[field])} ≠ ${JSON.stringify(want[field])}`).join('; ');
+      add('final-contests', `contest ${want.contestId}: ${detail || 'no updatedAt'}; ${why}`);
+    }
+  }
+  for (const id of byId.keys()) add('final-contests', `contest ${id} should not be stored; ${why}`);
+}
+
+function compareReminders(actual: Record<string, unknown>[], expected: ReminderRow[], add: (rule: Rule, message: string) => void): void {
+  const key = (r: { contestId: unknown; userId: unknown }) => `${String(r.contestId)}/${String(r.userId)}`;
+  const byKey = new Map(actual.map((item) => [key(item as { contestId: unknown; userId: unknown }), item]));
+  for (const want of expected) {
+    const item = byKey.get(key(want));
+    byKey.delete(key(want));
+    if (item === undefined) {
+      add('final-reminders', `reminder ${key(want)} is missing`);
+    } else if (item.remindAt !== want.remindAt || item.minutesBefore !== want.minutesBefore || item.notifiedAt !== undefined) {
+      add('final-reminders', `reminder ${key(want)}: remindAt ${String(item.remindAt)} ≠ ${want.remindAt} (minutesBefore ${String(item.minutesBefore)})`);
+    }
+  }
+  for (const stale of byKey.keys()) add('final-reminders', `reminder ${stale} should have been deleted`);
+}

@@ -1,0 +1,255 @@
+/**
+ * The chaos checker on hand-made histories: a clean one passes, and each kind of broken lease or
+ * stale data it must catch is flagged (and nothing else is).
+ */
+import { describe, expect, it } from 'vitest';
+import { check, type FinalTables, type TrialHistory, type Violation } from '../../bench/chaos/checker.js';
+import { expectedRows, type Dataset } from '../../bench/chaos/dataset.js';
+import type { RunHistory, StoreOp } from '../../bench/chaos/history.js';
+import type { CodeforcesRecord } from '../../bench/chaos/taps.js';
+
+const LEASE = 2_000;
+const T = 1_750_000_000_000;
+const dataset: Dataset = { baseSeconds: T / 1000 };
+const expected = (version: number) => expectedRows(dataset, version);
+const I1 = '2026-01-01T10:00:00Z';
+const I2 = '2026-01-01T11:00:00Z';
+
+function run(worker: number, runId: string, fence: number, at: number, extra: Partial<RunHistory> = {}): RunHistory {
+  return {
+    worker,
+    runId,
+    source: 'schedule',
+    interval: I1,
+    killed: false,
+    acquired: { fence, acquiredAtMs: at + 5, expiresAtMs: at + LEASE },
+    commits: [{ fence, sentAtMs: at + 100, committedAtMs: at + 120, contestsPut: [3001], contestsDeleted: [] }],
+    summary: { outcome: 'succeeded', interval: I1, fence },
+    ...extra,
+  };
+}
+
+const acquire = (runId: string, fence: number, at: number, outcome: StoreOp['outcome'] = 'ok'): StoreOp => ({
+  kind: 'acquire',
+  runId,
+  fence,
+  nowMs: at,
+  expiresAtMs: at + LEASE,
+  forwardedAtMs: at + 1,
+  repliedAtMs: at + 4,
+  outcome,
+});
+const renew = (runId: string, fence: number, at: number): StoreOp => ({
+  kind: 'renew',
+  runId,
+  fence,
+  nowMs: at,
+  expiresAtMs: at + LEASE,
+  forwardedAtMs: at + 1,
+  repliedAtMs: at + 3,
+  outcome: 'ok',
+});
+const write = (runId: string | undefined, fence: number, version: number, at: number): StoreOp => ({
+  kind: 'write',
+  ...(runId !== undefined ? { check: { runId, fence } } : {}),
+  versions: [version],
+  contestsPut: [3001],
+  contestsDeleted: [],
+  actions: 18,
+  forwardedAtMs: at,
+  repliedAtMs: at + 15,
+  outcome: 'ok',
+});
+const release = (runId: string, fence: number, at: number, interval: string | null = I1): StoreOp => ({
+  kind: 'release',
+  runId,
+  fence,
+  nowMs: at,
+  lastRun: { runId, fence, outcome: 'succeeded', interval },
+  marksDone: interval !== null,
+  forwardedAtMs: at + 1,
+  repliedAtMs: at + 5,
+  outcome: 'ok',
+});
+const served = (worker: number, n: number, version: number, at: number): CodeforcesRecord => ({
+  worker,
+  n,
+  arrivedAtMs: at,
+  endedAtMs: at + 10,
+  status: 200,
+  version,
+});
+
+/** Two runs one after the other, for two intervals; the second's reply (v3) is what the tables hold. */
+function cleanHistory(): TrialHistory {
+  return {
+    leaseDurationMs: LEASE,
+    intervals: [I1, I2],
+    runs: [
+      run(0, 'a', 1, T),
+      run(1, 'b', 2, T + 1_000, { interval: I2, summary: { outcome: 'succeeded', interval: I2, fence: 2 } }),
+      { worker: 2, runId: 'c', source: 'schedule', interval: I1, killed: false, commits: [], summary: { outcome: 'skipped', reason: 'already-done' } },
+    ],
+    store: [
+      acquire('a', 1, T),
+      write('a', 1, 2, T + 100),
+      release('a', 1, T + 200),
+      acquire('b', 2, T + 1_000),
+      renew('b', 2, T + 1_600),
+      write('b', 2, 3, T + 1_700),
+      release('b', 2, T + 1_800, I2),
+    ],
+    codeforces: [served(0, 0, 2, T + 20), served(1, 1, 3, T + 1_020)],
+  };
+}
+
+function finalTables(version: number, overrides: Partial<FinalTables> = {}): FinalTables {
+  const want = expected(version);
+  return {
+    contests: want.contests.map((row) => ({ ...row, updatedAt: new Date(T).toISOString() })),
+    reminders: want.reminders.map((row) => ({ ...row })),
+    lease: { pk: 'lease#contest-sync', fence: 2, expiresAtMs: T + 1_800, doneIntervals: new Set([I1, I2]) },
+    checkedAtMs: T + 5_000,
+    ...overrides,
+  };
+}
+
+const rules = (violations: Violation[]) => [...new Set(violations.map((v) => v.rule))].sort();
+
+describe('chaos checker', () => {
+  it('passes a clean history whose tables match the last successful reply', () => {
+    expect(check(cleanHistory(), finalTables(3), expected)).toEqual([]);
+  });
+
+  it('flags one fence acquired by two runs, and fences out of acquisition order', () => {
+    const history = cleanHistory();
+    const runs = [...history.runs];
+    runs[1] = run(1, 'b', 1, T + 1_000); // b logs fence 1 too, long after a got it
+    expect(rules(check({ ...history, runs }, finalTables(3), expected))).toContain('fence-reused');
+    expect(rules(check({ ...history, runs }, finalTables(3), expected))).toContain('fence-order');
+  });
+
+  it('flags a commit sent after a later fence was acquired (from the logs alone)', () => {
+    const history = cleanHistory();
+    const late = run(0, 'a', 1, T);
+    late.commits.push({ fence: 1, sentAtMs: T + 1_200, committedAtMs: T + 1_210, contestsPut: [3001], contestsDeleted: [] });
+    const violations = check({ ...history, runs: [late, ...history.runs.slice(1)] }, finalTables(3), expected);
+    expect(rules(violations)).toEqual(['stale-commit']);
+  });
+
+  it('does not flag a commit sent before the next acquisition even if its reply came back after', () => {
+    const history = cleanHistory();
+    const slow = run(0, 'a', 1, T);
+    slow.commits = [{ fence: 1, sentAtMs: T + 990, committedAtMs: T + 1_500, contestsPut: [3001], contestsDeleted: [] }];
+    expect(check({ ...history, runs: [slow, ...history.runs.slice(1)] }, finalTables(3), expected)).toEqual([]);
+  });
+
+  it('flags a write of an old fence that reached DynamoDB after a newer fence was granted', () => {
+    const history = cleanHistory();
+    const violations = check({ ...history, store: [...history.store, write('a', 1, 2, T + 1_900)] }, finalTables(3), expected);
+    expect(rules(violations)).toEqual(['stale-write']);
+  });
+
+  it('flags a write without a lease check, and attributes it through the reply version it carries', () => {
+    const history = cleanHistory();
+    // Version 2 was served only to worker 0 (run a, fence 1): the unfenced write is a's, and late.
+    const violations = check({ ...history, store: [...history.store, write(undefined, 1, 2, T + 1_900)] }, finalTables(3), expected);
+    expect(rules(violations)).toEqual(['stale-write', 'unfenced-write']);
+  });
+
+  it('flags a release that landed after the lease passed to another run (unconditional release)', () => {
+    const history = cleanHistory();
+    // a's lease lapsed (T+2000), b took it over at T+2100, then a's delayed release landed.
+    const store = [
+      acquire('a', 1, T),
+      write('a', 1, 2, T + 100),
+      acquire('b', 2, T + 2_100),
+      release('a', 1, T + 2_200),
+      write('b', 2, 3, T + 2_300),
+      release('b', 2, T + 2_400, I2),
+    ];
+    const runs = [history.runs[0]!, run(1, 'b', 2, T + 2_100, { interval: I2, summary: { outcome: 'succeeded', interval: I2, fence: 2 } }), history.runs[2]!];
+    expect(rules(check({ ...history, store, runs }, finalTables(3), expected))).toEqual(['foreign-release']);
+  });
+
+  it('flags a lease granted while the previous holder still held it unexpired and had not released', () => {
+    const history = cleanHistory();
+    const store = [
+      acquire('a', 1, T),
+      renew('a', 1, T + 600), // a holds until T+2600
+      acquire('b', 2, T + 1_000), // granted anyway: someone deleted a's lease
+      release('a', 1, T + 1_100),
+      write('b', 2, 3, T + 1_700),
+      release('b', 2, T + 1_800, I2),
+    ];
+    const runs = [run(0, 'a', 1, T, { commits: [] }), history.runs[1]!, history.runs[2]!];
+    const violations = check({ ...history, store, runs }, finalTables(3), expected);
+    expect(rules(violations)).toEqual(['foreign-release', 'lease-overlap']);
+  });
+
+  it('does not flag a lease granted after the previous holder’s lease expired (holder killed)', () => {
+    const history = cleanHistory();
+    const store = [acquire('a', 1, T), acquire('b', 2, T + 2_100), write('b', 2, 3, T + 2_200), release('b', 2, T + 2_300, I2)];
+    const runs = [
+      { ...run(0, 'a', 1, T, { commits: [] }), killed: true, summary: undefined } as RunHistory,
+      run(1, 'b', 2, T + 2_100, { interval: I2, summary: { outcome: 'succeeded', interval: I2, fence: 2 } }),
+      run(2, 'c', 3, T + 2_500, { commits: [] }),
+    ];
+    const final = finalTables(3);
+    const violations = check(
+      { ...history, store: [...store, acquire('c', 3, T + 2_500), release('c', 3, T + 2_600)], runs, codeforces: [served(1, 0, 3, T + 2_110), served(2, 1, 3, T + 2_510)] },
+      final,
+      expected,
+    );
+    expect(violations).toEqual([]);
+  });
+
+  it('flags a lease set further ahead than its duration', () => {
+    const history = cleanHistory();
+    const store = history.store.map((op) => (op.kind === 'renew' ? { ...op, expiresAtMs: op.nowMs + 3 * LEASE } : op));
+    expect(rules(check({ ...history, store }, finalTables(3), expected))).toEqual(['lease-too-long']);
+  });
+
+  it('flags two successes of one interval, and an interval that never succeeded', () => {
+    const history = cleanHistory();
+    const runs = [...history.runs];
+    runs[1] = run(1, 'b', 2, T + 1_000); // b ran I1 again instead of I2
+    const store = history.store.map((op) => (op.kind === 'release' && op.runId === 'b' ? { ...op, lastRun: { ...op.lastRun, interval: I1 } } : op));
+    const final = finalTables(3, { lease: { pk: 'lease#contest-sync', expiresAtMs: T, doneIntervals: new Set([I1]) } });
+    expect(rules(check({ ...history, runs, store }, final, expected))).toEqual(['duplicate-success', 'interval-not-done']);
+  });
+
+  it('flags a lease still held after the trial', () => {
+    const final = finalTables(3, { lease: { pk: 'lease#contest-sync', holder: 'zombie', expiresAtMs: T + 60_000, doneIntervals: new Set([I1, I2]) } });
+    expect(rules(check(cleanHistory(), final, expected))).toEqual(['lease-held-at-end']);
+  });
+
+  it('accepts a leftover holder whose lease has expired (killed holder)', () => {
+    const final = finalTables(3, { lease: { pk: 'lease#contest-sync', holder: 'dead', expiresAtMs: T + 4_000, doneIntervals: new Set([I1, I2]) } });
+    expect(check(cleanHistory(), final, expected)).toEqual([]);
+  });
+
+  it('flags contests that do not match the last successful reply (a stale write landed late)', () => {
+    const stale = finalTables(3);
+    const older = expected(2).contests[0]!;
+    stale.contests[0] = { ...older, updatedAt: new Date(T).toISOString() };
+    const violations = check(cleanHistory(), stale, expected);
+    expect(rules(violations)).toEqual(['final-contests']);
+    expect(violations[0]?.message).toMatch(/\[v2\].*≠.*\[v3\]/);
+  });
+
+  it('flags a cancelled contest left stored and reminders not moved or not deleted', () => {
+    const final = finalTables(3);
+    final.contests.push({ contestId: 3099, name: 'cancelled' });
+    final.reminders[0] = { ...final.reminders[0]!, remindAt: 1 };
+    final.reminders.push({ contestId: 3013, userId: 'u3', minutesBefore: 10, remindAt: 5 });
+    const violations = check(cleanHistory(), final, expected);
+    expect(rules(violations)).toEqual(['final-contests', 'final-reminders']);
+    expect(violations.filter((v) => v.rule === 'final-reminders')).toHaveLength(2);
+  });
+
+  it('cannot vouch for the tables when no successful sync’s reply is known', () => {
+    const history = { ...cleanHistory(), codeforces: [] };
+    expect(rules(check(history, finalTables(3), expected))).toEqual(['unverifiable']);
+  });
+});
