@@ -1,0 +1,118 @@
+/**
+ * Randomized fault injection with a history checker (Jepsen-style) on the bundled function.
+ *
+ *   npm run chaos -- --trials N [--seed S] [--workers W] [--parallel P] [--first I] [--verbose]
+ *
+ * Each trial runs W worker processes (default 8) against DynamoDB Local and the Codeforces
+ * stand-in, injects faults from a plan derived from the run seed and the trial index, then checks
+ * the recorded history and the final tables. Prints trials run, faults injected by kind and
+ * violations; on a violation, the trial's seed and the command that replays it. Exits 1 on any
+ * violation.
+ */
+import { setMaxListeners } from 'node:events';
+import { join } from 'node:path';
+import { startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
+import { synthTemplate } from '../lib/local/template.js';
+import { runChaos, type ChaosSummary } from './chaos/suite.js';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+process.env.CDK_DISABLE_CLI_TELEMETRY = 'true';
+setMaxListeners(100);
+
+interface Options {
+  trials: number;
+  seed: number;
+  workers: number;
+  parallel: number;
+  /** Index of the first trial (replays start at the failing one). */
+  first: number;
+  verbose: boolean;
+}
+
+function parseArgs(args: string[]): Options {
+  const value = (name: string): string | undefined => {
+    const index = args.indexOf(name);
+    if (index !== -1) return args[index + 1];
+    return args.find((arg) => arg.startsWith(`${name}=`))?.slice(name.length + 1);
+  };
+  const integer = (name: string, fallback: number, min: number): number => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got ${raw}`);
+    return n;
+  };
+  return {
+    trials: integer('--trials', 10, 1),
+    seed: integer('--seed', Math.floor(Math.random() * 2 ** 31), 0),
+    workers: integer('--workers', 8, 1),
+    parallel: integer('--parallel', 1, 1),
+    first: integer('--first', 0, 0),
+    verbose: args.includes('--verbose'),
+  };
+}
+
+function report(summary: ChaosSummary, options: Options, wallMs: number): void {
+  const out = (line = '') => process.stdout.write(`${line}\n`);
+  out();
+  out(`trials run:      ${summary.trials.length} (run seed ${options.seed}, ${options.workers} workers per trial)`);
+  out(`invocations:     ${summary.invocations}`);
+  out(`wall time:       ${(wallMs / 1000).toFixed(1)} s`);
+  out('faults injected:');
+  for (const [kind, n] of Object.entries(summary.faults).sort()) out(`  ${kind.padEnd(18)} ${n}`);
+  out('outcomes:');
+  for (const [kind, n] of Object.entries(summary.outcomes).sort()) out(`  ${kind.padEnd(26)} ${n}`);
+  const failing = summary.trials.filter((trial) => trial.violations.length > 0);
+  out(`violations:      ${summary.violations}`);
+  for (const [rule, n] of Object.entries(summary.violationsByRule).sort()) out(`  ${rule.padEnd(18)} ${n}`);
+  for (const trial of failing) {
+    out();
+    out(`trial ${trial.index} (trial seed ${trial.seed}) — ${trial.violations.length} violation(s):`);
+    for (const violation of trial.violations.slice(0, 10)) out(`  [${violation.rule}] ${violation.message}`);
+    if (trial.violations.length > 10) out(`  … and ${trial.violations.length - 10} more`);
+    out(`  replay: npm run chaos -- --seed ${options.seed} --trials 1 --first ${trial.index} --workers ${options.workers}`);
+  }
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const { first } = options;
+  const started = Date.now();
+  process.stdout.write(`chaos: run seed ${options.seed}, trials ${first}..${first + options.trials - 1}; starting DynamoDB Local and bundling…\n`);
+  const [dynamo, synth] = await Promise.all([startDynamoDbLocal(), synthTemplate({ bundle: true })]);
+  if (synth.bundleDir === undefined) throw new Error('synthesis produced no function bundle');
+  const client = dynamo.client();
+  try {
+    const summary = await runChaos(
+      { dynamoEndpoint: dynamo.endpoint, bundleEntry: join(synth.bundleDir, 'index.mjs'), template: synth.template, client },
+      {
+        seed: options.seed,
+        trials: options.trials,
+        first,
+        workers: options.workers,
+        parallel: options.parallel,
+        onTrial: (trial) => {
+          const status = trial.violations.length === 0 ? 'ok' : `${trial.violations.length} VIOLATION(S)`;
+          const detail = options.verbose ? ` (faults ${trial.phasesMs.faults} ms, quiet ${trial.phasesMs.quiet} ms) ${JSON.stringify(trial.outcomes)} ${JSON.stringify(trial.faults)}` : '';
+          process.stdout.write(
+            `trial ${trial.index} (trial seed ${trial.seed}): ${status}, ${trial.invocations} invocations, ` +
+              `${(trial.durationMs / 1000).toFixed(1)} s${detail}\n`,
+          );
+        },
+      },
+    );
+    report(summary, options, Date.now() - started);
+    process.exitCode = summary.violations > 0 ? 1 : 0;
+  } finally {
+    client.destroy();
+    await dynamo.stop();
+  }
+}
+
+main().then(
+  () => process.exit(),
+  (error: unknown) => {
+    process.stderr.write(`chaos: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(2);
+  },
+);

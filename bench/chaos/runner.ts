@@ -1,0 +1,266 @@
+/**
+ * Runs one chaos trial end to end:
+ *
+ * 1. fresh tables from the synthesized template, seeded with contests and reminders;
+ * 2. a Codeforces stand-in behind a recording tap (each request gets a new list version, and the
+ *    planned one-shot fault if any), and DynamoDB Local behind the delaying proxy and a recorder;
+ * 3. the faults phase: the planned workers start staggered, deliver scheduled events for a few
+ *    overlapping intervals (and some `{}` console runs), and get killed, frozen and slowed;
+ * 4. the quiet phase, faults off: every interval is re-delivered until it has succeeded once (as
+ *    Lambda's retries would), then one console sync whose reply the final tables must reflect;
+ * 5. the history and the final tables go to the checker.
+ */
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DeleteTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { LEASE_PK } from '../../lambda/contract.js';
+import { startCodeforcesStandin, type StandinReply } from '../../lib/local/codeforces-standin.js';
+import { startDynamoProxy, type DynamoProxy } from '../../lib/local/dynamo-proxy.js';
+import { createTablesFromTemplate, type TableNames } from '../../lib/local/tables.js';
+import type { CfnTemplate } from '../../lib/local/template.js';
+import { check, type Violation } from './checker.js';
+import { contestList, expectedRows, seedRows, type Dataset } from './dataset.js';
+import { dynamoDelayAt, planTrial, Random, type CodeforcesFault, type FaultKind, type TrialPlan, type WorkerEvent, type WorkerPlan } from './faults.js';
+import { storeOps, type RunHistory } from './history.js';
+import { startCodeforcesTap, startDynamoRecorder } from './taps.js';
+import { runWorker, type WorkerControl } from './worker.js';
+
+export interface ChaosEnvironment {
+  /** DynamoDB Local endpoint. */
+  dynamoEndpoint: string;
+  /** `<bundleDir>/index.mjs` of the synthesized function. */
+  bundleEntry: string;
+  template: CfnTemplate;
+  client: DynamoDBClient;
+}
+
+export interface TrialResult {
+  seed: number;
+  plan: TrialPlan;
+  violations: Violation[];
+  faults: Partial<Record<FaultKind, number>>;
+  outcomes: Record<string, number>;
+  invocations: number;
+  durationMs: number;
+  /** How long the faults phase and the quiet phase took. */
+  phasesMs: { faults: number; quiet: number };
+}
+
+const QUIET_ATTEMPTS = 8;
+/** Lambda's remaining time given to each invocation: short, so that retries end within a trial. */
+const INVOCATION_TIMEOUT_MS = 12_000;
+
+function reply(fault: CodeforcesFault): StandinReply | undefined {
+  switch (fault.kind) {
+    case 'ok':
+      return undefined;
+    case 'slow':
+      return { delayMs: fault.delayMs };
+    case 'failed':
+      return { status: 400, body: { status: 'FAILED', comment: 'contest.list: Internal error' } };
+    case 'unavailable':
+      return { status: 503, body: 'Service Temporarily Unavailable' };
+    case 'html':
+      return { status: 403, body: '<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>challenge</body></html>' };
+  }
+}
+
+const FAULT_OF_REPLY: Record<CodeforcesFault['kind'], FaultKind | undefined> = {
+  ok: undefined,
+  slow: 'codeforces-slow',
+  failed: 'codeforces-failed',
+  unavailable: 'codeforces-503',
+  html: 'codeforces-html',
+};
+
+async function seedTables(doc: DynamoDBDocumentClient, names: TableNames, dataset: Dataset): Promise<void> {
+  const seed = seedRows(dataset);
+  const put = async (table: string, items: object[]) => {
+    for (let i = 0; i < items.length; i += 25) {
+      await doc.send(new BatchWriteCommand({ RequestItems: { [table]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+    }
+  };
+  await put(names.contests, seed.contests);
+  await put(names.reminders, seed.reminders);
+}
+
+async function scanAll(doc: DynamoDBDocumentClient, table: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey: start }));
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return items;
+}
+
+export async function runTrial(
+  env: ChaosEnvironment,
+  seed: number,
+  options: { workers: number; /** Adjusts the seeded plan (targeted scenarios). */ adjust?: (plan: TrialPlan) => TrialPlan },
+): Promise<TrialResult> {
+  const startedAt = Date.now();
+  const seeded = planTrial(seed, { workers: options.workers, baseTimeMs: startedAt });
+  const plan = options.adjust?.(seeded) ?? seeded;
+  const leaseMs = plan.leaseSeconds * 1000;
+  const dataset: Dataset = { baseSeconds: Math.floor(startedAt / 1000) };
+  const faults: Partial<Record<FaultKind, number>> = {};
+  const count = (kind: FaultKind, n = 1): void => {
+    faults[kind] = (faults[kind] ?? 0) + n;
+  };
+  if (plan.leaseSeconds === 2) count('short-lease');
+
+  const doc = DynamoDBDocumentClient.from(env.client, { marshallOptions: { removeUndefinedValues: true } });
+  const names = await createTablesFromTemplate(env.client, env.template, `chaos-${seed}-${randomBytes(2).toString('hex')}`);
+  await seedTables(doc, names, dataset);
+
+  let version = 1;
+  let faultsOn = true;
+  let codeforcesIndex = 0;
+  const standin = await startCodeforcesStandin({ contests: contestList(dataset, version) });
+  const tap = await startCodeforcesTap(standin.baseUrl, () => {
+    version += 1;
+    standin.setContests(contestList(dataset, version));
+    if (!faultsOn) return;
+    const fault = plan.codeforces[codeforcesIndex++];
+    if (fault === undefined) return;
+    const planned = reply(fault);
+    if (planned !== undefined) standin.enqueue(planned);
+    const kind = FAULT_OF_REPLY[fault.kind];
+    if (kind !== undefined) count(kind);
+  });
+  const recorder = await startDynamoRecorder(env.dynamoEndpoint);
+  const proxies: DynamoProxy[] = [];
+  const delayRandom = new Random(seed ^ 0x5bd1e995);
+  let phaseStart = Date.now();
+  /** When the last delayed DynamoDB request will have been forwarded. */
+  let drainAtMs = 0;
+
+  const runs: RunHistory[] = [];
+  const outcomes: Record<string, number> = {};
+  const violations: Violation[] = [];
+  const contenders: Promise<unknown>[] = [];
+  let nextId = 0;
+  const phasesMs = { faults: 0, quiet: 0 };
+  const invoke = async (event: WorkerEvent, worker: Pick<WorkerPlan, 'fault' | 'contenders'>, id = nextId++) => {
+    // Each worker has its own delaying proxy, so a fault can follow its requests.
+    const proxy = await startDynamoProxy(recorder.endpoint);
+    proxies.push(proxy);
+    let control: WorkerControl | undefined;
+    let transactions = 0;
+    const fault = worker.fault;
+    proxy.setDelay((operation) => {
+      if (!faultsOn) return 0;
+      let delay = dynamoDelayAt(plan, operation, Date.now() - phaseStart, delayRandom);
+      if (fault.kind === 'stop-at-write' && operation === 'TransactWriteItems' && ++transactions === fault.nth) {
+        control?.stop(fault.forMs);
+        delay = Math.max(delay, fault.holdMs);
+      }
+      if (delay > 0) {
+        count('dynamo-delay');
+        drainAtMs = Math.max(drainAtMs, Date.now() + delay);
+      }
+      return delay;
+    });
+    const done = await runWorker({
+      id,
+      bundleEntry: env.bundleEntry,
+      event,
+      fault,
+      timeoutMs: INVOCATION_TIMEOUT_MS,
+      onSpawn: (c) => {
+        control = c;
+      },
+      onFault: () => {
+        if (!faultsOn) return;
+        for (const contender of worker.contenders) {
+          contenders.push(sleep(contender.afterMs).then(() => invoke(contender.event, { fault: { kind: 'none' }, contenders: [] })));
+        }
+      },
+      env: {
+        AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
+        CONTESTS_TABLE_NAME: names.contests,
+        REMINDERS_TABLE_NAME: names.reminders,
+        COORDINATION_TABLE_NAME: names.coordination,
+        CODEFORCES_API_URL: tap.baseUrlFor(id),
+        LEASE_DURATION_SECONDS: String(plan.leaseSeconds),
+        POWERTOOLS_LOG_LEVEL: 'DEBUG',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      },
+    });
+    runs.push(done.history);
+    if (done.sent.sigkill) count('sigkill');
+    if (done.sent.sigstop) count('sigstop');
+    const key = done.history.summary === undefined ? (done.signal ?? `exit ${done.exitCode}`) : `${done.history.summary.outcome}${done.history.summary.reason ? `:${done.history.summary.reason}` : ''}`;
+    outcomes[key] = (outcomes[key] ?? 0) + 1;
+    if (done.hung) violations.push({ rule: 'hung-worker', message: `worker ${id} did not finish within 90 s; stderr: ${done.stderrTail}` });
+    if (done.history.summary === undefined && !done.sent.sigkill && !done.hung) {
+      violations.push({ rule: 'worker-crashed', message: `worker ${id} ended (${done.signal ?? done.exitCode}) without a result; stderr: ${done.stderrTail}` });
+    }
+    return done;
+  };
+
+  try {
+    // --- Faults phase --------------------------------------------------------------------------
+    nextId = plan.workers.length;
+    phaseStart = Date.now();
+    await Promise.all(
+      plan.workers.map(async (worker) => {
+        await sleep(worker.startAtMs);
+        await invoke(worker.event, worker, worker.id);
+      }),
+    );
+    while (contenders.length > 0) await Promise.all(contenders.splice(0));
+
+    phasesMs.faults = Date.now() - phaseStart;
+    const quietStart = Date.now();
+    // --- Quiet phase: faults off, re-deliver until each interval succeeded, then one final sync --
+    faultsOn = false;
+    standin.clearQueue();
+    standin.setDelay(0);
+    const untilSucceeded = async (event: WorkerEvent): Promise<boolean> => {
+      for (let attempt = 1; attempt <= QUIET_ATTEMPTS; attempt += 1) {
+        const { history } = await invoke(event, { fault: { kind: 'none' }, contenders: [] });
+        const summary = history.summary;
+        if (summary?.outcome === 'succeeded') return true;
+        if (summary?.outcome === 'skipped' && summary.reason === 'already-done') return true;
+        // Lease still held by a killed or frozen run: wait for it to lapse, as a retry would.
+        await sleep(summary?.outcome === 'skipped' ? leaseMs / 2 : 200);
+      }
+      return false;
+    };
+    for (const interval of plan.intervals) await untilSucceeded({ kind: 'schedule', interval });
+    if (!(await untilSucceeded({ kind: 'console' }))) {
+      violations.push({ rule: 'no-final-sync', message: `the final console sync did not succeed in ${QUIET_ATTEMPTS} attempts with faults off` });
+    }
+
+    phasesMs.quiet = Date.now() - quietStart;
+    // --- Check (once every delayed request has reached DynamoDB and been answered) -------------
+    if (drainAtMs + 500 > Date.now()) await sleep(drainAtMs + 500 - Date.now());
+    const [contests, reminders, lease] = await Promise.all([
+      scanAll(doc, names.contests),
+      scanAll(doc, names.reminders),
+      doc.send(new GetCommand({ TableName: names.coordination, Key: { pk: LEASE_PK }, ConsistentRead: true })),
+    ]);
+    const checkedAtMs = Date.now();
+    violations.push(
+      ...check(
+        {
+          leaseDurationMs: leaseMs,
+          intervals: plan.intervals,
+          runs,
+          store: storeOps(recorder.records, names),
+          codeforces: tap.records,
+        },
+        { contests, reminders, ...(lease.Item !== undefined ? { lease: lease.Item } : {}), checkedAtMs },
+        (v) => expectedRows(dataset, v),
+      ),
+    );
+  } finally {
+    await Promise.all([tap.close(), standin.close(), recorder.close(), ...proxies.map((proxy) => proxy.close())]);
+    await Promise.all(Object.values(names).map((TableName) => env.client.send(new DeleteTableCommand({ TableName })).catch(() => undefined)));
+  }
+  return { seed, plan, violations, faults, outcomes, invocations: runs.length, durationMs: Date.now() - startedAt, phasesMs };
+}

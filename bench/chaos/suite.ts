@@ -1,0 +1,57 @@
+/**
+ * Runs a series of chaos trials (some in parallel if asked) and adds up what they found. Shared
+ * by the CLI (`npm run chaos`) and the short run in `npm test`.
+ */
+import { trialSeed, type FaultKind, type TrialPlan } from './faults.js';
+import { runTrial, type ChaosEnvironment, type TrialResult } from './runner.js';
+
+export interface IndexedTrial extends TrialResult {
+  index: number;
+}
+
+export interface ChaosSummary {
+  trials: IndexedTrial[];
+  invocations: number;
+  faults: Partial<Record<FaultKind, number>>;
+  outcomes: Record<string, number>;
+  violations: number;
+  violationsByRule: Record<string, number>;
+}
+
+export async function runChaos(
+  env: ChaosEnvironment,
+  options: {
+    seed: number;
+    trials: number;
+    first?: number;
+    workers: number;
+    parallel?: number;
+    /** Adjusts each seeded plan (the test pins one decisive fault per trial). */
+    adjust?: (plan: TrialPlan) => TrialPlan;
+    onTrial?: (trial: IndexedTrial) => void;
+  },
+): Promise<ChaosSummary> {
+  const first = options.first ?? 0;
+  const indexes = Array.from({ length: options.trials }, (_, i) => first + i);
+  const trials: IndexedTrial[] = [];
+  const lanes = Array.from({ length: Math.max(1, options.parallel ?? 1) }, async () => {
+    for (let index = indexes.shift(); index !== undefined; index = indexes.shift()) {
+      const result = await runTrial(env, trialSeed(options.seed, index), { workers: options.workers, ...(options.adjust !== undefined ? { adjust: options.adjust } : {}) });
+      const trial = { ...result, index };
+      trials.push(trial);
+      options.onTrial?.(trial);
+    }
+  });
+  await Promise.all(lanes);
+  trials.sort((a, b) => a.index - b.index);
+
+  const summary: ChaosSummary = { trials, invocations: 0, faults: {}, outcomes: {}, violations: 0, violationsByRule: {} };
+  for (const trial of trials) {
+    summary.invocations += trial.invocations;
+    for (const [kind, n] of Object.entries(trial.faults) as [FaultKind, number][]) summary.faults[kind] = (summary.faults[kind] ?? 0) + n;
+    for (const [kind, n] of Object.entries(trial.outcomes)) summary.outcomes[kind] = (summary.outcomes[kind] ?? 0) + n;
+    summary.violations += trial.violations.length;
+    for (const violation of trial.violations) summary.violationsByRule[violation.rule] = (summary.violationsByRule[violation.rule] ?? 0) + 1;
+  }
+  return summary;
+}
