@@ -23,7 +23,7 @@ const schema = z.object({
   [ENV.coordinationTable]: tableName,
   [ENV.codeforcesApiUrl]: z.url({ error: 'must be an http(s) URL' }).default(DEFAULTS.codeforcesApiUrl),
   [ENV.leaseDurationSeconds]: positive(DEFAULTS.leaseDurationSeconds),
-  [ENV.finishedRetentionDays]: positive(DEFAULTS.finishedRetentionDays),
+  [ENV.finishedRetentionDays]: z.coerce.number({ error: 'must be a number' }).nonnegative('must be >= 0').default(DEFAULTS.finishedRetentionDays),
   [ENV.scheduleRateMinutes]: z.coerce.number({ error: 'must be a number' }).int().positive().default(DEFAULTS.scheduleRateMinutes),
 });
 

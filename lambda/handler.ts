@@ -13,13 +13,13 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import type { Dispatcher } from 'undici';
 import { fetchContests } from './codeforces/client.js';
-import { readConfig, type Config } from './config.js';
+import { ConfigError, readConfig, type Config } from './config.js';
 import { DEFAULT_PLAN_SETTINGS } from './contests/plan.js';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from './contract.js';
 import { describe } from './dynamo-errors.js';
 import { EventValidationError, parseEvent, type Invocation } from './events.js';
 import { DynamoLease } from './lease/dynamo-lease.js';
-import { leaseTiming } from './lease/timing.js';
+import { leaseTiming, type LeaseTiming } from './lease/timing.js';
 import { logSummary, recordMetrics } from './observe.js';
 import { DynamoContestStore } from './store/dynamo-store.js';
 import type { RunSummary } from './summary.js';
@@ -59,7 +59,12 @@ export function createHandler(options: HandlerOptions = {}): Handler {
 
   const build = (): Runtime => {
     const config = readConfig(options.env ?? process.env);
-    const timing = leaseTiming(config.leaseDurationSeconds);
+    let timing: LeaseTiming;
+    try {
+      timing = leaseTiming(config.leaseDurationSeconds);
+    } catch (error) {
+      throw new ConfigError(`invalid configuration: LEASE_DURATION_SECONDS: ${(error as Error).message}`);
+    }
     const client =
       options.dynamo ??
       new DynamoDBClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 } });
@@ -109,7 +114,7 @@ export function createHandler(options: HandlerOptions = {}): Handler {
         invocation = parseEvent(event, runtime.config.scheduleRateMinutes);
       } catch (error) {
         const phase = error instanceof EventValidationError ? 'event' : 'config';
-        metrics.addMetric(METRIC.eventRejected, MetricUnit.Count, 1);
+        if (phase === 'event') metrics.addMetric(METRIC.eventRejected, MetricUnit.Count, 1);
         metrics.addMetric(METRIC.runFailed, MetricUnit.Count, 1);
         logger.error('failed', { summary: true, outcome: 'failed', phase, error: describe(error), durationMs: now() - startedAt });
         throw error;
@@ -118,10 +123,18 @@ export function createHandler(options: HandlerOptions = {}): Handler {
         invocation = { ...invocation, source: 'deploy' };
       }
       logger.appendKeys({ source: invocation.source, ...(invocation.interval !== undefined ? { interval: invocation.interval } : {}) });
-      const summary = await runSync(invocation, runtime.deps, {
-        runId,
-        remainingMs: () => context.getRemainingTimeInMillis(),
-      });
+      let summary: RunSummary;
+      try {
+        summary = await runSync(invocation, runtime.deps, {
+          runId,
+          remainingMs: () => context.getRemainingTimeInMillis(),
+        });
+      } catch (error) {
+        // runSync reports every expected failure in its summary; this is a bug. Still say so once.
+        metrics.addMetric(METRIC.runFailed, MetricUnit.Count, 1);
+        logger.error('failed', { summary: true, outcome: 'failed', phase: 'internal', error: describe(error), durationMs: now() - startedAt });
+        throw error;
+      }
       logSummary(logger, summary);
       recordMetrics(metrics, summary);
       if (summary.outcome === 'failed' && invocation.source === 'schedule') throw new SyncFailedError(summary);

@@ -26,6 +26,7 @@ export interface LeasePort {
     options: { doneInterval?: string; lastRun?: Record<string, unknown>; runRecord?: RunRecord },
     signal?: AbortSignal,
   ): Promise<boolean>;
+  releaseLanded(lease: HeldLease, signal?: AbortSignal): Promise<boolean>;
   fenceCheck(lease: HeldLease): TransactAction;
 }
 
@@ -152,9 +153,12 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
   const succeeded = failure === undefined;
   const outcome = succeeded ? 'succeeded' : 'failed';
   const record: RunRecord = {
-    pk: invocation.source === 'schedule' || invocation.interval !== undefined
-      ? `${RUN_PK_PREFIX}${invocation.interval ?? 'none'}`
-      : `${RUN_PK_PREFIX}${invocation.source}#${context.runId}`,
+    // One record per scheduled interval (its latest attempt); console and deploy runs, even for an
+    // interval, get their own so that a dry run never hides what the schedule did.
+    pk:
+      invocation.source === 'schedule' && invocation.interval !== undefined
+        ? `${RUN_PK_PREFIX}${invocation.interval}`
+        : `${RUN_PK_PREFIX}${invocation.source}#${context.runId}`,
     runId: context.runId,
     fence,
     source: invocation.source,
@@ -170,11 +174,18 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
   const markDone = succeeded && !invocation.dryRun && invocation.interval !== undefined;
   let released: boolean;
   try {
-    released = await releaseWithRetry(leasePort, current, {
-      ...(markDone ? { doneInterval: invocation.interval } : {}),
-      lastRun: { runId: context.runId, outcome, fence, interval: invocation.interval ?? null, finishedAtMs: now() },
-      runRecord: record,
-    });
+    // Whatever is left of Lambda's time (the work stopped `stopMarginMs` early to leave it).
+    const releaseSignal = AbortSignal.timeout(Math.max(250, context.remainingMs() - 250));
+    released = await releaseWithRetry(
+      leasePort,
+      current,
+      {
+        ...(markDone ? { doneInterval: invocation.interval } : {}),
+        lastRun: { runId: context.runId, outcome, fence, interval: invocation.interval ?? null, finishedAtMs: now() },
+        runRecord: record,
+      },
+      releaseSignal,
+    );
   } catch (error) {
     // The lease lapses on its own within its duration; the interval is not marked done, so a retry runs.
     deps.log?.warn('could not release the lease; it will lapse', { error: describe(error) });
@@ -292,20 +303,26 @@ function classify(error: unknown, signal: AbortSignal): PhaseError {
   return new PhaseError('store', error);
 }
 
+/**
+ * Release, retrying errors within `signal`'s time. A refusal after an attempt whose outcome was
+ * unknown is checked by reading the lease back: that attempt may have been the one that landed.
+ */
 async function releaseWithRetry(
   lease: LeasePort,
   held: HeldLease,
   options: Parameters<LeasePort['release']>[1],
+  signal: AbortSignal,
 ): Promise<boolean> {
-  let ambiguous = false;
+  let uncertain = false;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const released = await lease.release(held, options);
-      // A refusal after an attempt whose outcome was unknown means that attempt landed.
-      return released || ambiguous;
+      const released = await lease.release(held, options, signal);
+      if (released || !uncertain) return released;
+      return await lease.releaseLanded(held, signal);
     } catch (error) {
-      if (attempt >= 3) throw error;
-      ambiguous = true;
+      if (attempt >= 3 || signal.aborted) throw error;
+      uncertain = true;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
     }
   }
 }

@@ -47,6 +47,11 @@ export const DEFAULT_CONFIG: ContestSyncConfig = {
 /** The function timeout must leave this many lease durations of room (heartbeat every lease/3). */
 export const MIN_TIMEOUT_TO_LEASE_RATIO = 3;
 /**
+ * A crashed run's lease must lapse before Lambda's first async retry (about a minute later), or
+ * the retry is skipped as lease-held and the interval may never be synced.
+ */
+export const MAX_LEASE_DURATION_SECONDS = 50;
+/**
  * Upper bound of the function timeout: the deploy-time trigger waits for the function plus a
  * margin, inside a provider function that itself stops at 15 minutes.
  */
@@ -110,6 +115,13 @@ export function parseConfig(raw: Partial<Record<keyof ContestSyncConfig, unknown
   }
 
   const leaseDurationSeconds = integer(K.leaseDurationSeconds, pick('leaseDurationSeconds'), 2, 3600);
+  if (leaseDurationSeconds > MAX_LEASE_DURATION_SECONDS) {
+    fail(
+      K.leaseDurationSeconds,
+      leaseDurationSeconds,
+      `must be at most ${MAX_LEASE_DURATION_SECONDS}s so that a crashed run's lease lapses before Lambda's first retry (about 1 minute later)`,
+    );
+  }
   const functionTimeoutSeconds = integer(K.functionTimeoutSeconds, pick('functionTimeoutSeconds'), 3, MAX_FUNCTION_TIMEOUT_SECONDS);
   if (functionTimeoutSeconds < MIN_TIMEOUT_TO_LEASE_RATIO * leaseDurationSeconds) {
     fail(

@@ -75,7 +75,9 @@ export function planContests(input: {
   const stored = new Map(input.stored.map((item) => [item.contestId, item]));
 
   const plan: ContestPlan = { upserts: [], unchanged: 0, rescheduled: [], finished: [], cancelled: [] };
-  for (const contest of input.fetched) {
+  // One entry per id (the last listed wins): two writes of one item cannot share a transaction.
+  const fetched = new Map(input.fetched.map((contest) => [contest.id, contest]));
+  for (const contest of fetched.values()) {
     const before = stored.get(contest.id);
     const item = toItem(contest, settings, updatedAt);
     const isFinished = contest.phase === 'FINISHED';
@@ -125,6 +127,9 @@ export function planReminderMoves(
   const nowSeconds = Math.floor(nowMs / 1000);
   const moves: ReminderMove[] = [];
   for (const reminder of reminders) {
+    // A reminder the app wrote without a usable minutesBefore cannot be moved; leave it alone
+    // rather than fail every sync on it.
+    if (!Number.isFinite(reminder.minutesBefore)) continue;
     const remindAt = startTimeSeconds - 60 * reminder.minutesBefore;
     if (reminder.remindAt === remindAt) continue;
     moves.push({

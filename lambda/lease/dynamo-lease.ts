@@ -3,7 +3,7 @@
  * release, and the ConditionCheck that fences every data write. Decisions live in record.ts.
  */
 import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { LEASE_PK } from '../contract.js';
 import { LeaseLostError, LeaseUnavailableError } from './errors.js';
@@ -105,7 +105,16 @@ export class DynamoLease {
       };
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
-        return { acquired: false, ...explainRefusal(oldItem(error), now, interval) };
+        const old = oldItem(error);
+        // The SDK retried a write whose first attempt landed but whose answer was lost: the
+        // "holder" refusing us is this very run. That is our acquisition, not a contender's.
+        if (old?.holder === runId && old.fence !== undefined && old.expiresAtMs !== undefined) {
+          return {
+            acquired: true,
+            lease: { runId, fence: Number(old.fence), expiresAtMs: old.expiresAtMs, doneIntervals: old.doneIntervals ?? new Set<string>() },
+          };
+        }
+        return { acquired: false, ...explainRefusal(old, now, interval) };
       }
       throw new LeaseUnavailableError(`could not acquire the lease: ${describe(error)}`, { cause: error });
     }
@@ -192,6 +201,19 @@ export class DynamoLease {
       if (error instanceof ConditionalCheckFailedException || isCancelledAt(error, 0)) return false;
       throw error;
     }
+  }
+
+  /**
+   * Whether this run's release landed, read back after a release whose outcome was unknown was
+   * followed by a refusal: the release records the run as `lastRun` in the same write.
+   */
+  async releaseLanded(lease: HeldLease, signal?: AbortSignal): Promise<boolean> {
+    const out = await this.doc.send(
+      new GetCommand({ TableName: this.table, Key: { pk: this.key }, ConsistentRead: true }),
+      { abortSignal: signal },
+    );
+    const lastRun = (out.Item as LeaseItem & { lastRun?: { runId?: string; fence?: number } } | undefined)?.lastRun;
+    return lastRun?.runId === lease.runId && Number(lastRun.fence) === lease.fence;
   }
 
   /** The ConditionCheck that makes a transaction commit only while this run holds the lease. */

@@ -34,10 +34,12 @@ export class Heartbeat {
   private stopped = false;
   private inFlight: Promise<void> | undefined;
   private renewals = 0;
+  /** Aborts a renewal in flight when the heartbeat stops, so that stopping never waits on the network. */
+  private readonly renewals$ = new AbortController();
 
   constructor(private readonly options: HeartbeatOptions) {
     this.lease = options.lease;
-    this.confirmedAtMs = options.now();
+    this.confirmedAtMs = startOf(options.lease, options.timing);
   }
 
   /** The lease as last confirmed by DynamoDB. */
@@ -54,11 +56,15 @@ export class Heartbeat {
     this.schedule(this.options.timing.renewEveryMs);
   }
 
-  /** Stops renewing and waits for a renewal in flight, so that release never races it. */
+  /**
+   * Stops renewing, aborts a renewal in flight and waits for it to settle, so that release never
+   * races it. (A renewal that still landed is harmless: release removes the holder it checks.)
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     clearTimeout(this.watchdog);
+    this.renewals$.abort();
     await this.inFlight;
   }
 
@@ -77,10 +83,12 @@ export class Heartbeat {
       return;
     }
     try {
-      const renewed = await renewer.renew(this.lease, controller.signal);
+      const renewed = await renewer.renew(this.lease, AbortSignal.any([controller.signal, this.renewals$.signal]));
       if (this.stopped) return;
       this.lease = renewed;
-      this.confirmedAtMs = now();
+      // Measured from when DynamoDB's expiry was computed (the request), not from the response:
+      // the holder gives up no later than the store would let the lease lapse.
+      this.confirmedAtMs = startOf(renewed, timing);
       this.renewals += 1;
       this.options.onRenewed?.(renewed);
       this.armWatchdog();
@@ -121,4 +129,9 @@ export class Heartbeat {
     clearTimeout(this.watchdog);
     if (!this.options.controller.signal.aborted) this.options.controller.abort(error);
   }
+}
+
+/** The moment a confirmed lease was granted or renewed (its expiry minus the lease duration). */
+function startOf(lease: HeldLease, timing: LeaseTiming): number {
+  return lease.expiresAtMs - timing.durationMs;
 }

@@ -41,7 +41,8 @@ describe('parseConfig', () => {
     [{ leaseDurationSeconds: 1 }, /leaseDurationSeconds=1: expected an integer from 2/],
     [{ leaseDurationSeconds: 2.5 }, /leaseDurationSeconds=2.5: expected an integer/],
     [{ leaseDurationSeconds: 'soon' }, /leaseDurationSeconds="soon": expected an integer/],
-    [{ leaseDurationSeconds: 60 }, /functionTimeoutSeconds=120: must be at least 3 x .*leaseDurationSeconds \(60s\), i.e. >= 180s/],
+    [{ leaseDurationSeconds: 45 }, /functionTimeoutSeconds=120: must be at least 3 x .*leaseDurationSeconds \(45s\), i.e. >= 135s/],
+    [{ leaseDurationSeconds: 60, functionTimeoutSeconds: 300 }, /leaseDurationSeconds=60: must be at most 50s so that a crashed run's lease lapses before Lambda's first retry/],
     [{ leaseDurationSeconds: 10, functionTimeoutSeconds: 29 }, /functionTimeoutSeconds=29: must be at least 3 x/],
     [{ functionTimeoutSeconds: 900 }, /functionTimeoutSeconds=900: expected an integer from 3 to 840/],
     [{ scheduleExpression: 'hourly' }, /scheduleExpression="hourly": expected an EventBridge expression/],
@@ -65,7 +66,7 @@ describe('parseConfig', () => {
 
 describe('synth with bad context', () => {
   it('fails synthesis with the message naming the key', async () => {
-    await expect(synthTemplate({ bundle: false, context: { [CONTEXT_KEYS.leaseDurationSeconds]: 100 } })).rejects.toThrow(
+    await expect(synthTemplate({ bundle: false, context: { [CONTEXT_KEYS.leaseDurationSeconds]: 45 } })).rejects.toThrow(
       /Invalid context contestSync:functionTimeoutSeconds=120: must be at least 3 x contestSync:leaseDurationSeconds/,
     );
   });

@@ -38,6 +38,14 @@ describe('DynamoLease', () => {
     expect(item?.ttl).toBeGreaterThan(Math.ceil((clock + 10_000) / 1000));
   });
 
+  it('treats its own retried acquisition (first answer lost, SDK retried) as acquired, not as held', async () => {
+    const lease = newLease();
+    const first = await lease.acquire('run-a', 'console', undefined);
+    const retried = await lease.acquire('run-a', 'console', undefined);
+    expect(retried).toEqual(first);
+    expect(await leaseItem(lease)).toMatchObject({ holder: 'run-a', fence: 1 });
+  });
+
   it('tells a contender who holds the lease and until when, from the failed write', async () => {
     const lease = newLease();
     await lease.acquire('run-a', 'console', undefined);
@@ -102,6 +110,16 @@ describe('DynamoLease', () => {
     expect(await lease.acquire('run-b', 'schedule', interval)).toEqual({ acquired: false, reason: 'already-done', interval });
     // a console run is not deduplicated by interval
     expect((await lease.acquire('run-c', 'console', undefined)).acquired).toBe(true);
+  });
+
+  it('can tell afterwards whether its release landed (for a release whose answer was lost)', async () => {
+    const lease = newLease();
+    const got = await lease.acquire('run-a', 'console', undefined);
+    if (!got.acquired) throw new Error('expected the lease');
+    expect(await lease.releaseLanded(got.lease)).toBe(false);
+    await lease.release(got.lease, { lastRun: { runId: 'run-a', fence: got.lease.fence } });
+    expect(await lease.releaseLanded(got.lease)).toBe(true);
+    expect(await lease.release(got.lease)).toBe(false); // the retry is refused: holder is gone
   });
 
   it('fences data writes: a transaction with the check commits only for the current holder', async () => {

@@ -24,6 +24,10 @@ describe('readConfig', () => {
     expect(config.leaseDurationSeconds).toBe(2);
   });
 
+  it('allows keeping finished contests for 0 days, as the stack does', () => {
+    expect(readConfig({ ...env, FINISHED_RETENTION_DAYS: '0' }).finishedRetentionDays).toBe(0);
+  });
+
   it('names every missing or bad setting', () => {
     expect(() => readConfig({ LEASE_DURATION_SECONDS: 'soon' })).toThrow(ConfigError);
     expect(() => readConfig({ ...env, LEASE_DURATION_SECONDS: 'soon', CODEFORCES_API_URL: 'not a url' })).toThrow(

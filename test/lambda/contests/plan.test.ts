@@ -96,6 +96,12 @@ describe('planContests', () => {
     expect(plan.cancelled).toEqual([]);
   });
 
+  it('writes a contest the API listed twice once (two writes of one item cannot share a transaction)', () => {
+    const fetched = [contest(1, { name: 'first' }), contest(1, { name: 'second' })];
+    const plan = planContests({ fetched, listedIds: ids(fetched), stored: [], nowMs: NOW });
+    expect(plan.upserts.map((u) => [u.contestId, u.name])).toEqual([[1, 'second']]);
+  });
+
   it('refuses a suspiciously shrunken list with a clear error', () => {
     const storedContests = [1, 2, 3, 4, 5, 6].map((id) => stored(contest(id)));
     const fetched = [contest(1), contest(2)];
@@ -119,6 +125,11 @@ describe('planReminderMoves', () => {
     minutesBefore,
     remindAt,
     ...(notifiedAt !== undefined ? { notifiedAt } : {}),
+  });
+
+  it('leaves alone a reminder without a usable minutesBefore instead of failing every sync', () => {
+    const broken = { contestId: 2, userId: 'x', remindAt: 5 } as unknown as ReminderItem;
+    expect(planReminderMoves([broken], NOW_S + 3600, NOW)).toEqual([]);
   });
 
   it('sets remindAt = start − 60 × minutesBefore and leaves correct ones alone', () => {

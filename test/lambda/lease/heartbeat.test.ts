@@ -76,6 +76,43 @@ describe('Heartbeat', () => {
     expect(Date.now()).toBeLessThan(lease.expiresAtMs);
   });
 
+  it('stop() does not wait on a renewal that hangs: it aborts it', async () => {
+    let aborted = false;
+    const renew = vi.fn(
+      (_held: HeldLease, signal?: AbortSignal) =>
+        new Promise<HeldLease>((_resolve, reject) => {
+          signal?.addEventListener('abort', () => {
+            aborted = true;
+            reject(signal.reason);
+          });
+        }),
+    );
+    const { heartbeat, controller } = start(renew);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(renew).toHaveBeenCalledTimes(1);
+    await heartbeat.stop();
+    expect(aborted).toBe(true);
+    expect(controller.signal.aborted).toBe(false);
+  });
+
+  it('measures the renew deadline from the request, not the (late) response', async () => {
+    // DynamoDB computed the new expiry when the request started; the answer took 900 ms.
+    const renew = vi.fn(async (held: HeldLease) => {
+      const requestedAt = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      return { ...held, expiresAtMs: requestedAt + timing.durationMs };
+    });
+    const { controller } = start(async (held) => {
+      if (renew.mock.calls.length === 0) return renew(held);
+      throw new Error('ECONNRESET');
+    });
+    await vi.advanceTimersByTimeAsync(1_900); // renewed at t=1000 (answer at 1900)
+    await vi.advanceTimersByTimeAsync(1_000 + timing.renewDeadlineMs - 1_900 - 1);
+    expect(controller.signal.aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(2);
+    expect(controller.signal.aborted).toBe(true); // 1000 + renewDeadline, not 1900 + renewDeadline
+  });
+
   it('aborts a holder that was frozen past its lease as soon as it runs again', async () => {
     const renew = vi.fn(async (held: HeldLease) => ({ ...held, expiresAtMs: Date.now() + timing.durationMs }));
     const { controller } = start(renew);
