@@ -31,6 +31,16 @@ const outcomes = (results: InvocationOutcome[]) => results.map((r) => r.summary?
 const intervalAt = (hoursAgo: number) => new Date(Date.now() - hoursAgo * 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** One line per scenario with what it saw (outcomes and reasons, Codeforces requests). */
+function report(scenario: string, results: InvocationOutcome[]) {
+  const seen: Record<string, number> = {};
+  for (const r of results) {
+    const key = r.summary === undefined ? `killed(${r.signal})` : [r.summary.outcome, r.summary.reason].filter(Boolean).join(':');
+    seen[key] = (seen[key] ?? 0) + 1;
+  }
+  console.info(`[scenario ${scenario}] ${JSON.stringify({ ...seen, codeforcesRequests: standin.requests.length })}`);
+}
+
 async function leaseItem() {
   const out = await tables.doc.send(
     new GetCommand({ TableName: tables.names.coordination, Key: { pk: 'lease#contest-sync' }, ConsistentRead: true }),
@@ -49,9 +59,11 @@ describe('single execution (multi-process, bundled function)', { timeout: 120_00
       expect(['lease-held', 'already-done']).toContain(skipped.summary?.reason);
       expect(skipped.ok).toBe(true); // a skip is not an error to retry
     }
+    report('1', results);
     const again = await invoke(event).done;
     expect(again.summary).toMatchObject({ outcome: 'skipped', reason: 'already-done' });
     expect(standin.requests).toHaveLength(1);
+    report('2', [again]);
   });
 
   it('3. six different intervals while the first is slow: one request, five lease-held naming the holder', async () => {
@@ -64,6 +76,7 @@ describe('single execution (multi-process, bundled function)', { timeout: 120_00
     release();
     const others = await pending;
     const firstResult = await first.done;
+    report('3', [firstResult, ...others]);
     expect(firstResult.summary?.outcome).toBe('succeeded');
     expect(standin.requests).toHaveLength(1);
     for (const other of others) {
@@ -86,6 +99,7 @@ describe('single execution (multi-process, bundled function)', { timeout: 120_00
     const item = await leaseItem();
     await sleep(Math.max(0, Number(item?.expiresAtMs) - Date.now()) + 100);
     const retry = await invoke(event, 2).done;
+    report('4', [killed, during, retry]);
     expect(retry.summary).toMatchObject({ outcome: 'succeeded' });
     expect((await snapshot(tables)).contests.length).toBeGreaterThan(0);
   });
@@ -107,6 +121,8 @@ describe('single execution (multi-process, bundled function)', { timeout: 120_00
     release();
     const result = await long.done;
     const decided = await Promise.all(contenders);
+    report('5', [result, ...decided]);
+    console.info(`[scenario 5] heartbeats ${result.summary?.counts.heartbeats}, durationMs ${result.summary?.durationMs}`);
     expect(result.summary).toMatchObject({ outcome: 'succeeded' });
     expect(result.summary?.durationMs).toBeGreaterThan(3 * 2_000);
     expect(result.summary?.counts.heartbeats).toBeGreaterThanOrEqual(3);
@@ -130,6 +146,7 @@ describe('single execution (multi-process, bundled function)', { timeout: 120_00
     expect(takeover.summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
     frozen.child.kill('SIGCONT');
     const woke = await frozen.done;
+    report('6', [takeover, woke]);
     expect(woke.summary).toMatchObject({ outcome: 'failed', reason: 'lease-lost' });
     const { contests } = await snapshot(tables);
     expect(contests.length).toBeGreaterThan(0);
@@ -147,6 +164,7 @@ describe('single execution (multi-process, bundled function)', { timeout: 120_00
     const item = await leaseItem();
     expect(item?.holder).toBeUndefined();
     const retry = await invoke(event).done;
+    report('7', [failed, retry]);
     expect(retry.summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
   });
 });
