@@ -111,6 +111,8 @@ export class SyncFunction extends Construct {
         target: 'node22',
         minify: true,
         sourceMap: true,
+        // Stack traces map back to lambda/*.ts; the sources themselves need not ship (smaller map, faster import).
+        sourcesContent: false,
         mainFields: ['module', 'main'],
         banner: ESM_REQUIRE_BANNER,
         externalModules: [],

@@ -33,6 +33,10 @@ describe('function bundle', () => {
     expect(code.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
     expect(code).toMatch(/\bexport\s*\{[^}]*\bhandler\b[^}]*\}/);
     expect(existsSync(join(result.bundleDir!, 'index.mjs.map'))).toBe(true);
+    // The map names the sources but does not carry them (they would ship and be parsed at import).
+    const map = JSON.parse(readFileSync(join(result.bundleDir!, 'index.mjs.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown };
+    expect(map.sources.some((source) => source.endsWith('lambda/handler.ts'))).toBe(true);
+    expect(map.sourcesContent).toBeUndefined();
   });
 
   it('imports in a fresh node process and exports handler as a function', async () => {
