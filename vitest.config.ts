@@ -1,8 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two groups: the fast files run in parallel first; then the files that drive many processes
+ * with tight lease timings (multi-process single-execution, the chaos run) run one at a time, so
+ * that they never compete with each other or with the rest for the two cores.
+ */
+const processFiles = ['test/multiprocess/**/*.test.ts', 'test/bench/chaos.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     testTimeout: 60_000,
@@ -14,5 +20,15 @@ export default defineConfig({
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
     },
+    projects: [
+      {
+        extends: true,
+        test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: processFiles, sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: { name: 'processes', include: processFiles, fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

@@ -9,23 +9,38 @@ import type { TestProject } from 'vitest/node';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/dynamodb-local.js';
 import { synthTemplate } from '../../lib/local/template.js';
 
-let local: DynamoDbLocal | undefined;
+interface Shared {
+  local: DynamoDbLocal;
+  templatePath: string;
+  bundleEntry: string;
+}
 
-export async function setup(project: TestProject): Promise<void> {
+// Each vitest project calls setup(); they share one DynamoDB Local and one synthesis.
+let shared: Promise<Shared> | undefined;
+let users = 0;
+
+async function start(): Promise<Shared> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   process.env.CDK_DISABLE_CLI_TELEMETRY = 'true';
-  const [dynamo, synth] = await Promise.all([startDynamoDbLocal(), synthTemplate({ bundle: true })]);
-  local = dynamo;
+  const [local, synth] = await Promise.all([startDynamoDbLocal(), synthTemplate({ bundle: true })]);
   const templatePath = join(synth.outdir, 'contest-sync.template.json');
   writeFileSync(templatePath, JSON.stringify(synth.template));
   if (synth.bundleDir === undefined) throw new Error('synthesis produced no function bundle');
+  return { local, templatePath, bundleEntry: join(synth.bundleDir, 'index.mjs') };
+}
+
+export async function setup(project: TestProject): Promise<void> {
+  shared ??= start();
+  users += 1;
+  const { local, templatePath, bundleEntry } = await shared;
   project.provide('dynamoEndpoint', local.endpoint);
   project.provide('templatePath', templatePath);
-  project.provide('bundleEntry', join(synth.bundleDir, 'index.mjs'));
+  project.provide('bundleEntry', bundleEntry);
 }
 
 export async function teardown(): Promise<void> {
-  await local?.stop();
+  users -= 1;
+  if (users === 0 && shared !== undefined) await (await shared).local.stop();
 }
 
 declare module 'vitest' {
