@@ -23,6 +23,7 @@ import type { RunSummary } from '../lambda/summary.js';
 import { functionEnv } from './environment.js';
 import { benchHandler, invoke } from './handlers.js';
 import { addCounts, percentile, round, sortedCounts, summarize } from './stats.js';
+import { scheduledEvent } from '../test/support/processes.js';
 
 export interface ContentionResult {
   invocations: number;
@@ -59,19 +60,6 @@ export interface ContentionOptions {
   plan: { invocations: number; rounds: number }[];
 }
 
-export function scheduledEvent(time: string): Record<string, unknown> {
-  return {
-    version: '0',
-    id: `bench-${time}`,
-    'detail-type': 'Scheduled Event',
-    source: 'aws.events',
-    account: '000000000000',
-    time,
-    region: 'us-east-1',
-    resources: ['arn:aws:events:us-east-1:000000000000:rule/ContestSync-Hourly'],
-    detail: {},
-  };
-}
 
 export async function runContention(options: ContentionOptions): Promise<ContentionResult[]> {
   const { proxy, standin, tables } = options;

@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { LEASE_PK } from '../../lambda/contract.js';
 import { startCodeforcesStandin, type StandinReply } from '../../lib/local/codeforces-standin.js';
 import { startDynamoProxy, type DynamoProxy } from '../../lib/local/dynamo-proxy.js';
@@ -25,6 +25,7 @@ import { dynamoDelayAt, planTrial, Random, type CodeforcesFault, type FaultKind,
 import { storeOps, type RunHistory } from './history.js';
 import { startCodeforcesTap, startDynamoRecorder } from './taps.js';
 import { runWorker, type WorkerControl } from './worker.js';
+import { scanAll } from '../../test/support/contests.js';
 
 export interface ChaosEnvironment {
   /** DynamoDB Local endpoint. */
@@ -85,16 +86,6 @@ async function seedTables(doc: DynamoDBDocumentClient, names: TableNames, datase
   await put(names.reminders, seed.reminders);
 }
 
-async function scanAll(doc: DynamoDBDocumentClient, table: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await doc.send(new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey: start }));
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start !== undefined);
-  return items;
-}
 
 export async function runTrial(
   env: ChaosEnvironment,
