@@ -53,6 +53,9 @@ function expectOneSummary(invoked: Invoked, expected: Record<string, unknown>) {
   expect(typeof lines[0]?.runId).toBe('string');
   // every line of the invocation carries the run id
   for (const line of invoked.lines.filter((l) => l.level !== undefined)) expect(line.runId).toBe(lines[0]?.runId);
+  // Shown in the test output: what an operator reads in CloudWatch for this kind of run.
+  const { function_arn, function_memory_size, function_name, function_request_id, sampling_rate, cold_start, ...shown } = lines[0]!;
+  console.info(`[summary line] ${JSON.stringify(shown)}`);
   return lines[0]!;
 }
 
