@@ -391,7 +391,7 @@ export async function fetchContests(options: FetchContestsOptions): Promise<Fetc
     const message =
       last === undefined
         ? `Codeforces: deadline reached before the first attempt (${Math.max(0, deadline - started)} ms left, an attempt needs ${MIN_ATTEMPT_MS} ms)`
-        : `Codeforces: gave up after ${attempts} attempt${attempts === 1 ? '' : 's'} within ${deadline - started} ms: last error ${last.message}`;
+        : `Codeforces: gave up after ${attempts} attempt${attempts === 1 ? '' : 's'} within ${Math.round(deadline - started)} ms: last error ${last.message}`;
     return new CodeforcesError('deadline', message, { attempts, retryable: false, cause: last });
   };
 
