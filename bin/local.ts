@@ -80,7 +80,8 @@ try {
     dynamo: client,
     logger: new Logger({ serviceName: SERVICE_NAME, logLevel: values.verbose ? 'DEBUG' : 'SILENT' }),
   });
-  const deadline = Date.now() + 60_000;
+  // Lambda-like time budget; short enough that a machine with no route to Codeforces hears so soon.
+  const deadline = Date.now() + 25_000;
   let summary: RunSummary;
   try {
     summary = await handler(event, { getRemainingTimeInMillis: () => deadline - Date.now() });
