@@ -5,7 +5,7 @@
  */
 import type { FetchContestsResult } from './codeforces/client.js';
 import { CodeforcesError } from './codeforces/errors.js';
-import { planContests, planReminderMoves, SuspiciousReplyError, type ContestPlan, type PlanSettings } from './contests/plan.js';
+import { planContests, planReminderMoves, type ContestPlan, type PlanSettings } from './contests/plan.js';
 import type { Invocation } from './events.js';
 import type { AcquireResult, RunRecord } from './lease/dynamo-lease.js';
 import { describe } from './dynamo-errors.js';
@@ -298,7 +298,6 @@ function classify(error: unknown, signal: AbortSignal): PhaseError {
   if (signal.aborted && signal.reason instanceof RunDeadlineError) {
     return new PhaseError(error instanceof PhaseError ? error.phase : 'store', signal.reason);
   }
-  if (original instanceof SuspiciousReplyError) return new PhaseError('codeforces', original);
   if (error instanceof PhaseError) return error;
   return new PhaseError('store', error);
 }
