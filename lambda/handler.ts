@@ -102,6 +102,13 @@ export function createHandler(options: HandlerOptions = {}): Handler {
     return { config, deps };
   };
 
+  /** The one summary line (and RunFailed) of an invocation that failed before or outside runSync. */
+  const failedWithoutSummary = (phase: 'event' | 'config' | 'internal', error: unknown, startedAt: number): void => {
+    if (phase === 'event') metrics.addMetric(METRIC.eventRejected, MetricUnit.Count, 1);
+    metrics.addMetric(METRIC.runFailed, MetricUnit.Count, 1);
+    logger.error('failed', { summary: true, outcome: 'failed', phase, error: describe(error), durationMs: now() - startedAt });
+  };
+
   return async (event, context) => {
     const runId = newRunId();
     const startedAt = now();
@@ -113,10 +120,7 @@ export function createHandler(options: HandlerOptions = {}): Handler {
         runtime ??= build();
         invocation = parseEvent(event, runtime.config.scheduleRateMinutes);
       } catch (error) {
-        const phase = error instanceof EventValidationError ? 'event' : 'config';
-        if (phase === 'event') metrics.addMetric(METRIC.eventRejected, MetricUnit.Count, 1);
-        metrics.addMetric(METRIC.runFailed, MetricUnit.Count, 1);
-        logger.error('failed', { summary: true, outcome: 'failed', phase, error: describe(error), durationMs: now() - startedAt });
+        failedWithoutSummary(error instanceof EventValidationError ? 'event' : 'config', error, startedAt);
         throw error;
       }
       if (invocation.source === 'console' && invokedThroughVersion(context.invokedFunctionArn)) {
@@ -131,8 +135,7 @@ export function createHandler(options: HandlerOptions = {}): Handler {
         });
       } catch (error) {
         // runSync reports every expected failure in its summary; this is a bug. Still say so once.
-        metrics.addMetric(METRIC.runFailed, MetricUnit.Count, 1);
-        logger.error('failed', { summary: true, outcome: 'failed', phase: 'internal', error: describe(error), durationMs: now() - startedAt });
+        failedWithoutSummary('internal', error, startedAt);
         throw error;
       }
       logSummary(logger, summary);
