@@ -9,7 +9,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createHandler, type HandlerOptions } from '../../lambda/handler.js';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../lambda/contract.js';
 import type { RunSummary } from '../../lambda/summary.js';
-import { localDynamoClient } from '../../lib/local/dynamodb-local.js';
+import { benchClient } from '../../bench/clients.js';
 import type { TestTables } from './tables.js';
 
 export interface CountingClient {
@@ -20,23 +20,10 @@ export interface CountingClient {
   reset(): void;
 }
 
+/** The benchmark's counting client: DynamoDB requests on the wire (retries included), by operation. */
 export function countingClient(endpoint: string): CountingClient {
-  const client = localDynamoClient(endpoint);
-  const counts = new Map<string, number>();
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const name = String(context.commandName ?? 'unknown').replace(/Command$/, '');
-      counts.set(name, (counts.get(name) ?? 0) + 1);
-      return next(args);
-    },
-    { step: 'initialize', name: 'countRequests' },
-  );
-  return {
-    client,
-    counts,
-    total: () => [...counts.values()].reduce((a, b) => a + b, 0),
-    reset: () => counts.clear(),
-  };
+  const counted = benchClient(endpoint);
+  return { client: counted.client, counts: counted.attempts, total: counted.attemptsTotal, reset: counted.reset };
 }
 
 export interface Invoked {
