@@ -8,6 +8,9 @@
  * stored as upcoming that every version reports finished (its reminders are deleted).
  */
 
+import type { ContestItem } from '../../lambda/contests/model.js';
+import { DEFAULT_PLAN_SETTINGS, toItem } from '../../lambda/contests/plan.js';
+
 export const RETENTION_SECONDS = 7 * 24 * 3600;
 const HOUR = 3600;
 const DAY = 24 * HOUR;
@@ -23,17 +26,8 @@ export interface ApiContest {
   relativeTimeSeconds: number;
 }
 
-export interface ContestRow {
-  contestId: number;
-  platform: 'codeforces';
-  name: string;
-  type: string;
-  phase: string;
-  startTimeSeconds: number;
-  durationSeconds: number;
-  url: string;
-  expiresAt: number;
-}
+/** A Contests item as the checker compares it (`updatedAt` is bookkeeping, not compared). */
+export type ContestRow = Omit<ContestItem, 'updatedAt'>;
 
 export interface ReminderRow {
   contestId: number;
@@ -93,18 +87,12 @@ export function contestList(dataset: Dataset, version: number): ApiContest[] {
   return list;
 }
 
+const PLAN_SETTINGS = { ...DEFAULT_PLAN_SETTINGS, finishedRetentionSeconds: RETENTION_SECONDS };
+
+/** The item the function stores for a listed contest (the same mapping, `toItem`, minus `updatedAt`). */
 function row(contest: Pick<ApiContest, 'id' | 'name' | 'type' | 'phase' | 'startTimeSeconds' | 'durationSeconds'>): ContestRow {
-  return {
-    contestId: contest.id,
-    platform: 'codeforces',
-    name: contest.name,
-    type: contest.type,
-    phase: contest.phase,
-    startTimeSeconds: contest.startTimeSeconds,
-    durationSeconds: contest.durationSeconds,
-    url: `https://codeforces.com/contest/${contest.id}`,
-    expiresAt: contest.startTimeSeconds + contest.durationSeconds + RETENTION_SECONDS,
-  };
+  const { updatedAt: _updatedAt, ...item } = toItem({ ...contest, frozen: false }, PLAN_SETTINGS, '');
+  return item;
 }
 
 /** What the tables hold before the trial (version 0 as if synced earlier, plus two special cases). */
