@@ -181,7 +181,8 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
       current,
       {
         ...(markDone ? { doneInterval: invocation.interval } : {}),
-        lastRun: { runId: context.runId, outcome, fence, interval: invocation.interval ?? null, finishedAtMs: now() },
+        // The lease item's summary of this run (what releaseLanded reads back), taken from the record.
+        lastRun: { runId: record.runId, outcome, fence, interval: invocation.interval ?? null, finishedAtMs: record.finishedAtMs },
         runRecord: record,
       },
       releaseSignal,
