@@ -8,6 +8,7 @@ export interface Config {
   leaseDurationSeconds: number;
   finishedRetentionDays: number;
   scheduleRateMinutes: number;
+  missingSyncsBeforeDelete: number;
 }
 
 export class ConfigError extends Error {
@@ -25,6 +26,12 @@ const schema = z.object({
   [ENV.leaseDurationSeconds]: positive(DEFAULTS.leaseDurationSeconds),
   [ENV.finishedRetentionDays]: z.coerce.number({ error: 'must be a number' }).nonnegative('must be >= 0').default(DEFAULTS.finishedRetentionDays),
   [ENV.scheduleRateMinutes]: z.coerce.number({ error: 'must be a number' }).int().positive().default(DEFAULTS.scheduleRateMinutes),
+  [ENV.missingSyncsBeforeDelete]: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be >= 1')
+    .max(48, 'must be <= 48')
+    .default(DEFAULTS.missingSyncsBeforeDelete),
 });
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -41,5 +48,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leaseDurationSeconds: c[ENV.leaseDurationSeconds],
     finishedRetentionDays: c[ENV.finishedRetentionDays],
     scheduleRateMinutes: c[ENV.scheduleRateMinutes],
+    missingSyncsBeforeDelete: c[ENV.missingSyncsBeforeDelete],
   };
 }

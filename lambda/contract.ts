@@ -12,6 +12,7 @@ export const ENV = {
   leaseDurationSeconds: 'LEASE_DURATION_SECONDS',
   finishedRetentionDays: 'FINISHED_RETENTION_DAYS',
   scheduleRateMinutes: 'SCHEDULE_RATE_MINUTES',
+  missingSyncsBeforeDelete: 'MISSING_SYNCS_BEFORE_DELETE',
 } as const;
 
 export const DEFAULTS = {
@@ -19,6 +20,7 @@ export const DEFAULTS = {
   leaseDurationSeconds: 30,
   finishedRetentionDays: 7,
   scheduleRateMinutes: 60,
+  missingSyncsBeforeDelete: 3,
 } as const;
 
 /** Powertools service name and EMF namespace. */

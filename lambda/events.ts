@@ -58,7 +58,19 @@ export function intervalOf(time: string | number, periodMinutes = 60): string {
   return new Date(Math.floor(at / period) * period).toISOString().replace('.000Z', 'Z');
 }
 
-export function parseEvent(event: unknown, periodMinutes = 60): Invocation {
+/** How far in the future a Scheduled Event's `time` may be (clock skew); EventBridge never sends one later. */
+export const MAX_SCHEDULE_SKEW_MS = 5 * 60_000;
+
+export interface ParseOptions {
+  /** The schedule's period: intervals are its multiples. Default 60. */
+  periodMinutes?: number;
+  /** The time now (epoch ms): a future tick or interval is refused. Default Date.now(). */
+  nowMs?: number;
+}
+
+export function parseEvent(event: unknown, options: ParseOptions = {}): Invocation {
+  const periodMinutes = options.periodMinutes ?? 60;
+  const nowMs = options.nowMs ?? Date.now();
   if (event === null || typeof event !== 'object' || Array.isArray(event)) {
     const got = event === null ? 'null' : Array.isArray(event) ? 'an array' : `a ${typeof event}`;
     throw new EventValidationError(
@@ -76,11 +88,24 @@ export function parseEvent(event: unknown, periodMinutes = 60): Invocation {
     });
     throw new EventValidationError(`invalid ${kind}: ${problems.join('; ')}`);
   }
+  // Marking a future interval done would silently suppress that tick when it comes.
   if (looksScheduled) {
     const scheduled = result.data as z.infer<typeof scheduledEvent>;
+    const aheadMs = Date.parse(scheduled.time) - nowMs;
+    if (aheadMs > MAX_SCHEDULE_SKEW_MS) {
+      throw new EventValidationError(
+        `invalid Scheduled Event: time: ${scheduled.time} is ${Math.round(aheadMs / 60_000)} minutes in the future ` +
+          `(at most ${MAX_SCHEDULE_SKEW_MS / 60_000} allowed); EventBridge never sends a future tick`,
+      );
+    }
     return { source: 'schedule', interval: intervalOf(scheduled.time, periodMinutes), dryRun: false, force: false };
   }
   const manual = result.data as z.infer<typeof manualEvent>;
+  if (manual.interval !== undefined && Date.parse(intervalOf(manual.interval, periodMinutes)) > nowMs) {
+    throw new EventValidationError(
+      `invalid console event: interval: ${manual.interval} has not started yet; name a past or the current interval`,
+    );
+  }
   return {
     source: 'console',
     interval: manual.interval === undefined ? undefined : intervalOf(manual.interval, periodMinutes),

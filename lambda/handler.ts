@@ -15,11 +15,13 @@ import type { Dispatcher } from 'undici';
 import { fetchContests } from './codeforces/client.js';
 import { ConfigError, readConfig, type Config } from './config.js';
 import { DEFAULT_PLAN_SETTINGS } from './contests/plan.js';
-import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from './contract.js';
+import { ENV, METRIC, METRICS_NAMESPACE, SERVICE_NAME } from './contract.js';
 import { describe } from './dynamo-errors.js';
 import { EventValidationError, parseEvent, type Invocation } from './events.js';
+import { DYNAMO_CLIENT_SETTINGS } from './dynamo-client.js';
 import { DynamoLease } from './lease/dynamo-lease.js';
-import { leaseTiming, type LeaseTiming } from './lease/timing.js';
+import { LeaseConfigError } from './lease/errors.js';
+import { leaseTiming, validateTiming, type LeaseTiming } from './lease/timing.js';
 import { logSummary, recordMetrics } from './observe.js';
 import { DynamoContestStore } from './store/dynamo-store.js';
 import type { RunSummary } from './summary.js';
@@ -67,20 +69,40 @@ export function createHandler(options: HandlerOptions = {}): Handler {
     }
     const client =
       options.dynamo ??
-      new DynamoDBClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 } });
+      new DynamoDBClient({
+        maxAttempts: DYNAMO_CLIENT_SETTINGS.maxAttempts,
+        requestHandler: {
+          connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs,
+          requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs,
+        },
+      });
     const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-    const lease = new DynamoLease({ doc, table: config.tables.coordination, timing, now });
+    const lease = new DynamoLease({
+      doc,
+      table: config.tables.coordination,
+      timing,
+      now,
+      onContention: (operation, reason, attempt) => logger.warn('DynamoDB contention; retrying', { operation, reason, attempt }),
+    });
     const store = new DynamoContestStore(
       doc,
       { contests: config.tables.contests, reminders: config.tables.reminders },
-      { now, onCommit: (info) => logger.debug('committed', { ...info }) },
+      {
+        now,
+        onCommit: (info) => logger.debug('committed', { ...info }),
+        onContention: (reason, attempt) => logger.warn('DynamoDB contention; retrying', { operation: 'commit', reason, attempt }),
+      },
     );
     const deps: SyncDeps = {
       lease,
       store,
       now,
       timing,
-      planSettings: { ...DEFAULT_PLAN_SETTINGS, finishedRetentionSeconds: config.finishedRetentionDays * 24 * 3600 },
+      planSettings: {
+        ...DEFAULT_PLAN_SETTINGS,
+        finishedRetentionSeconds: config.finishedRetentionDays * 24 * 3600,
+        missingSyncsBeforeDelete: config.missingSyncsBeforeDelete,
+      },
       fetchContests: ({ signal, deadline }) =>
         fetchContests({
           baseUrl: config.codeforcesApiUrl,
@@ -118,7 +140,8 @@ export function createHandler(options: HandlerOptions = {}): Handler {
       let invocation: Invocation;
       try {
         runtime ??= build();
-        invocation = parseEvent(event, runtime.config.scheduleRateMinutes);
+        refuseShortTimeout(runtime.deps.timing, context.getRemainingTimeInMillis());
+        invocation = parseEvent(event, { periodMinutes: runtime.config.scheduleRateMinutes, nowMs: now() });
       } catch (error) {
         failedWithoutSummary(error instanceof EventValidationError ? 'event' : 'config', error, startedAt);
         throw error;
@@ -147,6 +170,21 @@ export function createHandler(options: HandlerOptions = {}): Handler {
       logger.resetKeys();
     }
   };
+}
+
+/**
+ * A lease setting that the function's timeout cannot honour is refused at the start of the
+ * invocation (the stack refuses it at synth too): the run could not keep its stop margin.
+ */
+function refuseShortTimeout(timing: LeaseTiming, remainingMs: number): void {
+  try {
+    validateTiming(timing, remainingMs);
+  } catch (error) {
+    if (error instanceof LeaseConfigError) {
+      throw new ConfigError(`invalid configuration: ${ENV.leaseDurationSeconds} with this function timeout: ${error.message}`);
+    }
+    throw error;
+  }
 }
 
 /**

@@ -16,6 +16,12 @@ export interface RunCounts {
   codeforcesLatencyMs: number;
   heartbeats: number;
   transactions: number;
+  /** Stored contests missing from the reply, marked vanished (reminders kept). */
+  contestsVanished: number;
+  /** Vanished contests that came back. */
+  contestsRestored: number;
+  /** Contests whose reminders were checked again because the previous run changed them. */
+  contestsRechecked: number;
 }
 
 export interface RunSummary {
@@ -29,6 +35,8 @@ export interface RunSummary {
   /** `lease-held`: who holds the lease and until when (ISO time). */
   holder?: string;
   holderExpiresAt?: string;
+  /** `lease-held` without a holder read: the DynamoDB contention that outlasted the retry budget. */
+  detail?: string;
   /** `failed`: what went wrong, in words. */
   error?: string;
   dryRun?: boolean;
@@ -36,6 +44,8 @@ export interface RunSummary {
   changes?: {
     write: { contestId: number; name: string; startTimeSeconds: number; phase: string }[];
     cancel: number[];
+    /** Missing from the reply: marked vanished (or still missing), reminders kept. */
+    vanish: number[];
     moveReminders: number;
     deleteReminders: number;
   };
@@ -56,5 +66,8 @@ export function emptyCounts(): RunCounts {
     codeforcesLatencyMs: 0,
     heartbeats: 0,
     transactions: 0,
+    contestsVanished: 0,
+    contestsRestored: 0,
+    contestsRechecked: 0,
   };
 }

@@ -5,9 +5,9 @@
  */
 import type { FetchContestsResult } from './codeforces/client.js';
 import { CodeforcesError } from './codeforces/errors.js';
-import { planContests, planReminderMoves, type ContestPlan, type PlanSettings } from './contests/plan.js';
+import { planContests, planRecheck, planReminderMoves, type ContestPlan, type PlanSettings } from './contests/plan.js';
 import type { Invocation } from './events.js';
-import type { AcquireResult, RunRecord } from './lease/dynamo-lease.js';
+import type { AcquireResult, FenceExtras, ReleaseOptions, RunRecord } from './lease/dynamo-lease.js';
 import { describe } from './dynamo-errors.js';
 import { LeaseLostError } from './lease/errors.js';
 import { Heartbeat } from './lease/heartbeat.js';
@@ -17,23 +17,20 @@ import type { StoreChanges, TransactAction, WriteCounts } from './store/dynamo-s
 import type { ContestItem, ReminderItem } from './contests/model.js';
 import { emptyCounts, type FailurePhase, type RunCounts, type RunSummary } from './summary.js';
 import { RUN_PK_PREFIX } from './contract.js';
+import { ContentionError, realSleep, type Sleep } from './dynamo-retry.js';
 
 export interface LeasePort {
   acquire(runId: string, source: InvocationSource, interval: string | undefined, signal?: AbortSignal): Promise<AcquireResult>;
   renew(lease: HeldLease, signal?: AbortSignal): Promise<HeldLease>;
-  release(
-    lease: HeldLease,
-    options: { doneInterval?: string; lastRun?: Record<string, unknown>; runRecord?: RunRecord },
-    signal?: AbortSignal,
-  ): Promise<boolean>;
+  release(lease: HeldLease, options: ReleaseOptions, signal?: AbortSignal): Promise<boolean>;
   releaseLanded(lease: HeldLease, signal?: AbortSignal): Promise<boolean>;
-  fenceCheck(lease: HeldLease): TransactAction;
+  fenceCheck(lease: HeldLease, extras?: FenceExtras): TransactAction;
 }
 
 export interface StorePort {
   scanContests(signal?: AbortSignal): Promise<ContestItem[]>;
   remindersOf(contestId: number, signal?: AbortSignal): Promise<ReminderItem[]>;
-  apply(changes: StoreChanges, fence: () => TransactAction, signal?: AbortSignal): Promise<WriteCounts>;
+  apply(changes: StoreChanges, fence: (last: boolean) => TransactAction, signal?: AbortSignal): Promise<WriteCounts>;
 }
 
 export interface SyncLog {
@@ -46,6 +43,8 @@ export interface SyncDeps {
   store: StorePort;
   fetchContests(options: { signal: AbortSignal; deadline: number }): Promise<FetchContestsResult>;
   now: () => number;
+  /** Waits between release attempts whose outcome was unknown; default: a real timer. */
+  sleep?: Sleep;
   timing: LeaseTiming;
   planSettings?: PlanSettings;
   log?: SyncLog;
@@ -90,8 +89,26 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
 
   // The run's own deadline: stop early enough before Lambda's timeout to release cleanly.
   const runDeadline = startedAt + context.remainingMs() - timing.stopMarginMs;
-  const dedupe = invocation.interval !== undefined && !invocation.force;
 
+  // A dry run writes nothing, so it takes no lease: it never makes a scheduled tick skip.
+  if (invocation.dryRun) {
+    const controller = new AbortController();
+    const deadlineTimer = setTimeout(
+      () => controller.abort(new RunDeadlineError('the run reached its deadline before Lambda timeout')),
+      Math.max(0, runDeadline - now()),
+    );
+    try {
+      const done = await work(deps, { signal: controller.signal, runDeadline, counts, recheck: new Set() });
+      return finish({ outcome: 'succeeded', dryRun: true, changes: describeChanges(done.plan, done.changes) });
+    } catch (error) {
+      const failure = classify(error, controller.signal);
+      return finish({ outcome: 'failed', reason: failure.phase, dryRun: true, error: failure.message });
+    } finally {
+      clearTimeout(deadlineTimer);
+    }
+  }
+
+  const dedupe = invocation.interval !== undefined && !invocation.force;
   let acquired: AcquireResult;
   try {
     acquired = await leasePort.acquire(
@@ -109,7 +126,8 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
       outcome: 'skipped',
       reason: 'lease-held',
       holder: acquired.holder,
-      holderExpiresAt: new Date(acquired.expiresAtMs).toISOString(),
+      ...(acquired.expiresAtMs !== undefined ? { holderExpiresAt: new Date(acquired.expiresAtMs).toISOString() } : {}),
+      ...(acquired.contention !== undefined ? { detail: acquired.contention } : {}),
     });
   }
 
@@ -131,11 +149,27 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
     Math.max(0, runDeadline - now()),
   );
 
+  // A scheduled interval is marked done in the same transaction as the run's last data write, so
+  // that a crash between that write and the release cannot make a retry sync the interval again.
+  const doneInterval = invocation.interval;
+  let touched: readonly number[] = [];
   let failure: PhaseError | undefined;
-  let plan: ContestPlan | undefined;
-  let changes: StoreChanges | undefined;
+  let done: WorkDone | undefined;
   try {
-    ({ plan, changes } = await work(invocation, deps, controller.signal, runDeadline, counts, heartbeat));
+    done = await work(deps, {
+      signal: controller.signal,
+      runDeadline,
+      counts,
+      recheck: held.recheck,
+      fence: (last, recheck) => {
+        controller.signal.throwIfAborted();
+        touched = recheck;
+        return leasePort.fenceCheck(heartbeat.current, {
+          recheck,
+          ...(last && doneInterval !== undefined ? { doneInterval } : {}),
+        });
+      },
+    });
   } catch (error) {
     failure = classify(error, controller.signal);
   } finally {
@@ -154,7 +188,7 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
   const outcome = succeeded ? 'succeeded' : 'failed';
   const record: RunRecord = {
     // One record per scheduled interval (its latest attempt); console and deploy runs, even for an
-    // interval, get their own so that a dry run never hides what the schedule did.
+    // interval, get their own.
     pk:
       invocation.source === 'schedule' && invocation.interval !== undefined
         ? `${RUN_PK_PREFIX}${invocation.interval}`
@@ -163,7 +197,7 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
     fence,
     source: invocation.source,
     outcome,
-    dryRun: invocation.dryRun,
+    dryRun: false,
     startedAtMs: startedAt,
     finishedAtMs: now(),
     counts: { ...counts },
@@ -171,7 +205,9 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
     ...(invocation.interval !== undefined ? { interval: invocation.interval } : {}),
     ...(failure !== undefined ? { reason: failure.phase, error: failure.message } : {}),
   };
-  const markDone = succeeded && !invocation.dryRun && invocation.interval !== undefined;
+  const markDone = succeeded && doneInterval !== undefined;
+  // Contests the previous run asked to check again and that this run found in order.
+  const rechecked = succeeded ? [...held.recheck].filter((id) => !touched.includes(id)) : [];
   let released: boolean;
   try {
     // Whatever is left of Lambda's time (the work stopped `stopMarginMs` early to leave it).
@@ -180,22 +216,25 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
       leasePort,
       current,
       {
-        ...(markDone ? { doneInterval: invocation.interval } : {}),
+        ...(markDone ? { doneInterval } : {}),
         // The lease item's summary of this run (what releaseLanded reads back), taken from the record.
         lastRun: { runId: record.runId, outcome, fence, interval: invocation.interval ?? null, finishedAtMs: record.finishedAtMs },
         runRecord: record,
+        rechecked,
       },
       releaseSignal,
+      deps.sleep ?? realSleep,
     );
   } catch (error) {
-    // The lease lapses on its own within its duration; the interval is not marked done, so a retry runs.
+    // The lease lapses on its own within its duration. A scheduled interval whose last data write
+    // did not mark it done is not done: report the failure, so that a retry runs.
     deps.log?.warn('could not release the lease; it will lapse', { error: describe(error) });
-    if (succeeded && markDone) {
+    if (markDone && done?.committedDone !== true) {
       return finish({ outcome: 'failed', reason: 'lease', fence, error: `release failed: ${describe(error)}` });
     }
     released = true;
   }
-  if (!released) {
+  if (!released && done?.committedDone !== true) {
     return finish({
       outcome: 'failed',
       reason: 'lease-lost',
@@ -206,22 +245,32 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
   if (failure !== undefined) {
     return finish({ outcome: 'failed', reason: failure.phase, fence, error: failure.message });
   }
-  return finish({
-    outcome: 'succeeded',
-    fence,
-    ...(invocation.dryRun ? { dryRun: true, changes: describeChanges(plan, changes) } : {}),
-  });
+  return finish({ outcome: 'succeeded', fence });
 }
 
-async function work(
-  invocation: Invocation,
-  deps: SyncDeps,
-  signal: AbortSignal,
-  runDeadline: number,
-  counts: RunCounts,
-  heartbeat: Heartbeat,
-): Promise<{ plan: ContestPlan; changes: StoreChanges }> {
+interface WorkDone {
+  plan: ContestPlan;
+  changes: StoreChanges;
+  /** The last data transaction committed with the interval marked done. */
+  committedDone: boolean;
+}
+
+interface WorkOptions {
+  signal: AbortSignal;
+  runDeadline: number;
+  counts: RunCounts;
+  /** Contests whose reminders the previous run asked to check again. */
+  recheck: ReadonlySet<number>;
+  /**
+   * The lease action of each data transaction (absent: a dry run, nothing is written). `recheck`
+   * lists the contests whose reminders this run touches, recorded with every write.
+   */
+  fence?: (last: boolean, recheck: readonly number[]) => TransactAction;
+}
+
+async function work(deps: SyncDeps, options: WorkOptions): Promise<WorkDone> {
   const { now } = deps;
+  const { signal, runDeadline, counts } = options;
   // Leave part of the remaining time for reading and writing DynamoDB.
   const storeReserveMs = Math.min(10_000, Math.max(0, (runDeadline - now()) / 3));
   let fetched: FetchContestsResult;
@@ -256,7 +305,10 @@ async function work(
     }),
   );
   counts.contestsUnchanged = plan.unchanged;
+  counts.contestsVanished = plan.vanished.length;
+  counts.contestsRestored = plan.restored.length;
 
+  const touched = new Set<number>([...plan.finished, ...plan.cancelled, ...plan.rescheduled.map(({ contestId }) => contestId)]);
   const changes = await inPhase('store', async () => {
     const reminderDeletes: StoreChanges['reminderDeletes'] = [];
     for (const contestId of [...plan.finished, ...plan.cancelled]) {
@@ -268,27 +320,42 @@ async function work(
     for (const { contestId, startTimeSeconds } of plan.rescheduled) {
       reminderMoves.push(...planReminderMoves(await deps.store.remindersOf(contestId, signal), startTimeSeconds, now()));
     }
-    return { reminderDeletes, reminderMoves, contestPuts: plan.upserts, contestDeletes: plan.cancelled };
+    // Contests an earlier run changed: the app may have written a reminder against the old state.
+    const after = contestsAfter(plan, stored);
+    for (const contestId of options.recheck) {
+      if (touched.has(contestId)) continue;
+      counts.contestsRechecked += 1;
+      const fix = planRecheck(contestId, after.get(contestId), await deps.store.remindersOf(contestId, signal), now());
+      if (fix.deletes.length + fix.moves.length > 0) touched.add(contestId);
+      reminderDeletes.push(...fix.deletes);
+      reminderMoves.push(...fix.moves);
+    }
+    return {
+      reminderDeletes,
+      reminderMoves,
+      contestPuts: [...plan.upserts, ...plan.vanished],
+      contestDeletes: plan.cancelled,
+    };
   });
 
-  if (invocation.dryRun) return { plan, changes };
-
-  const written = await inPhase('store', () =>
-    deps.store.apply(
-      changes,
-      () => {
-        signal.throwIfAborted();
-        return deps.lease.fenceCheck(heartbeat.current);
-      },
-      signal,
-    ),
-  );
-  counts.contestsWritten = written.contestsWritten;
+  if (options.fence === undefined) return { plan, changes, committedDone: false };
+  const fence = options.fence;
+  const recheck = [...touched];
+  const written = await inPhase('store', () => deps.store.apply(changes, (last) => fence(last, recheck), signal));
+  counts.contestsWritten = plan.upserts.length;
   counts.contestsRemoved = written.contestsDeleted;
   counts.remindersMoved = written.remindersMoved;
   counts.remindersDeleted = written.remindersDeleted;
   counts.transactions = written.transactions;
-  return { plan, changes };
+  return { plan, changes, committedDone: written.transactions > 0 };
+}
+
+/** Each contest as this run leaves it: written, marked vanished, untouched, or (absent) deleted. */
+function contestsAfter(plan: ContestPlan, stored: readonly ContestItem[]): Map<number, ContestItem> {
+  const after = new Map(stored.map((item) => [item.contestId, item]));
+  for (const item of [...plan.upserts, ...plan.vanished]) after.set(item.contestId, item);
+  for (const contestId of plan.cancelled) after.delete(contestId);
+  return after;
 }
 
 /** Why the work stopped: a lost lease wins over whatever error the abort caused. */
@@ -310,8 +377,9 @@ function classify(error: unknown, signal: AbortSignal): PhaseError {
 async function releaseWithRetry(
   lease: LeasePort,
   held: HeldLease,
-  options: Parameters<LeasePort['release']>[1],
+  options: ReleaseOptions,
   signal: AbortSignal,
+  sleep: Sleep,
 ): Promise<boolean> {
   let uncertain = false;
   for (let attempt = 1; ; attempt += 1) {
@@ -321,8 +389,9 @@ async function releaseWithRetry(
       return await lease.releaseLanded(held, signal);
     } catch (error) {
       if (attempt >= 3 || signal.aborted) throw error;
-      uncertain = true;
-      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      // Contention was already retried inside release; anything else may have landed.
+      uncertain = uncertain || !(error instanceof ContentionError);
+      await sleep(50 * attempt, signal);
     }
   }
 }
@@ -331,6 +400,7 @@ function describeChanges(plan: ContestPlan | undefined, changes: StoreChanges | 
   return {
     write: (plan?.upserts ?? []).map(({ contestId, name, startTimeSeconds, phase }) => ({ contestId, name, startTimeSeconds, phase })),
     cancel: plan?.cancelled ?? [],
+    vanish: (plan?.vanished ?? []).map(({ contestId }) => contestId),
     moveReminders: changes?.reminderMoves.length ?? 0,
     deleteReminders: changes?.reminderDeletes.length ?? 0,
   };

@@ -6,6 +6,7 @@
 import type { Node } from 'constructs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULTS } from '../lambda/contract.js';
+import { leaseTiming, minimumFunctionTimeoutMs } from '../lambda/lease/timing.js';
 
 /** Context keys deployers may set (all optional; defaults below). */
 export const CONTEXT_KEYS = {
@@ -17,6 +18,7 @@ export const CONTEXT_KEYS = {
   finishedRetentionDays: 'contestSync:finishedRetentionDays',
   codeforcesApiUrl: 'contestSync:codeforcesApiUrl',
   alarmEmail: 'contestSync:alarmEmail',
+  missingSyncsBeforeDelete: 'contestSync:missingSyncsBeforeDelete',
 } as const;
 
 export interface ContestSyncConfig {
@@ -31,6 +33,8 @@ export interface ContestSyncConfig {
   readonly codeforcesApiUrl: string;
   /** Empty: no e-mail subscription on the alarm topic. */
   readonly alarmEmail: string;
+  /** Consecutive successful syncs a contest must be missing from before it is deleted with its reminders. */
+  readonly missingSyncsBeforeDelete: number;
 }
 
 export const DEFAULT_CONFIG: ContestSyncConfig = {
@@ -42,6 +46,7 @@ export const DEFAULT_CONFIG: ContestSyncConfig = {
   finishedRetentionDays: DEFAULTS.finishedRetentionDays,
   codeforcesApiUrl: DEFAULTS.codeforcesApiUrl,
   alarmEmail: '',
+  missingSyncsBeforeDelete: DEFAULTS.missingSyncsBeforeDelete,
 };
 
 /** The function timeout must leave this many lease durations of room (heartbeat every lease/3). */
@@ -130,6 +135,14 @@ export function parseConfig(raw: Partial<Record<keyof ContestSyncConfig, unknown
       `must be at least ${MIN_TIMEOUT_TO_LEASE_RATIO} x ${K.leaseDurationSeconds} (${leaseDurationSeconds}s), i.e. >= ${MIN_TIMEOUT_TO_LEASE_RATIO * leaseDurationSeconds}s: the lease is renewed every lease/3 and a run must be able to stop and release it before the function times out`,
     );
   }
+  const minimumMs = minimumFunctionTimeoutMs(leaseTiming(leaseDurationSeconds));
+  if (functionTimeoutSeconds * 1000 <= minimumMs) {
+    fail(
+      K.functionTimeoutSeconds,
+      functionTimeoutSeconds,
+      `must exceed ${Math.ceil(minimumMs / 1000)}s: a run keeps ${leaseTiming(leaseDurationSeconds).stopMarginMs} ms for the release (one DynamoDB call with every SDK retry) plus one renewal period`,
+    );
+  }
 
   const retentionRaw = pick('logRetentionDays');
   const logRetentionDays = integer(K.logRetentionDays, retentionRaw, 1, 3653);
@@ -138,6 +151,8 @@ export function parseConfig(raw: Partial<Record<keyof ContestSyncConfig, unknown
   }
 
   const finishedRetentionDays = integer(K.finishedRetentionDays, pick('finishedRetentionDays'), 0, 3650);
+  // A contest missing from this many consecutive successful syncs is deleted with its reminders.
+  const missingSyncsBeforeDelete = integer(K.missingSyncsBeforeDelete, pick('missingSyncsBeforeDelete'), 1, 48);
 
   const codeforcesApiUrl = text(K.codeforcesApiUrl, pick('codeforcesApiUrl'));
   let url: URL;
@@ -162,6 +177,7 @@ export function parseConfig(raw: Partial<Record<keyof ContestSyncConfig, unknown
     finishedRetentionDays,
     codeforcesApiUrl,
     alarmEmail,
+    missingSyncsBeforeDelete,
   };
 }
 

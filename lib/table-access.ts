@@ -7,6 +7,8 @@
  * Grants are on the table ARNs only, not on `table/index/*`: nothing here queries an index. If the
  * function ever queries the Contests GSI, add the index ARN explicitly in sync-function.ts.
  */
+import { LEASE_PK, RUN_PK_PREFIX } from '../lambda/contract.js';
+
 export type TableRole = 'contests' | 'reminders' | 'coordination';
 
 export const TABLE_ROLES: readonly TableRole[] = ['contests', 'reminders', 'coordination'];
@@ -14,11 +16,15 @@ export const TABLE_ROLES: readonly TableRole[] = ['contests', 'reminders', 'coor
 export const TABLE_ACTIONS: Readonly<Record<TableRole, readonly string[]>> = {
   contests: ['dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
   reminders: ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-  coordination: [
-    'dynamodb:GetItem',
-    'dynamodb:UpdateItem',
-    'dynamodb:PutItem',
-    'dynamodb:ConditionCheckItem',
-    'dynamodb:Query',
-  ],
+  // GetItem: the read-back of the lease after a release whose answer was lost. Nothing queries it.
+  coordination: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
+};
+
+/**
+ * Partition keys the function may touch, per table (`dynamodb:LeadingKeys`, StringLike patterns):
+ * on Coordination only its own lease item and its run records, so that several jobs can share the
+ * table without one able to take or overwrite another's lease.
+ */
+export const TABLE_LEADING_KEYS: Readonly<Partial<Record<TableRole, readonly string[]>>> = {
+  coordination: [LEASE_PK, `${RUN_PK_PREFIX}*`],
 };

@@ -15,6 +15,15 @@ export interface ContestItem {
   updatedAt: string;
   /** TTL, epoch seconds: the contest's end plus the retention of finished contests. */
   expiresAt: number;
+  /**
+   * Vanished marker (docs/design.md, "Vanished contests"): set when the contest was missing from a
+   * valid reply, epoch seconds of the first miss. The app does not show a contest that has it as
+   * upcoming. Removed if the contest comes back; the contest is deleted with its reminders once it
+   * has been missing from `missingSyncsBeforeDelete` consecutive successful syncs.
+   */
+  vanishedAt?: number;
+  /** With `vanishedAt`: how many consecutive successful syncs missed it. */
+  missingSyncs?: number;
 }
 
 export interface ReminderItem {

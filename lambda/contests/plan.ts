@@ -1,7 +1,8 @@
 /**
  * What a sync must change, decided from the fetched list and the stored items alone (no I/O):
- * which contests to write, which vanished (cancelled), which finished or moved (their reminders
- * follow), and whether the reply is too suspicious to act on.
+ * which contests to write, which vanished (marked, then after a grace period cancelled), which
+ * finished or moved (their reminders follow), which reminders to check again, and whether the
+ * reply is too suspicious to act on.
  */
 import type { CodeforcesContest } from '../codeforces/schema.js';
 import { COMPARED_FIELDS, contestUrl, type ContestItem, type ReminderItem } from './model.js';
@@ -13,12 +14,18 @@ export interface PlanSettings {
   maxCancelShare: number;
   /** ...once it would cancel at least this many (small lists move by one or two). */
   minCancelsToJudge: number;
+  /**
+   * A stored unfinished contest missing from a valid reply is marked vanished at once, and deleted
+   * with its reminders only when it has been missing from this many consecutive successful syncs.
+   */
+  missingSyncsBeforeDelete: number;
 }
 
 export const DEFAULT_PLAN_SETTINGS: PlanSettings = {
   finishedRetentionSeconds: 7 * 24 * 3600,
   maxCancelShare: 0.5,
   minCancelsToJudge: 3,
+  missingSyncsBeforeDelete: 3,
 };
 
 export interface ContestPlan {
@@ -29,7 +36,11 @@ export interface ContestPlan {
   rescheduled: { contestId: number; startTimeSeconds: number }[];
   /** Contests that are (now) finished: their reminders are deleted. */
   finished: number[];
-  /** Stored unfinished contests missing from the list: cancelled, deleted with their reminders. */
+  /** Stored unfinished contests missing from the list: marked vanished (or still missing), reminders kept. */
+  vanished: ContestItem[];
+  /** Vanished contests that came back: written again without the marker (counted in upserts too). */
+  restored: number[];
+  /** Contests missing from `missingSyncsBeforeDelete` consecutive syncs: deleted with their reminders. */
   cancelled: number[];
 }
 
@@ -74,7 +85,7 @@ export function planContests(input: {
   const updatedAt = new Date(input.nowMs).toISOString();
   const stored = new Map(input.stored.map((item) => [item.contestId, item]));
 
-  const plan: ContestPlan = { upserts: [], unchanged: 0, rescheduled: [], finished: [], cancelled: [] };
+  const plan: ContestPlan = { upserts: [], unchanged: 0, rescheduled: [], finished: [], vanished: [], restored: [], cancelled: [] };
   // One entry per id (the last listed wins): two writes of one item cannot share a transaction.
   const fetched = new Map(input.fetched.map((contest) => [contest.id, contest]));
   for (const contest of fetched.values()) {
@@ -85,11 +96,13 @@ export function planContests(input: {
     // stored contest that finished long ago still gets its final phase and its reminders go).
     if (isFinished && item.expiresAt <= nowSeconds && before === undefined) continue;
 
-    if (before !== undefined && sameContest(before, item)) {
+    const wasVanished = before?.vanishedAt !== undefined;
+    if (before !== undefined && !wasVanished && sameContest(before, item)) {
       plan.unchanged += 1;
       continue;
     }
     plan.upserts.push(item);
+    if (wasVanished) plan.restored.push(contest.id);
     if (isFinished && before?.phase !== 'FINISHED') plan.finished.push(contest.id);
     if (!isFinished && before !== undefined && before.startTimeSeconds !== item.startTimeSeconds) {
       plan.rescheduled.push({ contestId: contest.id, startTimeSeconds: item.startTimeSeconds });
@@ -97,13 +110,21 @@ export function planContests(input: {
   }
 
   const unfinishedStored = input.stored.filter((item) => item.phase !== 'FINISHED');
-  plan.cancelled = unfinishedStored.filter((item) => !input.listedIds.has(item.contestId)).map((item) => item.contestId);
-  const share = unfinishedStored.length === 0 ? 0 : plan.cancelled.length / unfinishedStored.length;
-  if (plan.cancelled.length >= settings.minCancelsToJudge && share > settings.maxCancelShare) {
+  const missing = unfinishedStored.filter((item) => !input.listedIds.has(item.contestId));
+  const share = unfinishedStored.length === 0 ? 0 : missing.length / unfinishedStored.length;
+  if (missing.length >= settings.minCancelsToJudge && share > settings.maxCancelShare) {
     throw new SuspiciousReplyError(
-      `refusing a reply that would cancel ${plan.cancelled.length} of ${unfinishedStored.length} stored upcoming contests ` +
+      `refusing a reply that would cancel ${missing.length} of ${unfinishedStored.length} stored upcoming contests ` +
         `(more than ${Math.round(settings.maxCancelShare * 100)}%); nothing was written`,
     );
+  }
+  for (const item of missing) {
+    const missingSyncs = (item.vanishedAt === undefined ? 0 : (item.missingSyncs ?? 1)) + 1;
+    if (missingSyncs >= settings.missingSyncsBeforeDelete) {
+      plan.cancelled.push(item.contestId);
+    } else {
+      plan.vanished.push({ ...item, vanishedAt: item.vanishedAt ?? nowSeconds, missingSyncs, updatedAt });
+    }
   }
   return plan;
 }
@@ -141,4 +162,23 @@ export function planReminderMoves(
     });
   }
   return moves;
+}
+
+/**
+ * Reminders of a contest that an earlier run changed, checked again: the app may have written one
+ * for the old start time, or for a contest that was finishing or being cancelled, while that run
+ * was under way. `contest` is the contest as this run leaves it (undefined: deleted).
+ */
+export function planRecheck(
+  contestId: number,
+  contest: Pick<ContestItem, 'phase' | 'startTimeSeconds' | 'vanishedAt'> | undefined,
+  reminders: readonly ReminderItem[],
+  nowMs: number,
+): { deletes: { contestId: number; userId: string }[]; moves: ReminderMove[] } {
+  if (contest === undefined || contest.phase === 'FINISHED') {
+    return { deletes: reminders.map(({ userId }) => ({ contestId, userId })), moves: [] };
+  }
+  // A vanished contest keeps its reminders until it is confirmed gone.
+  if (contest.vanishedAt !== undefined) return { deletes: [], moves: [] };
+  return { deletes: [], moves: planReminderMoves(reminders, contest.startTimeSeconds, nowMs) };
 }

@@ -21,6 +21,14 @@ import {
 } from './record.js';
 import type { LeaseTiming } from './timing.js';
 import { describe, isCancelledAt } from '../dynamo-errors.js';
+import {
+  ContentionError,
+  LEASE_CONTENTION_BUDGET,
+  realSleep,
+  retryContention,
+  type ContentionBudget,
+  type Sleep,
+} from '../dynamo-retry.js';
 import type { TransactAction } from '../store/dynamo-store.js';
 
 export type AcquireResult = { acquired: true; lease: HeldLease } | ({ acquired: false } & AcquireRefusal);
@@ -38,6 +46,20 @@ export interface LeaseStoreOptions {
   now: () => number;
   /** Defaults to LEASE_PK; tests and benchmarks may use several leases in one table. */
   key?: string;
+  /** Contention (conflicts, throttling, 5xx) is retried with these; defaults: real sleep, Math.random. */
+  sleep?: Sleep;
+  random?: () => number;
+  budget?: ContentionBudget;
+  /** Told of each contention retry (the handler logs it; the chaos checker counts it). */
+  onContention?: (operation: 'acquire' | 'renew' | 'release', reason: string, attempt: number) => void;
+}
+
+/** What a fenced data transaction also records on the lease item, in the same write. */
+export interface FenceExtras {
+  /** The scheduled interval this run stands for: marked done with the run's last data write. */
+  doneInterval?: string;
+  /** Contests whose reminders this write touched: the next run checks them again. */
+  recheck?: readonly number[];
 }
 
 export class DynamoLease {
@@ -46,6 +68,7 @@ export class DynamoLease {
   private readonly timing: LeaseTiming;
   private readonly now: () => number;
   readonly key: string;
+  private readonly options: LeaseStoreOptions;
 
   constructor(options: LeaseStoreOptions) {
     this.doc = options.doc;
@@ -53,6 +76,18 @@ export class DynamoLease {
     this.timing = options.timing;
     this.now = options.now;
     this.key = options.key ?? LEASE_PK;
+    this.options = options;
+  }
+
+  /** Runs one lease write, retrying contention within the lease budget. */
+  private withRetry<T>(operation: 'acquire' | 'renew' | 'release', send: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return retryContention(send, {
+      budget: this.options.budget ?? LEASE_CONTENTION_BUDGET,
+      sleep: this.options.sleep ?? realSleep,
+      random: this.options.random ?? Math.random,
+      ...(signal !== undefined ? { signal } : {}),
+      onContention: (reason, attempt) => this.options.onContention?.(operation, reason, attempt),
+    });
   }
 
   /** One conditional write. A refused contender learns holder and expiry from the write itself. */
@@ -80,41 +115,38 @@ export class DynamoLease {
       update += ' REMOVE #interval ADD fence :one';
     }
     try {
-      const out = await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: this.key },
-          UpdateExpression: update,
-          ConditionExpression: acquireCondition(interval !== undefined),
-          ExpressionAttributeNames: { '#ttl': 'ttl', '#source': 'source', '#interval': 'interval' },
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-        { abortSignal: signal },
+      const out = await this.withRetry(
+        'acquire',
+        () =>
+          this.doc.send(
+            new UpdateCommand({
+              TableName: this.table,
+              Key: { pk: this.key },
+              UpdateExpression: update,
+              ConditionExpression: acquireCondition(interval !== undefined),
+              ExpressionAttributeNames: { '#ttl': 'ttl', '#source': 'source', '#interval': 'interval' },
+              ExpressionAttributeValues: values,
+              ReturnValues: 'ALL_NEW',
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            }),
+            { abortSignal: signal },
+          ),
+        signal,
       );
-      const item = out.Attributes as LeaseItem;
-      return {
-        acquired: true,
-        lease: {
-          runId,
-          fence: Number(item.fence),
-          expiresAtMs,
-          doneIntervals: item.doneIntervals ?? new Set<string>(),
-        },
-      };
+      return { acquired: true, lease: heldFrom(runId, out.Attributes as LeaseItem, expiresAtMs) };
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
         const old = oldItem(error);
-        // The SDK retried a write whose first attempt landed but whose answer was lost: the
-        // "holder" refusing us is this very run. That is our acquisition, not a contender's.
+        // The SDK (or our contention retry) repeated a write whose first attempt landed but whose
+        // answer was lost: the "holder" refusing us is this very run. That is our acquisition.
         if (old?.holder === runId && old.fence !== undefined && old.expiresAtMs !== undefined) {
-          return {
-            acquired: true,
-            lease: { runId, fence: Number(old.fence), expiresAtMs: old.expiresAtMs, doneIntervals: old.doneIntervals ?? new Set<string>() },
-          };
+          return { acquired: true, lease: heldFrom(runId, old, old.expiresAtMs) };
         }
         return { acquired: false, ...explainRefusal(old, now, interval) };
+      }
+      // Contention that outlasted the budget: another run is busy with the lease item. Skip; never fail.
+      if (error instanceof ContentionError) {
+        return { acquired: false, reason: 'lease-held', holder: 'unknown', fence: undefined, contention: error.message };
       }
       throw new LeaseUnavailableError(`could not acquire the lease: ${describe(error)}`, { cause: error });
     }
@@ -130,7 +162,8 @@ export class DynamoLease {
     const now = this.now();
     const expiresAtMs = now + this.timing.durationMs;
     try {
-      await this.doc.send(
+      await this.withRetry('renew', () =>
+        this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: this.key },
@@ -147,7 +180,7 @@ export class DynamoLease {
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
         { abortSignal: signal },
-      );
+      ), signal);
       return { ...lease, expiresAtMs };
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
@@ -164,7 +197,7 @@ export class DynamoLease {
    */
   async release(
     lease: HeldLease,
-    options: { doneInterval?: string; lastRun?: Record<string, unknown>; runRecord?: RunRecord } = {},
+    options: ReleaseOptions = {},
     signal?: AbortSignal,
   ): Promise<boolean> {
     const now = this.now();
@@ -178,24 +211,35 @@ export class DynamoLease {
       values[':lastRun'] = options.lastRun;
       set += ', lastRun = :lastRun';
     }
-    const update = {
+    let update = `${set} REMOVE holder`;
+    if (options.rechecked !== undefined && options.rechecked.length > 0) {
+      values[':rechecked'] = new Set(options.rechecked);
+      update += ' DELETE recheck :rechecked';
+    }
+    const write = {
       TableName: this.table,
       Key: { pk: this.key },
-      UpdateExpression: `${set} REMOVE holder`,
+      UpdateExpression: update,
       ConditionExpression: RELEASE_CONDITION,
       ExpressionAttributeValues: values,
     };
     try {
-      if (options.runRecord === undefined) {
-        await this.doc.send(new UpdateCommand(update), { abortSignal: signal });
-      } else {
-        await this.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [{ Update: update }, { Put: { TableName: this.table, Item: options.runRecord } }],
-          }),
-          { abortSignal: signal },
-        );
-      }
+      await this.withRetry(
+        'release',
+        async () => {
+          if (options.runRecord === undefined) {
+            await this.doc.send(new UpdateCommand(write), { abortSignal: signal });
+          } else {
+            await this.doc.send(
+              new TransactWriteCommand({
+                TransactItems: [{ Update: write }, { Put: { TableName: this.table, Item: options.runRecord } }],
+              }),
+              { abortSignal: signal },
+            );
+          }
+        },
+        signal,
+      );
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException || isCancelledAt(error, 0)) return false;
@@ -208,25 +252,55 @@ export class DynamoLease {
    * followed by a refusal: the release records the run as `lastRun` in the same write.
    */
   async releaseLanded(lease: HeldLease, signal?: AbortSignal): Promise<boolean> {
-    const out = await this.doc.send(
-      new GetCommand({ TableName: this.table, Key: { pk: this.key }, ConsistentRead: true }),
-      { abortSignal: signal },
+    const out = await this.withRetry(
+      'release',
+      () => this.doc.send(new GetCommand({ TableName: this.table, Key: { pk: this.key }, ConsistentRead: true }), { abortSignal: signal }),
+      signal,
     );
     const lastRun = (out.Item as LeaseItem & { lastRun?: { runId?: string; fence?: number } } | undefined)?.lastRun;
     return lastRun?.runId === lease.runId && Number(lastRun.fence) === lease.fence;
   }
 
-  /** The ConditionCheck that makes a transaction commit only while this run holds the lease. */
-  fenceCheck(lease: HeldLease): TransactAction {
-    return {
-      ConditionCheck: {
-        TableName: this.table,
-        Key: { pk: this.key },
-        ConditionExpression: OWNED_CONDITION,
-        ExpressionAttributeValues: { ':runId': lease.runId, ':fence': lease.fence, ':now': this.now() },
-      },
-    };
+  /**
+   * The lease action that makes a transaction commit only while this run holds the lease: a
+   * ConditionCheck, or, when the write also records something on the lease item (the interval
+   * done with the run's last data write, contests to check again), an Update under the same
+   * condition, since one transaction cannot touch an item twice.
+   */
+  fenceCheck(lease: HeldLease, extras: FenceExtras = {}): TransactAction {
+    const now = this.now();
+    const values: Record<string, unknown> = { ':runId': lease.runId, ':fence': lease.fence, ':now': now };
+    const clauses: string[] = [];
+    if (extras.doneInterval !== undefined) {
+      values[':done'] = rememberDone(lease.doneIntervals, extras.doneInterval, now);
+      clauses.push('SET doneIntervals = :done');
+    }
+    if (extras.recheck !== undefined && extras.recheck.length > 0) {
+      values[':recheck'] = new Set(extras.recheck);
+      clauses.push('ADD recheck :recheck');
+    }
+    const target = { TableName: this.table, Key: { pk: this.key }, ConditionExpression: OWNED_CONDITION, ExpressionAttributeValues: values };
+    if (clauses.length === 0) return { ConditionCheck: target };
+    return { Update: { ...target, UpdateExpression: clauses.join(' ') } };
   }
+}
+
+export interface ReleaseOptions {
+  doneInterval?: string;
+  lastRun?: Record<string, unknown>;
+  runRecord?: RunRecord;
+  /** Contests this run checked again as the previous run asked: removed from `recheck`. */
+  rechecked?: readonly number[];
+}
+
+function heldFrom(runId: string, item: LeaseItem, expiresAtMs: number): HeldLease {
+  return {
+    runId,
+    fence: Number(item.fence),
+    expiresAtMs,
+    doneIntervals: item.doneIntervals ?? new Set<string>(),
+    recheck: new Set([...(item.recheck ?? [])].map(Number)),
+  };
 }
 
 function oldItem(error: ConditionalCheckFailedException): LeaseItem | undefined {

@@ -9,6 +9,8 @@
  *   fence         incremented by every acquisition; data writes check holder + fence
  *   acquiredAtMs, renewedAtMs, releasedAtMs, source, interval, lastRun
  *   doneIntervals string set of scheduled intervals that succeeded (pruned to a retention window)
+ *   recheck       number set of contests whose reminders the last runs touched: the next run
+ *                 checks their reminders again (the app may have written one meanwhile)
  *   ttl           epoch seconds, far beyond expiry: garbage collection of an abandoned job only
  */
 
@@ -26,6 +28,7 @@ export interface LeaseItem {
   source?: string;
   interval?: string;
   doneIntervals?: Set<string>;
+  recheck?: Set<number>;
   ttl?: number;
 }
 
@@ -35,10 +38,19 @@ export interface HeldLease {
   /** Last expiry DynamoDB confirmed for this holder. */
   readonly expiresAtMs: number;
   readonly doneIntervals: ReadonlySet<string>;
+  /** Contests the previous runs asked to check again (from the acquiring write's answer). */
+  readonly recheck: ReadonlySet<number>;
 }
 
 export type AcquireRefusal =
-  | { reason: 'lease-held'; holder: string; expiresAtMs: number; fence: number | undefined }
+  | {
+      reason: 'lease-held';
+      holder: string;
+      expiresAtMs?: number;
+      fence: number | undefined;
+      /** Set when no holder was read: DynamoDB contention outlasted the retry budget. */
+      contention?: string;
+    }
   | { reason: 'already-done'; interval: string };
 
 /** The `ttl` of the lease item: long after expiry, so only an abandoned job's item is collected. */

@@ -3,9 +3,13 @@
  * lasts `durationMs`; the holder renews every `renewEveryMs`; a renewal that is not confirmed by
  * `renewDeadlineMs` after the last confirmed one makes the holder give the lease up (abort) before
  * it can lapse; a run stops `stopMarginMs` before Lambda's own timeout so that it can release.
+ * The stop margin covers one DynamoDB call at its worst (every SDK attempt timing out, with the
+ * SDK's backoff between them) plus a second, so the release is never cut short by the SDK's own
+ * timeouts (docs/design.md, "Time budgets").
  *
- *   0 < renewEveryMs < renewDeadlineMs < durationMs,   stopMarginMs < function timeout
+ *   0 < renewEveryMs < renewDeadlineMs < durationMs,   stopMarginMs + renewEveryMs < function timeout
  */
+import { worstCallMs } from '../dynamo-client.js';
 import { LeaseConfigError } from './errors.js';
 
 export interface LeaseTiming {
@@ -20,7 +24,10 @@ export interface LeaseTiming {
 
 export const MIN_LEASE_DURATION_SECONDS = 2;
 
-export function leaseTiming(durationSeconds: number, options: { functionTimeoutMs?: number } = {}): LeaseTiming {
+export function leaseTiming(
+  durationSeconds: number,
+  options: { functionTimeoutMs?: number; callBudgetMs?: number } = {},
+): LeaseTiming {
   if (!Number.isFinite(durationSeconds) || durationSeconds < MIN_LEASE_DURATION_SECONDS) {
     throw new LeaseConfigError(
       `lease duration must be a number of seconds >= ${MIN_LEASE_DURATION_SECONDS}, got ${String(durationSeconds)}`,
@@ -29,7 +36,7 @@ export function leaseTiming(durationSeconds: number, options: { functionTimeoutM
   const durationMs = Math.round(durationSeconds * 1000);
   const renewEveryMs = Math.round(durationMs / 3);
   const renewDeadlineMs = Math.round((durationMs * 2) / 3);
-  const stopMarginMs = Math.min(5_000, Math.max(1_000, Math.round(durationMs / 3)));
+  const stopMarginMs = (options.callBudgetMs ?? worstCallMs()) + 1_000;
   const renewRetryMs = Math.max(100, Math.round(renewEveryMs / 5));
   const timing: LeaseTiming = { durationMs, renewEveryMs, renewDeadlineMs, stopMarginMs, renewRetryMs };
   validateTiming(timing, options.functionTimeoutMs);
@@ -43,9 +50,14 @@ export function validateTiming(timing: LeaseTiming, functionTimeoutMs?: number):
       `lease timing must satisfy 0 < renewEvery (${renewEveryMs} ms) < renewDeadline (${renewDeadlineMs} ms) < duration (${durationMs} ms)`,
     );
   }
-  if (functionTimeoutMs !== undefined && functionTimeoutMs <= stopMarginMs + renewEveryMs) {
+  if (functionTimeoutMs !== undefined && functionTimeoutMs <= minimumFunctionTimeoutMs(timing)) {
     throw new LeaseConfigError(
-      `function timeout (${functionTimeoutMs} ms) leaves no time to work: it must exceed the stop margin (${stopMarginMs} ms) plus one renewal period (${renewEveryMs} ms)`,
+      `function timeout (${Math.round(functionTimeoutMs)} ms) leaves no time to work: it must exceed the stop margin kept for the release (${stopMarginMs} ms, one DynamoDB call with every SDK retry) plus one renewal period (${renewEveryMs} ms)`,
     );
   }
+}
+
+/** The shortest function timeout (or time left at the start of an invocation) that can honour `timing`. */
+export function minimumFunctionTimeoutMs(timing: LeaseTiming): number {
+  return timing.stopMarginMs + timing.renewEveryMs;
 }

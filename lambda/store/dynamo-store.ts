@@ -4,7 +4,6 @@
  * this run holds the lease (DESIGN.md, lease rule 5). A transaction holds at most 100 actions:
  * 99 writes and the check.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   QueryCommand,
   ScanCommand,
@@ -15,11 +14,11 @@ import {
 import type { ContestItem, ReminderItem } from '../contests/model.js';
 import type { ReminderMove } from '../contests/plan.js';
 import { cancellationCodes, describe, isCancelledAt } from '../dynamo-errors.js';
+import { COMMIT_CONTENTION_BUDGET, ContentionError, realSleep, retryContention, type ContentionBudget, type Sleep } from '../dynamo-retry.js';
 import { LeaseLostError } from '../lease/errors.js';
 
 export const MAX_TRANSACTION_ACTIONS = 100;
 const MAX_WRITES_PER_TRANSACTION = MAX_TRANSACTION_ACTIONS - 1;
-const RETRYABLE_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 
 export class StoreError extends Error {
   override readonly name = 'StoreError';
@@ -27,8 +26,11 @@ export class StoreError extends Error {
 
 export type TransactAction = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** Produces the lease check for a transaction (fresh `:now` each time) or throws LeaseLostError. */
-export type Fence = () => TransactAction;
+/**
+ * Produces the lease action of a transaction (fresh `:now` each time) or throws LeaseLostError.
+ * `last` is true for the run's last data transaction (the caller marks its interval done there).
+ */
+export type Fence = (last: boolean) => TransactAction;
 
 export interface StoreChanges {
   reminderDeletes: { contestId: number; userId: string }[];
@@ -63,7 +65,15 @@ export class DynamoContestStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tables: StoreTables,
-    private readonly options: { onCommit?: (info: CommitInfo) => void; now?: () => number } = {},
+    private readonly options: {
+      onCommit?: (info: CommitInfo) => void;
+      now?: () => number;
+      /** Contention retries of a data transaction; defaults: real sleep, Math.random, COMMIT_CONTENTION_BUDGET. */
+      sleep?: Sleep;
+      random?: () => number;
+      budget?: ContentionBudget;
+      onContention?: (reason: string, attempt: number) => void;
+    } = {},
   ) {}
 
   /** Every stored contest, strongly consistent (the table is small: TTL keeps it to weeks). */
@@ -116,7 +126,7 @@ export class DynamoContestStore {
     let transactions = 0;
     for (let offset = 0; offset < actions.length; offset += MAX_WRITES_PER_TRANSACTION) {
       const chunk = actions.slice(offset, offset + MAX_WRITES_PER_TRANSACTION);
-      await this.commit(chunk, fence, signal);
+      await this.commit(chunk, () => fence(offset + MAX_WRITES_PER_TRANSACTION >= actions.length), signal);
       transactions += 1;
     }
     return {
@@ -141,53 +151,64 @@ export class DynamoContestStore {
     };
   }
 
-  private async commit(chunk: TransactAction[], fence: Fence, signal?: AbortSignal): Promise<void> {
-    for (let attempt = 1; ; attempt += 1) {
-      signal?.throwIfAborted();
-      const check = fence();
-      const now = this.options.now ?? Date.now;
-      const sentAtMs = now();
-      try {
-        await this.doc.send(new TransactWriteCommand({ TransactItems: [check, ...chunk] }), { abortSignal: signal });
-        this.options.onCommit?.({
-          sentAtMs,
-          committedAtMs: now(),
-          actions: chunk.length,
-          contestsPut: chunk.flatMap((a) => (a.Put?.TableName === this.tables.contests ? [Number(a.Put.Item?.contestId)] : [])),
-          contestsDeleted: chunk.flatMap((a) =>
-            a.Delete?.TableName === this.tables.contests ? [Number(a.Delete.Key?.contestId)] : [],
-          ),
-        });
-        return;
-      } catch (error) {
-        if (isCancelledAt(error, 0)) {
-          const held = (check.ConditionCheck?.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
-          throw new LeaseLostError(
-            'lease lost: a fenced write was refused because this run no longer holds the lease',
-            String(held[':runId']),
-            Number(held[':fence']),
-            { cause: error },
-          );
-        }
-        const reasons = cancellationCodes(error);
-        const failedAt = reasons.findIndex((code) => code === 'ConditionalCheckFailed');
-        if (failedAt > 0) {
-          throw new StoreError(
-            `a write was refused by its condition (${describeAction(chunk[failedAt - 1])}): ` +
-              'the app changed it during the sync; the next run redoes it',
-            { cause: error },
-          );
-        }
-        const retryable = reasons.some((code) => RETRYABLE_REASONS.has(code));
-        if (!retryable || attempt >= 5 || signal?.aborted) {
-          if (signal?.aborted) throw signal.reason;
-          throw new StoreError(`could not write to DynamoDB: ${describe(error)}${reasons.length ? ` [${reasons.join(', ')}]` : ''}`, {
-            cause: error,
-          });
-        }
-        await sleep(Math.round(50 * 2 ** attempt * Math.random()), undefined, { signal });
+  /**
+   * One fenced transaction. Contention (a conflict with another transaction, throttling, a 5xx) is
+   * retried with a fresh lease check inside COMMIT_CONTENTION_BUDGET: every action is idempotent
+   * (puts of whole items, deletes, reminder moves conditioned on minutesBefore), so a retry of a
+   * transaction whose answer was lost is harmless.
+   */
+  private async commit(chunk: TransactAction[], fence: () => TransactAction, signal?: AbortSignal): Promise<void> {
+    const now = this.options.now ?? Date.now;
+    let check: TransactAction | undefined;
+    let sentAtMs = 0;
+    try {
+      await retryContention(
+        async () => {
+          signal?.throwIfAborted();
+          check = fence();
+          sentAtMs = now();
+          await this.doc.send(new TransactWriteCommand({ TransactItems: [check, ...chunk] }), { abortSignal: signal });
+        },
+        {
+          budget: this.options.budget ?? COMMIT_CONTENTION_BUDGET,
+          sleep: this.options.sleep ?? realSleep,
+          random: this.options.random ?? Math.random,
+          ...(signal !== undefined ? { signal } : {}),
+          ...(this.options.onContention !== undefined ? { onContention: this.options.onContention } : {}),
+        },
+      );
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (isCancelledAt(error, 0)) {
+        const lease = check?.ConditionCheck ?? check?.Update;
+        const held = (lease?.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
+        throw new LeaseLostError(
+          'lease lost: a fenced write was refused because this run no longer holds the lease',
+          String(held[':runId']),
+          Number(held[':fence']),
+          { cause: error },
+        );
       }
+      const reasons = cancellationCodes(error instanceof ContentionError ? error.cause : error);
+      const failedAt = reasons.findIndex((code) => code === 'ConditionalCheckFailed');
+      if (failedAt > 0) {
+        throw new StoreError(
+          `a write was refused by its condition (${describeAction(chunk[failedAt - 1])}): ` +
+            'the app changed it during the sync; the next run redoes it',
+          { cause: error },
+        );
+      }
+      throw new StoreError(`could not write to DynamoDB: ${describe(error)}${reasons.length ? ` [${reasons.join(', ')}]` : ''}`, {
+        cause: error,
+      });
     }
+    this.options.onCommit?.({
+      sentAtMs,
+      committedAtMs: now(),
+      actions: chunk.length,
+      contestsPut: chunk.flatMap((a) => (a.Put?.TableName === this.tables.contests ? [Number(a.Put.Item?.contestId)] : [])),
+      contestsDeleted: chunk.flatMap((a) => (a.Delete?.TableName === this.tables.contests ? [Number(a.Delete.Key?.contestId)] : [])),
+    });
   }
 }
 

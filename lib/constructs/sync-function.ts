@@ -18,7 +18,7 @@ import * as triggers from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
 import { ENV, METRICS_NAMESPACE, SERVICE_NAME } from '../../lambda/contract.js';
 import { TRIGGER_TIMEOUT_MARGIN_SECONDS, type ContestSyncConfig } from '../config.js';
-import { TABLE_ACTIONS, TABLE_ROLES } from '../table-access.js';
+import { TABLE_ACTIONS, TABLE_LEADING_KEYS, TABLE_ROLES } from '../table-access.js';
 import type { DataTables } from './data-tables.js';
 
 const repoPath = (relative: string): string => fileURLToPath(new URL(`../../${relative}`, import.meta.url));
@@ -60,11 +60,15 @@ export class SyncFunction extends Construct {
     this.logGroup.grantWrite(this.role);
     const byRole = tables.byRole();
     for (const role of TABLE_ROLES) {
+      const leadingKeys = TABLE_LEADING_KEYS[role];
       this.role.addToPolicy(
         new iam.PolicyStatement({
           sid: `${role[0]!.toUpperCase()}${role.slice(1)}Table`,
           actions: [...TABLE_ACTIONS[role]],
           resources: [byRole[role].tableArn],
+          ...(leadingKeys !== undefined
+            ? { conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...leadingKeys] } } }
+            : {}),
         }),
       );
     }
@@ -97,6 +101,7 @@ export class SyncFunction extends Construct {
         [ENV.leaseDurationSeconds]: String(config.leaseDurationSeconds),
         [ENV.finishedRetentionDays]: String(config.finishedRetentionDays),
         [ENV.scheduleRateMinutes]: String(config.scheduleRateMinutes),
+        [ENV.missingSyncsBeforeDelete]: String(config.missingSyncsBeforeDelete),
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         NODE_OPTIONS: '--enable-source-maps',

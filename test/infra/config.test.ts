@@ -19,6 +19,7 @@ describe('parseConfig', () => {
       finishedRetentionDays: 7,
       codeforcesApiUrl: 'https://codeforces.com/api',
       alarmEmail: '',
+      missingSyncsBeforeDelete: 3,
     });
   });
 
@@ -30,9 +31,9 @@ describe('parseConfig', () => {
   });
 
   it('accepts numbers given as strings (cdk -c key=value)', () => {
-    expect(parseConfig({ leaseDurationSeconds: '2', functionTimeoutSeconds: '6', logRetentionDays: '7' })).toMatchObject({
+    expect(parseConfig({ leaseDurationSeconds: '2', functionTimeoutSeconds: '16', logRetentionDays: '7' })).toMatchObject({
       leaseDurationSeconds: 2,
-      functionTimeoutSeconds: 6,
+      functionTimeoutSeconds: 16,
       logRetentionDays: 7,
     });
   });
@@ -53,6 +54,8 @@ describe('parseConfig', () => {
     [{ codeforcesApiUrl: 'codeforces.com/api' }, /codeforcesApiUrl="codeforces.com\/api": expected an absolute URL/],
     [{ codeforcesApiUrl: 'ftp://codeforces.com/api' }, /expected an http\(s\) URL/],
     [{ alarmEmail: 'ops' }, /alarmEmail="ops": expected an e-mail address/],
+    [{ leaseDurationSeconds: 2, functionTimeoutSeconds: 14 }, /functionTimeoutSeconds=14: must exceed 15s: a run keeps 13600 ms for the release/],
+    [{ missingSyncsBeforeDelete: 0 }, /missingSyncsBeforeDelete=0: expected an integer from 1 to 48/],
   ])('rejects %j', (raw, message) => {
     expect(() => parseConfig(raw)).toThrow(ContestSyncConfigError);
     expect(() => parseConfig(raw)).toThrow(message);
@@ -60,7 +63,7 @@ describe('parseConfig', () => {
 
   it('accepts rate() expressions that match the rate and the 2-second lease tests use', () => {
     expect(parseConfig({ scheduleExpression: 'rate(2 hours)', scheduleRateMinutes: 120 }).scheduleRateMinutes).toBe(120);
-    expect(parseConfig({ leaseDurationSeconds: 2, functionTimeoutSeconds: 6 }).leaseDurationSeconds).toBe(2);
+    expect(parseConfig({ leaseDurationSeconds: 2, functionTimeoutSeconds: 16 }).leaseDurationSeconds).toBe(2);
   });
 });
 
@@ -86,6 +89,7 @@ describe('synth with overridden context', () => {
         [CONTEXT_KEYS.finishedRetentionDays]: 3,
         [CONTEXT_KEYS.codeforcesApiUrl]: 'http://127.0.0.1:9999/api',
         [CONTEXT_KEYS.alarmEmail]: 'ops@example.com',
+        [CONTEXT_KEYS.missingSyncsBeforeDelete]: 5,
       },
     });
     template = Template.fromJSON(json);
@@ -98,6 +102,7 @@ describe('synth with overridden context', () => {
       Environment: {
         Variables: {
           [ENV.leaseDurationSeconds]: '2',
+          [ENV.missingSyncsBeforeDelete]: '5',
           [ENV.finishedRetentionDays]: '3',
           [ENV.scheduleRateMinutes]: '15',
           [ENV.codeforcesApiUrl]: 'http://127.0.0.1:9999/api',

@@ -133,6 +133,7 @@ describe('function', () => {
       [ENV.leaseDurationSeconds]: '30',
       [ENV.finishedRetentionDays]: '7',
       [ENV.scheduleRateMinutes]: '60',
+      [ENV.missingSyncsBeforeDelete]: '3',
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       NODE_OPTIONS: '--enable-source-maps',
@@ -180,12 +181,24 @@ describe('IAM', () => {
     expect(actionsOf(statements[0])).toEqual([...TABLE_ACTIONS[role]].sort());
   });
 
-  it('pins the table action lists of the brief (change lib/table-access.ts and this test together)', () => {
+  it('pins the table action lists (change lib/table-access.ts and this test together): no Query on Coordination', () => {
     expect(TABLE_ACTIONS).toEqual({
       contests: ['dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
       reminders: ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-      coordination: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:Query'],
+      coordination: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
     });
+  });
+
+  it('limits the Coordination grants to the lease item and the run records (dynamodb:LeadingKeys)', () => {
+    const statements = statementsOfFunctionRole().filter((s) => JSON.stringify(s.Resource).includes(tableIds().coordination));
+    expect(statements).toHaveLength(1);
+    expect(statements[0].Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['lease#contest-sync', 'run#*'] },
+    });
+    for (const role of ['contests', 'reminders'] as const) {
+      const [statement] = statementsOfFunctionRole().filter((s) => JSON.stringify(s.Resource).includes(tableIds()[role]));
+      expect(statement.Condition).toBeUndefined();
+    }
   });
 
   it('uses no wildcard action anywhere and Resource "*" only for the X-Ray actions', () => {

@@ -15,6 +15,7 @@ describe('readConfig', () => {
       leaseDurationSeconds: 30,
       finishedRetentionDays: 7,
       scheduleRateMinutes: 60,
+      missingSyncsBeforeDelete: 3,
     });
   });
 

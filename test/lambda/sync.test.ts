@@ -5,6 +5,8 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { FetchContestsResult } from '../../lambda/codeforces/client.js';
+import type { ContestItem } from '../../lambda/contests/model.js';
+import { DEFAULT_PLAN_SETTINGS, toItem } from '../../lambda/contests/plan.js';
 import type { HeldLease } from '../../lambda/lease/record.js';
 import { leaseTiming } from '../../lambda/lease/timing.js';
 import { runSync, type LeasePort, type StorePort } from '../../lambda/sync.js';
@@ -12,8 +14,19 @@ import { runSync, type LeasePort, type StorePort } from '../../lambda/sync.js';
 const timing = leaseTiming(10);
 const interval = '2026-11-29T14:00:00Z';
 
-function ports(release: LeasePort['release'], releaseLanded: LeasePort['releaseLanded'] = async () => false) {
-  const held: HeldLease = { runId: 'run-1', fence: 9, expiresAtMs: Date.now() + 10_000, doneIntervals: new Set() };
+/** The contest the stand-in list holds, as stored after a sync: a run over it writes nothing. */
+const storedRound1 = toItem(
+  { id: 1, name: 'Round 1', type: 'CF', phase: 'BEFORE', frozen: false, durationSeconds: 7200, startTimeSeconds: 2_000_000_000 },
+  DEFAULT_PLAN_SETTINGS,
+  '2026-11-29T13:00:00.000Z',
+);
+
+function ports(
+  release: LeasePort['release'],
+  releaseLanded: LeasePort['releaseLanded'] = async () => false,
+  options: { stored?: ContestItem[] } = {},
+) {
+  const held: HeldLease = { runId: 'run-1', fence: 9, expiresAtMs: Date.now() + 10_000, doneIntervals: new Set(), recheck: new Set() };
   const lease: LeasePort = {
     acquire: vi.fn(async () => ({ acquired: true as const, lease: held })),
     renew: vi.fn(async (l: HeldLease) => l),
@@ -22,9 +35,10 @@ function ports(release: LeasePort['release'], releaseLanded: LeasePort['releaseL
     fenceCheck: () => ({ ConditionCheck: { TableName: 'coordination', Key: { pk: 'lease' }, ConditionExpression: 'x' } }),
   };
   const store: StorePort = {
-    scanContests: async () => [],
+    scanContests: async () => options.stored ?? [],
     remindersOf: async () => [],
-    apply: async () => ({ transactions: 1, contestsWritten: 1, contestsDeleted: 0, remindersMoved: 0, remindersDeleted: 0 }),
+    apply: vi.fn(async (changes: Parameters<StorePort['apply']>[0]) => ({
+      transactions: changes.contestPuts.length + changes.contestDeletes.length > 0 ? 1 : 0, contestsWritten: 1, contestsDeleted: 0, remindersMoved: 0, remindersDeleted: 0 })),
   };
   const fetched: FetchContestsResult = {
     contests: [
@@ -71,29 +85,73 @@ describe('runSync release', () => {
 
   it('an error, then a refusal, and the read-back shows another run: lease-lost, not success', async () => {
     let calls = 0;
-    const deps = ports(async () => {
-      calls += 1;
-      if (calls === 1) throw lost();
-      return false;
-    });
+    const deps = ports(
+      async () => {
+        calls += 1;
+        if (calls === 1) throw lost();
+        return false;
+      },
+      async () => false,
+      { stored: [storedRound1] },
+    );
     expect(await runSync(scheduled, deps, context)).toMatchObject({ outcome: 'failed', reason: 'lease-lost' });
   });
 
-  it('a release that keeps failing after a success: failed (the interval is not marked done, so it is retried)', async () => {
-    const deps = ports(async () => {
-      throw lost();
-    });
+  it('a release that keeps failing after a sync that wrote nothing: failed (the interval is not marked done, so it is retried)', async () => {
+    const deps = ports(
+      async () => {
+        throw lost();
+      },
+      async () => false,
+      { stored: [storedRound1] },
+    );
     const summary = await runSync(scheduled, deps, context);
     expect(summary).toMatchObject({ outcome: 'failed', reason: 'lease', error: expect.stringMatching(/release failed: TimeoutError/) });
     expect(deps.lease.release).toHaveBeenCalledTimes(3);
   });
 
-  it('a dry run for an interval neither marks it done nor takes its run record', async () => {
+  it('a release that keeps failing after the last data write marked the interval done: succeeded (the lease lapses)', async () => {
+    const deps = ports(async () => {
+      throw lost();
+    });
+    const summary = await runSync(scheduled, deps, context);
+    expect(summary).toMatchObject({ outcome: 'succeeded', fence: 9 });
+    expect(deps.store.apply).toHaveBeenCalledTimes(1);
+  });
+
+  it('marks the interval done in the last data transaction, and only there', async () => {
+    const deps = ports(async () => true);
+    const fenceCheck = vi.spyOn(deps.lease, 'fenceCheck');
+    vi.mocked(deps.store.apply).mockImplementation(async (_changes, fence) => {
+      fence(false);
+      fence(true);
+      return { transactions: 2, contestsWritten: 1, contestsDeleted: 0, remindersMoved: 0, remindersDeleted: 0 };
+    });
+    await runSync(scheduled, deps, context);
+    expect(fenceCheck.mock.calls.map(([, extras]) => extras?.doneInterval)).toEqual([undefined, interval]);
+  });
+
+  it('a dry run takes no lease and writes nothing, not even a run record', async () => {
     const deps = ports(async () => true);
     const summary = await runSync({ source: 'console', interval, dryRun: true, force: false }, deps, context);
-    expect(summary).toMatchObject({ outcome: 'succeeded', dryRun: true });
-    const options = vi.mocked(deps.lease.release).mock.calls[0]?.[1];
-    expect(options?.doneInterval).toBeUndefined();
-    expect(options?.runRecord?.pk).toBe('run#console#run-1');
+    expect(summary).toMatchObject({ outcome: 'succeeded', dryRun: true, changes: { write: [expect.objectContaining({ contestId: 1 })] } });
+    expect(summary.fence).toBeUndefined();
+    expect(deps.lease.acquire).not.toHaveBeenCalled();
+    expect(deps.lease.release).not.toHaveBeenCalled();
+    expect(deps.store.apply).not.toHaveBeenCalled();
+  });
+
+  it('a contender that meets contention it cannot clear skips as lease-held with the reason, never fails', async () => {
+    const deps = ports(async () => true);
+    vi.mocked(deps.lease.acquire).mockResolvedValueOnce({
+      acquired: false,
+      reason: 'lease-held',
+      holder: 'unknown',
+      fence: undefined,
+      contention: 'DynamoDB contention did not clear within 4 attempts (last: TransactionConflictException)',
+    });
+    const summary = await runSync(scheduled, deps, context);
+    expect(summary).toMatchObject({ outcome: 'skipped', reason: 'lease-held', holder: 'unknown', detail: expect.stringMatching(/TransactionConflict/) });
+    expect(summary.holderExpiresAt).toBeUndefined();
   });
 });

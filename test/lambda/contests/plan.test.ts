@@ -3,6 +3,7 @@ import type { CodeforcesContest } from '../../../lambda/codeforces/schema.js';
 import type { ContestItem, ReminderItem } from '../../../lambda/contests/model.js';
 import {
   DEFAULT_PLAN_SETTINGS,
+  planRecheck,
   SuspiciousReplyError,
   planContests,
   planReminderMoves,
@@ -53,7 +54,7 @@ describe('planContests', () => {
   it('rewrites nothing when nothing changed (updatedAt is not compared)', () => {
     const fetched = [contest(1), contest(2), contest(3, { phase: 'FINISHED', startTimeSeconds: NOW_S - DAY })];
     const plan = planContests({ fetched, listedIds: ids(fetched), stored: fetched.map((c) => stored(c)), nowMs: NOW });
-    expect(plan).toEqual({ upserts: [], unchanged: 3, rescheduled: [], finished: [], cancelled: [] });
+    expect(plan).toEqual({ upserts: [], unchanged: 3, rescheduled: [], finished: [], vanished: [], restored: [], cancelled: [] });
   });
 
   it('rewrites a renamed contest and a rescheduled one, and moves reminders only for the latter', () => {
@@ -82,11 +83,52 @@ describe('planContests', () => {
     expect(plan.upserts.map((u) => u.contestId)).toEqual([1]);
   });
 
-  it('cancels stored unfinished contests that vanished, but not ones listed with invalid data', () => {
+  it('marks stored unfinished contests that vanished (reminders kept), but not ones listed with invalid data', () => {
     const storedContests = [contest(1), contest(2), contest(3), contest(4), contest(5)];
     const fetched = [contest(1), contest(2), contest(3)];
-    const listed = new Set([1, 2, 3, 5]); // 5 failed validation: listed, not cancelled
+    const listed = new Set([1, 2, 3, 5]); // 5 failed validation: listed, not vanished
     const plan = planContests({ fetched, listedIds: listed, stored: storedContests.map((c) => stored(c)), nowMs: NOW });
+    expect(plan.cancelled).toEqual([]);
+    expect(plan.vanished).toEqual([expect.objectContaining({ contestId: 4, vanishedAt: NOW_S, missingSyncs: 1 })]);
+    expect(plan.upserts).toEqual([]);
+  });
+
+  it('deletes a vanished contest only when it was missing from missingSyncsBeforeDelete consecutive syncs', () => {
+    const kept = [1, 2, 3, 5].map((id) => stored(contest(id)));
+    const fetched = [1, 2, 3, 5].map((id) => contest(id));
+    let four = stored(contest(4));
+    const run = (nowMs: number) => planContests({ fetched, listedIds: ids(fetched), stored: [...kept, four], nowMs });
+    const first = run(NOW);
+    expect(first.vanished.map((v) => [v.contestId, v.missingSyncs])).toEqual([[4, 1]]);
+    four = first.vanished[0]!;
+    const second = run(NOW + 3_600_000);
+    expect(second.vanished).toEqual([expect.objectContaining({ contestId: 4, missingSyncs: 2, vanishedAt: NOW_S })]);
+    expect(second.cancelled).toEqual([]);
+    four = second.vanished[0]!;
+    const third = run(NOW + 7_200_000);
+    expect(third.vanished).toEqual([]);
+    expect(third.cancelled).toEqual([4]);
+  });
+
+  it('restores a vanished contest that comes back, without the marker', () => {
+    const back = { ...stored(contest(4)), vanishedAt: NOW_S - 3600, missingSyncs: 2 };
+    const fetched = [contest(4)];
+    const plan = planContests({ fetched, listedIds: ids(fetched), stored: [back], nowMs: NOW });
+    expect(plan.restored).toEqual([4]);
+    expect(plan.upserts).toHaveLength(1);
+    expect(plan.upserts[0]).not.toHaveProperty('vanishedAt');
+    expect(plan.upserts[0]).not.toHaveProperty('missingSyncs');
+    expect(plan.rescheduled).toEqual([]);
+  });
+
+  it('with missingSyncsBeforeDelete 1, deletes a vanished contest at once', () => {
+    const plan = planContests({
+      fetched: [contest(1), contest(2), contest(3)],
+      listedIds: new Set([1, 2, 3]),
+      stored: [1, 2, 3, 4].map((id) => stored(contest(id))),
+      nowMs: NOW,
+      settings: { ...DEFAULT_PLAN_SETTINGS, missingSyncsBeforeDelete: 1 },
+    });
     expect(plan.cancelled).toEqual([4]);
   });
 
@@ -111,10 +153,32 @@ describe('planContests', () => {
     );
   });
 
-  it('lets a small list lose one or two contests', () => {
+  it('lets a small list lose one or two contests (marked vanished)', () => {
     const storedContests = [1, 2, 3].map((id) => stored(contest(id)));
     const fetched = [contest(1)];
-    expect(planContests({ fetched, listedIds: ids(fetched), stored: storedContests, nowMs: NOW }).cancelled).toEqual([2, 3]);
+    const plan = planContests({ fetched, listedIds: ids(fetched), stored: storedContests, nowMs: NOW });
+    expect(plan.vanished.map((v) => v.contestId)).toEqual([2, 3]);
+  });
+});
+
+describe('planRecheck', () => {
+  const reminder = (userId: string, remindAt: number): ReminderItem => ({ contestId: 7, userId, minutesBefore: 30, remindAt });
+  const start = NOW_S + 10 * 3600;
+
+  it('moves a reminder the app wrote for the old start time while the contest was being moved', () => {
+    const fix = planRecheck(7, { phase: 'BEFORE', startTimeSeconds: start }, [reminder('late', start - 99_000 - 1800), reminder('ok', start - 1800)], NOW);
+    expect(fix.deletes).toEqual([]);
+    expect(fix.moves).toEqual([expect.objectContaining({ userId: 'late', remindAt: start - 1800 })]);
+  });
+
+  it('deletes reminders written for a contest that finished or was deleted meanwhile', () => {
+    expect(planRecheck(7, { phase: 'FINISHED', startTimeSeconds: start }, [reminder('a', 1)], NOW).deletes).toEqual([{ contestId: 7, userId: 'a' }]);
+    expect(planRecheck(7, undefined, [reminder('b', 1)], NOW).deletes).toEqual([{ contestId: 7, userId: 'b' }]);
+  });
+
+  it('keeps the reminders of a contest marked vanished, and finds nothing to do for correct ones', () => {
+    expect(planRecheck(7, { phase: 'BEFORE', startTimeSeconds: start, vanishedAt: NOW_S }, [reminder('a', 1)], NOW)).toEqual({ deletes: [], moves: [] });
+    expect(planRecheck(7, { phase: 'BEFORE', startTimeSeconds: start }, [reminder('ok', start - 1800)], NOW)).toEqual({ deletes: [], moves: [] });
   });
 });
 

@@ -1,7 +1,7 @@
 /** Lease error paths that DynamoDB Local does not produce on demand (see test/integration/lease.test.ts for the rest). */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
-import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoLease } from '../../../lambda/lease/dynamo-lease.js';
 import { LeaseUnavailableError } from '../../../lambda/lease/errors.js';
@@ -9,17 +9,97 @@ import { leaseTiming } from '../../../lambda/lease/timing.js';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
 const mock = mockClient(doc);
-const lease = new DynamoLease({ doc, table: 'coordination', timing: leaseTiming(10), now: () => 5_000 });
-const held = { runId: 'run-1', fence: 3, expiresAtMs: 15_000, doneIntervals: new Set<string>() };
+const waits: number[] = [];
+const lease = new DynamoLease({
+  doc,
+  table: 'coordination',
+  timing: leaseTiming(10),
+  now: () => 5_000,
+  sleep: async (ms) => {
+    waits.push(ms);
+  },
+  random: () => 0.5,
+});
+const awsError = (name: string, message = name, status = 400) => Object.assign(new Error(message), { name, $metadata: { httpStatusCode: status } });
+const held = { runId: 'run-1', fence: 3, expiresAtMs: 15_000, doneIntervals: new Set<string>(), recheck: new Set<number>() };
 
-beforeEach(() => mock.reset());
+beforeEach(() => {
+  mock.reset();
+  waits.length = 0;
+});
 
 describe('DynamoLease', () => {
-  it('reports an unreachable or throttled DynamoDB as LeaseUnavailableError, not as a held lease', async () => {
-    mock.on(UpdateCommand).rejects(Object.assign(new Error('Rate exceeded'), { name: 'ProvisionedThroughputExceededException' }));
+  it('reports a DynamoDB it cannot use (not contention) as LeaseUnavailableError, not as a held lease', async () => {
+    mock.on(UpdateCommand).rejects(awsError('AccessDeniedException', 'not authorized to perform: dynamodb:UpdateItem'));
     const failure = lease.acquire('run-1', 'schedule', '2026-11-29T14:00:00Z');
     await expect(failure).rejects.toBeInstanceOf(LeaseUnavailableError);
-    await expect(failure).rejects.toThrow(/could not acquire the lease: ProvisionedThroughputExceededException: Rate exceeded/);
+    await expect(failure).rejects.toThrow(/could not acquire the lease: AccessDeniedException: not authorized/);
+    expect(mock.commandCalls(UpdateCommand)).toHaveLength(1);
+  });
+
+  it.each([
+    ['TransactionConflictException', 400],
+    ['TransactionInProgressException', 400],
+    ['ProvisionedThroughputExceededException', 400],
+    ['ThrottlingException', 400],
+    ['InternalServerError', 500],
+    ['ServiceUnavailable', 503],
+  ])('retries %s on acquire with jittered backoff, then acquires', async (name, status) => {
+    mock
+      .on(UpdateCommand)
+      .rejectsOnce(awsError(name, name, status))
+      .rejectsOnce(awsError(name, name, status))
+      .resolves({ Attributes: { pk: 'lease#contest-sync', fence: 4, holder: 'run-1' } });
+    const result = await lease.acquire('run-1', 'schedule', '2026-11-29T14:00:00Z');
+    expect(result).toMatchObject({ acquired: true, lease: { fence: 4 } });
+    expect(mock.commandCalls(UpdateCommand)).toHaveLength(3);
+    expect(waits).toEqual([50, 100]); // full jitter (random 0.5) of 100 ms, 200 ms
+  });
+
+  it('a contender whose contention outlasts the budget skips as lease-held (holder unknown), never throws', async () => {
+    mock.on(UpdateCommand).rejects(awsError('TransactionConflictException', 'Transaction is ongoing for the item'));
+    const result = await lease.acquire('run-2', 'schedule', '2026-11-29T14:00:00Z');
+    expect(result).toMatchObject({ acquired: false, reason: 'lease-held', holder: 'unknown', contention: expect.stringMatching(/within 4 attempts \(last: TransactionConflictException\)/) });
+    expect(mock.commandCalls(UpdateCommand)).toHaveLength(4);
+    expect(waits).toHaveLength(3);
+    expect(Math.max(...waits)).toBeLessThanOrEqual(400);
+  });
+
+  it('an acquire retried after a conflict whose first attempt had landed is this run\'s acquisition', async () => {
+    const old = { pk: { S: 'lease#contest-sync' }, holder: { S: 'run-1' }, fence: { N: '6' }, expiresAtMs: { N: '15000' } };
+    mock
+      .on(UpdateCommand)
+      .rejectsOnce(awsError('InternalServerError', 'Internal server error', 500))
+      .rejectsOnce(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {}, Item: old }));
+    expect(await lease.acquire('run-1', 'schedule', undefined)).toMatchObject({ acquired: true, lease: { fence: 6, expiresAtMs: 15_000 } });
+  });
+
+  it('retries a conflicting renewal and keeps the lease', async () => {
+    mock.on(UpdateCommand).rejectsOnce(awsError('TransactionConflictException')).resolves({});
+    const renewed = await lease.renew(held);
+    expect(renewed).toMatchObject({ fence: 3, expiresAtMs: 15_000 });
+    expect(mock.commandCalls(UpdateCommand)).toHaveLength(2);
+  });
+
+  it('retries a release cancelled for a transaction conflict', async () => {
+    mock
+      .on(TransactWriteCommand)
+      .rejectsOnce(
+        new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }] }),
+      )
+      .resolves({});
+    expect(await lease.release(held, { runRecord: { pk: 'run#x' } })).toBe(true);
+    expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(2);
+  });
+
+  it('fences with a ConditionCheck, or an Update that marks the interval done and records contests to re-check', () => {
+    expect(lease.fenceCheck(held)).toHaveProperty('ConditionCheck');
+    const action = lease.fenceCheck(held, { doneInterval: '2026-11-29T14:00:00Z', recheck: [7, 9] });
+    expect(action.Update).toMatchObject({
+      ConditionExpression: 'holder = :runId AND fence = :fence AND expiresAtMs > :now',
+      UpdateExpression: 'SET doneIntervals = :done ADD recheck :recheck',
+      ExpressionAttributeValues: { ':done': new Set(['2026-11-29T14:00:00Z']), ':recheck': new Set([7, 9]) },
+    });
   });
 
   it('lets an unknown renew outcome surface as is (the heartbeat retries it)', async () => {

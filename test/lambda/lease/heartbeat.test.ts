@@ -5,7 +5,7 @@ import type { HeldLease } from '../../../lambda/lease/record.js';
 import { leaseTiming } from '../../../lambda/lease/timing.js';
 
 const timing = leaseTiming(3); // renew every 1 s, give up 2 s after the last confirmation
-const lease: HeldLease = { runId: 'run-1', fence: 4, expiresAtMs: 3_000, doneIntervals: new Set() };
+const lease: HeldLease = { runId: 'run-1', fence: 4, expiresAtMs: 3_000, doneIntervals: new Set(), recheck: new Set() };
 
 function start(renew: Renewer['renew']) {
   const controller = new AbortController();
