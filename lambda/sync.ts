@@ -308,7 +308,14 @@ async function work(deps: SyncDeps, options: WorkOptions): Promise<WorkDone> {
   counts.contestsVanished = plan.vanished.length;
   counts.contestsRestored = plan.restored.length;
 
-  const touched = new Set<number>([...plan.finished, ...plan.cancelled, ...plan.rescheduled.map(({ contestId }) => contestId)]);
+  // Contests whose reminders this run acts on: the next run checks them again. A contest first
+  // stored already finished had no reminders to race with (the app only sees stored contests).
+  const storedIds = new Set(stored.map(({ contestId }) => contestId));
+  const touched = new Set<number>([
+    ...plan.finished.filter((contestId) => storedIds.has(contestId)),
+    ...plan.cancelled,
+    ...plan.rescheduled.map(({ contestId }) => contestId),
+  ]);
   const changes = await inPhase('store', async () => {
     const reminderDeletes: StoreChanges['reminderDeletes'] = [];
     for (const contestId of [...plan.finished, ...plan.cancelled]) {

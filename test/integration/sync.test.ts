@@ -3,7 +3,7 @@
  * template, the local Codeforces stand-in over HTTP, the real undici client.
  */
 import { describe, expect, it } from 'vitest';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
 import { addReminder, apiContest, sampleList, snapshot } from '../support/contests.js';
 import { localHandler } from '../support/handler.js';
@@ -52,7 +52,7 @@ describe('a sync', () => {
     expect(await snapshot(tables)).toEqual(before);
   });
 
-  it('follows renames and reschedules, moving reminders; deletes reminders of finished and cancelled contests', async () => {
+  it('follows renames and reschedules, moving reminders; deletes reminders of finished contests; marks a vanished one', async () => {
     const now = Date.now();
     const list = sampleList(now);
     standin.setContests(list);
@@ -69,7 +69,7 @@ describe('a sync', () => {
     const moved = start2104 + 3 * 3600;
     standin.setContests(
       list
-        .filter((c) => c.id !== 2103) // cancelled: vanished from the list
+        .filter((c) => c.id !== 2103) // vanished from the list
         .map((c) => {
           if (c.id === 2104) return { ...c, name: 'Codeforces Round 1050 (Div. 1)', startTimeSeconds: moved };
           if (c.id === 2105) return { ...c, phase: 'FINISHED' as const };
@@ -79,15 +79,66 @@ describe('a sync', () => {
     const { summary } = await invoke({});
     expect(summary).toMatchObject({
       outcome: 'succeeded',
-      counts: { contestsWritten: 2, contestsRemoved: 1, remindersMoved: 2, remindersDeleted: 2 },
+      counts: { contestsWritten: 2, contestsVanished: 1, contestsRemoved: 0, remindersMoved: 2, remindersDeleted: 1 },
     });
     const { contests, reminders } = await snapshot(tables);
     expect(contests.find((c) => c.contestId === 2104)).toMatchObject({ name: 'Codeforces Round 1050 (Div. 1)', startTimeSeconds: moved });
-    expect(contests.find((c) => c.contestId === 2103)).toBeUndefined();
+    // Marked at once (the app stops showing it as upcoming), reminders kept.
+    expect(contests.find((c) => c.contestId === 2103)).toMatchObject({ missingSyncs: 1, vanishedAt: expect.any(Number) });
     expect(reminders).toEqual([
+      { contestId: 2103, userId: 'dave', minutesBefore: 15, remindAt: start2103 - 900 },
       { contestId: 2104, userId: 'alice', minutesBefore: 30, remindAt: moved - 1800 },
       { contestId: 2104, userId: 'bob', minutesBefore: 60, remindAt: moved - 3600 },
     ]);
+  });
+
+  it('deletes a vanished contest and its reminders only after 3 consecutive successful syncs miss it; restores one that comes back', async () => {
+    const list = sampleList(Date.now());
+    const { invoke } = localHandler(tables, standin.baseUrl);
+    standin.setContests(list);
+    await invoke({});
+    const start2103 = list.find((c) => c.id === 2103)?.startTimeSeconds as number;
+    const start2102 = list.find((c) => c.id === 2102)?.startTimeSeconds as number;
+    await addReminder(tables, 2103, 'dave', 15, start2103);
+    await addReminder(tables, 2102, 'erin', 15, start2102);
+    const stored2102 = (await snapshot(tables)).contests.find((c) => c.contestId === 2102);
+
+    standin.setContests(list.filter((c) => c.id !== 2103 && c.id !== 2102));
+    expect((await invoke({})).summary?.counts).toMatchObject({ contestsVanished: 2, contestsRemoved: 0, remindersDeleted: 0 });
+    expect((await invoke({})).summary?.counts).toMatchObject({ contestsVanished: 2, contestsRemoved: 0, remindersDeleted: 0 });
+    // 2102 comes back: restored untouched (same fields, no marker), its reminder kept.
+    standin.setContests(list.filter((c) => c.id !== 2103));
+    expect((await invoke({})).summary?.counts).toMatchObject({ contestsRestored: 1, contestsRemoved: 1, remindersDeleted: 1 });
+    const { contests, reminders } = await snapshot(tables);
+    expect(contests.find((c) => c.contestId === 2103)).toBeUndefined();
+    const restored = contests.find((c) => c.contestId === 2102);
+    expect({ ...restored, updatedAt: undefined }).toEqual({ ...stored2102, updatedAt: undefined });
+    expect(reminders.map((r) => [r.contestId, r.userId])).toEqual([[2102, 'erin']]);
+  });
+
+  it('puts right, by the next sync, a reminder the app wrote against the old state during a sync', async () => {
+    const list = sampleList(Date.now());
+    const { invoke, requests } = localHandler(tables, standin.baseUrl);
+    standin.setContests(list);
+    await invoke({});
+    const start2104 = list.find((c) => c.id === 2104)?.startTimeSeconds as number;
+    const moved = start2104 + 2 * 3600;
+    standin.setContests(list.map((c) => (c.id === 2104 ? { ...c, startTimeSeconds: moved } : c)));
+    await invoke({});
+    // Written by the app while that sync ran: against the old start time.
+    await addReminder(tables, 2104, 'late', 30, start2104);
+
+    requests.reset();
+    const { summary } = await invoke({});
+    expect(summary?.counts).toMatchObject({ contestsRechecked: 1, remindersMoved: 1, contestsWritten: 0 });
+    expect((await snapshot(tables)).reminders).toContainEqual({ contestId: 2104, userId: 'late', minutesBefore: 30, remindAt: moved - 1800 });
+
+    // The recheck found something, so one more; then an unchanged sync costs what it always did.
+    await invoke({});
+    requests.reset();
+    const quiet = await invoke({});
+    expect(quiet.summary?.counts).toMatchObject({ contestsRechecked: 0, transactions: 0 });
+    expect(Object.fromEntries(requests.counts)).toEqual({ UpdateItem: 1, Scan: 1, TransactWriteItems: 1 });
   });
 
   it('dry run: says what it would change and writes nothing', async () => {
@@ -120,7 +171,8 @@ describe('the run deadline', () => {
     standin.setDelay(20_000);
     const { invoke } = localHandler(tables, standin.baseUrl, { leaseSeconds: 2 });
     const started = Date.now();
-    const { summary } = await invoke({}, 4_000);
+    // The stop margin (13.6 s: one DynamoDB call with every SDK retry) leaves 2.4 s of work.
+    const { summary } = await invoke({}, 16_000);
     expect(Date.now() - started).toBeLessThan(4_000);
     expect(summary).toMatchObject({ outcome: 'failed', reason: 'codeforces' });
     const lease = await tables.doc.send(
@@ -129,6 +181,59 @@ describe('the run deadline', () => {
     expect(lease.Item?.holder).toBeUndefined();
     standin.setDelay(0);
     expect((await invoke({})).summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
+  });
+});
+
+describe('refusals and writes that must not happen', () => {
+  it('refuses, at start, a lease setting the function timeout cannot honour: no Codeforces call, nothing written', async () => {
+    const { invoke } = localHandler(tables, standin.baseUrl, { leaseSeconds: 30 });
+    const { error } = await invoke({}, 20_000);
+    expect(error?.name).toBe('ConfigError');
+    expect(error?.message).toMatch(/LEASE_DURATION_SECONDS with this function timeout: function timeout \(\d+ ms\) leaves no time to work/);
+    expect(standin.requests).toHaveLength(0);
+    expect(await snapshot(tables)).toEqual({ contests: [], reminders: [] });
+  });
+
+  it('a dry run takes no lease: it runs while another run holds it, and never makes the tick skip', async () => {
+    await tables.doc.send(
+      new PutCommand({
+        TableName: tables.names.coordination,
+        Item: { pk: 'lease#contest-sync', holder: 'someone-else', fence: 4, expiresAtMs: Date.now() + 60_000 },
+      }),
+    );
+    const { invoke } = localHandler(tables, standin.baseUrl);
+    const dry = await invoke({ dryRun: true, interval: hourAgo() });
+    expect(dry.summary).toMatchObject({ outcome: 'succeeded', dryRun: true });
+    expect(dry.summary?.fence).toBeUndefined();
+    const lease = await tables.doc.send(
+      new GetCommand({ TableName: tables.names.coordination, Key: { pk: 'lease#contest-sync' }, ConsistentRead: true }),
+    );
+    expect(lease.Item).toMatchObject({ holder: 'someone-else', fence: 4 });
+    expect(lease.Item?.doneIntervals).toBeUndefined();
+    expect(await snapshot(tables)).toEqual({ contests: [], reminders: [] });
+  });
+
+  it('marks the interval done with the last data write: a crash before the release cannot make the retry sync again', async () => {
+    const { invoke, requests } = localHandler(tables, standin.baseUrl, { leaseSeconds: 2 });
+    // Every release (the transaction that writes the run record) is lost, as if the process died there.
+    requests.client.middlewareStack.add(
+      (next) => async (args) => {
+        const items = (args.input as { TransactItems?: { Put?: { Item?: { pk?: unknown } } }[] }).TransactItems ?? [];
+        if (items.some((item) => String(item.Put?.Item?.pk).startsWith('run#'))) {
+          throw Object.assign(new Error('connection reset before the release'), { name: 'TimeoutError' });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'loseRelease' },
+    );
+    const event = scheduledEvent(hourAgo());
+    const first = await invoke(event);
+    expect(first.summary).toMatchObject({ outcome: 'succeeded', counts: { contestsWritten: 7 } });
+    expect(first.lines).toContainEqual(expect.objectContaining({ message: 'could not release the lease; it will lapse' }));
+    await new Promise((resolve) => setTimeout(resolve, 2_100)); // the unreleased lease lapses
+    const retry = await invoke(event);
+    expect(retry.summary).toMatchObject({ outcome: 'skipped', reason: 'already-done' });
+    expect(standin.requests).toHaveLength(1);
   });
 });
 
@@ -164,7 +269,7 @@ describe('bad replies write nothing and say what is wrong', () => {
     const { invoke } = localHandler(tables, standin.baseUrl);
     standin.enqueue(...Array.from({ length: 20 }, () => ({ status: 503, body: '<html>Service Unavailable</html>' })));
     const started = Date.now();
-    const { summary, error } = await invoke(scheduledEvent(hourAgo()), 12_000);
+    const { summary, error } = await invoke(scheduledEvent(hourAgo()), 25_000);
     expect(Date.now() - started).toBeLessThan(12_000);
     expect(error?.name).toBe('SyncFailedError');
     expect(error?.message).toMatch(/failed in phase codeforces/);

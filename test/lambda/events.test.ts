@@ -55,6 +55,25 @@ describe('parseEvent', () => {
   });
 });
 
+describe('parseEvent refuses the future', () => {
+  const nowMs = Date.parse('2026-11-29T14:10:00Z');
+
+  it('accepts a tick up to 5 minutes ahead (clock skew) and refuses one further ahead, naming it', () => {
+    expect(parseEvent(scheduled('2026-11-29T14:15:00Z'), { nowMs }).interval).toBe('2026-11-29T14:00:00Z');
+    expect(() => parseEvent(scheduled('2026-11-29T15:00:00Z'), { nowMs })).toThrow(EventValidationError);
+    expect(() => parseEvent(scheduled('2026-11-29T15:00:00Z'), { nowMs })).toThrow(
+      /time: 2026-11-29T15:00:00Z is 50 minutes in the future \(at most 5 allowed\)/,
+    );
+  });
+
+  it('accepts the current or a past console interval and refuses one that has not started', () => {
+    expect(parseEvent({ interval: '2026-11-29T14:59:00Z' }, { nowMs }).interval).toBe('2026-11-29T14:00:00Z');
+    expect(() => parseEvent({ interval: '2026-11-29T15:00:00Z', force: true }, { nowMs })).toThrow(
+      /interval: 2026-11-29T15:00:00Z has not started yet/,
+    );
+  });
+});
+
 describe('intervalOf', () => {
   it('floors to the schedule period', () => {
     expect(intervalOf('2026-11-29T14:44:00Z', 30)).toBe('2026-11-29T14:30:00Z');

@@ -84,9 +84,40 @@ describe('DynamoContestStore.apply', () => {
     expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(2);
   });
 
+  it.each([
+    ['TransactionConflictException', 400],
+    ['ProvisionedThroughputExceededException', 400],
+    ['InternalServerError', 500],
+  ])('retries a transaction answered %s, with a fresh lease check and injected backoff', async (name, status) => {
+    mock
+      .on(TransactWriteCommand)
+      .rejectsOnce(Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } }))
+      .resolves({});
+    const waits: number[] = [];
+    const store = new DynamoContestStore(doc, tables, { sleep: async (ms) => void waits.push(ms), random: () => 0.5 });
+    let checks = 0;
+    await store.apply(changes({ contestPuts: [contest(1)] }), () => {
+      checks += 1;
+      return fence();
+    });
+    expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(2);
+    expect(checks).toBe(2);
+    expect(waits).toEqual([50]);
+  });
+
+  it('tells the fence which transaction is the run\'s last (where the interval is marked done)', async () => {
+    mock.on(TransactWriteCommand).resolves({});
+    const lasts: boolean[] = [];
+    await new DynamoContestStore(doc, tables).apply(changes({ contestPuts: Array.from({ length: 150 }, (_, i) => contest(i + 1)) }), (last) => {
+      lasts.push(last);
+      return fence();
+    });
+    expect(lasts).toEqual([false, true]);
+  });
+
   it('gives up on persistent throttling with a StoreError that names the reasons', async () => {
     mock.on(TransactWriteCommand).rejects(cancelled('None', 'ThrottlingError'));
-    const store = new DynamoContestStore(doc, tables);
+    const store = new DynamoContestStore(doc, tables, { sleep: async () => undefined });
     const failure = store.apply(changes({ contestPuts: [contest(1)] }), fence);
     await expect(failure).rejects.toThrow(StoreError);
     await expect(failure).rejects.toThrow(/\[None, ThrottlingError\]/);

@@ -1,0 +1,159 @@
+/**
+ * DynamoDB Local enforces no IAM, so a grant that misses an action or mis-scopes a key would pass
+ * every other test and fail in production. Here every DynamoDB request the handler makes, through
+ * a varied set of runs, is recorded on the client (transactions split into their actions, as IAM
+ * authorises them) and checked against the function role's policy in the synthesized template:
+ * action, table ARN and the `dynamodb:LeadingKeys` condition. And the other way round: every
+ * granted action is one the code uses.
+ */
+import { describe, expect, it } from 'vitest';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ENV } from '../../lambda/contract.js';
+import { tableDefinitionsFromTemplate, type TableRole } from '../../lib/local/tables.js';
+import type { CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
+import { addReminder, sampleList } from '../support/contests.js';
+import { localHandler } from '../support/handler.js';
+import { scheduledEvent } from '../support/processes.js';
+import { synthesizedTemplate, type TestTables } from '../support/tables.js';
+import { useWorld } from '../support/world.js';
+
+let standin: CodeforcesStandin;
+let tables: TestTables;
+useWorld('iam', (world) => {
+  ({ standin, tables } = world);
+});
+
+type Attr = { S?: string; N?: string };
+interface Call {
+  action: string;
+  table: string;
+  /** The partition key value (what `dynamodb:LeadingKeys` sees), for keyed calls. */
+  key?: string;
+}
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, Record<string, string[]>>;
+}
+
+/** The partition key value of a Key or Item, native (document client) or marshalled ({S}/{N}). */
+const firstValue = (key: Record<string, unknown> | undefined): string | undefined => {
+  const pk = key?.pk ?? key?.contestId;
+  if (typeof pk === 'string' || typeof pk === 'number') return String(pk);
+  const attr = pk as Attr | undefined;
+  return attr?.S ?? attr?.N;
+};
+
+/** The IAM actions one request needs, as IAM authorises them (a transaction per contained action). */
+function callsOf(command: string, input: Record<string, any>): Call[] {
+  const operation = command.replace(/Command$/, '');
+  if (operation === 'TransactWriteItems') {
+    return (input.TransactItems as Record<string, any>[]).map((item) => {
+      const [kind, body] = Object.entries(item)[0] as [string, { TableName: string; Key?: Record<string, unknown>; Item?: Record<string, unknown> }];
+      const action = { ConditionCheck: 'ConditionCheckItem', Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem' }[kind];
+      return { action: `dynamodb:${action}`, table: body.TableName, key: firstValue(body.Key ?? body.Item) };
+    });
+  }
+  return [{ action: `dynamodb:${operation}`, table: input.TableName as string, key: firstValue(input.Key ?? input.Item) }];
+}
+
+function functionStatements(): Statement[] {
+  const resources = (synthesizedTemplate() as { Resources: Record<string, { Type: string; Properties: any }> }).Resources;
+  const [fn] = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.[ENV.coordinationTable]);
+  const roleId = fn!.Properties.Role['Fn::GetAtt'][0];
+  return Object.values(resources)
+    .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((role: { Ref?: string }) => role.Ref === roleId))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+const glob = (pattern: string) => new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+
+/** Whether `statement` allows `action` on the table with logical id `logicalId` for partition key `key`. */
+function allows(statement: Statement, action: string, logicalId: string, key: string | undefined): boolean {
+  if (statement.Effect !== 'Allow' || ![statement.Action].flat().includes(action)) return false;
+  const resources = [statement.Resource].flat() as { 'Fn::GetAtt'?: [string, string] }[];
+  if (!resources.some((r) => r['Fn::GetAtt']?.[0] === logicalId && r['Fn::GetAtt'][1] === 'Arn')) return false;
+  for (const [operator, conditions] of Object.entries(statement.Condition ?? {})) {
+    const patterns = conditions['dynamodb:LeadingKeys'];
+    if (patterns === undefined) continue;
+    if (operator !== 'ForAllValues:StringLike' || key === undefined) return false;
+    if (!patterns.some((pattern) => glob(pattern).test(key))) return false;
+  }
+  return true;
+}
+
+describe('the synthesized IAM policy against the calls the code makes', () => {
+  it('allows every DynamoDB request of a varied set of runs, and grants nothing the code does not use', async () => {
+    const calls: Call[] = [];
+    const { invoke, requests } = localHandler(tables, standin.baseUrl, { leaseSeconds: 2 });
+    let loseNextReleaseAnswer = false;
+    requests.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        calls.push(...callsOf(context.commandName ?? 'unknown', args.input as Record<string, any>));
+        const result = await next(args);
+        const isRelease = ((args.input as { TransactItems?: { Put?: { Item?: Record<string, unknown> } }[] }).TransactItems ?? []).some((i) =>
+          firstValue(i.Put?.Item)?.startsWith('run#'),
+        );
+        if (isRelease && loseNextReleaseAnswer) {
+          loseNextReleaseAnswer = false;
+          throw Object.assign(new Error('socket hang up after the write was applied'), { name: 'TimeoutError' });
+        }
+        return result;
+      },
+      { step: 'initialize', name: 'recordCalls' },
+    );
+
+    const list = sampleList(Date.now());
+    standin.setContests(list);
+    const hour = new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    expect((await invoke(scheduledEvent(hour))).summary?.outcome).toBe('succeeded'); // writes contests
+    expect((await invoke(scheduledEvent(hour))).summary?.reason).toBe('already-done');
+    const start2104 = list.find((c) => c.id === 2104)?.startTimeSeconds as number;
+    await addReminder(tables, 2104, 'alice', 30, start2104);
+    await addReminder(tables, 2105, 'bob', 30, list.find((c) => c.id === 2105)?.startTimeSeconds as number);
+    standin.setContests(
+      list
+        .filter((c) => c.id !== 2103)
+        .map((c) => (c.id === 2104 ? { ...c, startTimeSeconds: start2104 + 3600 } : c.id === 2105 ? { ...c, phase: 'FINISHED' as const } : c)),
+    );
+    loseNextReleaseAnswer = true; // the release lands, its answer is lost: the read-back (GetItem) decides
+    expect((await invoke({})).summary).toMatchObject({ outcome: 'succeeded', counts: { remindersMoved: 1, remindersDeleted: 1, contestsVanished: 1 } });
+    expect((await invoke({})).summary?.counts.contestsRechecked).toBeGreaterThan(0); // reminders queried again
+    expect((await invoke({})).summary?.counts.contestsRemoved).toBe(1); // missed by a third sync: deleted
+    await tables.doc.send(
+      new PutCommand({ TableName: tables.names.coordination, Item: { pk: 'lease#contest-sync', holder: 'other', fence: 99, expiresAtMs: Date.now() + 60_000 } }),
+    );
+    expect((await invoke({})).summary?.reason).toBe('lease-held');
+
+    const roleOf = new Map<string, TableRole>(Object.entries(tables.names).map(([role, name]) => [name, role as TableRole]));
+    const logicalIdOf = new Map(tableDefinitionsFromTemplate(synthesizedTemplate() as never).map((d) => [d.role, d.logicalId]));
+    const statements = functionStatements();
+    const refused = calls.filter((call) => {
+      const logicalId = logicalIdOf.get(roleOf.get(call.table)!)!;
+      return !statements.some((statement) => allows(statement, call.action, logicalId, call.key));
+    });
+    expect(refused, JSON.stringify(refused.slice(0, 5))).toEqual([]);
+
+    const used = new Set(calls.map((call) => `${roleOf.get(call.table)} ${call.action}`));
+    const granted = new Set(
+      statements.flatMap((statement) => {
+        const logicalId = ([statement.Resource].flat() as { 'Fn::GetAtt'?: [string] }[])[0]?.['Fn::GetAtt']?.[0];
+        const role = [...logicalIdOf].find(([, id]) => id === logicalId)?.[0];
+        return role === undefined ? [] : [statement.Action].flat().map((action) => `${role} ${action}`);
+      }),
+    );
+    expect([...used].sort()).toEqual([...granted].sort());
+    console.info(`[iam] ${calls.length} requests checked against ${statements.length} statements; used = granted: ${[...used].sort().join(', ')}`);
+  });
+
+  it('would refuse a call outside the lease and run-record keys of Coordination', () => {
+    const statements = functionStatements();
+    const coordination = tableDefinitionsFromTemplate(synthesizedTemplate() as never).find((d) => d.role === 'coordination')!.logicalId;
+    expect(statements.some((s) => allows(s, 'dynamodb:UpdateItem', coordination, 'lease#contest-sync'))).toBe(true);
+    expect(statements.some((s) => allows(s, 'dynamodb:PutItem', coordination, 'run#2026-11-29T14:00:00Z'))).toBe(true);
+    expect(statements.some((s) => allows(s, 'dynamodb:UpdateItem', coordination, 'lease#another-job'))).toBe(false);
+    expect(statements.some((s) => allows(s, 'dynamodb:Query', coordination, 'run#x'))).toBe(false);
+  });
+});
