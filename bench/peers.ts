@@ -83,7 +83,7 @@ export interface Guarantee {
   fencingOfDataWrites: string;
   perIntervalDedupe: string;
   takeoverAfterCrash: string;
-  /** What a contender does while another holds the lock (our policy: skip and say so, DESIGN.md rule 8). */
+  /** What a contender does while another holds the lock (our policy: skip and say so, docs/design.md, lease rule 8). */
   whileHeld: string;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The three kinds of invocation (DESIGN.md): an EventBridge Scheduled Event, and `{}` from the
+ * The three kinds of invocation (docs/design.md, "Invocations"): an EventBridge Scheduled Event, and `{}` from the
  * deploy-time trigger or the console (which may add options). Anything else is refused with an
  * error naming what is wrong, before any Codeforces call.
  */

@@ -1,4 +1,4 @@
-/** The result the handler returns (and the console shows): DESIGN.md "Invocations". */
+/** The result the handler returns (and the console shows): docs/design.md "Invocations". */
 
 export type Outcome = 'succeeded' | 'skipped' | 'failed';
 export type SkipReason = 'lease-held' | 'already-done';

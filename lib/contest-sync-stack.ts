@@ -1,5 +1,5 @@
 /**
- * The one stack of contest-sync (DESIGN.md): tables, the sync function with its schedule, deploy
+ * The one stack of contest-sync (docs/design.md): tables, the sync function with its schedule, deploy
  * trigger and failure queue, and monitoring. Environment-agnostic: `cdk synth` needs no AWS
  * account or credentials. cdk-nag acknowledgements live in ./nag.ts next to the rule packs.
  */

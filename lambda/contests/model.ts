@@ -1,4 +1,4 @@
-/** Items of the Contests and Reminders tables: the data contract the app reads (DESIGN.md). */
+/** Items of the Contests and Reminders tables: the data contract the app reads (docs/design.md, "Tables"). */
 
 export type Phase = 'BEFORE' | 'CODING' | 'PENDING_SYSTEM_TEST' | 'SYSTEM_TEST' | 'FINISHED';
 

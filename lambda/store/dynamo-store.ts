@@ -1,7 +1,7 @@
 /**
  * Reads and fenced writes of the Contests and Reminders tables. Every write goes out in a
  * TransactWriteItems whose first action is the lease ConditionCheck, so it commits only while
- * this run holds the lease (DESIGN.md, lease rule 5). A transaction holds at most 100 actions:
+ * this run holds the lease (docs/design.md, lease rule 5). A transaction holds at most 100 actions:
  * 99 writes and the check.
  */
 import {

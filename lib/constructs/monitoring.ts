@@ -1,5 +1,5 @@
 /**
- * Alarms (DESIGN.md "Observability") on an SNS topic, and one dashboard. Metric names come from
+ * Alarms (docs/design.md, "Observability") on an SNS topic, and one dashboard. Metric names come from
  * lambda/contract.ts; every EMF metric carries the Powertools default dimension `service`.
  */
 import { Duration } from 'aws-cdk-lib';

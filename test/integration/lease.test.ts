@@ -1,6 +1,6 @@
 /**
  * The lease against a real DynamoDB engine (DynamoDB Local), with an injected clock so that
- * expiry is exact. Each case is one of the edges in DESIGN.md's lease rules.
+ * expiry is exact. Each case is one of the edges of the lease rules in docs/design.md.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
