@@ -32,10 +32,12 @@ export interface RunSummary {
   /** `failed`: what went wrong, in words. */
   error?: string;
   dryRun?: boolean;
-  /** `dryRun`: what the run would have changed. */
+  /** `dryRun`: what the run would have changed (the first 50 writes and cancellations, and totals). */
   changes?: {
     write: { contestId: number; name: string; startTimeSeconds: number; phase: string }[];
+    writeTotal: number;
     cancel: number[];
+    cancelTotal: number;
     moveReminders: number;
     deleteReminders: number;
   };
