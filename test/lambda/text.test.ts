@@ -1,5 +1,6 @@
 import { describe as group, expect, it } from 'vitest';
 import { describe } from '../../lambda/dynamo-errors.js';
+import { EventValidationError, parseEvent } from '../../lambda/events.js';
 import { bound, MAX_TEXT_BYTES, utf8Bytes } from '../../lambda/text.js';
 
 /** True when `text` survives a UTF-8 round trip unchanged (no half character, no U+FFFD added). */
@@ -43,5 +44,20 @@ group('describe (every error text the function reports)', () => {
     expect(describe(error)).toMatch(/^Error: Codeforces said FAILED: x+… \[cut from \d+ bytes\]$/);
     expect(utf8Bytes(describe('€'.repeat(500_000)))).toBeLessThanOrEqual(MAX_TEXT_BYTES);
     expect(describe(new TypeError('short'))).toBe('TypeError: short');
+  });
+});
+
+group('EventValidationError', () => {
+  it('is at most 1 KB when the event carries a huge unknown key or a huge time', () => {
+    for (const event of [{ ['k'.repeat(1_000_000)]: 1 }, { source: 'aws.events', 'detail-type': 'Scheduled Event', time: 't'.repeat(1_000_000) }]) {
+      let thrown: unknown;
+      try {
+        parseEvent(event);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(EventValidationError);
+      expect(utf8Bytes((thrown as Error).message)).toBeLessThanOrEqual(MAX_TEXT_BYTES);
+    }
   });
 });
