@@ -4,6 +4,7 @@
  * error naming what is wrong, before any Codeforces call.
  */
 import { z } from 'zod';
+import { bound } from './text.js';
 
 export interface Invocation {
   /**
@@ -20,6 +21,10 @@ export interface Invocation {
 
 export class EventValidationError extends Error {
   override readonly name = 'EventValidationError';
+  constructor(message: string) {
+    // Bounded: it may quote the event (an unknown key, a bad time), and it becomes the result.
+    super(bound(message));
+  }
 }
 
 const scheduledEvent = z

@@ -26,12 +26,13 @@ import { logSummary, recordMetrics } from './observe.js';
 import { DynamoContestStore } from './store/dynamo-store.js';
 import type { RunSummary } from './summary.js';
 import { runSync, type SyncDeps } from './sync.js';
+import { bound } from './text.js';
 
 /** Thrown by scheduled runs that failed, so that Lambda retries them; carries the summary. */
 export class SyncFailedError extends Error {
   override readonly name = 'SyncFailedError';
   constructor(readonly summary: RunSummary) {
-    super(`sync ${summary.runId} failed in phase ${summary.reason ?? 'unknown'}: ${summary.error ?? 'no detail'}`);
+    super(bound(`sync ${summary.runId} failed in phase ${summary.reason ?? 'unknown'}: ${summary.error ?? 'no detail'}`));
   }
 }
 
@@ -152,10 +153,12 @@ export function createHandler(options: HandlerOptions = {}): Handler {
       logger.appendKeys({ source: invocation.source, ...(invocation.interval !== undefined ? { interval: invocation.interval } : {}) });
       let summary: RunSummary;
       try {
-        summary = await runSync(invocation, runtime.deps, {
-          runId,
-          remainingMs: () => context.getRemainingTimeInMillis(),
-        });
+        summary = withBoundedError(
+          await runSync(invocation, runtime.deps, {
+            runId,
+            remainingMs: () => context.getRemainingTimeInMillis(),
+          }),
+        );
       } catch (error) {
         // runSync reports every expected failure in its summary; this is a bug. Still say so once.
         failedWithoutSummary('internal', error, startedAt);
@@ -170,6 +173,11 @@ export function createHandler(options: HandlerOptions = {}): Handler {
       logger.resetKeys();
     }
   };
+}
+
+/** The summary with its `error` at most 1 KB, whatever composed it (the result, the log line, the thrown error). */
+function withBoundedError(summary: RunSummary): RunSummary {
+  return summary.error === undefined ? summary : { ...summary, error: bound(summary.error) };
 }
 
 /**

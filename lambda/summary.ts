@@ -40,12 +40,15 @@ export interface RunSummary {
   /** `failed`: what went wrong, in words. */
   error?: string;
   dryRun?: boolean;
-  /** `dryRun`: what the run would have changed. */
+  /** `dryRun`: what the run would have changed (the first 50 writes and cancellations, and totals). */
   changes?: {
     write: { contestId: number; name: string; startTimeSeconds: number; phase: string }[];
+    writeTotal: number;
     cancel: number[];
-    /** Missing from the reply: marked vanished (or still missing), reminders kept. */
+    cancelTotal: number;
+    /** Missing from the reply: marked vanished (or still missing), reminders kept (the first 50). */
     vanish: number[];
+    vanishTotal: number;
     moveReminders: number;
     deleteReminders: number;
   };

@@ -403,11 +403,20 @@ async function releaseWithRetry(
   }
 }
 
+/** A dry run lists at most this many writes and cancellations (plus their totals): the result stays small. */
+export const DRY_RUN_LISTED = 50;
+
 function describeChanges(plan: ContestPlan | undefined, changes: StoreChanges | undefined): RunSummary['changes'] {
+  const upserts = plan?.upserts ?? [];
+  const cancelled = plan?.cancelled ?? [];
+  const vanished = plan?.vanished ?? [];
   return {
-    write: (plan?.upserts ?? []).map(({ contestId, name, startTimeSeconds, phase }) => ({ contestId, name, startTimeSeconds, phase })),
-    cancel: plan?.cancelled ?? [],
-    vanish: (plan?.vanished ?? []).map(({ contestId }) => contestId),
+    write: upserts.slice(0, DRY_RUN_LISTED).map(({ contestId, name, startTimeSeconds, phase }) => ({ contestId, name, startTimeSeconds, phase })),
+    writeTotal: upserts.length,
+    cancel: cancelled.slice(0, DRY_RUN_LISTED),
+    cancelTotal: cancelled.length,
+    vanish: vanished.slice(0, DRY_RUN_LISTED).map(({ contestId }) => contestId),
+    vanishTotal: vanished.length,
     moveReminders: changes?.reminderMoves.length ?? 0,
     deleteReminders: changes?.reminderDeletes.length ?? 0,
   };

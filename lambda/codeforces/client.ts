@@ -7,15 +7,19 @@
  * Retried (with exponential backoff + full jitter, attempt starts ≥ minSpacingMs apart):
  *   network errors, timeouts, HTTP 5xx, HTTP 403 / any HTML page (challenge),
  *   HTTP 429 and FAILED "Call limit exceeded" (rate-limited).
- * Not retried: other FAILED comments, other 4xx, non-JSON 200, wrong envelope, too many invalid
- *   contests, an empty list, abort.
+ * Not retried: other FAILED comments, other 4xx, non-JSON 200, a body above MAX_BODY_BYTES,
+ *   wrong envelope, too many invalid contests, an empty list, abort.
+ *
+ * Nothing Codeforces sends reaches a message unbounded (`bound`, lambda/text.ts): comments,
+ * body snippets, names and parse errors are cut, and every CodeforcesError message is ≤ 1 KB.
  */
 import { setTimeout as sleepTimer } from 'node:timers/promises';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { Agent, request, type Dispatcher } from 'undici';
+import { bound } from '../text.js';
 import { CodeforcesError, type CodeforcesErrorKind } from './errors.js';
-import { contestSchema, describeIssue, envelopeSchema, isScheduled, type CodeforcesContest } from './schema.js';
+import { contestSchema, describeIssue, envelopeSchema, inconsistency, isScheduled, type CodeforcesContest } from './schema.js';
 
 export interface FetchContestsOptions {
   /** e.g. https://codeforces.com/api (a trailing slash is fine). */
@@ -59,8 +63,14 @@ export const USER_AGENT = 'contest-sync/0.1 (+codeforces contest mirror; undici)
 export const MIN_ATTEMPT_MS = 250;
 export const BACKOFF_BASE_MS = 1_000;
 export const BACKOFF_CAP_MS = 16_000;
-/** Compressed and decompressed body limit; the real contest.list is well under 1 MiB. */
-export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/**
+ * Compressed and decompressed body limit: 16× the real contest.list (about 1 MiB), and small
+ * enough that the reply, its string and its parse fit in the function's 256 MB. A larger body is
+ * refused while it streams (or while it is gunzipped), before any parsing: `too-large`.
+ */
+export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** How much of a FAILED comment (or any quoted reply text) goes into an error message. */
+export const MAX_QUOTED_BYTES = 512;
 
 // ---------------------------------------------------------------------------------------------
 // Pure helpers
@@ -141,8 +151,15 @@ function isRateLimitComment(comment: string): boolean {
   return /call limit exceeded/i.test(comment);
 }
 
+export interface ParseOptions {
+  /** Epoch seconds: entries inconsistent with this time (FINISHED before their start...) are invalid. */
+  nowSeconds: number;
+  /** Default 0.1: more invalid contests than this share of the list fails the reply. */
+  maxInvalidShare?: number;
+}
+
 /** Classify one complete HTTP reply; on success, validate the contests. */
-export function classifyReply(reply: RawReply, maxInvalidShare = 0.1): ReplyOutcome {
+export function classifyReply(reply: RawReply, options: ParseOptions): ReplyOutcome {
   const { statusCode, body } = reply;
   const first = snippet(body);
   const contentType = header(reply.headers, 'content-type') ?? '';
@@ -172,7 +189,7 @@ export function classifyReply(reply: RawReply, maxInvalidShare = 0.1): ReplyOutc
     if (statusCode !== 200) {
       return fail({ kind: 'http', message: `HTTP ${statusCode} from Codeforces (first 80 bytes: ${first})`, retryable: false });
     }
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = bound(error instanceof Error ? error.message : String(error), 256);
     return fail({ kind: 'not-json', message: `Codeforces reply is not JSON: ${reason} (first 80 bytes: ${first})`, retryable: false, cause: error });
   }
 
@@ -189,7 +206,7 @@ export function classifyReply(reply: RawReply, maxInvalidShare = 0.1): ReplyOutc
     });
   }
   if (envelope.data.status === 'FAILED') {
-    const comment = envelope.data.comment;
+    const comment = bound(envelope.data.comment, MAX_QUOTED_BYTES);
     return isRateLimitComment(comment)
       ? fail({ kind: 'rate-limited', message: `Codeforces said FAILED: ${comment} (rate limited, HTTP ${statusCode})`, retryable: true, ...withRetryAfter })
       : fail({ kind: 'api-failed', message: `Codeforces said FAILED: ${comment}`, retryable: false });
@@ -197,11 +214,16 @@ export function classifyReply(reply: RawReply, maxInvalidShare = 0.1): ReplyOutc
   if (statusCode !== 200) {
     return fail({ kind: 'http', message: `HTTP ${statusCode} from Codeforces with status OK (first 80 bytes: ${first})`, retryable: false });
   }
-  return parseContestList(envelope.data.result, maxInvalidShare);
+  return parseContestList(envelope.data.result, options);
 }
 
-/** Validate `result` of an OK reply entry by entry; skip and count the odd ones. */
-export function parseContestList(result: unknown, maxInvalidShare = 0.1): ReplyOutcome {
+/**
+ * Validate `result` of an OK reply entry by entry; skip and count the odd ones: entries that
+ * fail the schema (absurd or unstorable fields too) and entries inconsistent at `nowSeconds`.
+ * Every skipped entry with an id stays in `listedIds`, so it is never taken for cancelled.
+ */
+export function parseContestList(result: unknown, options: ParseOptions): ReplyOutcome {
+  const { nowSeconds, maxInvalidShare = 0.1 } = options;
   const fail = (kind: CodeforcesErrorKind, message: string): ReplyOutcome => ({ ok: false, problem: { kind, message, retryable: false } });
   if (!Array.isArray(result)) {
     const got = result === null ? 'null' : typeof result;
@@ -222,7 +244,13 @@ export function parseContestList(result: unknown, maxInvalidShare = 0.1): ReplyO
       invalid += 1;
       example ??= `${describeEntry(entry, index)}: ${describeIssue(parsed.error)}`;
     } else if (isScheduled(parsed.data)) {
-      contests.push(parsed.data);
+      const why = inconsistency(parsed.data, nowSeconds);
+      if (why === undefined) {
+        contests.push(parsed.data);
+      } else {
+        invalid += 1;
+        example ??= `${describeEntry(entry, index)}: ${why}`;
+      }
     } else {
       unscheduled += 1;
     }
@@ -248,7 +276,7 @@ function listedId(entry: unknown): number | undefined {
 function describeEntry(entry: unknown, index: number): string {
   if (typeof entry === 'object' && entry !== null && 'id' in entry) {
     const id = (entry as { id: unknown }).id;
-    if (typeof id === 'number' || typeof id === 'string') return `contest ${id}`;
+    if (typeof id === 'number' || typeof id === 'string') return `contest ${bound(String(id), 64)}`;
   }
   return `entry #${index}`;
 }
@@ -256,12 +284,12 @@ function describeEntry(entry: unknown, index: number): string {
 /** Classify an error thrown by the HTTP request or the body read. */
 export function classifyRequestError(error: unknown, timedOutAfterMs?: number): Problem {
   const code = (error as { code?: unknown } | null)?.code;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = bound(error instanceof Error ? error.message : String(error), MAX_QUOTED_BYTES);
   if (timedOutAfterMs !== undefined || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     const after = timedOutAfterMs === undefined ? '' : ` after ${timedOutAfterMs} ms`;
     return { kind: 'timeout', message: `Codeforces request timed out${after}${code === undefined ? '' : ` (${String(code)})`}`, retryable: true, cause: error };
   }
-  const detail = typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+  const detail = typeof code === 'string' && !message.includes(code) ? `${message} (${bound(code, 64)})` : message;
   return { kind: 'network', message: `network error calling Codeforces: ${detail}`, retryable: true, cause: error };
 }
 
@@ -301,13 +329,18 @@ async function attemptOnce(url: string, dispatcher: Dispatcher, timeoutMs: numbe
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
+    const declared = Number(header(response.headers, 'content-length'));
+    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+      response.body.destroy();
+      throw tooLarge(`declares ${declared} bytes (Content-Length)`);
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of response.body) {
       size += (chunk as Buffer).length;
       if (size > MAX_BODY_BYTES) {
         response.body.destroy();
-        throw new Error(`reply body larger than ${MAX_BODY_BYTES} bytes`);
+        throw tooLarge(`went past ${MAX_BODY_BYTES} bytes while streaming`);
       }
       chunks.push(chunk as Buffer);
     }
@@ -317,17 +350,26 @@ async function attemptOnce(url: string, dispatcher: Dispatcher, timeoutMs: numbe
       try {
         bytes = await gunzipAsync(bytes, { maxOutputLength: MAX_BODY_BYTES });
       } catch (error) {
+        if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
+          throw tooLarge(`gunzips to more than ${MAX_BODY_BYTES} bytes (${bytes.length} bytes compressed)`);
+        }
         throw new Error(`corrupt gzip body: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       }
     }
     return { statusCode: response.statusCode, headers: response.headers, body: bytes.toString('utf8') };
   } catch (error) {
     if (signal?.aborted) throw abortedProblem(signal);
+    if (isProblem(error)) throw error;
     throw classifyRequestError(error, timedOut ? timeoutMs : undefined);
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/** A body above MAX_BODY_BYTES: never parsed, never retried (the next reply would be the same). */
+function tooLarge(detail: string): Problem {
+  return { kind: 'too-large', message: `Codeforces reply refused: its body ${detail}, above the ${MAX_BODY_BYTES}-byte cap`, retryable: false };
 }
 
 function abortedProblem(signal: AbortSignal): Problem {
@@ -420,7 +462,7 @@ export async function fetchContests(options: FetchContestsOptions): Promise<Fetc
     let outcome: ReplyOutcome;
     try {
       const reply = await attemptOnce(url, dispatcher, Math.min(attemptTimeoutMs, left), signal);
-      outcome = classifyReply(reply, maxInvalidShare);
+      outcome = classifyReply(reply, { nowSeconds: Math.floor(now() / 1000), maxInvalidShare });
     } catch (thrown) {
       if (!isProblem(thrown)) throw thrown;
       outcome = { ok: false, problem: thrown };

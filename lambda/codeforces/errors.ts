@@ -1,7 +1,9 @@
+import { bound } from '../text.js';
+
 /**
  * The one error type `fetchContests` throws. `kind` says what went wrong, `retryable` whether the
  * client would have tried again (it already did, within its deadline, before throwing), and
- * `attempts` how many HTTP attempts were made in total.
+ * `attempts` how many HTTP attempts were made in total. The message is at most 1 KB (`bound`).
  */
 export type CodeforcesErrorKind =
   | 'network' // connection refused/reset, DNS, corrupt transfer
@@ -11,6 +13,7 @@ export type CodeforcesErrorKind =
   | 'rate-limited' // FAILED "Call limit exceeded" or HTTP 429: retryable
   | 'api-failed' // any other {"status":"FAILED","comment":...}
   | 'not-json' // HTTP 200 whose body is not JSON
+  | 'too-large' // a body (or its gunzipped form) above MAX_BODY_BYTES: refused before parsing, not retried
   | 'bad-shape' // JSON but not the contest.list envelope
   | 'invalid-contests' // too many contests failed validation
   | 'empty' // an empty (or all-unscheduled) contest list: refused, never wipes data
@@ -28,7 +31,8 @@ export class CodeforcesError extends Error {
     message: string,
     options: { attempts: number; retryable: boolean; cause?: unknown },
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // Bounded: a message may quote what Codeforces sent (comments, body snippets, names).
+    super(bound(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.kind = kind;
     this.attempts = options.attempts;
     this.retryable = options.retryable;

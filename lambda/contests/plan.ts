@@ -92,9 +92,16 @@ export function planContests(input: {
     const before = stored.get(contest.id);
     const item = toItem(contest, settings, updatedAt);
     const isFinished = contest.phase === 'FINISHED';
-    // Keep unfinished contests, recently finished ones, and anything already stored (so that a
-    // stored contest that finished long ago still gets its final phase and its reminders go).
-    if (isFinished && item.expiresAt <= nowSeconds && before === undefined) continue;
+    // Past its TTL: finished long ago, or left unfinished for years (Codeforces keeps some in
+    // PENDING_SYSTEM_TEST forever). Not stored if not stored yet: it would expire at once and be
+    // inserted again after every TTL deletion. A stored finished one still gets its final phase
+    // (its reminders go); a stored unfinished one is left as it is until its TTL removes it.
+    const expired = item.expiresAt <= nowSeconds;
+    if (expired && before === undefined) continue;
+    if (expired && !isFinished) {
+      plan.unchanged += 1;
+      continue;
+    }
 
     const wasVanished = before?.vanishedAt !== undefined;
     if (before !== undefined && !wasVanished && sameContest(before, item)) {

@@ -27,6 +27,8 @@ export interface StandinReply {
   delayMs?: number;
   /** true: always gzip; false: never; default: when the request accepts gzip. */
   gzip?: boolean;
+  /** true: no Content-Length, the body streamed in 64 KiB chunks (chunked transfer encoding). */
+  chunked?: boolean;
 }
 
 export interface CodeforcesStandin {
@@ -155,9 +157,32 @@ export async function startCodeforcesStandin(
       payload = gzipSync(payload);
       headers['content-encoding'] = 'gzip';
     }
+    if (reply.chunked === true) {
+      res.writeHead(reply.status ?? 200, headers);
+      streamChunks(res, payload);
+      return;
+    }
     headers['content-length'] = String(payload.length);
     res.writeHead(reply.status ?? 200, headers);
     res.end(payload);
+  }
+
+  /** Writes `payload` in 64 KiB chunks, waiting for the socket to drain; stops if the client goes away. */
+  function streamChunks(res: ServerResponse, payload: Buffer): void {
+    let offset = 0;
+    const next = (): void => {
+      while (offset < payload.length) {
+        if (res.destroyed) return;
+        const chunk = payload.subarray(offset, offset + 64 * 1024);
+        offset += chunk.length;
+        if (!res.write(chunk)) {
+          res.once('drain', next);
+          return;
+        }
+      }
+      res.end();
+    };
+    next();
   }
 
   const server = createServer((req, res) => {

@@ -112,11 +112,11 @@ describe('the synthesized IAM policy against the calls the code makes', () => {
     expect((await invoke(scheduledEvent(hour))).summary?.reason).toBe('already-done');
     const start2104 = list.find((c) => c.id === 2104)?.startTimeSeconds as number;
     await addReminder(tables, 2104, 'alice', 30, start2104);
-    await addReminder(tables, 2105, 'bob', 30, list.find((c) => c.id === 2105)?.startTimeSeconds as number);
+    await addReminder(tables, 2100, 'bob', 30, list.find((c) => c.id === 2100)?.startTimeSeconds as number);
     standin.setContests(
       list
         .filter((c) => c.id !== 2103)
-        .map((c) => (c.id === 2104 ? { ...c, startTimeSeconds: start2104 + 3600 } : c.id === 2105 ? { ...c, phase: 'FINISHED' as const } : c)),
+        .map((c) => (c.id === 2104 ? { ...c, startTimeSeconds: start2104 + 3600 } : c.id === 2100 ? { ...c, phase: 'FINISHED' as const } : c)),
     );
     loseNextReleaseAnswer = true; // the release lands, its answer is lost: the read-back (GetItem) decides
     expect((await invoke({})).summary).toMatchObject({ outcome: 'succeeded', counts: { remindersMoved: 1, remindersDeleted: 1, contestsVanished: 1 } });

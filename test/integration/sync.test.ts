@@ -59,11 +59,11 @@ describe('a sync', () => {
     const { invoke } = localHandler(tables, standin.baseUrl);
     await invoke({});
     const start2104 = list.find((c) => c.id === 2104)?.startTimeSeconds as number;
-    const start2105 = list.find((c) => c.id === 2105)?.startTimeSeconds as number;
+    const start2100 = list.find((c) => c.id === 2100)?.startTimeSeconds as number;
     const start2103 = list.find((c) => c.id === 2103)?.startTimeSeconds as number;
     await addReminder(tables, 2104, 'alice', 30, start2104);
     await addReminder(tables, 2104, 'bob', 60, start2104);
-    await addReminder(tables, 2105, 'carol', 10, start2105);
+    await addReminder(tables, 2100, 'carol', 10, start2100);
     await addReminder(tables, 2103, 'dave', 15, start2103);
 
     const moved = start2104 + 3 * 3600;
@@ -72,7 +72,7 @@ describe('a sync', () => {
         .filter((c) => c.id !== 2103) // vanished from the list
         .map((c) => {
           if (c.id === 2104) return { ...c, name: 'Codeforces Round 1050 (Div. 1)', startTimeSeconds: moved };
-          if (c.id === 2105) return { ...c, phase: 'FINISHED' as const };
+          if (c.id === 2100) return { ...c, phase: 'FINISHED' as const }; // started an hour ago
           return c;
         }),
     );

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fetchContests } from '../../lambda/codeforces/client.js';
+import { fetchContests, MAX_BODY_BYTES } from '../../lambda/codeforces/client.js';
 import { CodeforcesError } from '../../lambda/codeforces/errors.js';
 import { recordedContestList, startCodeforcesStandin, type CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
 
@@ -226,6 +226,22 @@ describe('startCodeforcesStandin', () => {
     await s.close();
     expect(Date.now() - began).toBeLessThan(1_000);
     expect(await pending).toBe('cut');
+  });
+
+  it('streams a chunked reply without Content-Length; fetchContests refuses one above the cap while it streams', async () => {
+    const s = await start();
+    const body = JSON.stringify({ status: 'OK', result: recordedContestList() });
+    s.enqueue({ body, chunked: true, gzip: false });
+    const response = await get(s);
+    expect(response.headers['content-length']).toBeUndefined();
+    expect(response.headers['transfer-encoding']).toBe('chunked');
+    expect(await response.body.text()).toBe(body);
+
+    s.enqueue({ body: `{"status":"OK","result":[${' '.repeat(MAX_BODY_BYTES)}]}`, chunked: true, gzip: false });
+    const error = await fetchContests({ baseUrl: s.baseUrl, deadline: Date.now() + 10_000, dispatcher }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CodeforcesError);
+    expect(error).toMatchObject({ kind: 'too-large', attempts: 1 });
+    expect((error as CodeforcesError).message).toMatch(/while streaming/);
   });
 
   it('answers other paths with a FAILED reply and does not count them', async () => {

@@ -14,6 +14,9 @@ import {
 } from '../../../lambda/codeforces/client.js';
 import { CodeforcesError } from '../../../lambda/codeforces/errors.js';
 
+/** The time replies are classified at (epoch seconds): `contest` starts after it. */
+const NOW_S = 1_750_000_000;
+const at = { nowSeconds: NOW_S };
 const json = { 'content-type': 'application/json;charset=UTF-8' };
 const contest = { id: 1, name: 'Round', type: 'CF', phase: 'BEFORE', frozen: false, durationSeconds: 7200, startTimeSeconds: 1_800_000_000 };
 
@@ -78,7 +81,7 @@ describe('snippet', () => {
 
 describe('classifyReply', () => {
   it('returns the scheduled contests of an OK reply', () => {
-    const outcome = classifyReply(reply(200, { status: 'OK', result: [contest] }));
+    const outcome = classifyReply(reply(200, { status: 'OK', result: [contest] }), at);
     expect(outcome).toEqual({ ok: true, value: { contests: [contest], invalid: 0, unscheduled: 0, listedIds: [1] } });
   });
 
@@ -99,18 +102,18 @@ describe('classifyReply', () => {
     ['result null', reply(200, { status: 'OK', result: null }), 'bad-shape', false],
     ['empty result', reply(200, { status: 'OK', result: [] }), 'empty', false],
   ] as const)('%s → %s (retryable: %s)', (_name, raw, kind, retryable) => {
-    const p = problem(classifyReply(raw));
+    const p = problem(classifyReply(raw, at));
     expect(p.kind).toBe(kind);
     expect(p.retryable).toBe(retryable);
   });
 
   it('passes Retry-After on for retryable replies', () => {
-    expect(problem(classifyReply(reply(503, 'busy', { 'retry-after': '4' }))).retryAfterMs).toBe(4_000);
-    expect(problem(classifyReply(reply(400, { status: 'FAILED', comment: 'Call limit exceeded' }, { ...json, 'retry-after': '2' }))).retryAfterMs).toBe(2_000);
+    expect(problem(classifyReply(reply(503, 'busy', { 'retry-after': '4' }), at)).retryAfterMs).toBe(4_000);
+    expect(problem(classifyReply(reply(400, { status: 'FAILED', comment: 'Call limit exceeded' }, { ...json, 'retry-after': '2' }), at)).retryAfterMs).toBe(2_000);
   });
 
   it('names the JSON parse error and the first bytes', () => {
-    const p = problem(classifyReply(reply(200, '{"status":"OK","result":[')));
+    const p = problem(classifyReply(reply(200, '{"status":"OK","result":['), at));
     expect(p.message).toMatch(/^Codeforces reply is not JSON: .*JSON.* \(first 80 bytes: \{"status":"OK","result":\[\)$/);
   });
 });
@@ -118,10 +121,10 @@ describe('classifyReply', () => {
 describe('parseContestList', () => {
   it('skips invalid entries up to the share and fails above it', () => {
     const valid = Array.from({ length: 9 }, (_, i) => ({ ...contest, id: i + 1 }));
-    const underThreshold = parseContestList([...valid, { ...contest, id: 99, type: 'TEAM' }]);
+    const underThreshold = parseContestList([...valid, { ...contest, id: 99, type: 'TEAM' }], at);
     expect(underThreshold).toMatchObject({ ok: true, value: { invalid: 1, unscheduled: 0 } });
 
-    const overThreshold = problem(parseContestList([...valid, { ...contest, id: 99, type: 'TEAM' }, { id: -3 }]));
+    const overThreshold = problem(parseContestList([...valid, { ...contest, id: 99, type: 'TEAM' }, { id: -3 }], at));
     expect(overThreshold.kind).toBe('invalid-contests');
     expect(overThreshold.message).toMatch(/^2 of 11 contests failed validation \(e\.g\. contest 99: type: Invalid option/);
   });
@@ -137,7 +140,7 @@ describe('parseContestList', () => {
       { name: 'no id' },
       7,
     ];
-    const outcome = parseContestList(entries, 0.2);
+    const outcome = parseContestList(entries, { ...at, maxInvalidShare: 0.2 });
     if (!outcome.ok) throw new Error(outcome.problem.message);
     expect(outcome.value.contests.map((c) => c.id)).toEqual([1, ...Array.from({ length: 20 }, (_, i) => 10 + i)]);
     expect(outcome.value.listedIds).toEqual([1, 2, ...Array.from({ length: 20 }, (_, i) => 10 + i), 3, 4]);
@@ -145,13 +148,27 @@ describe('parseContestList', () => {
   });
 
   it('names entries without an id by position', () => {
-    const p = problem(parseContestList([42], 0.1));
+    const p = problem(parseContestList([42], { ...at, maxInvalidShare: 0.1 }));
     expect(p.message).toBe('1 of 1 contests failed validation (e.g. entry #0: Invalid input: expected object, received number)');
   });
 
+  it('counts entries inconsistent with now (FINISHED before the start, BEFORE long after the end) as invalid, and lists them', () => {
+    const valid = Array.from({ length: 18 }, (_, i) => ({ ...contest, id: i + 1 }));
+    const finishedEarly = { ...contest, id: 50, phase: 'FINISHED' };
+    const staleBefore = { ...contest, id: 51, startTimeSeconds: NOW_S - 3 * 86_400 };
+    const outcome = parseContestList([...valid, finishedEarly, staleBefore], { ...at, maxInvalidShare: 0.2 });
+    if (!outcome.ok) throw new Error(outcome.problem.message);
+    expect(outcome.value.invalid).toBe(2);
+    expect(outcome.value.contests.map((c) => c.id)).not.toContain(50);
+    expect(outcome.value.listedIds).toEqual(expect.arrayContaining([50, 51]));
+    // The same entries are fine at a time they are consistent with.
+    const later = parseContestList([finishedEarly], { nowSeconds: contest.startTimeSeconds + 7200 });
+    expect(later.ok).toBe(true);
+  });
+
   it('respects a custom maxInvalidShare', () => {
-    expect(parseContestList([contest, { id: 0 }], 0.5).ok).toBe(true);
-    expect(parseContestList([contest, { id: 0 }], 0.4).ok).toBe(false);
+    expect(parseContestList([contest, { id: 0 }], { ...at, maxInvalidShare: 0.5 }).ok).toBe(true);
+    expect(parseContestList([contest, { id: 0 }], { ...at, maxInvalidShare: 0.4 }).ok).toBe(false);
   });
 });
 

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fetchContests, USER_AGENT, type FetchContestsOptions } from '../../../lambda/codeforces/client.js';
+import { fetchContests, MAX_BODY_BYTES, USER_AGENT, type FetchContestsOptions } from '../../../lambda/codeforces/client.js';
 import { CodeforcesError } from '../../../lambda/codeforces/errors.js';
+import { MAX_TEXT_BYTES, utf8Bytes } from '../../../lambda/text.js';
 
 const ORIGIN = 'https://codeforces.test';
 const PATH = '/api/contest.list?gym=false';
@@ -364,5 +365,123 @@ describe('fetchContests: abort', () => {
     const error = await failure(fetchContests(options({ signal: controller.signal })));
     expect(error.kind).toBe('aborted');
     expect(error.attempts).toBe(0);
+  });
+});
+
+describe('fetchContests: hostile replies (issue #8)', () => {
+  const MB = 1024 * 1024;
+  /** Every message in the error and its causes is at most 1 KB. */
+  function expectSmall(error: CodeforcesError) {
+    for (let e: unknown = error; e instanceof Error; e = e.cause) expect(utf8Bytes(e.message)).toBeLessThanOrEqual(MAX_TEXT_BYTES);
+  }
+
+  it('a 7 MB FAILED comment → api-failed with a message of at most 1 KB that says it was cut', async () => {
+    on(400, JSON.stringify({ status: 'FAILED', comment: `contest.list: ${'x'.repeat(7 * MB)}` }), JSON_HEADERS);
+    const error = await failure(fetchContests(options()));
+    expect(error.kind).toBe('api-failed');
+    expect(error.retryable).toBe(false);
+    expectSmall(error);
+    expect(error.message).toMatch(/^Codeforces said FAILED: contest\.list: x+… \[cut from \d+ bytes\]$/);
+  });
+
+  it('a huge "Call limit exceeded" comment is still retried, with small messages', async () => {
+    on(400, JSON.stringify({ status: 'FAILED', comment: `Call limit exceeded ${'€'.repeat(MB)}` }), JSON_HEADERS).persist();
+    const error = await failure(fetchContests(options({ deadline: clock.start + 5_000 })));
+    expect(error.kind).toBe('deadline');
+    expect((error.cause as CodeforcesError).kind).toBe('rate-limited');
+    expectSmall(error);
+  });
+
+  it('a body above the cap (declared by Content-Length) → too-large, refused before parsing, not retried', async () => {
+    on(200, Buffer.alloc(MAX_BODY_BYTES + 1, 0x20), { ...JSON_HEADERS, 'content-length': String(MAX_BODY_BYTES + 1) });
+    const error = await failure(fetchContests(options()));
+    expect(error.kind).toBe('too-large');
+    expect(error.retryable).toBe(false);
+    expect(error.attempts).toBe(1);
+    expect(error.message).toBe(`Codeforces reply refused: its body declares ${MAX_BODY_BYTES + 1} bytes (Content-Length), above the ${MAX_BODY_BYTES}-byte cap`);
+  });
+
+  it('a body above the cap without Content-Length → too-large while streaming', async () => {
+    on(200, Buffer.alloc(MAX_BODY_BYTES + 1, 0x20), JSON_HEADERS);
+    const error = await failure(fetchContests(options()));
+    expect(error.kind).toBe('too-large');
+    expect(error.retryable).toBe(false);
+    expect(error.message).toMatch(/went past 16777216 bytes while streaming/);
+  });
+
+  it('a small gzip body that inflates above the cap → too-large, not a retried network error', async () => {
+    const bomb = gzipSync(Buffer.alloc(MAX_BODY_BYTES + MB, 0x20));
+    expect(bomb.length).toBeLessThan(MB);
+    on(200, bomb, { ...JSON_HEADERS, 'content-encoding': 'gzip' });
+    const error = await failure(fetchContests(options()));
+    expect(error.kind).toBe('too-large');
+    expect(error.retryable).toBe(false);
+    expect(error.attempts).toBe(1);
+    expect(error.message).toMatch(/gunzips to more than 16777216 bytes/);
+  });
+
+  it('the cap is far above a real list: a 4 MB valid reply is accepted', async () => {
+    const many = Array.from({ length: 25_000 }, (_, i) => ({ ...FIXTURE.result[5], id: 100_000 + i }));
+    const body = ok(many);
+    expect(body.length).toBeGreaterThan(4 * MB);
+    on(200, gzipSync(body), { ...JSON_HEADERS, 'content-encoding': 'gzip' });
+    const result = await fetchContests(options());
+    expect(result.contests).toHaveLength(25_000);
+  });
+
+  it('huge bodies in HTML, 5xx, not-JSON and bad-shape replies give messages of at most 1 KB', async () => {
+    const junk = 'y'.repeat(3 * MB);
+    on(200, `<html>${junk}</html>`, { 'content-type': 'text/html' });
+    on(503, junk);
+    on(200, `{"status":"OK","result":[${junk}`, JSON_HEADERS);
+    on(200, JSON.stringify({ [junk]: 1 }), JSON_HEADERS);
+    const deadline = await failure(fetchContests(options({ deadline: clock.start + 3_000 })));
+    expect(deadline.kind).toBe('deadline');
+    expect(deadline.attempts).toBe(2);
+    expectSmall(deadline);
+    const notJson = await failure(fetchContests(options()));
+    expect(notJson.kind).toBe('not-json');
+    expectSmall(notJson);
+    const badShape = await failure(fetchContests(options()));
+    expect(badShape.kind).toBe('bad-shape');
+    expectSmall(badShape);
+  });
+
+  it('a contest with a 500 KB name is skipped and counted invalid; the others are synced', async () => {
+    const result = [...FIXTURE.result];
+    result[3] = { ...result[3], name: 'n'.repeat(500 * 1024) };
+    on(200, ok(result), JSON_HEADERS);
+    const outcome = await fetchContests(options());
+    expect(outcome.invalid).toBe(1);
+    expect(outcome.contests).toHaveLength(58);
+    expect(outcome.listedIds).toContain(FIXTURE.result[3]?.id);
+  });
+
+  it('many invalid entries with huge ids and names → invalid-contests with a message of at most 1 KB', async () => {
+    const result = FIXTURE.result.slice(0, 10).map((c) => ({ ...c, id: 'i'.repeat(MB / 4), name: 'n'.repeat(MB / 4) }));
+    on(200, ok(result), JSON_HEADERS);
+    const error = await failure(fetchContests(options()));
+    expect(error.kind).toBe('invalid-contests');
+    expectSmall(error);
+  });
+
+  it('a list marking every upcoming contest FINISHED before its start is not believed: they are invalid, still listed', async () => {
+    const nowS = clock.start / 1000;
+    const upcoming = FIXTURE.result.filter((c) => typeof c.startTimeSeconds === 'number' && (c.startTimeSeconds as number) > nowS);
+    expect(upcoming.length).toBeGreaterThanOrEqual(3);
+    const lying = FIXTURE.result.map((c) => (upcoming.includes(c) ? { ...c, phase: 'FINISHED' } : c));
+    on(200, ok(lying.slice(0, 30)), JSON_HEADERS);
+    const error = await failure(fetchContests(options()));
+    // More than a tenth of these 30 entries: the whole reply is refused.
+    expect(error.kind).toBe('invalid-contests');
+    expect(error.message).toMatch(/phase FINISHED but it starts in \d+ s/);
+
+    // The same lie in a long list (like the real one, ~2000 entries): those entries are skipped.
+    const old = Array.from({ length: 200 }, (_, i) => ({ ...FIXTURE.result[20], id: 1_000 + i }));
+    on(200, ok([...lying, ...old]), JSON_HEADERS);
+    const outcome = await fetchContests(options());
+    expect(outcome.invalid).toBe(upcoming.length);
+    expect(outcome.contests.map((c) => c.id)).not.toContain(upcoming[0]?.id);
+    for (const c of upcoming) expect(outcome.listedIds).toContain(c.id);
   });
 });

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parseContestList } from '../../../lambda/codeforces/client.js';
 import type { CodeforcesContest } from '../../../lambda/codeforces/schema.js';
 import type { ContestItem, ReminderItem } from '../../../lambda/contests/model.js';
 import {
@@ -179,6 +181,77 @@ describe('planRecheck', () => {
   it('keeps the reminders of a contest marked vanished, and finds nothing to do for correct ones', () => {
     expect(planRecheck(7, { phase: 'BEFORE', startTimeSeconds: start, vanishedAt: NOW_S }, [reminder('a', 1)], NOW)).toEqual({ deletes: [], moves: [] });
     expect(planRecheck(7, { phase: 'BEFORE', startTimeSeconds: start }, [reminder('ok', start - 1800)], NOW)).toEqual({ deletes: [], moves: [] });
+  });
+});
+
+describe('planContests: contests stuck unfinished long after their end', () => {
+  const YEAR = 365 * DAY;
+  const stuck = (id: number) => contest(id, { phase: 'PENDING_SYSTEM_TEST', startTimeSeconds: NOW_S - 5 * YEAR });
+
+  it('does not store one that is not stored (it would expire at once and be inserted again after every TTL deletion)', () => {
+    const fetched = [contest(1), stuck(1308), stuck(1309)];
+    const plan = planContests({ fetched, listedIds: ids(fetched), stored: [], nowMs: NOW });
+    expect(plan.upserts.map((u) => u.contestId)).toEqual([1]);
+    expect(plan.finished).toEqual([]);
+    expect(plan.rescheduled).toEqual([]);
+  });
+
+  it('never rewrites one already stored, even if a field changed, and never cancels it while it is listed', () => {
+    const before = [stored(contest(1308, { phase: 'SYSTEM_TEST', startTimeSeconds: NOW_S - 5 * YEAR })), stored(contest(1))];
+    const fetched = [contest(1), { ...stuck(1308), name: 'renamed' }];
+    const plan = planContests({ fetched, listedIds: ids(fetched), stored: before, nowMs: NOW });
+    expect(plan).toEqual({ upserts: [], unchanged: 2, rescheduled: [], finished: [], vanished: [], restored: [], cancelled: [] });
+  });
+
+  it('still stores one that ended recently (its TTL ahead), and a stored one that finally finishes gets its final phase', () => {
+    const recent = contest(7, { phase: 'PENDING_SYSTEM_TEST', startTimeSeconds: NOW_S - 3 * DAY });
+    expect(planContests({ fetched: [recent], listedIds: ids([recent]), stored: [], nowMs: NOW }).upserts).toHaveLength(1);
+    const old = contest(1308, { phase: 'PENDING_SYSTEM_TEST', startTimeSeconds: NOW_S - YEAR });
+    const done = { ...old, phase: 'FINISHED' as const };
+    const plan = planContests({ fetched: [done], listedIds: ids([done]), stored: [stored(old)], nowMs: NOW });
+    expect(plan.upserts.map((u) => u.phase)).toEqual(['FINISHED']);
+    expect(plan.finished).toEqual([1308]);
+  });
+
+  it('on the recorded list plus two stuck entries like 1308 and 1309: hourly syncs write nothing after the first, TTL deletion or not', () => {
+    // The recorded fixture (test/fixtures/contest-list.json) does not contain 1308 and 1309; real
+    // replies list them in PENDING_SYSTEM_TEST years after they ended. Added here with that shape.
+    const recordedAt = (JSON.parse(readFileSync(new URL('../../fixtures/contest-list.meta.json', import.meta.url), 'utf8')) as { recordedAtSeconds: number })
+      .recordedAtSeconds;
+    const fixture = (JSON.parse(readFileSync(new URL('../../fixtures/contest-list.json', import.meta.url), 'utf8')) as { result: object[] }).result;
+    const stuckEntries = [1308, 1309].map((id) => ({
+      id,
+      name: `Stuck contest ${id}`,
+      type: 'CF',
+      phase: 'PENDING_SYSTEM_TEST',
+      frozen: false,
+      durationSeconds: 10_800,
+      startTimeSeconds: recordedAt - 5 * YEAR,
+      relativeTimeSeconds: 5 * YEAR,
+    }));
+    const parsed = parseContestList([...fixture, ...stuckEntries], { nowSeconds: recordedAt });
+    if (!parsed.ok) throw new Error(parsed.problem.message);
+    expect(parsed.value.invalid).toBe(0);
+    const nowMs = recordedAt * 1000;
+    const fetched = parsed.value.contests;
+    const listedIds = new Set(parsed.value.listedIds);
+
+    const first = planContests({ fetched, listedIds, stored: [], nowMs });
+    expect(first.upserts.map((u) => u.contestId)).not.toContain(1308);
+    expect(first.upserts.map((u) => u.contestId)).not.toContain(1309);
+    for (const item of first.upserts) expect(item.expiresAt).toBeGreaterThan(recordedAt);
+
+    // An hour later, nothing changed: nothing is written, nothing cancelled.
+    const second = planContests({ fetched, listedIds, stored: first.upserts, nowMs: nowMs + 3_600_000 });
+    expect(second.upserts).toEqual([]);
+    expect(second.cancelled).toEqual([]);
+    expect(second.unchanged).toBe(first.upserts.length);
+
+    // Stored by an older version and still there, or stored and deleted by TTL: neither is written.
+    const legacy = stuckEntries.map((entry) => toItem(entry as CodeforcesContest, DEFAULT_PLAN_SETTINGS, '2020-01-01T00:00:00.000Z'));
+    const third = planContests({ fetched, listedIds, stored: [...first.upserts, ...legacy], nowMs: nowMs + 7_200_000 });
+    expect(third.upserts).toEqual([]);
+    expect(third.cancelled).toEqual([]);
   });
 });
 
