@@ -26,8 +26,8 @@ import { CreateTableCommand, waitUntilTableExists, type DynamoDBClient } from '@
 import { DeleteCommand, DynamoDBDocument, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoProxy } from '../lib/local/dynamo-proxy.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../lib/local/dynamodb-local.js';
-import { DynamoLease } from '../lambda/lease/dynamo-lease.js';
-import { leaseTiming } from '../lambda/lease/timing.js';
+import { DynamoLease } from '../lambda/single-execution/dynamo-lease.js';
+import { leaseTiming } from '../lambda/single-execution/timing.js';
 import { benchClient } from './clients.js';
 import { addCounts, ratio, sortedCounts, summarize, total } from './stats.js';
 

@@ -4,7 +4,7 @@
  * error naming what is wrong, before any Codeforces call.
  */
 import { z } from 'zod';
-import { bound } from './text.js';
+import { bound } from './single-execution/text.js';
 
 export interface Invocation {
   /**

@@ -15,18 +15,25 @@ import type { Dispatcher } from 'undici';
 import { fetchContests } from './codeforces/client.js';
 import { ConfigError, readConfig, type Config } from './config.js';
 import { DEFAULT_PLAN_SETTINGS } from './contests/plan.js';
-import { ENV, METRIC, METRICS_NAMESPACE, SERVICE_NAME } from './contract.js';
-import { describe } from './dynamo-errors.js';
+import { ENV, LEASE_PK, METRIC, METRICS_NAMESPACE, SERVICE_NAME } from './contract.js';
 import { EventValidationError, parseEvent, type Invocation } from './events.js';
-import { DYNAMO_CLIENT_SETTINGS } from './dynamo-client.js';
-import { DynamoLease } from './lease/dynamo-lease.js';
-import { LeaseConfigError } from './lease/errors.js';
-import { leaseTiming, validateTiming, type LeaseTiming } from './lease/timing.js';
 import { logSummary, recordMetrics } from './observe.js';
+import { failurePhase, type FailurePhase } from './phases.js';
+import {
+  DYNAMO_CLIENT_SETTINGS,
+  DynamoFencedWriter,
+  DynamoLease,
+  LeaseConfigError,
+  bound,
+  describe,
+  leaseTiming,
+  validateTiming,
+  ledgerRetentionMs,
+  type LeaseTiming,
+} from './single-execution/index.js';
 import { DynamoContestStore } from './store/dynamo-store.js';
 import type { RunSummary } from './summary.js';
 import { runSync, type SyncDeps } from './sync.js';
-import { bound } from './text.js';
 
 /** Thrown by scheduled runs that failed, so that Lambda retries them; carries the summary. */
 export class SyncFailedError extends Error {
@@ -81,21 +88,22 @@ export function createHandler(options: HandlerOptions = {}): Handler {
     const lease = new DynamoLease({
       doc,
       table: config.tables.coordination,
+      key: LEASE_PK,
       timing,
       now,
+      ledgerRetentionMs: ledgerRetentionMs(config.scheduleRateMinutes),
       onContention: (operation, reason, attempt) => logger.warn('DynamoDB contention; retrying', { operation, reason, attempt }),
     });
-    const store = new DynamoContestStore(
-      doc,
-      { contests: config.tables.contests, reminders: config.tables.reminders },
-      {
-        now,
-        onCommit: (info) => logger.debug('committed', { ...info }),
-        onContention: (reason, attempt) => logger.warn('DynamoDB contention; retrying', { operation: 'commit', reason, attempt }),
-      },
-    );
+    const store = new DynamoContestStore(doc, { contests: config.tables.contests, reminders: config.tables.reminders });
+    const writer = new DynamoFencedWriter(doc, {
+      now,
+      onCommit: ({ sentAtMs, committedAtMs, actions }) =>
+        logger.debug('committed', { sentAtMs, committedAtMs, actions: actions.length, ...store.contestsIn(actions) }),
+      onContention: (reason, attempt) => logger.warn('DynamoDB contention; retrying', { operation: 'commit', reason, attempt }),
+    });
     const deps: SyncDeps = {
       lease,
+      writer,
       store,
       now,
       timing,
@@ -126,7 +134,7 @@ export function createHandler(options: HandlerOptions = {}): Handler {
   };
 
   /** The one summary line (and RunFailed) of an invocation that failed before or outside runSync. */
-  const failedWithoutSummary = (phase: 'event' | 'config' | 'internal', error: unknown, startedAt: number): void => {
+  const failedWithoutSummary = (phase: FailurePhase, error: unknown, startedAt: number): void => {
     if (phase === 'event') metrics.addMetric(METRIC.eventRejected, MetricUnit.Count, 1);
     metrics.addMetric(METRIC.runFailed, MetricUnit.Count, 1);
     logger.error('failed', { summary: true, outcome: 'failed', phase, error: describe(error), durationMs: now() - startedAt });
@@ -144,7 +152,7 @@ export function createHandler(options: HandlerOptions = {}): Handler {
         refuseShortTimeout(runtime.deps.timing, context.getRemainingTimeInMillis());
         invocation = parseEvent(event, { periodMinutes: runtime.config.scheduleRateMinutes, nowMs: now() });
       } catch (error) {
-        failedWithoutSummary(error instanceof EventValidationError ? 'event' : 'config', error, startedAt);
+        failedWithoutSummary(failurePhase(error) === 'event' ? 'event' : 'config', error, startedAt);
         throw error;
       }
       if (invocation.source === 'console' && invokedThroughVersion(context.invokedFunctionArn)) {

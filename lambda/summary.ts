@@ -1,8 +1,10 @@
 /** The result the handler returns (and the console shows): docs/design.md "Invocations". */
 
+import type { FailurePhase } from './phases.js';
+
+export type { FailurePhase };
 export type Outcome = 'succeeded' | 'skipped' | 'failed';
 export type SkipReason = 'lease-held' | 'already-done';
-export type FailurePhase = 'event' | 'lease' | 'codeforces' | 'store' | 'lease-lost';
 
 export interface RunCounts {
   contestsFetched: number;

@@ -6,7 +6,7 @@
 import type { Node } from 'constructs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULTS } from '../lambda/contract.js';
-import { leaseTiming, minimumFunctionTimeoutMs } from '../lambda/lease/timing.js';
+import { leaseTiming, minimumFunctionTimeoutMs } from '../lambda/single-execution/timing.js';
 
 /** Context keys deployers may set (all optional; defaults below). */
 export const CONTEXT_KEYS = {

@@ -5,7 +5,7 @@
  * everywhere: the API adds fields over time.
  */
 import { z } from 'zod';
-import { bound } from '../text.js';
+import { bound } from '../single-execution/text.js';
 
 export const CONTEST_TYPES = ['CF', 'IOI', 'ICPC'] as const;
 export const CONTEST_PHASES = ['BEFORE', 'CODING', 'PENDING_SYSTEM_TEST', 'SYSTEM_TEST', 'FINISHED'] as const;

@@ -4,9 +4,9 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoLease } from '../../lambda/lease/dynamo-lease.js';
-import { LeaseLostError } from '../../lambda/lease/errors.js';
-import { leaseTiming } from '../../lambda/lease/timing.js';
+import { DynamoLease } from '../../lambda/single-execution/dynamo-lease.js';
+import { LeaseLostError } from '../../lambda/single-execution/errors.js';
+import { leaseTiming } from '../../lambda/single-execution/timing.js';
 import { createTestTables, type TestTables } from '../support/tables.js';
 
 let tables: TestTables;

@@ -6,14 +6,15 @@ import { describe, expect, it, vi } from 'vitest';
 import type { FetchContestsResult } from '../../lambda/codeforces/client.js';
 import { CONTEST_LIMITS } from '../../lambda/codeforces/schema.js';
 import type { ContestItem } from '../../lambda/contests/model.js';
-import type { HeldLease } from '../../lambda/lease/record.js';
-import { leaseTiming } from '../../lambda/lease/timing.js';
-import { DRY_RUN_LISTED, runSync, type LeasePort, type StorePort } from '../../lambda/sync.js';
+import type { HeldLease } from '../../lambda/single-execution/ports.js';
+import { leaseTiming } from '../../lambda/single-execution/timing.js';
+import type { LeasePort } from '../../lambda/single-execution/ports.js';
+import { DRY_RUN_LISTED, runSync, type StorePort } from '../../lambda/sync.js';
 
 const NOW_S = Math.floor(Date.now() / 1000);
 
 function deps(fetchedCount: number, stored: ContestItem[]) {
-  const held: HeldLease = { runId: 'run-1', fence: 3, expiresAtMs: Date.now() + 10_000, doneIntervals: new Set(), recheck: new Set() };
+  const held: HeldLease = { runId: 'run-1', fence: 3, expiresAtMs: Date.now() + 10_000, ledger: new Set(), handoff: new Set() };
   const lease: LeasePort = {
     acquire: vi.fn(async () => ({ acquired: true as const, lease: held })),
     renew: vi.fn(async (l: HeldLease) => l),
@@ -24,8 +25,9 @@ function deps(fetchedCount: number, stored: ContestItem[]) {
   const store: StorePort = {
     scanContests: async () => stored,
     remindersOf: async () => [],
-    apply: vi.fn(async () => ({ transactions: 0, contestsWritten: 0, contestsDeleted: 0, remindersMoved: 0, remindersDeleted: 0 })),
+    actionsFor: () => [],
   };
+  const writer = { commit: vi.fn(async () => ({ transactions: 0 })) };
   const contests = Array.from({ length: fetchedCount }, (_, i) => ({
     id: 10_000 + i,
     // The longest name the schema lets through, in 3-byte characters.
@@ -37,7 +39,7 @@ function deps(fetchedCount: number, stored: ContestItem[]) {
     startTimeSeconds: NOW_S + 3600 + i,
   }));
   const fetched: FetchContestsResult = { contests, listedIds: contests.map((c) => c.id), invalid: 0, unscheduled: 0, attempts: 1, latencyMs: 1 };
-  return { lease, store, fetchContests: async () => fetched, now: Date.now, timing: leaseTiming(10) };
+  return { lease, writer, store, fetchContests: async () => fetched, now: Date.now, timing: leaseTiming(10) };
 }
 
 describe('dry-run changes', () => {
@@ -68,7 +70,8 @@ describe('dry-run changes', () => {
     expect(summary.changes?.cancelTotal).toBe(80);
     expect(summary.changes?.vanish).toHaveLength(DRY_RUN_LISTED);
     expect(summary.changes?.vanishTotal).toBe(80);
-    expect(d.store.apply).not.toHaveBeenCalled();
+    expect(d.writer.commit).not.toHaveBeenCalled();
+    expect(d.lease.acquire).not.toHaveBeenCalled();
     const bytes = Buffer.byteLength(JSON.stringify(summary));
     console.info(`[dry run] 5000 writes of 512-character names, 80 vanished, 80 deletions: result ${bytes} bytes`);
     expect(bytes).toBeLessThan(100 * 1024);

@@ -1,15 +1,17 @@
 /**
- * runSync with in-memory ports: the release paths that are hard to provoke on a real engine
- * (an answer lost on the way back, a release that keeps failing). The real lease and store run in
+ * runSync on the single-execution module with in-memory ports: the release paths that are hard to
+ * provoke on a real engine (an answer lost on the way back, a release that keeps failing), where
+ * the interval is marked done, dry runs, and contention. The real lease and store run in
  * test/integration and test/multiprocess.
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { FetchContestsResult } from '../../lambda/codeforces/client.js';
 import type { ContestItem } from '../../lambda/contests/model.js';
 import { DEFAULT_PLAN_SETTINGS, toItem } from '../../lambda/contests/plan.js';
-import type { HeldLease } from '../../lambda/lease/record.js';
-import { leaseTiming } from '../../lambda/lease/timing.js';
-import { runSync, type LeasePort, type StorePort } from '../../lambda/sync.js';
+import type { FencedWriterPort, HeldLease, LeasePort } from '../../lambda/single-execution/ports.js';
+import { leaseTiming } from '../../lambda/single-execution/timing.js';
+import { DynamoContestStore } from '../../lambda/store/dynamo-store.js';
+import { runSync, type StorePort } from '../../lambda/sync.js';
 
 const timing = leaseTiming(10);
 const interval = '2026-11-29T14:00:00Z';
@@ -26,7 +28,7 @@ function ports(
   releaseLanded: LeasePort['releaseLanded'] = async () => false,
   options: { stored?: ContestItem[] } = {},
 ) {
-  const held: HeldLease = { runId: 'run-1', fence: 9, expiresAtMs: Date.now() + 10_000, doneIntervals: new Set(), recheck: new Set() };
+  const held: HeldLease = { runId: 'run-1', fence: 9, expiresAtMs: Date.now() + 10_000, ledger: new Set(), handoff: new Set() };
   const lease: LeasePort = {
     acquire: vi.fn(async () => ({ acquired: true as const, lease: held })),
     renew: vi.fn(async (l: HeldLease) => l),
@@ -34,11 +36,17 @@ function ports(
     releaseLanded: vi.fn(releaseLanded),
     fenceCheck: () => ({ ConditionCheck: { TableName: 'coordination', Key: { pk: 'lease' }, ConditionExpression: 'x' } }),
   };
+  const actions = new DynamoContestStore({} as never, { contests: 'contests', reminders: 'reminders' });
   const store: StorePort = {
     scanContests: async () => options.stored ?? [],
     remindersOf: async () => [],
-    apply: vi.fn(async (changes: Parameters<StorePort['apply']>[0]) => ({
-      transactions: changes.contestPuts.length + changes.contestDeletes.length > 0 ? 1 : 0, contestsWritten: 1, contestsDeleted: 0, remindersMoved: 0, remindersDeleted: 0 })),
+    actionsFor: (changes) => actions.actionsFor(changes),
+  };
+  const writer = {
+    commit: vi.fn<FencedWriterPort['commit']>(async (written, fence) => {
+      if (written.length > 0) fence(true);
+      return { transactions: written.length > 0 ? 1 : 0 };
+    }),
   };
   const fetched: FetchContestsResult = {
     contests: [
@@ -50,7 +58,7 @@ function ports(
     attempts: 1,
     latencyMs: 5,
   };
-  return { lease, store, fetchContests: async () => fetched, now: Date.now, timing };
+  return { lease, writer, store, fetchContests: async () => fetched, now: Date.now, timing, sleep: async () => undefined };
 }
 
 const scheduled = { source: 'schedule' as const, interval, dryRun: false, force: false };
@@ -116,16 +124,16 @@ describe('runSync release', () => {
     });
     const summary = await runSync(scheduled, deps, context);
     expect(summary).toMatchObject({ outcome: 'succeeded', fence: 9 });
-    expect(deps.store.apply).toHaveBeenCalledTimes(1);
+    expect(deps.writer.commit).toHaveBeenCalledTimes(1);
   });
 
   it('marks the interval done in the last data transaction, and only there', async () => {
     const deps = ports(async () => true);
     const fenceCheck = vi.spyOn(deps.lease, 'fenceCheck');
-    vi.mocked(deps.store.apply).mockImplementation(async (_changes, fence) => {
+    deps.writer.commit.mockImplementation(async (_actions, fence) => {
       fence(false);
       fence(true);
-      return { transactions: 2, contestsWritten: 1, contestsDeleted: 0, remindersMoved: 0, remindersDeleted: 0 };
+      return { transactions: 2 };
     });
     await runSync(scheduled, deps, context);
     expect(fenceCheck.mock.calls.map(([, extras]) => extras?.doneInterval)).toEqual([undefined, interval]);
@@ -138,7 +146,7 @@ describe('runSync release', () => {
     expect(summary.fence).toBeUndefined();
     expect(deps.lease.acquire).not.toHaveBeenCalled();
     expect(deps.lease.release).not.toHaveBeenCalled();
-    expect(deps.store.apply).not.toHaveBeenCalled();
+    expect(deps.writer.commit).not.toHaveBeenCalled();
   });
 
   it('a contender that meets contention it cannot clear skips as lease-held with the reason, never fails', async () => {

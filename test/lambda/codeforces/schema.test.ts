@@ -8,7 +8,7 @@ import {
   isScheduled,
   type CodeforcesContest,
 } from '../../../lambda/codeforces/schema.js';
-import { utf8Bytes } from '../../../lambda/text.js';
+import { utf8Bytes } from '../../../lambda/single-execution/text.js';
 
 const contest = {
   id: 2126,

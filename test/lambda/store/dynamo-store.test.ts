@@ -1,170 +1,43 @@
 /**
- * Error paths of the fenced store that no real engine produces on demand: transaction conflicts,
- * throttling, a refused lease check, a refused reminder condition. aws-sdk-client-mock stands in
- * for DynamoDB here; the happy paths run against DynamoDB Local in test/integration.
+ * The contest store: the order of the write actions a sync's changes become, and read errors
+ * reported as StoreError (the `store` phase wherever they happen). The fenced commit of these
+ * actions is tested in test/lambda/single-execution/fenced-writer.test.ts.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
-import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { LeaseLostError } from '../../../lambda/lease/errors.js';
-import { DynamoContestStore, StoreError, type StoreChanges, type TransactAction } from '../../../lambda/store/dynamo-store.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { failurePhase } from '../../../lambda/phases.js';
+import { DynamoContestStore, StoreError } from '../../../lambda/store/dynamo-store.js';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
 const mock = mockClient(doc);
-const tables = { contests: 'contests', reminders: 'reminders' };
-const fence = (): TransactAction => ({
-  ConditionCheck: {
-    TableName: 'coordination',
-    Key: { pk: 'lease#contest-sync' },
-    ConditionExpression: 'holder = :runId AND fence = :fence AND expiresAtMs > :now',
-    ExpressionAttributeValues: { ':runId': 'run-1', ':fence': 3, ':now': 1 },
-  },
-});
-
-function contest(contestId: number) {
-  return {
-    contestId,
-    platform: 'codeforces' as const,
-    name: `Round ${contestId}`,
-    type: 'CF',
-    phase: 'BEFORE',
-    startTimeSeconds: 1_900_000_000,
-    durationSeconds: 7200,
-    url: `https://codeforces.com/contest/${contestId}`,
-    updatedAt: '2026-11-29T14:00:00.000Z',
-    expiresAt: 1_900_612_000,
-  };
-}
-
-function changes(overrides: Partial<StoreChanges> = {}): StoreChanges {
-  return { reminderDeletes: [], reminderMoves: [], contestPuts: [], contestDeletes: [], ...overrides };
-}
-
-function cancelled(...codes: string[]) {
-  return new TransactionCanceledException({
-    message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes.join(', ')}]`,
-    $metadata: {},
-    CancellationReasons: codes.map((Code) => ({ Code })),
-  });
-}
+const store = new DynamoContestStore(doc, { contests: 'contests', reminders: 'reminders' });
 
 beforeEach(() => mock.reset());
 
-describe('DynamoContestStore.apply', () => {
-  it('sends at most 99 writes per transaction, each led by the lease check, reminders before contests', async () => {
-    mock.on(TransactWriteCommand).resolves({});
-    const store = new DynamoContestStore(doc, tables);
-    const counts = await store.apply(
-      changes({
-        reminderDeletes: [{ contestId: 1, userId: 'u' }],
-        contestPuts: Array.from({ length: 200 }, (_, i) => contest(i + 1)),
-        contestDeletes: [999],
-      }),
-      fence,
-    );
-    const calls = mock.commandCalls(TransactWriteCommand);
-    expect(calls.map((call) => call.args[0].input.TransactItems?.length)).toEqual([100, 100, 5]);
-    for (const call of calls) expect(call.args[0].input.TransactItems?.[0]).toHaveProperty('ConditionCheck');
-    expect(calls[0]?.args[0].input.TransactItems?.[1]).toHaveProperty('Delete.TableName', 'reminders');
-    expect(calls[2]?.args[0].input.TransactItems?.[4]).toEqual({ Delete: { TableName: 'contests', Key: { contestId: 999 } } });
-    expect(counts).toEqual({ transactions: 3, contestsWritten: 200, contestsDeleted: 1, remindersMoved: 0, remindersDeleted: 1 });
-  });
-
-  it('writes nothing and sends nothing when there is nothing to change', async () => {
-    const store = new DynamoContestStore(doc, tables);
-    expect((await store.apply(changes(), fence)).transactions).toBe(0);
-    expect(mock.calls()).toHaveLength(0);
-  });
-
-  it('retries a transaction that conflicted with a concurrent heartbeat on the lease item', async () => {
-    mock.on(TransactWriteCommand).rejectsOnce(cancelled('TransactionConflict', 'None')).resolves({});
-    const store = new DynamoContestStore(doc, tables);
-    await store.apply(changes({ contestPuts: [contest(1)] }), fence);
-    expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(2);
+describe('DynamoContestStore', () => {
+  it('orders actions so that a run stopped half-way is redone: reminders first, then contests written, then deleted', () => {
+    const actions = store.actionsFor({
+      reminderDeletes: [{ contestId: 1, userId: 'u' }],
+      reminderMoves: [{ contestId: 2, userId: 'v', minutesBefore: 5, remindAt: 10, clearNotified: false }],
+      contestPuts: [{ contestId: 3 } as never],
+      contestDeletes: [4],
+    });
+    expect(actions.map((a) => Object.keys(a)[0])).toEqual(['Delete', 'Update', 'Put', 'Delete']);
+    expect(actions[0]).toEqual({ Delete: { TableName: 'reminders', Key: { contestId: 1, userId: 'u' } } });
+    expect(actions[3]).toEqual({ Delete: { TableName: 'contests', Key: { contestId: 4 } } });
+    expect(store.contestsIn(actions)).toEqual({ contestsPut: [3], contestsDeleted: [4] });
   });
 
   it.each([
-    ['TransactionConflictException', 400],
-    ['ProvisionedThroughputExceededException', 400],
-    ['InternalServerError', 500],
-  ])('retries a transaction answered %s, with a fresh lease check and injected backoff', async (name, status) => {
-    mock
-      .on(TransactWriteCommand)
-      .rejectsOnce(Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } }))
-      .resolves({});
-    const waits: number[] = [];
-    const store = new DynamoContestStore(doc, tables, { sleep: async (ms) => void waits.push(ms), random: () => 0.5 });
-    let checks = 0;
-    await store.apply(changes({ contestPuts: [contest(1)] }), () => {
-      checks += 1;
-      return fence();
-    });
-    expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(2);
-    expect(checks).toBe(2);
-    expect(waits).toEqual([50]);
-  });
-
-  it('tells the fence which transaction is the run\'s last (where the interval is marked done)', async () => {
-    mock.on(TransactWriteCommand).resolves({});
-    const lasts: boolean[] = [];
-    await new DynamoContestStore(doc, tables).apply(changes({ contestPuts: Array.from({ length: 150 }, (_, i) => contest(i + 1)) }), (last) => {
-      lasts.push(last);
-      return fence();
-    });
-    expect(lasts).toEqual([false, true]);
-  });
-
-  it('gives up on persistent throttling with a StoreError that names the reasons', async () => {
-    mock.on(TransactWriteCommand).rejects(cancelled('None', 'ThrottlingError'));
-    const store = new DynamoContestStore(doc, tables, { sleep: async () => undefined });
-    const failure = store.apply(changes({ contestPuts: [contest(1)] }), fence);
-    await expect(failure).rejects.toThrow(StoreError);
-    await expect(failure).rejects.toThrow(/\[None, ThrottlingError\]/);
-    expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(5);
-  });
-
-  it('turns a refused lease check into LeaseLostError and stops writing', async () => {
-    mock.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
-    const store = new DynamoContestStore(doc, tables);
-    const failure = store.apply(changes({ contestPuts: Array.from({ length: 150 }, (_, i) => contest(i + 1)) }), fence);
-    await expect(failure).rejects.toBeInstanceOf(LeaseLostError);
-    await expect(failure).rejects.toMatchObject({ runId: 'run-1', fence: 3 });
-    expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(1); // the second chunk is never sent
-  });
-
-  it('names the write whose own condition was refused (a reminder the app changed meanwhile)', async () => {
-    mock.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed'));
-    const store = new DynamoContestStore(doc, tables);
-    const move = { contestId: 7, userId: 'alice', minutesBefore: 30, remindAt: 100, clearNotified: false };
-    await expect(store.apply(changes({ reminderMoves: [move] }), fence)).rejects.toThrow(
-      /refused by its condition \(Update reminders \{"contestId":7,"userId":"alice"\}\)/,
-    );
-  });
-
-  it('does not send once the run was aborted', async () => {
-    const store = new DynamoContestStore(doc, tables);
-    const controller = new AbortController();
-    controller.abort(new LeaseLostError('lease lost: taken over', 'run-1', 3));
-    await expect(store.apply(changes({ contestPuts: [contest(1)] }), fence, controller.signal)).rejects.toBeInstanceOf(LeaseLostError);
-    expect(mock.calls()).toHaveLength(0);
-  });
-
-  it('moves reminders under a condition that keeps app edits and deletions', async () => {
-    mock.on(TransactWriteCommand).resolves({});
-    const store = new DynamoContestStore(doc, tables);
-    await store.apply(
-      changes({ reminderMoves: [{ contestId: 7, userId: 'alice', minutesBefore: 30, remindAt: 100, clearNotified: true }] }),
-      fence,
-    );
-    expect(mock.commandCalls(TransactWriteCommand)[0]?.args[0].input.TransactItems?.[1]).toEqual({
-      Update: {
-        TableName: 'reminders',
-        Key: { contestId: 7, userId: 'alice' },
-        UpdateExpression: 'SET remindAt = :at REMOVE notifiedAt',
-        ConditionExpression: 'attribute_exists(userId) AND minutesBefore = :mb',
-        ExpressionAttributeValues: { ':at': 100, ':mb': 30 },
-      },
-    });
+    ['a scan', () => store.scanContests(), ScanCommand, /could not scan the contests: AccessDeniedException/],
+    ['a reminder query', () => store.remindersOf(7), QueryCommand, /could not read the reminders of contest 7: AccessDeniedException/],
+  ] as const)('reports %s that fails as a StoreError: phase store', async (_name, read, command, message) => {
+    mock.on(command).rejects(Object.assign(new Error('not authorized'), { name: 'AccessDeniedException' }));
+    const failure = await read().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StoreError);
+    expect(String(failure)).toMatch(message);
+    expect(failurePhase(failure)).toBe('store');
   });
 });

@@ -1,11 +1,11 @@
 /**
  * The lease on DynamoDB: one conditional UpdateItem to acquire, ownership-conditioned renew and
- * release, and the ConditionCheck that fences every data write. Decisions live in record.ts.
+ * release, and the lease action that fences every data write. Decisions live in record.ts.
+ * Contention (conflicts, throttling, 5xx) is retried within a small budget (retry.ts).
  */
 import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { LEASE_PK } from '../contract.js';
 import { LeaseLostError, LeaseUnavailableError } from './errors.js';
 import {
   OWNED_CONDITION,
@@ -14,13 +14,12 @@ import {
   explainRefusal,
   leaseTtlSeconds,
   rememberDone,
-  type AcquireRefusal,
-  type HeldLease,
-  type InvocationSource,
+  ledgerRetentionMs,
+  slotOf,
   type LeaseItem,
 } from './record.js';
 import type { LeaseTiming } from './timing.js';
-import { describe, isCancelledAt } from '../dynamo-errors.js';
+import { describe, isCancelledAt } from './aws-errors.js';
 import {
   ContentionError,
   LEASE_CONTENTION_BUDGET,
@@ -28,24 +27,26 @@ import {
   retryContention,
   type ContentionBudget,
   type Sleep,
-} from '../dynamo-retry.js';
-import type { TransactAction } from '../store/dynamo-store.js';
-
-export type AcquireResult = { acquired: true; lease: HeldLease } | ({ acquired: false } & AcquireRefusal);
-
-export interface RunRecord {
-  /** Coordination key of the record: `run#<interval>` for interval runs, `run#<source>#<runId>` otherwise. */
-  pk: string;
-  [attribute: string]: unknown;
-}
+} from './retry.js';
+import type {
+  AcquireResult,
+  FenceExtras,
+  HeldLease,
+  InvocationSource,
+  LeasePort,
+  ReleaseOptions,
+  TransactAction,
+} from './ports.js';
 
 export interface LeaseStoreOptions {
   doc: DynamoDBDocumentClient;
   table: string;
   timing: LeaseTiming;
   now: () => number;
-  /** Defaults to LEASE_PK; tests and benchmarks may use several leases in one table. */
-  key?: string;
+  /** The partition key of the job's lease item, e.g. `lease#contest-sync`. */
+  key: string;
+  /** How long succeeded intervals are remembered; default: for an hourly schedule (record.ts). */
+  ledgerRetentionMs?: number;
   /** Contention (conflicts, throttling, 5xx) is retried with these; defaults: real sleep, Math.random. */
   sleep?: Sleep;
   random?: () => number;
@@ -54,29 +55,23 @@ export interface LeaseStoreOptions {
   onContention?: (operation: 'acquire' | 'renew' | 'release', reason: string, attempt: number) => void;
 }
 
-/** What a fenced data transaction also records on the lease item, in the same write. */
-export interface FenceExtras {
-  /** The scheduled interval this run stands for: marked done with the run's last data write. */
-  doneInterval?: string;
-  /** Contests whose reminders this write touched: the next run checks them again. */
-  recheck?: readonly number[];
-}
-
-export class DynamoLease {
+export class DynamoLease implements LeasePort {
   private readonly doc: DynamoDBDocumentClient;
   private readonly table: string;
   private readonly timing: LeaseTiming;
   private readonly now: () => number;
   readonly key: string;
   private readonly options: LeaseStoreOptions;
+  private readonly retentionMs: number;
 
   constructor(options: LeaseStoreOptions) {
     this.doc = options.doc;
     this.table = options.table;
     this.timing = options.timing;
     this.now = options.now;
-    this.key = options.key ?? LEASE_PK;
+    this.key = options.key;
     this.options = options;
+    this.retentionMs = options.ledgerRetentionMs ?? ledgerRetentionMs(60);
   }
 
   /** Runs one lease write, retrying contention within the lease budget. */
@@ -110,6 +105,7 @@ export class DynamoLease {
     let update = 'SET holder = :runId, expiresAtMs = :exp, acquiredAtMs = :now, renewedAtMs = :now, #ttl = :ttl, #source = :source';
     if (interval !== undefined) {
       values[':interval'] = interval;
+      values[':slot'] = slotOf(interval);
       update += ', #interval = :interval ADD fence :one';
     } else {
       update += ' REMOVE #interval ADD fence :one';
@@ -204,17 +200,17 @@ export class DynamoLease {
     const values: Record<string, unknown> = { ':runId': lease.runId, ':fence': lease.fence, ':now': now };
     let set = 'SET expiresAtMs = :now, releasedAtMs = :now';
     if (options.doneInterval !== undefined) {
-      values[':done'] = rememberDone(lease.doneIntervals, options.doneInterval, now);
-      set += ', doneIntervals = :done';
+      values[':done'] = rememberDone(lease.ledger, options.doneInterval, now, this.retentionMs);
+      set += ', ledger = :done';
     }
     if (options.lastRun !== undefined) {
       values[':lastRun'] = options.lastRun;
       set += ', lastRun = :lastRun';
     }
     let update = `${set} REMOVE holder`;
-    if (options.rechecked !== undefined && options.rechecked.length > 0) {
-      values[':rechecked'] = new Set(options.rechecked);
-      update += ' DELETE recheck :rechecked';
+    if (options.resolved !== undefined && options.resolved.length > 0) {
+      values[':resolved'] = new Set(options.resolved);
+      update += ' DELETE handoff :resolved';
     }
     const write = {
       TableName: this.table,
@@ -264,7 +260,7 @@ export class DynamoLease {
   /**
    * The lease action that makes a transaction commit only while this run holds the lease: a
    * ConditionCheck, or, when the write also records something on the lease item (the interval
-   * done with the run's last data write, contests to check again), an Update under the same
+   * done with the run's last data write, what to hand over), an Update under the same
    * condition, since one transaction cannot touch an item twice.
    */
   fenceCheck(lease: HeldLease, extras: FenceExtras = {}): TransactAction {
@@ -272,12 +268,12 @@ export class DynamoLease {
     const values: Record<string, unknown> = { ':runId': lease.runId, ':fence': lease.fence, ':now': now };
     const clauses: string[] = [];
     if (extras.doneInterval !== undefined) {
-      values[':done'] = rememberDone(lease.doneIntervals, extras.doneInterval, now);
-      clauses.push('SET doneIntervals = :done');
+      values[':done'] = rememberDone(lease.ledger, extras.doneInterval, now, this.retentionMs);
+      clauses.push('SET ledger = :done');
     }
-    if (extras.recheck !== undefined && extras.recheck.length > 0) {
-      values[':recheck'] = new Set(extras.recheck);
-      clauses.push('ADD recheck :recheck');
+    if (extras.handoff !== undefined && extras.handoff.length > 0) {
+      values[':handoff'] = new Set(extras.handoff);
+      clauses.push('ADD handoff :handoff');
     }
     const target = { TableName: this.table, Key: { pk: this.key }, ConditionExpression: OWNED_CONDITION, ExpressionAttributeValues: values };
     if (clauses.length === 0) return { ConditionCheck: target };
@@ -285,21 +281,13 @@ export class DynamoLease {
   }
 }
 
-export interface ReleaseOptions {
-  doneInterval?: string;
-  lastRun?: Record<string, unknown>;
-  runRecord?: RunRecord;
-  /** Contests this run checked again as the previous run asked: removed from `recheck`. */
-  rechecked?: readonly number[];
-}
-
 function heldFrom(runId: string, item: LeaseItem, expiresAtMs: number): HeldLease {
   return {
     runId,
     fence: Number(item.fence),
     expiresAtMs,
-    doneIntervals: item.doneIntervals ?? new Set<string>(),
-    recheck: new Set([...(item.recheck ?? [])].map(Number)),
+    ledger: new Set([...(item.ledger ?? [])].map(Number)),
+    handoff: new Set(item.handoff ?? []),
   };
 }
 

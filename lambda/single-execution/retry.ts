@@ -6,7 +6,7 @@
  * one loop; the sleep and the random source are injected so tests control time.
  */
 import { setTimeout as sleepTimer } from 'node:timers/promises';
-import { cancellationCodes } from './dynamo-errors.js';
+import { cancellationCodes } from './aws-errors.js';
 
 /** Error names AWS returns for contention, throttling and server faults. */
 const CONTENTION_NAMES = new Set([

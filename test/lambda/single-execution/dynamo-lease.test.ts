@@ -3,9 +3,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoLease } from '../../../lambda/lease/dynamo-lease.js';
-import { LeaseUnavailableError } from '../../../lambda/lease/errors.js';
-import { leaseTiming } from '../../../lambda/lease/timing.js';
+import { DynamoLease } from '../../../lambda/single-execution/dynamo-lease.js';
+import { LeaseUnavailableError } from '../../../lambda/single-execution/errors.js';
+import { slotOf } from '../../../lambda/single-execution/record.js';
+import { leaseTiming } from '../../../lambda/single-execution/timing.js';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
 const mock = mockClient(doc);
@@ -13,6 +14,7 @@ const waits: number[] = [];
 const lease = new DynamoLease({
   doc,
   table: 'coordination',
+  key: 'lease#contest-sync',
   timing: leaseTiming(10),
   now: () => 5_000,
   sleep: async (ms) => {
@@ -21,7 +23,7 @@ const lease = new DynamoLease({
   random: () => 0.5,
 });
 const awsError = (name: string, message = name, status = 400) => Object.assign(new Error(message), { name, $metadata: { httpStatusCode: status } });
-const held = { runId: 'run-1', fence: 3, expiresAtMs: 15_000, doneIntervals: new Set<string>(), recheck: new Set<number>() };
+const held = { runId: 'run-1', fence: 3, expiresAtMs: 15_000, ledger: new Set<number>(), handoff: new Set<string>() };
 
 beforeEach(() => {
   mock.reset();
@@ -94,11 +96,11 @@ describe('DynamoLease', () => {
 
   it('fences with a ConditionCheck, or an Update that marks the interval done and records contests to re-check', () => {
     expect(lease.fenceCheck(held)).toHaveProperty('ConditionCheck');
-    const action = lease.fenceCheck(held, { doneInterval: '2026-11-29T14:00:00Z', recheck: [7, 9] });
+    const action = lease.fenceCheck(held, { doneInterval: '2026-11-29T14:00:00Z', handoff: ['7', '9'] });
     expect(action.Update).toMatchObject({
       ConditionExpression: 'holder = :runId AND fence = :fence AND expiresAtMs > :now',
-      UpdateExpression: 'SET doneIntervals = :done ADD recheck :recheck',
-      ExpressionAttributeValues: { ':done': new Set(['2026-11-29T14:00:00Z']), ':recheck': new Set([7, 9]) },
+      UpdateExpression: 'SET ledger = :done ADD handoff :handoff',
+      ExpressionAttributeValues: { ':done': new Set([slotOf('2026-11-29T14:00:00Z')]), ':handoff': new Set(['7', '9']) },
     });
   });
 
@@ -113,7 +115,7 @@ describe('DynamoLease', () => {
     const items = mock.commandCalls(TransactWriteCommand)[0]?.args[0].input.TransactItems;
     expect(items?.[0]?.Update).toMatchObject({
       ConditionExpression: 'holder = :runId AND fence = :fence',
-      UpdateExpression: 'SET expiresAtMs = :now, releasedAtMs = :now, doneIntervals = :done REMOVE holder',
+      UpdateExpression: 'SET expiresAtMs = :now, releasedAtMs = :now, ledger = :done REMOVE holder',
     });
     expect(items?.[1]?.Put).toMatchObject({ TableName: 'coordination', Item: { pk: 'run#2026-11-29T14:00:00Z' } });
   });

@@ -21,3 +21,13 @@ export class LeaseLostError extends Error {
 export class LeaseUnavailableError extends Error {
   override readonly name = 'LeaseUnavailableError';
 }
+
+/** A fenced data transaction failed for a reason other than the lease (a refused condition, an error). */
+export class FencedWriteError extends Error {
+  override readonly name = 'FencedWriteError';
+}
+
+/** The run reached its own deadline (Lambda's remaining time minus the stop margin). */
+export class RunDeadlineError extends Error {
+  override readonly name = 'RunDeadlineError';
+}

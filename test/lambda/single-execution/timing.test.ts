@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { LeaseConfigError } from '../../../lambda/lease/errors.js';
-import { worstCallMs } from '../../../lambda/dynamo-client.js';
-import { leaseTiming, minimumFunctionTimeoutMs, validateTiming } from '../../../lambda/lease/timing.js';
+import { LeaseConfigError } from '../../../lambda/single-execution/errors.js';
+import { worstCallMs } from '../../../lambda/single-execution/client-budget.js';
+import { leaseTiming, minimumFunctionTimeoutMs, validateTiming } from '../../../lambda/single-execution/timing.js';
 
 describe('leaseTiming', () => {
   it('derives renew period and deadline inside the lease', () => {

@@ -8,7 +8,7 @@
  * confirmed expiry also catches a process that was frozen (GC pause, SIGSTOP) past it.
  */
 import { LeaseLostError } from './errors.js';
-import type { HeldLease } from './record.js';
+import type { HeldLease } from './ports.js';
 import type { LeaseTiming } from './timing.js';
 
 export interface Renewer {

@@ -9,7 +9,7 @@
  *
  *   0 < renewEveryMs < renewDeadlineMs < durationMs,   stopMarginMs + renewEveryMs < function timeout
  */
-import { worstCallMs } from '../dynamo-client.js';
+import { worstCallMs } from './client-budget.js';
 import { LeaseConfigError } from './errors.js';
 
 export interface LeaseTiming {

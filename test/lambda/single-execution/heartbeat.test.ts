@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LeaseLostError } from '../../../lambda/lease/errors.js';
-import { Heartbeat, type Renewer } from '../../../lambda/lease/heartbeat.js';
-import type { HeldLease } from '../../../lambda/lease/record.js';
-import { leaseTiming } from '../../../lambda/lease/timing.js';
+import { LeaseLostError } from '../../../lambda/single-execution/errors.js';
+import { Heartbeat, type Renewer } from '../../../lambda/single-execution/heartbeat.js';
+import type { HeldLease } from '../../../lambda/single-execution/ports.js';
+import { leaseTiming } from '../../../lambda/single-execution/timing.js';
 
 const timing = leaseTiming(3); // renew every 1 s, give up 2 s after the last confirmation
-const lease: HeldLease = { runId: 'run-1', fence: 4, expiresAtMs: 3_000, doneIntervals: new Set(), recheck: new Set() };
+const lease: HeldLease = { runId: 'run-1', fence: 4, expiresAtMs: 3_000, ledger: new Set(), handoff: new Set() };
 
 function start(renew: Renewer['renew']) {
   const controller = new AbortController();

@@ -1,0 +1,24 @@
+/**
+ * Where a failed invocation failed, decided in one place by the type of the error (a store read
+ * error is a `store` failure wherever it happens). The summary line, the result, the run record
+ * and the README use these names.
+ */
+import { CodeforcesError } from './codeforces/errors.js';
+import { ConfigError } from './config.js';
+import { SuspiciousReplyError } from './contests/plan.js';
+import { EventValidationError } from './events.js';
+import { FencedWriteError, LeaseLostError, LeaseUnavailableError, RunDeadlineError } from './single-execution/index.js';
+import { StoreError } from './store/dynamo-store.js';
+
+export type FailurePhase = 'event' | 'config' | 'lease' | 'codeforces' | 'store' | 'lease-lost' | 'internal';
+
+export function failurePhase(error: unknown): FailurePhase {
+  if (error instanceof EventValidationError) return 'event';
+  if (error instanceof ConfigError) return 'config';
+  if (error instanceof LeaseLostError) return 'lease-lost';
+  if (error instanceof LeaseUnavailableError) return 'lease';
+  if (error instanceof CodeforcesError || error instanceof SuspiciousReplyError) return 'codeforces';
+  // The deadline between two steps: what was left to do was reading and writing the tables.
+  if (error instanceof StoreError || error instanceof FencedWriteError || error instanceof RunDeadlineError) return 'store';
+  return 'internal';
+}
