@@ -3,7 +3,7 @@
  * deploy-time trigger or the console (which may add options). Anything else is refused with an
  * error naming what is wrong, before any Codeforces call.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export interface Invocation {
   /**

@@ -13,7 +13,7 @@
 import { setTimeout as sleepTimer } from 'node:timers/promises';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, request, type Dispatcher } from '../undici-lean.cjs';
 import { CodeforcesError, type CodeforcesErrorKind } from './errors.js';
 import { contestSchema, describeIssue, envelopeSchema, isScheduled, type CodeforcesContest } from './schema.js';
 

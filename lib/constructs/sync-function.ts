@@ -11,7 +11,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as triggers from 'aws-cdk-lib/triggers';
@@ -29,6 +29,26 @@ export const ASYNC_RETRY_ATTEMPTS = 2;
 
 /** An ESM bundle has no `require`; some CommonJS dependencies inside the bundle still call it. */
 export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/** Largest `index.mjs` the function may ship (test/infra/bundle.test.ts fails above it). */
+export const BUNDLE_BUDGET_BYTES = 1024 * 1024;
+
+/**
+ * How esbuild bundles the function. bench/deps.ts builds with the same settings to attribute the
+ * bundle's bytes to dependencies (esbuild metafile).
+ */
+export const BUNDLING = {
+  format: OutputFormat.ESM,
+  target: 'node22',
+  minify: true,
+  sourceMap: true,
+  // Stack traces map back to lambda/*.ts; the sources themselves need not ship (smaller map, faster import).
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  externalModules: [],
+  forceDockerBundling: false,
+} as const satisfies BundlingOptions;
 
 export interface SyncFunctionProps {
   readonly config: ContestSyncConfig;
@@ -106,18 +126,7 @@ export class SyncFunction extends Construct {
       onFailure: new destinations.SqsDestination(this.failureQueue),
       retryAttempts: ASYNC_RETRY_ATTEMPTS,
       maxEventAge: ASYNC_MAX_EVENT_AGE,
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        // Stack traces map back to lambda/*.ts; the sources themselves need not ship (smaller map, faster import).
-        sourcesContent: false,
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        externalModules: [],
-        forceDockerBundling: false,
-      },
+      bundling: { ...BUNDLING, mainFields: [...BUNDLING.mainFields], externalModules: [] },
     });
 
     this.schedule = new events.Rule(this, 'Schedule', {
