@@ -31,6 +31,7 @@ export class ContestSyncStack extends Stack {
     this.monitoring = new Monitoring(this, 'Monitoring', {
       config: this.config,
       function: this.sync.function,
+      logGroup: this.sync.logGroup,
       failureQueue: this.sync.failureQueue,
     });
 

@@ -376,38 +376,43 @@ describe('alarms', () => {
 });
 
 describe('dashboard', () => {
-  it('shows runs, duration, contest counts, skips, errors/throttles, queue depth and alarm status', () => {
-    const [, dashboard] = only('AWS::CloudWatch::Dashboard');
-    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+  const body = () => JSON.stringify(only('AWS::CloudWatch::Dashboard')[1].Properties.DashboardBody);
+
+  it('shows runs, duration, contest counts, skips and failures, errors/throttles, queue depth, alarm status, recent runs', () => {
     for (const title of [
       'Runs by outcome',
       'Run duration (ms)',
       'Contests written / unchanged / removed',
-      'Skips by reason',
+      'Skips by reason, failures by phase',
       'Function errors & throttles',
       'Failure queue depth',
       'Alarms',
+      'Recent runs (summary lines)',
     ]) {
-      expect(body).toContain(title);
+      expect(body()).toContain(title);
     }
-    for (const metric of [
-      METRIC.runSucceeded,
-      METRIC.runFailed,
-      METRIC.runSkipped,
-      METRIC.duration,
-      METRIC.contestsWritten,
-      METRIC.contestsUnchanged,
-      METRIC.contestsRemoved,
-      METRIC.skippedLeaseHeld,
-      METRIC.skippedAlreadyDone,
-      'Throttles',
-      'ApproximateNumberOfMessagesVisible',
-    ]) {
-      expect(body).toContain(`\\"${metric}\\"`);
+    for (const metric of [METRIC.runSucceeded, METRIC.runFailed, METRIC.runSkipped, METRIC.duration, 'Throttles', 'ApproximateNumberOfMessagesVisible']) {
+      expect(body()).toContain(`\\"${metric}\\"`);
     }
-    expect(body).toContain('p50');
-    expect(body).toContain('\\"type\\":\\"alarm\\"');
-    for (const alarmId of Object.keys(ofType('AWS::CloudWatch::Alarm'))) expect(body).toContain(alarmId);
+    expect(body()).toContain('p50');
+    expect(body()).toContain('\\"type\\":\\"alarm\\"');
+    for (const alarmId of Object.keys(ofType('AWS::CloudWatch::Alarm'))) expect(body()).toContain(alarmId);
+  });
+
+  it('charts the run counts from the summary lines of the function log group (Logs Insights), not from metrics', () => {
+    const [logGroupId] = only('AWS::Logs::LogGroup');
+    expect(body()).toContain(`"Ref":"${logGroupId}"`);
+    expect(body()).toContain('\\"type\\":\\"log\\"');
+    for (const field of ['counts.contestsWritten', 'counts.contestsUnchanged', 'counts.contestsRemoved', 'reason', 'phase']) {
+      expect(body()).toContain(field);
+    }
+  });
+
+  it('uses every emitted metric in an alarm or a widget (none is paid for and unread)', () => {
+    const alarmMetrics = Object.values(ofType('AWS::CloudWatch::Alarm')).map((a) => a.Properties.MetricName);
+    for (const metric of Object.values(METRIC)) {
+      expect(alarmMetrics.includes(metric) || body().includes(`\\"${metric}\\"`), metric).toBe(true);
+    }
   });
 });
 
