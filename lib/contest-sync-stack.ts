@@ -1,5 +1,5 @@
 /**
- * The one stack of contest-sync (DESIGN.md): tables, the sync function with its schedule, deploy
+ * The one stack of contest-sync: tables, the sync function with its schedule, deploy
  * trigger and failure queue, and monitoring. Environment-agnostic: `cdk synth` needs no AWS
  * account or credentials. cdk-nag acknowledgements live in ./nag.ts next to the rule packs.
  */
@@ -40,6 +40,11 @@ export class ContestSyncStack extends Stack {
     output('RemindersTableName', this.tables.reminders.tableName, 'Reminders table (written by the app)');
     output('CoordinationTableName', this.tables.coordination.tableName, 'Lease and run records');
     output('FunctionName', this.sync.function.functionName, 'Sync function (console "Test" runs a sync now)');
+    output(
+      'ScheduleRuleName',
+      this.sync.schedule.ruleName,
+      `EventBridge rule of the schedule (${this.config.schedulePaused ? 'PAUSED' : 'enabled'}; pause with -c contestSync:schedulePaused=true)`,
+    );
     output('FailureQueueUrl', this.sync.failureQueue.queueUrl, 'Failed async invocations and undeliverable schedule events');
     output('AlarmTopicArn', this.monitoring.topic.topicArn, 'Alarm notifications');
     output('DashboardName', this.monitoring.dashboard.dashboardName, 'CloudWatch dashboard');

@@ -79,13 +79,17 @@ export class Monitoring extends Construct {
           'the Contests table is going stale. First look at the function logs (Logs Insights, filter on ' +
           'outcome/phase) and the SyncFailed / FunctionErrors alarms: a Codeforces outage shows as ' +
           'phase "codeforces", a stuck lease as repeated "lease-held" skips, no log lines at all means ' +
-          'the schedule rule is disabled or the function cannot be invoked.',
+          'the schedule rule is disabled or the function cannot be invoked.' +
+          (config.schedulePaused ? ' PAUSED by context contestSync:schedulePaused: notifications are off.' : ''),
         metric: emf(METRIC.runSucceeded, 'Sum'),
         threshold: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
         evaluationPeriods: 2,
         datapointsToAlarm: 2,
         treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+        // A deliberate pause stops the runs this alarm counts: it goes to ALARM after two
+        // periods as usual (visible on the dashboard) but notifies no one until resumed.
+        actionsEnabled: !config.schedulePaused,
       }),
       syncFailed: alarm('SyncFailed', {
         alarmDescription:

@@ -111,6 +111,8 @@ export class SyncFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
+      // Lambda's own filter at the same level as the logger (context contestSync:logLevel).
+      applicationLogLevelV2: lambda.ApplicationLogLevel[config.logLevel],
       tracing: lambda.Tracing.DISABLED,
       environment: {
         [ENV.contestsTable]: tables.contests.tableName,
@@ -121,6 +123,7 @@ export class SyncFunction extends Construct {
         [ENV.finishedRetentionDays]: String(config.finishedRetentionDays),
         [ENV.scheduleRateMinutes]: String(config.scheduleRateMinutes),
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_LOG_LEVEL: config.logLevel,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         NODE_OPTIONS: '--enable-source-maps',
       },
@@ -132,9 +135,13 @@ export class SyncFunction extends Construct {
       bundling: { ...BUNDLING, mainFields: [...BUNDLING.mainFields], externalModules: [] },
     });
 
+    // Paused (context contestSync:schedulePaused): the rule and its target stay, disabled.
     this.schedule = new events.Rule(this, 'Schedule', {
-      description: 'Scheduled contest sync (one logical sync per interval)',
+      description: config.schedulePaused
+        ? 'Scheduled contest sync - PAUSED (context contestSync:schedulePaused)'
+        : 'Scheduled contest sync (one logical sync per interval)',
       schedule: events.Schedule.expression(config.scheduleExpression),
+      enabled: !config.schedulePaused,
     });
     this.schedule.addTarget(
       new targets.LambdaFunction(this.function, {

@@ -135,17 +135,18 @@ describe('function', () => {
       [ENV.finishedRetentionDays]: '7',
       [ENV.scheduleRateMinutes]: '60',
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      POWERTOOLS_LOG_LEVEL: 'INFO',
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       NODE_OPTIONS: '--enable-source-maps',
     });
     expect(new Set(Object.values(ids)).size).toBe(3);
   });
 
-  it('logs JSON to its own log group with 30-day retention', () => {
+  it('logs JSON at INFO to its own log group with 30-day retention', () => {
     const [, fn] = syncFunction();
     const [logGroupId, logGroup] = only('AWS::Logs::LogGroup');
     expect(logGroup.Properties.RetentionInDays).toBe(30);
-    expect(fn.Properties.LoggingConfig).toEqual({ LogFormat: 'JSON', LogGroup: { Ref: logGroupId } });
+    expect(fn.Properties.LoggingConfig).toEqual({ LogFormat: 'JSON', LogGroup: { Ref: logGroupId }, ApplicationLogLevel: 'INFO' });
   });
 
   it('has its own role without managed policies', () => {
@@ -316,6 +317,7 @@ describe('alarms', () => {
       ComparisonOperator: 'LessThanThreshold',
       EvaluationPeriods: 2,
       TreatMissingData: 'breaching',
+      ActionsEnabled: true,
     });
   });
 
@@ -420,13 +422,14 @@ describe('dashboard', () => {
 });
 
 describe('outputs', () => {
-  it('exports table names, function name, queue URL, topic ARN and dashboard name', () => {
+  it('exports table names, function name, schedule rule name, queue URL, topic ARN and dashboard name', () => {
     const ids = tableIds();
     const outputs = template.findOutputs('*');
     expect(outputs.ContestsTableName?.Value).toEqual({ Ref: ids.contests });
     expect(outputs.RemindersTableName?.Value).toEqual({ Ref: ids.reminders });
     expect(outputs.CoordinationTableName?.Value).toEqual({ Ref: ids.coordination });
     expect(outputs.FunctionName?.Value).toEqual({ Ref: syncFunction()[0] });
+    expect(outputs.ScheduleRuleName?.Value).toEqual({ Ref: only('AWS::Events::Rule')[0] });
     expect(outputs.FailureQueueUrl?.Value).toEqual({ Ref: only('AWS::SQS::Queue')[0] });
     expect(outputs.AlarmTopicArn?.Value).toEqual({ Ref: only('AWS::SNS::Topic')[0] });
     expect(outputs.DashboardName?.Value).toEqual({ Ref: only('AWS::CloudWatch::Dashboard')[0] });
