@@ -45,6 +45,7 @@ export class ContestSyncStack extends Stack {
       this.sync.schedule.ruleName,
       `EventBridge rule of the schedule (${this.config.schedulePaused ? 'PAUSED' : 'enabled'}; pause with -c contestSync:schedulePaused=true)`,
     );
+    output('LogGroupName', this.sync.logGroup.logGroupName, 'Function logs: one summary line per invocation (aws logs tail)');
     output('FailureQueueUrl', this.sync.failureQueue.queueUrl, 'Failed async invocations and undeliverable schedule events');
     output('AlarmTopicArn', this.monitoring.topic.topicArn, 'Alarm notifications');
     output('DashboardName', this.monitoring.dashboard.dashboardName, 'CloudWatch dashboard');

@@ -422,7 +422,7 @@ describe('dashboard', () => {
 });
 
 describe('outputs', () => {
-  it('exports table names, function name, schedule rule name, queue URL, topic ARN and dashboard name', () => {
+  it('exports table names, function name, schedule rule name, log group, queue URL, topic ARN and dashboard name', () => {
     const ids = tableIds();
     const outputs = template.findOutputs('*');
     expect(outputs.ContestsTableName?.Value).toEqual({ Ref: ids.contests });
@@ -430,6 +430,7 @@ describe('outputs', () => {
     expect(outputs.CoordinationTableName?.Value).toEqual({ Ref: ids.coordination });
     expect(outputs.FunctionName?.Value).toEqual({ Ref: syncFunction()[0] });
     expect(outputs.ScheduleRuleName?.Value).toEqual({ Ref: only('AWS::Events::Rule')[0] });
+    expect(outputs.LogGroupName?.Value).toEqual({ Ref: only('AWS::Logs::LogGroup')[0] });
     expect(outputs.FailureQueueUrl?.Value).toEqual({ Ref: only('AWS::SQS::Queue')[0] });
     expect(outputs.AlarmTopicArn?.Value).toEqual({ Ref: only('AWS::SNS::Topic')[0] });
     expect(outputs.DashboardName?.Value).toEqual({ Ref: only('AWS::CloudWatch::Dashboard')[0] });
