@@ -1,7 +1,8 @@
 /**
  * What one scheduled run leaves in CloudWatch, measured from the function's own output: the
  * handler (metrics on, logs at INFO as deployed) runs two scheduled intervals on fresh tables and
- * the second, steady-state run's stdout is kept: its bytes (log ingestion) and the metric series
+ * the second, steady-state run's stdout is kept (with a Lambda-like context, so the lines carry the
+ * function fields Powertools adds in Lambda): its bytes (log ingestion) and the metric series
  * its EMF documents create (custom-metric charges).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
@@ -10,11 +11,10 @@ import { createHandler } from '../lambda/handler.js';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../lambda/contract.js';
 import type { CodeforcesStandin } from '../lib/local/codeforces-standin.js';
 import type { TableNames } from '../lib/local/tables.js';
-import { captureStdout } from '../test/support/handler.js';
+import { captureStdout, fakeContext } from '../test/support/handler.js';
 import { scheduledEvent } from '../test/support/processes.js';
 import { benchClient } from './clients.js';
 import { functionEnv } from './environment.js';
-import { lambdaContext } from './handlers.js';
 
 export interface RunOutput {
   /** Bytes the function printed in the steady-state run (JSON log lines + EMF). */
@@ -53,7 +53,7 @@ export async function measureRunOutput(options: { endpoint: string; tables: Tabl
     });
     const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
     const run = async (at: number) => {
-      const captured = await captureStdout(() => handler(scheduledEvent(new Date(at).toISOString()), lambdaContext()));
+      const captured = await captureStdout(() => handler(scheduledEvent(new Date(at).toISOString()), fakeContext(60_000)));
       if (captured.error !== undefined) throw captured.error;
       // Powertools prints each line as compact JSON plus a newline: the same bytes, re-serialized.
       const bytes = captured.lines.reduce((sum, line) => sum + Buffer.byteLength(JSON.stringify(line)) + 1, 0);
