@@ -10,6 +10,10 @@ import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
 import { recordedContestList, startCodeforcesStandin } from '../lib/local/codeforces-standin.js';
 import { measureBundle } from './bundle.js';
+import { PRICES, PRICES_AS_OF, RUNS_PER_MONTH_HOURLY, monthlyCost, totalUsd, type CostInputs } from './cost.js';
+import { measureDependencies } from './deps.js';
+import { measureRunOutput } from './run-output.js';
+import { findSyncFunction, type CfnTemplate } from '../lib/local/template.js';
 import { runContention } from './contention.js';
 import { startBenchEnvironment } from './environment.js';
 import { runPeers } from './peers.js';
@@ -35,6 +39,37 @@ const BUNDLE_RUNS = 7;
 const PEER_WORKERS = [1, 8];
 const PEER_ROUNDS = 4;
 const cyclesPerWorker = (workers: number) => (workers === 1 ? 50 : 25);
+
+/** Billed duration assumed per run in AWS (one Codeforces request, three DynamoDB requests); not measured there. */
+const ASSUMED_BILLED_SECONDS = 2;
+/** Lambda's JSON platform lines per invocation (platform.start, platform.report): an estimate. */
+const PLATFORM_LOG_BYTES = 600;
+
+function countOf(template: CfnTemplate, type: string): number {
+  return Object.values((template.Resources ?? {}) as Record<string, { Type: string }>).filter((r) => r.Type === type).length;
+}
+
+function costInputs(template: CfnTemplate, results: Pick<BenchResults, 'steadyState' | 'runOutput'>): CostInputs {
+  const fn = findSyncFunction(template).resource.Properties as { MemorySize: number; Timeout: number };
+  const logGroup = Object.values(template.Resources as Record<string, { Type: string; Properties?: { RetentionInDays?: number } }>).find(
+    (r) => r.Type === 'AWS::Logs::LogGroup',
+  );
+  const unchanged = results.steadyState.unchanged;
+  return {
+    runsPerMonth: RUNS_PER_MONTH_HOURLY,
+    requestsPerRun: unchanged.requestsByOperation,
+    capacityPerRun: unchanged.capacityByOperation,
+    metricSeries: results.runOutput.metricSeries.length,
+    alarms: countOf(template, 'AWS::CloudWatch::Alarm'),
+    dashboards: countOf(template, 'AWS::CloudWatch::Dashboard'),
+    functionLogBytesPerRun: results.runOutput.logBytesPerRun,
+    platformLogBytesPerRun: PLATFORM_LOG_BYTES,
+    memoryMb: fn.MemorySize,
+    billedSeconds: ASSUMED_BILLED_SECONDS,
+    timeoutSeconds: fn.Timeout,
+    logRetentionDays: logGroup?.Properties?.RetentionInDays ?? 30,
+  };
+}
 
 function progress(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
@@ -72,6 +107,11 @@ async function main(): Promise<void> {
   try {
     progress(`bundle: import time of ${env.bundleDir}/index.mjs`);
     const bundle = await measureBundle(env.bundleDir, env.nodeOptions, BUNDLE_RUNS);
+    progress('bundle: bytes by dependency (esbuild metafile)');
+    const dependencies = await measureDependencies();
+
+    progress('one scheduled run as deployed (metrics on, INFO): log bytes and metric series');
+    const runOutput = await measureRunOutput({ endpoint: env.proxy.endpoint, tables: await env.createTables('output'), standin });
 
     progress('steady state');
     const steadyState = await runSteadyState({ proxy: env.proxy, standin, tables: await env.createTables('steady'), contests });
@@ -98,6 +138,8 @@ async function main(): Promise<void> {
     });
     admin.destroy();
 
+    const inputs = costInputs(env.template, { steadyState, runOutput });
+    const costRows = monthlyCost(inputs);
     const results: BenchResults = {
       date: new Date().toISOString(),
       machine: machine(loadAtStart),
@@ -114,6 +156,11 @@ async function main(): Promise<void> {
           '(ReturnConsumedCapacity TOTAL): AWS bills transactional writes at 2 units per item-KB, so its write units for ' +
           'TransactWriteItems are higher',
         peers: peers.method,
+        dependencies: "esbuild metafile of lambda/handler.ts built with the function's BUNDLING settings; bytes in index.mjs per npm package",
+        cost:
+          `list prices (us-east-1, as of ${PRICES_AS_OF}) applied to the steady-state sync's DynamoDB requests and units ` +
+          '(transactional writes counted twice), the metric series and log bytes of one scheduled run, alarms and dashboards in ' +
+          `the template; Lambda billed duration assumed ${ASSUMED_BILLED_SECONDS} s, Lambda platform log lines estimated ${PLATFORM_LOG_BYTES} B`,
         bundle:
           'index.mjs of the asset synthesized with bundling; import time = performance.now() around import() in a fresh node, ' +
           `median of ${BUNDLE_RUNS}, with the function's NODE_OPTIONS from the template (${env.nodeOptions || 'none'}) and with none`,
@@ -125,6 +172,9 @@ async function main(): Promise<void> {
       controls: peers.controls,
       guarantees: peers.guarantees,
       bundle,
+      dependencies,
+      runOutput,
+      cost: { pricesAsOf: PRICES_AS_OF, region: 'us-east-1', prices: PRICES, inputs, rows: costRows, totalUsd: totalUsd(costRows) },
     };
     writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
     progress(`wrote ${RESULTS.pathname} in ${results.durationSeconds} s`);

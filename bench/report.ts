@@ -1,5 +1,8 @@
 /** The results as Markdown (what `npm run bench` prints). Pure: no I/O. */
 import type { BundleResult } from './bundle.js';
+import { usd, type CostInputs, type CostRow, type PRICES } from './cost.js';
+import { dependencyRows, type DependencySizes } from './deps.js';
+import type { RunOutput } from './run-output.js';
 import type { ContentionResult } from './contention.js';
 import type { PeersResult } from './peers.js';
 import type { SteadyStateResult, SyncCost } from './steady-state.js';
@@ -19,6 +22,9 @@ export interface BenchResults {
   controls: PeersResult['controls'];
   guarantees: PeersResult['guarantees'];
   bundle: BundleResult;
+  dependencies: DependencySizes;
+  runOutput: RunOutput;
+  cost: { pricesAsOf: string; region: string; prices: typeof PRICES; inputs: CostInputs; rows: CostRow[]; totalUsd: number };
 }
 
 /** A GitHub-flavoured Markdown table; `|` in cells is escaped. */
@@ -124,5 +130,29 @@ export function renderReport(results: BenchResults): string {
     ),
   );
   parts.push(`Import times: median of ${runs} fresh \`node\` processes each.`);
+
+  parts.push('### Bundle by dependency (esbuild metafile)');
+  parts.push(
+    markdownTable(
+      ['package', 'bytes in index.mjs', 'share'],
+      dependencyRows(results.dependencies).map((row) => [row.name, row.bytes.toLocaleString('en-US'), row.share]),
+    ),
+  );
+  parts.push(
+    `Total ${results.dependencies.totalBytes.toLocaleString('en-US')} B. ` +
+      Object.entries(results.dependencies.probes)
+        .map(([probe, bytes]) => `${probe}: ${bytes.toLocaleString('en-US')} B`)
+        .join('; ') +
+      '.',
+  );
+
+  const cost = results.cost;
+  parts.push(`### What it costs a month, hourly schedule (list prices, ${cost.region}, as of ${cost.pricesAsOf})`);
+  parts.push(markdownTable(['service', 'what', 'per month'], [...cost.rows.map((row) => [row.service, row.what, usd(row.monthlyUsd)]), ['**total**', '', `**${usd(cost.totalUsd)}**`]]));
+  parts.push(
+    `One scheduled run prints ${results.runOutput.logLines} lines, ${results.runOutput.logBytesPerRun} B, and creates ` +
+      `${results.runOutput.metricSeries.length} metric series: ${results.runOutput.metricSeries.join(', ')}.`,
+  );
+  if (results.method.cost !== undefined) parts.push(`How: ${results.method.cost}.`);
   return `${parts.join('\n\n')}\n`;
 }

@@ -6,9 +6,13 @@
  *
  *   npm start                         sync from the real Codeforces API
  *   npm start -- --offline            sync from a recorded contest.list reply served locally
+ *   npm start -- --persist            keep the database in .local/dynamodb: the next run syncs
+ *                                     against what this one wrote; `npm run status -- --local` reads it
  *   npm start -- --event '{"dryRun":true}'   any console payload
  *   npm start -- --verbose            also print the function's JSON logs and EMF metrics
  */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { QueryCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -16,7 +20,7 @@ import { createHandler } from '../lambda/handler.js';
 import { DEFAULTS, SERVICE_NAME } from '../lambda/contract.js';
 import type { RunSummary } from '../lambda/summary.js';
 import { startCodeforcesStandin, recordedContestList, type CodeforcesStandin } from '../lib/local/codeforces-standin.js';
-import { startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
+import { PERSIST_DIR, startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
 import { createTablesFromTemplate } from '../lib/local/tables.js';
 import { synthTemplate } from '../lib/local/template.js';
 
@@ -26,13 +30,14 @@ process.env.CDK_DISABLE_CLI_TELEMETRY ??= 'true';
 const { values } = parseArgs({
   options: {
     offline: { type: 'boolean', default: false },
+    persist: { type: 'boolean', default: false },
     event: { type: 'string', default: '{}' },
     verbose: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (values.help) {
-  console.log('usage: npm start [-- --offline] [--event JSON] [--verbose]');
+  console.log('usage: npm start [-- --offline] [--persist] [--event JSON] [--verbose]');
   process.exit(0);
 }
 if (!values.verbose) process.env.POWERTOOLS_METRICS_DISABLED = 'true';
@@ -47,22 +52,38 @@ try {
 
 const step = (text: string) => console.log(`• ${text}`);
 
-const dynamo = await startDynamoDbLocal().catch((error: Error) => {
+/**
+ * The recorded reply is shifted so that its upcoming contests stay upcoming. With --persist the
+ * shift is fixed when the database is created (kept next to it), so a second run gets the very
+ * same list and writes nothing; in memory, each run shifts to its own start.
+ */
+function offlineAnchorMs(): number {
+  if (!values.persist) return Date.now();
+  const file = join(PERSIST_DIR, 'offline-anchor.json');
+  if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { anchorMs: number }).anchorMs;
+  const anchorMs = Date.now();
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify({ anchorMs })}\n`);
+  return anchorMs;
+}
+
+const dynamo = await startDynamoDbLocal(values.persist ? { path: PERSIST_DIR } : {}).catch((error: Error) => {
   console.error(error.message);
   process.exit(1);
 });
 let standin: CodeforcesStandin | undefined;
 let exitCode = 0;
 try {
-  step(`DynamoDB Local (in memory) on ${dynamo.endpoint}`);
+  const where = values.persist ? `persisted in ${relative(process.cwd(), PERSIST_DIR) || PERSIST_DIR}` : 'in memory';
+  step(`DynamoDB Local (${where}) on ${dynamo.endpoint}`);
   const { template } = await synthTemplate({ bundle: false });
   const client = dynamo.client();
-  const names = await createTablesFromTemplate(client, template, 'local');
+  const names = await createTablesFromTemplate(client, template, 'local', { existing: values.persist ? 'keep' : 'fail' });
   step(`tables from the synthesized template: ${Object.values(names).join(', ')}`);
 
   let apiUrl: string = DEFAULTS.codeforcesApiUrl;
   if (values.offline) {
-    standin = await startCodeforcesStandin({ contests: recordedContestList() });
+    standin = await startCodeforcesStandin({ contests: recordedContestList(offlineAnchorMs()) });
     apiUrl = standin.baseUrl;
     step(`offline: a recorded contest.list reply served by a local stand-in at ${apiUrl}`);
   } else {
@@ -122,6 +143,7 @@ try {
   }));
   console.log(`\nUpcoming contests (${rows.length}), from the Contests table's byPlatformStart index`);
   if (rows.length > 0) console.table(rows);
+  if (values.persist) console.log('\nKept in the persisted database: run `npm start -- --offline --persist` again, or `npm run status -- --local`.');
 } finally {
   await standin?.close();
   await dynamo.stop();

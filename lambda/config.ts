@@ -1,5 +1,5 @@
 /** The function's configuration, read once per container from the environment the stack sets. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULTS, ENV } from './contract.js';
 
 export interface Config {

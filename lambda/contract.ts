@@ -27,27 +27,22 @@ export const DEFAULTS = {
 export const SERVICE_NAME = 'contest-sync';
 export const METRICS_NAMESPACE = 'ContestSync';
 
-/** EMF metric names (all carry the Powertools default dimension `service`). */
+/**
+ * EMF metric names: only what an alarm or a dashboard widget reads. Each is one CloudWatch custom
+ * metric series (dimension `service` only), billed per series per month, so every count of a run
+ * (contests fetched/written/..., reminders, Codeforces attempts, heartbeats) lives in the summary
+ * log line instead, where Logs Insights charts it for free of metric charges.
+ */
 export const METRIC = {
   runSucceeded: 'RunSucceeded',
   runFailed: 'RunFailed',
   runSkipped: 'RunSkipped',
-  skippedLeaseHeld: 'SkippedLeaseHeld',
-  skippedAlreadyDone: 'SkippedAlreadyDone',
-  eventRejected: 'EventRejected',
   duration: 'Duration',
-  contestsFetched: 'ContestsFetched',
-  contestsInvalid: 'ContestsInvalid',
-  contestsWritten: 'ContestsWritten',
-  contestsUnchanged: 'ContestsUnchanged',
-  contestsRemoved: 'ContestsRemoved',
-  remindersMoved: 'RemindersMoved',
-  remindersDeleted: 'RemindersDeleted',
-  codeforcesLatency: 'CodeforcesLatency',
-  codeforcesAttempts: 'CodeforcesAttempts',
-  heartbeats: 'Heartbeats',
   leaseLost: 'LeaseLost',
 } as const;
+
+/** Most distinct metric series (name + dimensions) the function may emit (a test enforces it). */
+export const METRIC_SERIES_BUDGET = 8;
 
 /** The single lease item of the job in the Coordination table. */
 export const LEASE_PK = 'lease#contest-sync';

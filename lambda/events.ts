@@ -3,8 +3,8 @@
  * deploy-time trigger or the console (which may add options). Anything else is refused with an
  * error naming what is wrong, before any Codeforces call.
  */
-import { z } from 'zod';
-import { bound } from './single-execution/text.js';
+import * as z from 'zod';
+import { bound } from './single-execution/index.js';
 
 export interface Invocation {
   /**

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
@@ -15,7 +15,7 @@ import type { Dispatcher } from 'undici';
 import { fetchContests } from './codeforces/client.js';
 import { ConfigError, readConfig, type Config } from './config.js';
 import { DEFAULT_PLAN_SETTINGS } from './contests/plan.js';
-import { ENV, LEASE_PK, METRIC, METRICS_NAMESPACE, SERVICE_NAME } from './contract.js';
+import { ENV, LEASE_PK, METRICS_NAMESPACE, SERVICE_NAME } from './contract.js';
 import { EventValidationError, parseEvent, type Invocation } from './events.js';
 import { logSummary, recordMetrics } from './observe.js';
 import { failurePhase, type FailurePhase } from './phases.js';
@@ -133,11 +133,11 @@ export function createHandler(options: HandlerOptions = {}): Handler {
     return { config, deps };
   };
 
-  /** The one summary line (and RunFailed) of an invocation that failed before or outside runSync. */
+  /** The one summary line (and metrics) of an invocation that failed before or outside runSync. */
   const failedWithoutSummary = (phase: FailurePhase, error: unknown, startedAt: number): void => {
-    if (phase === 'event') metrics.addMetric(METRIC.eventRejected, MetricUnit.Count, 1);
-    metrics.addMetric(METRIC.runFailed, MetricUnit.Count, 1);
-    logger.error('failed', { summary: true, outcome: 'failed', phase, error: describe(error), durationMs: now() - startedAt });
+    const durationMs = now() - startedAt;
+    recordMetrics(metrics, { outcome: 'failed', durationMs });
+    logger.error('failed', { summary: true, outcome: 'failed', phase, error: describe(error), durationMs });
   };
 
   return async (event, context) => {

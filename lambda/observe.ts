@@ -1,6 +1,7 @@
 /**
  * What an invocation leaves behind for operators: exactly one summary log line (`ran`,
- * `skipped`, `failed`) and its EMF metrics, flushed on every path.
+ * `skipped`, `failed`) carrying every count of the run, and five EMF metrics (runs by outcome,
+ * lease lost, duration), flushed on every path.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
@@ -27,33 +28,15 @@ export function logSummary(logger: Logger, summary: RunSummary): void {
   else logger.info(summaryMessage(summary), fields);
 }
 
-export function recordMetrics(metrics: Metrics, summary: RunSummary): void {
-  const { outcome, reason, counts } = summary;
+/**
+ * The same five metrics on every path (a run that did not fail reports RunFailed 0, and so on), so
+ * that alarms see a value each run; per-phase and per-reason splits are in the summary line.
+ */
+export function recordMetrics(metrics: Metrics, summary: Pick<RunSummary, 'outcome' | 'reason' | 'durationMs'>): void {
+  const { outcome, reason } = summary;
   metrics.addMetric(METRIC.runSucceeded, MetricUnit.Count, outcome === 'succeeded' ? 1 : 0);
   metrics.addMetric(METRIC.runFailed, MetricUnit.Count, outcome === 'failed' ? 1 : 0);
   metrics.addMetric(METRIC.runSkipped, MetricUnit.Count, outcome === 'skipped' ? 1 : 0);
+  metrics.addMetric(METRIC.leaseLost, MetricUnit.Count, outcome === 'failed' && reason === 'lease-lost' ? 1 : 0);
   metrics.addMetric(METRIC.duration, MetricUnit.Milliseconds, summary.durationMs);
-  if (outcome === 'skipped') {
-    metrics.addMetric(reason === 'already-done' ? METRIC.skippedAlreadyDone : METRIC.skippedLeaseHeld, MetricUnit.Count, 1);
-    return;
-  }
-  metrics.addMetric(METRIC.leaseLost, MetricUnit.Count, reason === 'lease-lost' ? 1 : 0);
-  metrics.addMetric(METRIC.heartbeats, MetricUnit.Count, counts.heartbeats);
-  if (counts.codeforcesAttempts > 0) {
-    metrics.addMetric(METRIC.codeforcesAttempts, MetricUnit.Count, counts.codeforcesAttempts);
-    metrics.addMetric(METRIC.codeforcesLatency, MetricUnit.Milliseconds, counts.codeforcesLatencyMs);
-  }
-  if (outcome === 'succeeded') {
-    metrics.addMetric(METRIC.contestsFetched, MetricUnit.Count, counts.contestsFetched);
-    metrics.addMetric(METRIC.contestsInvalid, MetricUnit.Count, counts.contestsInvalid);
-    metrics.addMetric(METRIC.contestsWritten, MetricUnit.Count, counts.contestsWritten);
-    metrics.addMetric(METRIC.contestsUnchanged, MetricUnit.Count, counts.contestsUnchanged);
-    metrics.addMetric(METRIC.contestsRemoved, MetricUnit.Count, counts.contestsRemoved);
-    metrics.addMetric(METRIC.remindersMoved, MetricUnit.Count, counts.remindersMoved);
-    metrics.addMetric(METRIC.remindersDeleted, MetricUnit.Count, counts.remindersDeleted);
-  }
-  if (outcome === 'failed' && reason !== undefined) {
-    // The same failure once more with its phase as a dimension, for "failed runs by phase".
-    metrics.singleMetric().addDimension('phase', reason).addMetric(METRIC.runFailed, MetricUnit.Count, 1);
-  }
 }

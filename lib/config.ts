@@ -19,7 +19,13 @@ export const CONTEXT_KEYS = {
   codeforcesApiUrl: 'contestSync:codeforcesApiUrl',
   alarmEmail: 'contestSync:alarmEmail',
   missingSyncsBeforeDelete: 'contestSync:missingSyncsBeforeDelete',
+  schedulePaused: 'contestSync:schedulePaused',
+  logLevel: 'contestSync:logLevel',
 } as const;
+
+/** Levels the function's logs can be set to (Powertools and Lambda's log-level filter agree on these). */
+export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface ContestSyncConfig {
   /** EventBridge schedule expression, e.g. `cron(0 * * * ? *)`. */
@@ -35,6 +41,13 @@ export interface ContestSyncConfig {
   readonly alarmEmail: string;
   /** Consecutive successful syncs a contest must be missing from before it is deleted with its reminders. */
   readonly missingSyncsBeforeDelete: number;
+  /**
+   * A deliberate pause: the schedule rule stays but is disabled, and the "no successful sync"
+   * alarm keeps its state but sends no notification (its actions are disabled).
+   */
+  readonly schedulePaused: boolean;
+  /** The function's log level: DEBUG adds the lease acquired/renewed and commit lines. */
+  readonly logLevel: LogLevel;
 }
 
 export const DEFAULT_CONFIG: ContestSyncConfig = {
@@ -47,6 +60,8 @@ export const DEFAULT_CONFIG: ContestSyncConfig = {
   codeforcesApiUrl: DEFAULTS.codeforcesApiUrl,
   alarmEmail: '',
   missingSyncsBeforeDelete: DEFAULTS.missingSyncsBeforeDelete,
+  schedulePaused: false,
+  logLevel: 'INFO',
 };
 
 /** The function timeout must leave this many lease durations of room (heartbeat every lease/3). */
@@ -84,6 +99,13 @@ function integer(key: string, value: unknown, min: number, max: number): number 
   if (typeof n !== 'number' || !Number.isInteger(n)) fail(key, value, 'expected an integer');
   if (n < min || n > max) fail(key, value, `expected an integer from ${min} to ${max}`);
   return n;
+}
+
+/** true/false, also as the strings `-c key=true` passes. */
+function flag(key: string, value: unknown): boolean {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true';
+  fail(key, value, 'expected true or false');
 }
 
 function text(key: string, value: unknown): string {
@@ -168,6 +190,12 @@ export function parseConfig(raw: Partial<Record<keyof ContestSyncConfig, unknown
     fail(K.alarmEmail, alarmEmail, 'expected an e-mail address, or "" for no subscription');
   }
 
+  const schedulePaused = flag(K.schedulePaused, pick('schedulePaused'));
+
+  const logLevelRaw = text(K.logLevel, pick('logLevel')).toUpperCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevelRaw)) fail(K.logLevel, pick('logLevel'), `expected one of ${LOG_LEVELS.join(', ')}`);
+  const logLevel = logLevelRaw as LogLevel;
+
   return {
     scheduleExpression,
     scheduleRateMinutes,
@@ -178,6 +206,8 @@ export function parseConfig(raw: Partial<Record<keyof ContestSyncConfig, unknown
     codeforcesApiUrl,
     alarmEmail,
     missingSyncsBeforeDelete,
+    schedulePaused,
+    logLevel,
   };
 }
 

@@ -31,6 +31,7 @@ export class ContestSyncStack extends Stack {
     this.monitoring = new Monitoring(this, 'Monitoring', {
       config: this.config,
       function: this.sync.function,
+      logGroup: this.sync.logGroup,
       failureQueue: this.sync.failureQueue,
     });
 
@@ -39,6 +40,12 @@ export class ContestSyncStack extends Stack {
     output('RemindersTableName', this.tables.reminders.tableName, 'Reminders table (written by the app)');
     output('CoordinationTableName', this.tables.coordination.tableName, 'Lease and run records');
     output('FunctionName', this.sync.function.functionName, 'Sync function (console "Test" runs a sync now)');
+    output(
+      'ScheduleRuleName',
+      this.sync.schedule.ruleName,
+      `EventBridge rule of the schedule (${this.config.schedulePaused ? 'PAUSED' : 'enabled'}; pause with -c contestSync:schedulePaused=true)`,
+    );
+    output('LogGroupName', this.sync.logGroup.logGroupName, 'Function logs: one summary line per invocation (aws logs tail)');
     output('FailureQueueUrl', this.sync.failureQueue.queueUrl, 'Failed async invocations and undeliverable schedule events');
     output('AlarmTopicArn', this.monitoring.topic.topicArn, 'Alarm notifications');
     output('DashboardName', this.monitoring.dashboard.dashboardName, 'CloudWatch dashboard');

@@ -39,12 +39,14 @@ export function acknowledgeNagFindings(stack: ContestSyncStack): void {
     },
   );
 
-  acknowledge(role.node.findChild('DefaultPolicy'), {
-    id: 'AwsSolutions-IAM5[Resource::*]',
+  acknowledge(fn, {
+    id: 'Serverless-LambdaTracing',
     reason:
-      'Only the X-Ray statement (xray:PutTraceSegments, xray:PutTelemetryRecords) that Lambda active ' +
-      'tracing adds uses Resource "*": these X-Ray actions support no resource-level permissions. ' +
-      'Every DynamoDB, logs and SQS statement names its resource ARN (asserted in test/infra).',
+      'Tracing is turned off on purpose. The function makes one HTTPS call and a handful of DynamoDB ' +
+      'requests an hour, and every one of them is already accounted for in its summary log line ' +
+      '(duration, attempts, counts) and metrics; with nothing instrumented, active tracing produced ' +
+      'only empty invocation segments while requiring a role statement on every resource. ' +
+      'Instrumenting the calls would add the X-Ray SDK to a bundle that has a size budget.',
   });
 
   const failureQueueReason =

@@ -16,8 +16,8 @@
 import { setTimeout as sleepTimer } from 'node:timers/promises';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
-import { Agent, request, type Dispatcher } from 'undici';
-import { bound } from '../single-execution/text.js';
+import { Agent, request, type Dispatcher } from '../undici-lean.cjs';
+import { bound } from '../single-execution/index.js';
 import { CodeforcesError, type CodeforcesErrorKind } from './errors.js';
 import { contestSchema, describeIssue, envelopeSchema, inconsistency, isScheduled, type CodeforcesContest } from './schema.js';
 

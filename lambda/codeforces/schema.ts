@@ -4,8 +4,8 @@
  * can be skipped and counted instead of failing the whole reply. Unknown fields are allowed
  * everywhere: the API adds fields over time.
  */
-import { z } from 'zod';
-import { bound } from '../single-execution/text.js';
+import * as z from 'zod';
+import { bound } from '../single-execution/index.js';
 
 export const CONTEST_TYPES = ['CF', 'IOI', 'ICPC'] as const;
 export const CONTEST_PHASES = ['BEFORE', 'CODING', 'PENDING_SYSTEM_TEST', 'SYSTEM_TEST', 'FINISHED'] as const;

@@ -1,11 +1,13 @@
 /**
- * Alarms (docs/design.md, "Observability") on an SNS topic, and one dashboard. Metric names come from
- * lambda/contract.ts; every EMF metric carries the Powertools default dimension `service`.
+ * Alarms (docs/design.md, "Observability") on an SNS topic, and one dashboard. Metric names come from lambda/contract.ts; every EMF
+ * metric carries the Powertools default dimension `service`. The run counts are charted from the
+ * summary log lines, not from metrics.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -16,8 +18,13 @@ import type { ContestSyncConfig } from '../config.js';
 export interface MonitoringProps {
   readonly config: ContestSyncConfig;
   readonly function: lambda.IFunction;
+  /** The function's log group: the dashboard charts the summary line's counts from it (Logs Insights). */
+  readonly logGroup: logs.ILogGroup;
   readonly failureQueue: sqs.IQueue;
 }
+
+/** Logs Insights: the summary line of each invocation (the only lines with `outcome`). */
+const SUMMARY_LINES = 'filter ispresent(outcome)';
 
 type MetricName = (typeof METRIC)[keyof typeof METRIC];
 
@@ -36,7 +43,7 @@ export class Monitoring extends Construct {
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
-    const { config, function: fn, failureQueue } = props;
+    const { config, function: fn, logGroup, failureQueue } = props;
     const interval = Duration.minutes(config.scheduleRateMinutes);
 
     this.topic = new sns.Topic(this, 'AlarmTopic', {
@@ -72,13 +79,17 @@ export class Monitoring extends Construct {
           'the Contests table is going stale. First look at the function logs (Logs Insights, filter on ' +
           'outcome/phase) and the SyncFailed / FunctionErrors alarms: a Codeforces outage shows as ' +
           'phase "codeforces", a stuck lease as repeated "lease-held" skips, no log lines at all means ' +
-          'the schedule rule is disabled or the function cannot be invoked.',
+          'the schedule rule is disabled or the function cannot be invoked.' +
+          (config.schedulePaused ? ' PAUSED by context contestSync:schedulePaused: notifications are off.' : ''),
         metric: emf(METRIC.runSucceeded, 'Sum'),
         threshold: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
         evaluationPeriods: 2,
         datapointsToAlarm: 2,
         treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+        // A deliberate pause stops the runs this alarm counts: it goes to ALARM after two
+        // periods as usual (visible on the dashboard) but notifies no one until resumed.
+        actionsEnabled: !config.schedulePaused,
       }),
       syncFailed: alarm('SyncFailed', {
         alarmDescription:
@@ -147,15 +158,30 @@ export class Monitoring extends Construct {
           }),
         ],
         [
-          new cloudwatch.GraphWidget({
+          // Counts are not metrics (each metric is billed per month): they are charted from the
+          // summary lines, so a count added to the summary needs no metric or stack change.
+          new cloudwatch.LogQueryWidget({
             title: 'Contests written / unchanged / removed',
-            left: [sum(METRIC.contestsWritten), sum(METRIC.contestsUnchanged), sum(METRIC.contestsRemoved)],
+            logGroupNames: [logGroup.logGroupName],
+            view: cloudwatch.LogQueryVisualizationType.LINE,
+            queryLines: [
+              SUMMARY_LINES,
+              'filter outcome = "succeeded"',
+              'stats sum(counts.contestsWritten) as written, sum(counts.contestsUnchanged) as unchanged, sum(counts.contestsRemoved) as removed by bin(1h)',
+            ],
             width: 12,
           }),
-          new cloudwatch.GraphWidget({
-            title: 'Skips by reason',
-            left: [sum(METRIC.skippedLeaseHeld), sum(METRIC.skippedAlreadyDone)],
-            stacked: true,
+          new cloudwatch.LogQueryWidget({
+            title: 'Skips by reason, failures by phase',
+            logGroupNames: [logGroup.logGroupName],
+            view: cloudwatch.LogQueryVisualizationType.TABLE,
+            queryLines: [
+              SUMMARY_LINES,
+              'filter outcome != "succeeded"',
+              'fields concat(outcome, " ", coalesce(reason, phase)) as what',
+              'stats count(*) as runs, max(@timestamp) as last by what',
+              'sort runs desc',
+            ],
             width: 12,
           }),
         ],
@@ -177,6 +203,20 @@ export class Monitoring extends Construct {
             title: 'Alarms',
             alarms: Object.values(this.alarms),
             width: 8,
+          }),
+        ],
+        [
+          new cloudwatch.LogQueryWidget({
+            title: 'Recent runs (summary lines)',
+            logGroupNames: [logGroup.logGroupName],
+            view: cloudwatch.LogQueryVisualizationType.TABLE,
+            queryLines: [
+              SUMMARY_LINES,
+              'fields @timestamp, source, interval, message, coalesce(reason, phase) as why, fence, durationMs, counts.contestsWritten as written, error',
+              'sort @timestamp desc',
+              'limit 20',
+            ],
+            width: 24,
           }),
         ],
       ],

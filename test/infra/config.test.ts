@@ -20,7 +20,15 @@ describe('parseConfig', () => {
       codeforcesApiUrl: 'https://codeforces.com/api',
       alarmEmail: '',
       missingSyncsBeforeDelete: 3,
+      schedulePaused: false,
+      logLevel: 'INFO',
     });
+  });
+
+  it('reads the pause flag and the log level as -c passes them (strings, any case)', () => {
+    expect(parseConfig({ schedulePaused: 'true', logLevel: 'debug' })).toMatchObject({ schedulePaused: true, logLevel: 'DEBUG' });
+    expect(parseConfig({ schedulePaused: 'FALSE', logLevel: 'warn' })).toMatchObject({ schedulePaused: false, logLevel: 'WARN' });
+    expect(parseConfig({ schedulePaused: true, logLevel: 'ERROR' })).toMatchObject({ schedulePaused: true, logLevel: 'ERROR' });
   });
 
   it('cdk.json carries every contestSync key with the defaults', () => {
@@ -56,6 +64,10 @@ describe('parseConfig', () => {
     [{ alarmEmail: 'ops' }, /alarmEmail="ops": expected an e-mail address/],
     [{ leaseDurationSeconds: 2, functionTimeoutSeconds: 14 }, /functionTimeoutSeconds=14: must exceed 15s: a run keeps 13600 ms for the release/],
     [{ missingSyncsBeforeDelete: 0 }, /missingSyncsBeforeDelete=0: expected an integer from 1 to 48/],
+    [{ schedulePaused: 'yes' }, /schedulePaused="yes": expected true or false/],
+    [{ schedulePaused: 1 }, /schedulePaused=1: expected true or false/],
+    [{ logLevel: 'verbose' }, /logLevel="verbose": expected one of DEBUG, INFO, WARN, ERROR/],
+    [{ logLevel: 3 }, /logLevel=3: expected a string/],
   ])('rejects %j', (raw, message) => {
     expect(() => parseConfig(raw)).toThrow(ContestSyncConfigError);
     expect(() => parseConfig(raw)).toThrow(message);
@@ -125,6 +137,45 @@ describe('synth with overridden context', () => {
       Protocol: 'email',
       Endpoint: 'ops@example.com',
       TopicArn: { Ref: topicId },
+    });
+  });
+});
+
+describe('synth paused, at DEBUG', () => {
+  let template: Template;
+  beforeAll(async () => {
+    const { template: json } = await synthTemplate({
+      bundle: false,
+      context: { [CONTEXT_KEYS.schedulePaused]: 'true', [CONTEXT_KEYS.logLevel]: 'DEBUG' },
+    });
+    template = Template.fromJSON(json);
+  });
+
+  it('keeps the schedule rule and its target, disabled', () => {
+    template.resourceCountIs('AWS::Events::Rule', 1);
+    const [ruleId, rule] = Object.entries(template.findResources('AWS::Events::Rule'))[0]!;
+    expect(rule.Properties).toMatchObject({ State: 'DISABLED', ScheduleExpression: 'cron(0 * * * ? *)' });
+    expect(rule.Properties.Targets).toHaveLength(1);
+    expect(template.findOutputs('ScheduleRuleName').ScheduleRuleName?.Value).toEqual({ Ref: ruleId });
+  });
+
+  it('silences only the no-successful-sync alarm (its state stays visible); the others still notify', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms).toHaveLength(5);
+    for (const alarm of alarms) {
+      const paused = alarm.Properties.MetricName === 'RunSucceeded';
+      expect(alarm.Properties.ActionsEnabled ?? true, alarm.Properties.MetricName).toBe(!paused); // CloudFormation's default is true
+      expect(alarm.Properties.AlarmActions).toHaveLength(1);
+    }
+    const noSync = alarms.find((a) => a.Properties.MetricName === 'RunSucceeded')!;
+    expect(noSync.Properties.AlarmDescription).toMatch(/PAUSED/);
+  });
+
+  it('sets the logger and Lambda\'s log filter to DEBUG', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: 'index.handler',
+      Environment: { Variables: { POWERTOOLS_LOG_LEVEL: 'DEBUG' } },
+      LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'DEBUG' },
     });
   });
 });

@@ -110,7 +110,7 @@ describe('tables', () => {
 });
 
 describe('function', () => {
-  it('runs Node.js 22 on arm64 with 256 MB, the context timeout and active tracing', () => {
+  it('runs Node.js 22 on arm64 with 256 MB and the context timeout, without X-Ray tracing', () => {
     const [, fn] = syncFunction();
     expect(fn.Properties).toMatchObject({
       Runtime: 'nodejs22.x',
@@ -118,8 +118,9 @@ describe('function', () => {
       MemorySize: 256,
       Timeout: 120,
       Handler: 'index.handler',
-      TracingConfig: { Mode: 'Active' },
     });
+    // Nothing is instrumented: tracing off, and so no X-Ray grant (README "Tracing").
+    expect(fn.Properties.TracingConfig).toBeUndefined();
   });
 
   it('gets every contract environment variable with the defaults', () => {
@@ -135,17 +136,18 @@ describe('function', () => {
       [ENV.scheduleRateMinutes]: '60',
       [ENV.missingSyncsBeforeDelete]: '3',
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      POWERTOOLS_LOG_LEVEL: 'INFO',
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       NODE_OPTIONS: '--enable-source-maps',
     });
     expect(new Set(Object.values(ids)).size).toBe(3);
   });
 
-  it('logs JSON to its own log group with 30-day retention', () => {
+  it('logs JSON at INFO to its own log group with 30-day retention', () => {
     const [, fn] = syncFunction();
     const [logGroupId, logGroup] = only('AWS::Logs::LogGroup');
     expect(logGroup.Properties.RetentionInDays).toBe(30);
-    expect(fn.Properties.LoggingConfig).toEqual({ LogFormat: 'JSON', LogGroup: { Ref: logGroupId } });
+    expect(fn.Properties.LoggingConfig).toEqual({ LogFormat: 'JSON', LogGroup: { Ref: logGroupId }, ApplicationLogLevel: 'INFO' });
   });
 
   it('has its own role without managed policies', () => {
@@ -201,12 +203,14 @@ describe('IAM', () => {
     }
   });
 
-  it('uses no wildcard action anywhere and Resource "*" only for the X-Ray actions', () => {
+  it('uses no wildcard action or resource anywhere (no X-Ray grant: tracing is off)', () => {
     const statements = statementsOfFunctionRole();
     for (const statement of statements) {
-      for (const action of actionsOf(statement)) expect(action).not.toContain('*');
-      if (statement.Resource === '*') expect(actionsOf(statement)).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
-      else expect(JSON.stringify(statement.Resource)).not.toMatch(/"\*"|\/\*/);
+      for (const action of actionsOf(statement)) {
+        expect(action).not.toContain('*');
+        expect(action).not.toMatch(/^xray:/);
+      }
+      expect(JSON.stringify(statement.Resource)).not.toMatch(/"\*"|\/\*/);
     }
     const dynamoActions = statements.flatMap(actionsOf).filter((a) => a.startsWith('dynamodb:'));
     expect(dynamoActions).toHaveLength(Object.values(TABLE_ACTIONS).flat().length);
@@ -326,6 +330,7 @@ describe('alarms', () => {
       ComparisonOperator: 'LessThanThreshold',
       EvaluationPeriods: 2,
       TreatMissingData: 'breaching',
+      ActionsEnabled: true,
     });
   });
 
@@ -389,49 +394,56 @@ describe('alarms', () => {
 });
 
 describe('dashboard', () => {
-  it('shows runs, duration, contest counts, skips, errors/throttles, queue depth and alarm status', () => {
-    const [, dashboard] = only('AWS::CloudWatch::Dashboard');
-    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+  const body = () => JSON.stringify(only('AWS::CloudWatch::Dashboard')[1].Properties.DashboardBody);
+
+  it('shows runs, duration, contest counts, skips and failures, errors/throttles, queue depth, alarm status, recent runs', () => {
     for (const title of [
       'Runs by outcome',
       'Run duration (ms)',
       'Contests written / unchanged / removed',
-      'Skips by reason',
+      'Skips by reason, failures by phase',
       'Function errors & throttles',
       'Failure queue depth',
       'Alarms',
+      'Recent runs (summary lines)',
     ]) {
-      expect(body).toContain(title);
+      expect(body()).toContain(title);
     }
-    for (const metric of [
-      METRIC.runSucceeded,
-      METRIC.runFailed,
-      METRIC.runSkipped,
-      METRIC.duration,
-      METRIC.contestsWritten,
-      METRIC.contestsUnchanged,
-      METRIC.contestsRemoved,
-      METRIC.skippedLeaseHeld,
-      METRIC.skippedAlreadyDone,
-      'Throttles',
-      'ApproximateNumberOfMessagesVisible',
-    ]) {
-      expect(body).toContain(`\\"${metric}\\"`);
+    for (const metric of [METRIC.runSucceeded, METRIC.runFailed, METRIC.runSkipped, METRIC.duration, 'Throttles', 'ApproximateNumberOfMessagesVisible']) {
+      expect(body()).toContain(`\\"${metric}\\"`);
     }
-    expect(body).toContain('p50');
-    expect(body).toContain('\\"type\\":\\"alarm\\"');
-    for (const alarmId of Object.keys(ofType('AWS::CloudWatch::Alarm'))) expect(body).toContain(alarmId);
+    expect(body()).toContain('p50');
+    expect(body()).toContain('\\"type\\":\\"alarm\\"');
+    for (const alarmId of Object.keys(ofType('AWS::CloudWatch::Alarm'))) expect(body()).toContain(alarmId);
+  });
+
+  it('charts the run counts from the summary lines of the function log group (Logs Insights), not from metrics', () => {
+    const [logGroupId] = only('AWS::Logs::LogGroup');
+    expect(body()).toContain(`"Ref":"${logGroupId}"`);
+    expect(body()).toContain('\\"type\\":\\"log\\"');
+    for (const field of ['counts.contestsWritten', 'counts.contestsUnchanged', 'counts.contestsRemoved', 'reason', 'phase']) {
+      expect(body()).toContain(field);
+    }
+  });
+
+  it('uses every emitted metric in an alarm or a widget (none is paid for and unread)', () => {
+    const alarmMetrics = Object.values(ofType('AWS::CloudWatch::Alarm')).map((a) => a.Properties.MetricName);
+    for (const metric of Object.values(METRIC)) {
+      expect(alarmMetrics.includes(metric) || body().includes(`\\"${metric}\\"`), metric).toBe(true);
+    }
   });
 });
 
 describe('outputs', () => {
-  it('exports table names, function name, queue URL, topic ARN and dashboard name', () => {
+  it('exports table names, function name, schedule rule name, log group, queue URL, topic ARN and dashboard name', () => {
     const ids = tableIds();
     const outputs = template.findOutputs('*');
     expect(outputs.ContestsTableName?.Value).toEqual({ Ref: ids.contests });
     expect(outputs.RemindersTableName?.Value).toEqual({ Ref: ids.reminders });
     expect(outputs.CoordinationTableName?.Value).toEqual({ Ref: ids.coordination });
     expect(outputs.FunctionName?.Value).toEqual({ Ref: syncFunction()[0] });
+    expect(outputs.ScheduleRuleName?.Value).toEqual({ Ref: only('AWS::Events::Rule')[0] });
+    expect(outputs.LogGroupName?.Value).toEqual({ Ref: only('AWS::Logs::LogGroup')[0] });
     expect(outputs.FailureQueueUrl?.Value).toEqual({ Ref: only('AWS::SQS::Queue')[0] });
     expect(outputs.AlarmTopicArn?.Value).toEqual({ Ref: only('AWS::SNS::Topic')[0] });
     expect(outputs.DashboardName?.Value).toEqual({ Ref: only('AWS::CloudWatch::Dashboard')[0] });

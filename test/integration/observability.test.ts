@@ -4,7 +4,8 @@
  * real stand-in; the failures are provoked for real (unreachable DynamoDB, missing table,
  * takeover of the lease mid-run).
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { METRIC, METRIC_SERIES_BUDGET } from '../../lambda/contract.js';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { localDynamoClient, freePort } from '../../lib/local/dynamodb-local.js';
 import type { CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
@@ -27,11 +28,29 @@ function summaryLines(invoked: Invoked) {
   return invoked.lines.filter((line) => line.summary === true);
 }
 
-/** EMF documents: the one with the run's metrics (dimension `service`) and any per-phase ones. */
-function emf(invoked: Invoked) {
-  return invoked.lines.filter((line) => line._aws !== undefined) as (Record<string, unknown> & {
-    _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
-  })[];
+type EmfDocument = Record<string, unknown> & {
+  _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+};
+
+/** EMF documents of an invocation. */
+function emf(invoked: Invoked): EmfDocument[] {
+  return invoked.lines.filter((line) => line._aws !== undefined) as EmfDocument[];
+}
+
+/**
+ * Every CloudWatch metric series the EMF output of this file's invocations creates: namespace,
+ * metric name, and each dimension set with its values. CloudWatch bills each series per month.
+ */
+const seriesSeen = new Set<string>();
+function collectSeries(invoked: Invoked): void {
+  for (const doc of emf(invoked)) {
+    for (const directive of doc._aws.CloudWatchMetrics) {
+      for (const dimensions of directive.Dimensions) {
+        const dims = dimensions.map((name) => `${name}=${String(doc[name])}`).join(',');
+        for (const metric of directive.Metrics) seriesSeen.add(`${directive.Namespace}/${metric.Name}{${dims}}`);
+      }
+    }
+  }
 }
 
 function runMetrics(invoked: Invoked) {
@@ -47,6 +66,7 @@ function runMetrics(invoked: Invoked) {
 }
 
 function expectOneSummary(invoked: Invoked, expected: Record<string, unknown>) {
+  collectSeries(invoked);
   const lines = summaryLines(invoked);
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatchObject({ service: 'contest-sync', ...expected });
@@ -60,28 +80,27 @@ function expectOneSummary(invoked: Invoked, expected: Record<string, unknown>) {
 }
 
 describe('a succeeded run', () => {
-  it('logs `ran` once, with source, interval and fence, and publishes its counts', async () => {
+  it('logs `ran` once, with source, interval, fence and every count; publishes only the five run metrics', async () => {
     const { invoke } = localHandler(tables, standin.baseUrl);
     const invoked = await invoke(scheduledEvent(hourAgo()));
     const line = expectOneSummary(invoked, { level: 'INFO', message: 'ran', outcome: 'succeeded', source: 'schedule', fence: 1 });
     expect(line.interval).toMatch(/^\d{4}-\d\d-\d\dT\d\d:00:00Z$/);
-    const { values, units } = runMetrics(invoked);
-    expect(values).toMatchObject({
-      RunSucceeded: 1,
-      RunFailed: 0,
-      RunSkipped: 0,
-      LeaseLost: 0,
-      ContestsFetched: 8,
-      ContestsWritten: 7,
-      ContestsUnchanged: 0,
-      ContestsRemoved: 0,
-      RemindersMoved: 0,
-      RemindersDeleted: 0,
-      CodeforcesAttempts: 1,
-      Heartbeats: 0,
+    // The counts travel whole in the summary line (any count added to RunCounts shows up here).
+    expect(line.counts).toEqual(invoked.summary?.counts);
+    expect(line.counts).toMatchObject({
+      contestsFetched: 8,
+      contestsWritten: 7,
+      contestsUnchanged: 0,
+      contestsRemoved: 0,
+      remindersMoved: 0,
+      remindersDeleted: 0,
+      codeforcesAttempts: 1,
+      heartbeats: 0,
     });
+    const { values, units } = runMetrics(invoked);
+    expect(values).toEqual({ RunSucceeded: 1, RunFailed: 0, RunSkipped: 0, LeaseLost: 0, Duration: expect.any(Number) });
     expect(values.Duration).toBeGreaterThan(0);
-    expect(units).toMatchObject({ Duration: 'Milliseconds', CodeforcesLatency: 'Milliseconds', RunSucceeded: 'Count' });
+    expect(units).toEqual({ Duration: 'Milliseconds', RunSucceeded: 'Count', RunFailed: 'Count', RunSkipped: 'Count', LeaseLost: 'Count' });
   });
 });
 
@@ -98,7 +117,7 @@ describe('the invocation source', () => {
 });
 
 describe('skipped runs', () => {
-  it('lease-held: names the holder and its expiry; counts SkippedLeaseHeld', async () => {
+  it('lease-held: names the holder and its expiry; counts RunSkipped', async () => {
     const expiresAtMs = Date.now() + 60_000;
     await tables.doc.send(
       new PutCommand({
@@ -116,34 +135,33 @@ describe('skipped runs', () => {
       holder: 'run-elsewhere',
       holderExpiresAt: new Date(expiresAtMs).toISOString(),
     });
-    expect(runMetrics(invoked).values).toEqual({ RunSucceeded: 0, RunFailed: 0, RunSkipped: 1, SkippedLeaseHeld: 1, Duration: expect.any(Number) });
+    expect(runMetrics(invoked).values).toEqual({ RunSucceeded: 0, RunFailed: 0, RunSkipped: 1, LeaseLost: 0, Duration: expect.any(Number) });
   });
 
-  it('already-done: counts SkippedAlreadyDone', async () => {
+  it('already-done: counts RunSkipped; the reason is in the summary line', async () => {
     const { invoke } = localHandler(tables, standin.baseUrl);
     const event = scheduledEvent(hourAgo());
     await invoke(event);
     const invoked = await invoke(event);
     expectOneSummary(invoked, { message: 'skipped', reason: 'already-done' });
-    expect(runMetrics(invoked).values).toMatchObject({ RunSkipped: 1, SkippedAlreadyDone: 1 });
+    expect(runMetrics(invoked).values).toMatchObject({ RunSkipped: 1, RunSucceeded: 0 });
   });
 });
 
 describe('failed runs, one per phase', () => {
+  /** RunFailed 1 in the one EMF document; the phase is only in the summary line (no per-phase series). */
   function expectFailedMetrics(invoked: Invoked, phase: string) {
     const { values } = runMetrics(invoked);
-    expect(values).toMatchObject({ RunFailed: 1, RunSucceeded: 0 });
-    const byPhase = emf(invoked).filter((doc) => JSON.stringify(doc._aws.CloudWatchMetrics[0]?.Dimensions) === '[["service","phase"]]');
-    if (phase === 'event') return;
-    expect(byPhase).toHaveLength(1);
-    expect(byPhase[0]).toMatchObject({ phase, RunFailed: 1 });
+    expect(values).toMatchObject({ RunFailed: 1, RunSucceeded: 0, LeaseLost: phase === 'lease-lost' ? 1 : 0 });
+    expect(emf(invoked)).toHaveLength(1);
+    expect(summaryLines(invoked)[0]).toMatchObject({ phase });
   }
 
   it('event: a bad event', async () => {
     const { invoke } = localHandler(tables, standin.baseUrl);
     const invoked = await invoke(['not', 'an', 'event']);
     expectOneSummary(invoked, { level: 'ERROR', message: 'failed', phase: 'event', error: expect.stringMatching(/got an array/) });
-    expect(runMetrics(invoked).values).toEqual({ EventRejected: 1, RunFailed: 1 });
+    expectFailedMetrics(invoked, 'event');
   });
 
   it('lease: DynamoDB cannot be reached to take the lease', async () => {
@@ -193,5 +211,18 @@ describe('failed runs, one per phase', () => {
     expectFailedMetrics(invoked, 'lease-lost');
     expect(runMetrics(invoked).values).toMatchObject({ LeaseLost: 1 });
     expect((await snapshot(tables)).contests).toEqual([]);
+  });
+});
+
+describe('metric series budget', () => {
+  // Runs after every test above (one file runs its tests in order): every kind of run is covered.
+  afterAll(() => {
+    console.info(`[metric series] ${seriesSeen.size} of ${METRIC_SERIES_BUDGET}: ${[...seriesSeen].sort().join(' ')}`);
+  });
+
+  it(`all the runs above emit at most ${METRIC_SERIES_BUDGET} distinct metric series (each one is billed monthly)`, () => {
+    expect(seriesSeen.size).toBeGreaterThan(0);
+    expect(seriesSeen.size).toBeLessThanOrEqual(METRIC_SERIES_BUDGET);
+    expect([...seriesSeen].sort()).toEqual(Object.values(METRIC).map((name) => `ContestSync/${name}{service=contest-sync}`).sort());
   });
 });
