@@ -37,6 +37,8 @@ export interface ProxyRequest {
   body: Record<string, unknown> | undefined;
   /** 1-based count of this operation through this proxy. */
   n: number;
+  /** It writes an item an in-flight transaction holds: it conflicts whatever the policy says. */
+  locked?: boolean;
 }
 
 /** Decides the fault of one request (undefined: forward it untouched). */
@@ -196,6 +198,9 @@ export async function startDynamoProxy(
     await wait(delay?.(operation) ?? 0);
 
     // Decided when the request reaches "DynamoDB": after its network delay.
+    const keys = writtenKeys(operation, body, locks);
+    const locked = keys.map((key) => (locks.held.get(key) ?? 0) > 0);
+    request.locked = locked.some(Boolean);
     const fault = policy?.(request);
     if (fault !== undefined && fault !== 'drop-after-apply') {
       note(fault, operation);
@@ -203,9 +208,7 @@ export async function startDynamoProxy(
       answer(res, status, { __type: type, message });
       return;
     }
-    const keys = writtenKeys(operation, body, locks);
-    const locked = keys.map((key) => (locks.held.get(key) ?? 0) > 0);
-    if (locked.some(Boolean)) {
+    if (request.locked) {
       note('conflict', operation);
       if (operation === 'TransactWriteItems') {
         const codes = locked.map((isLocked) => (isLocked ? 'TransactionConflict' : 'None'));
