@@ -110,7 +110,7 @@ describe('DynamoDB contention (multi-process, bundled function, AWS answers thro
         { fault: 'throttling', match: isLease('renew'), nth: [8] },
       ]),
     );
-    // Lease 6 s: renewals every 2 s; the reply is held ~7 s, so the run renews three times or more.
+    // Lease 6 s: renewals every 2 s (later when one is retried); the reply is held 9 s: three renewals or more.
     const release = standin.hold();
     const holder = invoke(scheduledEvent(intervalAt(1)), 6);
     const held = await holder.waitForLog(acquired);
@@ -118,7 +118,7 @@ describe('DynamoDB contention (multi-process, bundled function, AWS answers thro
       await sleep(offset);
       return invoke(scheduledEvent(intervalAt(2 + i)), 6).done;
     });
-    await sleep(7_000);
+    await sleep(9_000);
     release();
     const result = await holder.done;
     const skipped = await Promise.all(contenders);
