@@ -1,15 +1,19 @@
 /**
  * Randomized fault injection with a history checker (Jepsen-style) on the bundled function.
  *
- *   npm run chaos -- --trials N [--seed S] [--workers W] [--parallel P] [--first I] [--verbose]
+ *   npm run chaos -- --trials N [--seed S] [--workers W] [--parallel P] [--first I] [--aws on|off]
+ *                    [--json FILE] [--verbose]
  *
  * Each trial runs W worker processes (default 8) against DynamoDB Local and the Codeforces
  * stand-in, injects faults from a plan derived from the run seed and the trial index, then checks
  * the recorded history and the final tables. Prints trials run, faults injected by kind and
- * violations; on a violation, the trial's seed and the command that replays it. Exits 1 on any
+ * violations; `--aws on` (the default) adds AWS faults through the DynamoDB proxies (transaction
+ * conflicts, throttling, HTTP 500, connections dropped after apply) and counts them by kind and
+ * operation; `--json FILE` writes the summary as JSON. On a violation, the trial's seed and the command that replays it. Exits 1 on any
  * violation.
  */
 import { setMaxListeners } from 'node:events';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
 import { synthTemplate } from '../lib/local/template.js';
@@ -27,6 +31,8 @@ interface Options {
   /** Index of the first trial (replays start at the failing one). */
   first: number;
   verbose: boolean;
+  aws: boolean;
+  json: string | undefined;
 }
 
 function parseArgs(args: string[]): Options {
@@ -49,17 +55,35 @@ function parseArgs(args: string[]): Options {
     parallel: integer('--parallel', 1, 1),
     first: integer('--first', 0, 0),
     verbose: args.includes('--verbose'),
+    aws: awsFlag(value('--aws')),
+    json: value('--json'),
   };
+}
+
+function awsFlag(raw: string | undefined): boolean {
+  if (raw === undefined || raw === 'on') return true;
+  if (raw === 'off') return false;
+  throw new Error(`--aws must be on or off, got ${raw}`);
 }
 
 function report(summary: ChaosSummary, options: Options, wallMs: number): void {
   const out = (line = '') => process.stdout.write(`${line}\n`);
   out();
-  out(`trials run:      ${summary.trials.length} (run seed ${options.seed}, ${options.workers} workers per trial)`);
+  out(`trials run:      ${summary.trials.length} (run seed ${options.seed}, ${options.workers} workers per trial, AWS faults ${options.aws ? 'on' : 'off'})`);
   out(`invocations:     ${summary.invocations}`);
   out(`wall time:       ${(wallMs / 1000).toFixed(1)} s`);
   out('faults injected:');
-  for (const [kind, n] of Object.entries(summary.faults).sort()) out(`  ${kind.padEnd(18)} ${n}`);
+  for (const [kind, n] of Object.entries(summary.faults).sort()) out(`  ${kind.padEnd(24)} ${n}`);
+  if (options.aws) {
+    out('AWS faults by operation:');
+    for (const [fault, byOperation] of Object.entries(summary.awsFaults).sort()) {
+      const detail = Object.entries(byOperation).sort().map(([operation, n]) => `${operation} ${n}`).join(', ');
+      out(`  ${fault.padEnd(20)} ${detail}`);
+    }
+    const retries = Object.entries(summary.contentionRetries).sort().map(([operation, n]) => `${operation} ${n}`).join(', ');
+    out(`contention retries logged by the function: ${retries || 'none'}`);
+    out(`skips lease-held after contention outlasted the acquire's budget: ${summary.contentionSkips}`);
+  }
   out('outcomes:');
   for (const [kind, n] of Object.entries(summary.outcomes).sort()) out(`  ${kind.padEnd(26)} ${n}`);
   const failing = summary.trials.filter((trial) => trial.violations.length > 0);
@@ -70,7 +94,7 @@ function report(summary: ChaosSummary, options: Options, wallMs: number): void {
     out(`trial ${trial.index} (trial seed ${trial.seed}) — ${trial.violations.length} violation(s):`);
     for (const violation of trial.violations.slice(0, 10)) out(`  [${violation.rule}] ${violation.message}`);
     if (trial.violations.length > 10) out(`  … and ${trial.violations.length - 10} more`);
-    out(`  replay: npm run chaos -- --seed ${options.seed} --trials 1 --first ${trial.index} --workers ${options.workers}`);
+    out(`  replay: npm run chaos -- --seed ${options.seed} --trials 1 --first ${trial.index} --workers ${options.workers} --aws ${options.aws ? 'on' : 'off'}`);
   }
 }
 
@@ -91,17 +115,25 @@ async function main(): Promise<void> {
         first,
         workers: options.workers,
         parallel: options.parallel,
+        aws: options.aws,
         onTrial: (trial) => {
           const status = trial.violations.length === 0 ? 'ok' : `${trial.violations.length} VIOLATION(S)`;
           const detail = options.verbose ? ` (faults ${trial.phasesMs.faults} ms, quiet ${trial.phasesMs.quiet} ms) ${JSON.stringify(trial.outcomes)} ${JSON.stringify(trial.faults)}` : '';
+          const only = trial.plan.aws?.contentionOnly === true ? ' [contention only]' : '';
           process.stdout.write(
-            `trial ${trial.index} (trial seed ${trial.seed}): ${status}, ${trial.invocations} invocations, ` +
+            `trial ${trial.index} (trial seed ${trial.seed})${only}: ${status}, ${trial.invocations} invocations, ` +
               `${(trial.durationMs / 1000).toFixed(1)} s${detail}\n`,
           );
         },
       },
     );
-    report(summary, options, Date.now() - started);
+    const wallMs = Date.now() - started;
+    report(summary, options, wallMs);
+    if (options.json !== undefined) {
+      const { trials, ...totals } = summary;
+      const failing = trials.filter((trial) => trial.violations.length > 0).map(({ index, seed, violations }) => ({ index, seed, violations }));
+      writeFileSync(options.json, `${JSON.stringify({ options, wallMs, trials: trials.length, ...totals, failing }, null, 2)}\n`);
+    }
     process.exitCode = summary.violations > 0 ? 1 : 0;
   } finally {
     client.destroy();

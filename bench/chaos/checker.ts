@@ -8,6 +8,23 @@
  * `repliedAtMs`. Under a correct lease, once fence g was acquired no write or release conditioned
  * on an older fence can land, and no acquisition succeeds while the previous holder's confirmed
  * lease is unexpired and not released.
+ *
+ * Contention (`contention-failure`): no invocation fails or throws because of DynamoDB contention
+ * alone. Sound by construction of the trials it applies to, not by attributing each fault: in a
+ * trial marked `contentionOnly` the proxies inject nothing but contention (transaction conflicts,
+ * throttling, HTTP 500; no dropped connections), in bounded bursts — at most 3 consecutive faults
+ * per kind of request of one worker, at most one of them a throttle, then a request that passes —
+ * (a request that meets a held transaction's lock counts in the burst, and a full burst gets no
+ * further injection until a request goes through), which is fewer than the retry budget of every operation (lease operations 4 attempts, commits 5,
+ * each with up to 3 SDK attempts), and the trial has no other fault that can fail a run: no signals,
+ * no failing Codeforces replies, no DynamoDB delays, a 9 s lease whose 3 s renewal window holds a
+ * burst of conflicts plus one throttle. The store's reads (Scan, Query) are retried by the SDK alone
+ * (3 attempts), so their bursts stay at 2. Transactions held in flight add genuine conflicts on top;
+ * a contender that cannot decide then skips (`lease-held`, holder unknown), which is allowed. So in
+ * such a trial any `failed` invocation, or one that ended without a result and was not killed, is a
+ * violation. (Per-invocation attribution would also be possible — each worker has its own proxy —
+ * but a run can fail for a reason that another worker's fault caused, such as a takeover after a
+ * frozen holder; restricting the rule to contention-only trials keeps it free of such guesses.)
  */
 import type { ContestRow, ReminderRow } from './dataset.js';
 import type { RunHistory, StoreOp } from './history.js';
@@ -28,6 +45,7 @@ export type Rule =
   | 'final-contests'
   | 'final-reminders'
   | 'unverifiable'
+  | 'contention-failure'
   // Reported by the runner (liveness of the trial itself):
   | 'hung-worker'
   | 'worker-crashed'
@@ -54,6 +72,8 @@ export interface TrialHistory {
   runs: readonly RunHistory[];
   store: readonly StoreOp[];
   codeforces: readonly CodeforcesRecord[];
+  /** Contention was the trial's only fault, in bursts below the retry budgets: no run may fail. */
+  contentionOnly?: boolean;
 }
 
 export type Expectation = (version: number) => { contests: ContestRow[]; reminders: ReminderRow[] };
@@ -69,6 +89,19 @@ export function check(history: TrialHistory, final: FinalTables, expected: Expec
   };
   const runsById = new Map(history.runs.flatMap((run) => (run.runId === undefined ? [] : [[run.runId, run] as const])));
   const acquires = history.store.filter((op): op is Acquire => op.kind === 'acquire' && op.outcome === 'ok' && op.fence !== undefined);
+
+  // --- Contention alone never fails an invocation -----------------------------------------------
+  if (history.contentionOnly === true) {
+    for (const run of history.runs) {
+      const ended = run.summary === undefined ? (run.killed ? undefined : 'ended without a result') : run.summary.outcome === 'failed' ? `failed (${run.summary.reason ?? '?'}${run.summary.error !== undefined ? `: ${run.summary.error}` : ''})` : undefined;
+      if (ended === undefined) continue;
+      const retries = Object.entries(run.contentionRetries ?? {}).map(([operation, n]) => `${operation} ${n}`).join(', ');
+      add(
+        'contention-failure',
+        `run ${run.runId ?? `of worker ${run.worker}`} ${ended} in a trial whose only fault was contention (retries logged: ${retries || 'none'})`,
+      );
+    }
+  }
 
   // --- Fences: one run each, increasing in acquisition order (logs and store) ----------------
   const holders = new Map<number, Set<string>>();

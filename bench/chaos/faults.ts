@@ -95,8 +95,40 @@ export interface DynamoDelayWindow {
   maxMs: number;
 }
 
+/**
+ * What AWS returns and DynamoDB Local never does, injected by each worker's DynamoDB proxy
+ * (lib/local/dynamo-proxy.ts) while the faults phase lasts.
+ */
+export interface AwsFaults {
+  /**
+   * Contention is the trial's only fault: no signals, no failing Codeforces replies, no DynamoDB
+   * delays, no dropped connections, a lease long enough for the bounded bursts below. The checker's
+   * `contention-failure` rule holds such a trial to "no invocation fails".
+   */
+  contentionOnly: boolean;
+  /** Chance that one request gets each injected fault (conflicts only on plain writes). */
+  rates: { conflict: number; throughputExceeded: number; throttling: number; internalError: number; dropAfterApply: number };
+  /**
+   * Longest run of consecutive injected faults on one kind of request (acquire, renew, release,
+   * commit, or another operation) of one worker; at most one of them a throttle (the SDK backs off
+   * up to 1 s on a throttle). Below every retry budget: lease operations get 4 attempts, commits 5,
+   * each of them up to 3 SDK attempts.
+   */
+  maxBurst: number;
+  /**
+   * The same for the store's reads (Scan, Query): the function leaves them to the SDK alone (3
+   * attempts), so their bursts stay at 2.
+   */
+  maxReadBurst: number;
+  /** Chance that a TransactWriteItems holds its items (plain writes to them conflict), and how long. */
+  holdChance: number;
+  holdMs: { min: number; max: number };
+}
+
 export interface TrialPlan {
   seed: number;
+  /** AWS faults of the trial (absent: off). */
+  aws?: AwsFaults;
   leaseSeconds: number;
   /** Scheduled intervals of the trial (ISO), delivered in the faults phase and re-delivered after. */
   intervals: string[];
@@ -117,9 +149,61 @@ export type FaultKind =
   | 'codeforces-503'
   | 'codeforces-html'
   | 'dynamo-delay'
-  | 'short-lease';
+  | 'short-lease'
+  // AWS faults injected by the proxies (each HTTP request answered so counts once):
+  | 'aws-conflict'
+  | 'aws-throughput-exceeded'
+  | 'aws-throttling'
+  | 'aws-internal-error'
+  | 'aws-drop-after-apply'
+  | 'aws-transaction-hold'
+  | 'contention-only-trial';
 
-export function planTrial(seed: number, options: { workers: number; baseTimeMs: number }): TrialPlan {
+export function planTrial(seed: number, options: { workers: number; baseTimeMs: number; aws?: boolean }): TrialPlan {
+  const plan = planClassic(seed, options);
+  if (options.aws !== true) return plan;
+  // Drawn from their own stream, so that the rest of a seed's plan is the same with AWS faults off.
+  const random = new Random(seed ^ 0x2545f491);
+  const contentionOnly = random.chance(0.3);
+  const aws: AwsFaults = {
+    contentionOnly,
+    rates: contentionOnly
+      ? { conflict: 0.3, throughputExceeded: 0.06, throttling: 0.06, internalError: 0.08, dropAfterApply: 0 }
+      : { conflict: 0.15, throughputExceeded: 0.03, throttling: 0.03, internalError: 0.04, dropAfterApply: 0.04 },
+    maxBurst: 3,
+    maxReadBurst: 2,
+    holdChance: random.float() * 0.6,
+    holdMs: { min: 50, max: random.int(150, 300) },
+  };
+  return contentionOnly ? contentionOnlyPlan({ ...plan, aws }, random) : { ...plan, aws };
+}
+
+/**
+ * The plan with contention as its only fault: no signals, contenders or DynamoDB delays, Codeforces
+ * answering (half the replies slow, so that runs last past a renewal), a 9 s lease (its 3 s renewal
+ * window holds a burst of conflicts plus one throttle with room for a loaded machine), no dropped
+ * connections.
+ */
+export function contentionOnlyPlan(plan: TrialPlan, random = new Random(plan.seed ^ 0x68e31da4)): TrialPlan {
+  const aws: AwsFaults = plan.aws ?? {
+    contentionOnly: true,
+    rates: { conflict: 0.3, throughputExceeded: 0.06, throttling: 0.06, internalError: 0.08, dropAfterApply: 0 },
+    maxBurst: 3,
+    maxReadBurst: 2,
+    holdChance: 0.4,
+    holdMs: { min: 50, max: 300 },
+  };
+  return {
+    ...plan,
+    aws: { ...aws, contentionOnly: true, rates: { ...aws.rates, dropAfterApply: 0 } },
+    leaseSeconds: 9,
+    workers: plan.workers.map((worker) => ({ ...worker, fault: { kind: 'none' }, contenders: [] })),
+    codeforces: plan.codeforces.map((): CodeforcesFault => (random.chance(0.5) ? { kind: 'slow', delayMs: random.int(2_500, 5_000) } : { kind: 'ok' })),
+    dynamoDelays: [],
+  };
+}
+
+function planClassic(seed: number, options: { workers: number; baseTimeMs: number }): TrialPlan {
   const random = new Random(seed);
   const leaseSeconds = random.int(2, 4);
   const leaseMs = leaseSeconds * 1000;
@@ -182,3 +266,57 @@ export function dynamoDelayAt(plan: TrialPlan, operation: string, atMs: number, 
   }
   return delay;
 }
+
+/** Which kind of client request a DynamoDB request is, for bursts: a lease operation, a commit, or its operation. */
+export type RequestKind = string;
+
+/**
+ * The fault policy of one worker's proxy: seeded draws per request, in bursts of at most
+ * `maxBurst` consecutive failed requests per request kind (at most one throttle among them). A
+ * request that meets a transaction's lock fails whatever the policy says: it counts in the burst,
+ * and once a burst is full nothing more is injected until a request of that kind goes through.
+ * `active()` turns it off (the quiet phase).
+ */
+export function awsFaultPolicy(
+  aws: AwsFaults,
+  random: Random,
+  kindOf: (request: PolicyRequest) => RequestKind,
+  active: () => boolean,
+): (request: PolicyRequest) => ProxyFaultName | undefined {
+  const streaks = new Map<RequestKind, { faults: number; throttles: number }>();
+  const plainWrite = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
+  return (request) => {
+    if (!active()) return undefined;
+    const kind = kindOf(request);
+    const streak = streaks.get(kind) ?? { faults: 0, throttles: 0 };
+    const roll = random.float();
+    let fault: ProxyFaultName | undefined;
+    const read = request.operation === 'Scan' || request.operation === 'Query';
+    if (streak.faults < (read ? aws.maxReadBurst : aws.maxBurst) && request.locked !== true) {
+      const { conflict, throughputExceeded, throttling, internalError, dropAfterApply } = aws.rates;
+      let edge = 0;
+      const within = (p: number): boolean => roll >= edge && roll < (edge += p);
+      if (within(plainWrite.has(request.operation) ? conflict : 0)) fault = 'conflict';
+      else if (within(streak.throttles === 0 ? throughputExceeded : 0)) fault = 'throughput-exceeded';
+      else if (within(streak.throttles === 0 ? throttling : 0)) fault = 'throttling';
+      else if (within(internalError)) fault = 'internal-error';
+      else if (within(dropAfterApply)) fault = 'drop-after-apply';
+    }
+    if ((fault === undefined && request.locked !== true) || fault === 'drop-after-apply') streaks.set(kind, { faults: 0, throttles: 0 });
+    else {
+      const throttle = fault === 'throughput-exceeded' || fault === 'throttling';
+      streaks.set(kind, { faults: streak.faults + 1, throttles: streak.throttles + (throttle ? 1 : 0) });
+    }
+    return fault;
+  };
+}
+
+/** What the policy reads of a request (lib/local/dynamo-proxy.ts ProxyRequest). */
+export interface PolicyRequest {
+  operation: string;
+  body: Record<string, unknown> | undefined;
+  locked?: boolean;
+}
+
+/** The proxy's fault names (lib/local/dynamo-proxy.ts ProxyFault), restated to keep this module free of I/O imports. */
+export type ProxyFaultName = 'conflict' | 'throughput-exceeded' | 'throttling' | 'internal-error' | 'drop-after-apply';

@@ -28,6 +28,10 @@ export interface RunSummaryLine {
   interval?: string;
   fence?: number;
   holder?: string;
+  /** Why a skip has no holder (contention outlasted the acquire's retry budget). */
+  detail?: string;
+  /** What a failed run says went wrong. */
+  error?: string;
 }
 
 export interface RunHistory {
@@ -40,6 +44,8 @@ export interface RunHistory {
   acquired?: { fence: number; acquiredAtMs: number; expiresAtMs: number };
   commits: Commit[];
   summary?: RunSummaryLine;
+  /** Contention retries the run logged (`DynamoDB contention; retrying`), by operation. */
+  contentionRetries?: Record<string, number>;
 }
 
 /** JSON lines of a process's output (other lines, such as `@@RESULT`, are skipped). */
@@ -74,6 +80,7 @@ export function runHistory(input: {
     ...(input.interval !== undefined ? { interval: input.interval } : {}),
     killed: input.killed,
     commits: [],
+    contentionRetries: {},
   };
   for (const line of input.lines) {
     run.runId ??= str(line.runId);
@@ -94,6 +101,10 @@ export function runHistory(input: {
           contestsDeleted: Array.isArray(line.contestsDeleted) ? (line.contestsDeleted as number[]) : [],
         });
       }
+    } else if (line.message === 'DynamoDB contention; retrying') {
+      const operation = str(line.operation) ?? '?';
+      const retries = (run.contentionRetries ??= {});
+      retries[operation] = (retries[operation] ?? 0) + 1;
     } else if (line.summary === true) {
       const outcome = str(line.outcome);
       if (outcome === 'succeeded' || outcome === 'skipped' || outcome === 'failed') {
@@ -103,6 +114,8 @@ export function runHistory(input: {
           ...(str(line.interval) !== undefined ? { interval: str(line.interval) } : {}),
           ...(fence !== undefined ? { fence } : {}),
           ...(str(line.holder) !== undefined ? { holder: str(line.holder) } : {}),
+          ...(str(line.detail) !== undefined ? { detail: str(line.detail) } : {}),
+          ...(str(line.error) !== undefined ? { error: str(line.error) } : {}),
         };
       }
     }
@@ -115,6 +128,8 @@ export function runHistory(input: {
       ...(input.result.interval !== undefined ? { interval: input.result.interval } : {}),
       ...(input.result.fence !== undefined ? { fence: input.result.fence } : {}),
       ...(input.result.holder !== undefined ? { holder: input.result.holder } : {}),
+      ...(input.result.detail !== undefined ? { detail: input.result.detail } : {}),
+      ...(input.result.error !== undefined ? { error: input.result.error } : {}),
     };
   }
   return run;

@@ -16,12 +16,22 @@ import { DeleteTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamod
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { LEASE_PK } from '../../lambda/contract.js';
 import { startCodeforcesStandin, type StandinReply } from '../../lib/local/codeforces-standin.js';
-import { startDynamoProxy, type DynamoProxy } from '../../lib/local/dynamo-proxy.js';
+import { leaseOperation, startDynamoProxy, transactionLocks, type DynamoProxy, type ProxyFault } from '../../lib/local/dynamo-proxy.js';
 import { createTablesFromTemplate, type TableNames } from '../../lib/local/tables.js';
 import type { CfnTemplate } from '../../lib/local/template.js';
 import { check, type Violation } from './checker.js';
 import { contestList, expectedRows, seedRows, type Dataset } from './dataset.js';
-import { dynamoDelayAt, planTrial, Random, type CodeforcesFault, type FaultKind, type TrialPlan, type WorkerEvent, type WorkerPlan } from './faults.js';
+import {
+  awsFaultPolicy,
+  dynamoDelayAt,
+  planTrial,
+  Random,
+  type CodeforcesFault,
+  type FaultKind,
+  type TrialPlan,
+  type WorkerEvent,
+  type WorkerPlan,
+} from './faults.js';
 import { storeOps, type RunHistory } from './history.js';
 import { startCodeforcesTap, startDynamoRecorder } from './taps.js';
 import { runWorker, type WorkerControl } from './worker.js';
@@ -42,6 +52,12 @@ export interface TrialResult {
   violations: Violation[];
   faults: Partial<Record<FaultKind, number>>;
   outcomes: Record<string, number>;
+  /** AWS faults the proxies injected, by kind and operation. */
+  awsFaults: Partial<Record<ProxyFault, Record<string, number>>>;
+  /** Contention retries the runs logged, by operation (acquire, renew, release, commit). */
+  contentionRetries: Record<string, number>;
+  /** Contenders that skipped `lease-held` because contention outlasted their acquire's budget. */
+  contentionSkips: number;
   invocations: number;
   durationMs: number;
   /** How long the faults phase and the quiet phase took. */
@@ -49,8 +65,19 @@ export interface TrialResult {
 }
 
 const QUIET_ATTEMPTS = 8;
-/** Lambda's remaining time given to each invocation: short, so that retries end within a trial. */
-const INVOCATION_TIMEOUT_MS = 12_000;
+/**
+ * Lambda's remaining time given to each invocation: short, so that retries end within a trial, yet
+ * above the function's minimum (its stop margin, one DynamoDB call with every SDK retry ≈ 13.6 s,
+ * plus one renewal period), which the function refuses below as a configuration error.
+ */
+const INVOCATION_TIMEOUT_MS = 30_000;
+const FAULT_KIND_OF_PROXY: Record<ProxyFault, FaultKind> = {
+  conflict: 'aws-conflict',
+  'throughput-exceeded': 'aws-throughput-exceeded',
+  throttling: 'aws-throttling',
+  'internal-error': 'aws-internal-error',
+  'drop-after-apply': 'aws-drop-after-apply',
+};
 
 function reply(fault: CodeforcesFault): StandinReply | undefined {
   switch (fault.kind) {
@@ -90,10 +117,16 @@ async function seedTables(doc: DynamoDBDocumentClient, names: TableNames, datase
 export async function runTrial(
   env: ChaosEnvironment,
   seed: number,
-  options: { workers: number; /** Adjusts the seeded plan (targeted scenarios). */ adjust?: (plan: TrialPlan) => TrialPlan },
+  options: {
+    workers: number;
+    /** Inject AWS faults (conflicts, throttling, 500s, dropped connections) through the proxies. */
+    aws?: boolean;
+    /** Adjusts the seeded plan (targeted scenarios). */
+    adjust?: (plan: TrialPlan) => TrialPlan;
+  },
 ): Promise<TrialResult> {
   const startedAt = Date.now();
-  const seeded = planTrial(seed, { workers: options.workers, baseTimeMs: startedAt });
+  const seeded = planTrial(seed, { workers: options.workers, baseTimeMs: startedAt, aws: options.aws === true });
   const plan = options.adjust?.(seeded) ?? seeded;
   const leaseMs = plan.leaseSeconds * 1000;
   const dataset: Dataset = { baseSeconds: Math.floor(startedAt / 1000) };
@@ -102,6 +135,10 @@ export async function runTrial(
     faults[kind] = (faults[kind] ?? 0) + n;
   };
   if (plan.leaseSeconds === 2) count('short-lease');
+  if (plan.aws?.contentionOnly === true) count('contention-only-trial');
+  const awsFaults: Partial<Record<ProxyFault, Record<string, number>>> = {};
+  const contentionRetries: Record<string, number> = {};
+  let contentionSkips = 0;
 
   const doc = DynamoDBDocumentClient.from(env.client, { marshallOptions: { removeUndefinedValues: true } });
   const names = await createTablesFromTemplate(env.client, env.template, `chaos-${seed}-${randomBytes(2).toString('hex')}`);
@@ -123,6 +160,9 @@ export async function runTrial(
     if (kind !== undefined) count(kind);
   });
   const recorder = await startDynamoRecorder(env.dynamoEndpoint);
+  // One set of transaction locks for every worker's proxy: they stand in front of one DynamoDB.
+  const locks = transactionLocks({ [names.contests]: ['contestId'], [names.reminders]: ['contestId', 'userId'], [names.coordination]: ['pk'] });
+  const holdRandom = new Random(seed ^ 0x3c6ef372);
   const proxies: DynamoProxy[] = [];
   const delayRandom = new Random(seed ^ 0x5bd1e995);
   let phaseStart = Date.now();
@@ -137,8 +177,19 @@ export async function runTrial(
   const phasesMs = { faults: 0, quiet: 0 };
   const invoke = async (event: WorkerEvent, worker: Pick<WorkerPlan, 'fault' | 'contenders'>, id = nextId++) => {
     // Each worker has its own delaying proxy, so a fault can follow its requests.
-    const proxy = await startDynamoProxy(recorder.endpoint);
+    const proxy = await startDynamoProxy(recorder.endpoint, { locks });
     proxies.push(proxy);
+    const aws = plan.aws;
+    if (aws !== undefined) {
+      const kindOf = (request: { operation: string; body: Record<string, unknown> | undefined }) =>
+        leaseOperation({ ...request, n: 0 }) ?? (request.operation === 'TransactWriteItems' ? 'commit' : request.operation);
+      proxy.setFaults(awsFaultPolicy(aws, new Random((seed ^ Math.imul(id + 1, 0x9e3779b1)) >>> 0), kindOf, () => faultsOn));
+      proxy.setTransactionHold(() => {
+        if (!faultsOn || !holdRandom.chance(aws.holdChance)) return 0;
+        count('aws-transaction-hold');
+        return holdRandom.int(aws.holdMs.min, aws.holdMs.max);
+      });
+    }
     let control: WorkerControl | undefined;
     let transactions = 0;
     const fault = worker.fault;
@@ -177,11 +228,24 @@ export async function runTrial(
         COORDINATION_TABLE_NAME: names.coordination,
         CODEFORCES_API_URL: tap.baseUrlFor(id),
         LEASE_DURATION_SECONDS: String(plan.leaseSeconds),
+        // A contest missing from a reply is deleted at once: the oracle (dataset.ts) is then the
+        // last successful sync's reply alone, as before the grace period existed.
+        MISSING_SYNCS_BEFORE_DELETE: '1',
         POWERTOOLS_LOG_LEVEL: 'DEBUG',
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       },
     });
     runs.push(done.history);
+    for (const [fault, byOperation] of Object.entries(proxy.injected()) as [ProxyFault, Record<string, number>][]) {
+      const merged = (awsFaults[fault] ??= {});
+      for (const [operation, n] of Object.entries(byOperation)) {
+        merged[operation] = (merged[operation] ?? 0) + n;
+        count(FAULT_KIND_OF_PROXY[fault], n);
+      }
+    }
+    proxy.reset();
+    for (const [operation, n] of Object.entries(done.history.contentionRetries ?? {})) contentionRetries[operation] = (contentionRetries[operation] ?? 0) + n;
+    if (done.history.summary?.reason === 'lease-held' && done.history.summary.detail !== undefined) contentionSkips += 1;
     if (done.sent.sigkill) count('sigkill');
     if (done.sent.sigstop) count('sigstop');
     const key = done.history.summary === undefined ? (done.signal ?? `exit ${done.exitCode}`) : `${done.history.summary.outcome}${done.history.summary.reason ? `:${done.history.summary.reason}` : ''}`;
@@ -244,6 +308,7 @@ export async function runTrial(
           runs,
           store: storeOps(recorder.records, names),
           codeforces: tap.records,
+          contentionOnly: plan.aws?.contentionOnly === true,
         },
         { contests, reminders, ...(lease.Item !== undefined ? { lease: lease.Item } : {}), checkedAtMs },
         (v) => expectedRows(dataset, v),
@@ -253,5 +318,17 @@ export async function runTrial(
     await Promise.all([tap.close(), standin.close(), recorder.close(), ...proxies.map((proxy) => proxy.close())]);
     await Promise.all(Object.values(names).map((TableName) => env.client.send(new DeleteTableCommand({ TableName })).catch(() => undefined)));
   }
-  return { seed, plan, violations, faults, outcomes, invocations: runs.length, durationMs: Date.now() - startedAt, phasesMs };
+  return {
+    seed,
+    plan,
+    violations,
+    faults,
+    awsFaults,
+    contentionRetries,
+    contentionSkips,
+    outcomes,
+    invocations: runs.length,
+    durationMs: Date.now() - startedAt,
+    phasesMs,
+  };
 }

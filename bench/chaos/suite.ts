@@ -2,6 +2,7 @@
  * Runs a series of chaos trials (some in parallel if asked) and adds up what they found. Shared
  * by the CLI (`npm run chaos`) and the short run in `npm test`.
  */
+import type { ProxyFault } from '../../lib/local/dynamo-proxy.js';
 import { trialSeed, type FaultKind, type TrialPlan } from './faults.js';
 import { runTrial, type ChaosEnvironment, type TrialResult } from './runner.js';
 
@@ -13,6 +14,12 @@ export interface ChaosSummary {
   trials: IndexedTrial[];
   invocations: number;
   faults: Partial<Record<FaultKind, number>>;
+  /** AWS faults injected by the proxies, by kind and operation. */
+  awsFaults: Partial<Record<ProxyFault, Record<string, number>>>;
+  /** Contention retries the runs logged, by operation. */
+  contentionRetries: Record<string, number>;
+  /** Skips `lease-held` with no holder known (contention outlasted the acquire's budget). */
+  contentionSkips: number;
   outcomes: Record<string, number>;
   violations: number;
   violationsByRule: Record<string, number>;
@@ -26,6 +33,8 @@ export async function runChaos(
     first?: number;
     workers: number;
     parallel?: number;
+    /** AWS faults through the proxies (conflicts, throttling, 500s, dropped connections). */
+    aws?: boolean;
     /** Adjusts each seeded plan (the test pins one decisive fault per trial). */
     adjust?: (plan: TrialPlan) => TrialPlan;
     onTrial?: (trial: IndexedTrial) => void;
@@ -36,7 +45,7 @@ export async function runChaos(
   const trials: IndexedTrial[] = [];
   const lanes = Array.from({ length: Math.max(1, options.parallel ?? 1) }, async () => {
     for (let index = indexes.shift(); index !== undefined; index = indexes.shift()) {
-      const result = await runTrial(env, trialSeed(options.seed, index), { workers: options.workers, ...(options.adjust !== undefined ? { adjust: options.adjust } : {}) });
+      const result = await runTrial(env, trialSeed(options.seed, index), { workers: options.workers, aws: options.aws === true, ...(options.adjust !== undefined ? { adjust: options.adjust } : {}) });
       const trial = { ...result, index };
       trials.push(trial);
       options.onTrial?.(trial);
@@ -45,9 +54,25 @@ export async function runChaos(
   await Promise.all(lanes);
   trials.sort((a, b) => a.index - b.index);
 
-  const summary: ChaosSummary = { trials, invocations: 0, faults: {}, outcomes: {}, violations: 0, violationsByRule: {} };
+  const summary: ChaosSummary = {
+    trials,
+    invocations: 0,
+    faults: {},
+    awsFaults: {},
+    contentionRetries: {},
+    contentionSkips: 0,
+    outcomes: {},
+    violations: 0,
+    violationsByRule: {},
+  };
   for (const trial of trials) {
     summary.invocations += trial.invocations;
+    summary.contentionSkips += trial.contentionSkips;
+    for (const [operation, n] of Object.entries(trial.contentionRetries)) summary.contentionRetries[operation] = (summary.contentionRetries[operation] ?? 0) + n;
+    for (const [fault, byOperation] of Object.entries(trial.awsFaults) as [ProxyFault, Record<string, number>][]) {
+      const merged = (summary.awsFaults[fault] ??= {});
+      for (const [operation, n] of Object.entries(byOperation)) merged[operation] = (merged[operation] ?? 0) + n;
+    }
     for (const [kind, n] of Object.entries(trial.faults) as [FaultKind, number][]) summary.faults[kind] = (summary.faults[kind] ?? 0) + n;
     for (const [kind, n] of Object.entries(trial.outcomes)) summary.outcomes[kind] = (summary.outcomes[kind] ?? 0) + n;
     summary.violations += trial.violations.length;

@@ -252,4 +252,60 @@ describe('chaos checker', () => {
     const history = { ...cleanHistory(), codeforces: [] };
     expect(rules(check(history, finalTables(3), expected))).toEqual(['unverifiable']);
   });
+
+  describe('contention alone never fails an invocation (contention-only trials)', () => {
+    /** Clean, plus a contender that skipped after contention outlasted its budget, and retries logged. */
+    function contended(): TrialHistory {
+      const history = cleanHistory();
+      const runs = history.runs.map((r) => (r.runId === 'b' ? { ...r, contentionRetries: { renew: 2, commit: 1 } } : r));
+      runs.push({
+        worker: 3,
+        runId: 'd',
+        source: 'manual',
+        killed: false,
+        commits: [],
+        summary: { outcome: 'skipped', reason: 'lease-held', holder: 'unknown', detail: 'DynamoDB contention did not clear within 4 attempts' },
+        contentionRetries: { acquire: 3 },
+      });
+      return { ...history, runs, contentionOnly: true };
+    }
+
+    it('passes runs that succeeded or skipped through contention, even a skip whose holder is unknown', () => {
+      expect(check(contended(), finalTables(3), expected)).toEqual([]);
+    });
+
+    it('flags a run that failed, and one that threw without a result, in a contention-only trial', () => {
+      const history = contended();
+      const runs = [
+        ...history.runs,
+        { worker: 4, runId: 'e', source: 'manual', killed: false, commits: [], summary: { outcome: 'failed', reason: 'lease' }, contentionRetries: {} },
+        { worker: 5, source: 'schedule', interval: I2, killed: false, commits: [] },
+      ] satisfies RunHistory[];
+      const violations = check({ ...history, runs }, finalTables(3), expected);
+      expect(rules(violations)).toEqual(['contention-failure']);
+      expect(violations.map((v) => v.message)).toEqual([
+        'run e failed (lease) in a trial whose only fault was contention (retries logged: none)',
+        'run of worker 5 ended without a result in a trial whose only fault was contention (retries logged: none)',
+      ]);
+    });
+
+    it('names the retries of a run that failed after meeting contention (e.g. conflicts not retried)', () => {
+      const history = contended();
+      const runs = history.runs.map((r) =>
+        r.runId === 'b' ? { ...r, summary: { outcome: 'failed' as const, reason: 'store' }, contentionRetries: { renew: 1 } } : r,
+      );
+      const violations = check({ ...history, runs }, finalTables(3), expected);
+      expect(violations.filter((v) => v.rule === 'contention-failure').map((v) => v.message)).toEqual([
+        'run b failed (store) in a trial whose only fault was contention (retries logged: renew 1)',
+      ]);
+    });
+
+    it('does not apply where other faults could fail a run (a killed run, or a trial not marked contention-only)', () => {
+      const history = contended();
+      const failed = { worker: 4, runId: 'e', source: 'manual', killed: false, commits: [], summary: { outcome: 'failed', reason: 'lease-lost' } } satisfies RunHistory;
+      const killed = { worker: 5, runId: 'f', source: 'manual', killed: true, commits: [] } satisfies RunHistory;
+      expect(check({ ...history, runs: [...history.runs, killed] }, finalTables(3), expected)).toEqual([]);
+      expect(check({ ...history, contentionOnly: false, runs: [...history.runs, failed] }, finalTables(3), expected)).toEqual([]);
+    });
+  });
 });

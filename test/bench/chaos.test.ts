@@ -1,11 +1,12 @@
 /**
  * A short chaos run (three trials) on the bundled function, as part of `npm test`: faults are
- * injected and the checker finds no violation. The full run is `npm run chaos -- --trials 200`.
+ * injected (AWS faults through the DynamoDB proxies included) and the checker finds no violation.
+ * The full run is `npm run chaos -- --trials 200`.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { localDynamoClient } from '../../lib/local/dynamodb-local.js';
-import type { TrialPlan } from '../../bench/chaos/faults.js';
+import { contentionOnlyPlan, trialSeed, type TrialPlan } from '../../bench/chaos/faults.js';
 import { runChaos } from '../../bench/chaos/suite.js';
 
 const client = localDynamoClient(inject('dynamoEndpoint'));
@@ -35,8 +36,12 @@ function withFrozenWriter(plan: TrialPlan): TrialPlan {
   };
 }
 
+const SEED = 20_260_101;
+/** Trial 0 has contention as its only fault (the checker's contention rule applies); the others a frozen writer. */
+const pinned = (plan: TrialPlan): TrialPlan => (plan.seed === trialSeed(SEED, 0) ? contentionOnlyPlan(plan) : withFrozenWriter(plan));
+
 describe('chaos (short run)', () => {
-  it('three trials with SIGKILL, SIGSTOP, slow and failing Codeforces and DynamoDB: no violation', { timeout: 150_000 }, async () => {
+  it('three trials with SIGKILL, SIGSTOP, slow and failing Codeforces, DynamoDB delays and AWS faults: no violation', { timeout: 150_000 }, async () => {
     const summary = await runChaos(
       {
         dynamoEndpoint: inject('dynamoEndpoint'),
@@ -44,7 +49,7 @@ describe('chaos (short run)', () => {
         template: JSON.parse(readFileSync(inject('templatePath'), 'utf8')),
         client,
       },
-      { seed: 20_260_101, trials: 3, workers: 5, parallel: 3, adjust: withFrozenWriter },
+      { seed: SEED, trials: 3, workers: 5, parallel: 3, aws: true, adjust: pinned },
     );
     const violations = summary.trials.flatMap((trial) => trial.violations.map((v) => `trial ${trial.index} (seed ${trial.seed}) [${v.rule}] ${v.message}`));
     expect(violations).toEqual([]);
@@ -52,5 +57,9 @@ describe('chaos (short run)', () => {
     const injected = Object.entries(summary.faults).filter(([kind]) => kind !== 'short-lease').reduce((sum, [, n]) => sum + n, 0);
     expect(injected).toBeGreaterThanOrEqual(3);
     expect(summary.faults.sigstop ?? 0).toBeGreaterThanOrEqual(1);
+    expect(summary.faults['contention-only-trial']).toBe(1);
+    const aws = (summary.faults['aws-conflict'] ?? 0) + (summary.faults['aws-throttling'] ?? 0) + (summary.faults['aws-throughput-exceeded'] ?? 0) + (summary.faults['aws-internal-error'] ?? 0);
+    expect(aws).toBeGreaterThanOrEqual(3);
+    console.info(`[chaos short] ${JSON.stringify({ faults: summary.faults, outcomes: summary.outcomes, contentionRetries: summary.contentionRetries })}`);
   });
 });
