@@ -26,6 +26,7 @@
  * but a run can fail for a reason that another worker's fault caused, such as a takeover after a
  * frozen holder; restricting the rule to contention-only trials keeps it free of such guesses.)
  */
+import { slotOf } from '../../lambda/single-execution/index.js';
 import type { ContestRow, ReminderRow } from './dataset.js';
 import type { RunHistory, StoreOp } from './history.js';
 import type { CodeforcesRecord } from './taps.js';
@@ -244,10 +245,11 @@ export function check(history: TrialHistory, final: FinalTables, expected: Expec
   for (const [interval, runIds] of succeededBy) {
     if (runIds.size > 1) add('duplicate-success', `interval ${interval} succeeded ${runIds.size} times: ${[...runIds].join(', ')}`);
   }
-  const done = final.lease?.doneIntervals;
-  const doneSet = done instanceof Set ? (done as Set<string>) : new Set(Array.isArray(done) ? (done as string[]) : []);
+  // The interval ledger holds slots (epoch minutes) of the intervals that succeeded.
+  const done = final.lease?.ledger;
+  const doneSet = new Set([...(done instanceof Set ? done : Array.isArray(done) ? done : [])].map(Number));
   for (const interval of history.intervals) {
-    if (!doneSet.has(interval)) add('interval-not-done', `interval ${interval} never succeeded (not in doneIntervals after the quiet phase)`);
+    if (!doneSet.has(slotOf(interval))) add('interval-not-done', `interval ${interval} never succeeded (not in the ledger after the quiet phase)`);
   }
 
   // --- No lease left held -------------------------------------------------------------------

@@ -2,6 +2,7 @@
  * The chaos checker on hand-made histories: a clean one passes, and each kind of broken lease or
  * stale data it must catch is flagged (and nothing else is).
  */
+import { slotOf } from '../../lambda/single-execution/index.js';
 import { describe, expect, it } from 'vitest';
 import { check, type FinalTables, type TrialHistory, type Violation } from '../../bench/chaos/checker.js';
 import { expectedRows, type Dataset } from '../../bench/chaos/dataset.js';
@@ -108,7 +109,7 @@ function finalTables(version: number, overrides: Partial<FinalTables> = {}): Fin
   return {
     contests: want.contests.map((row) => ({ ...row, updatedAt: new Date(T).toISOString() })),
     reminders: want.reminders.map((row) => ({ ...row })),
-    lease: { pk: 'lease#contest-sync', fence: 2, expiresAtMs: T + 1_800, doneIntervals: new Set([I1, I2]) },
+    lease: { pk: 'lease#contest-sync', fence: 2, expiresAtMs: T + 1_800, ledger: new Set([slotOf(I1), slotOf(I2)]) },
     checkedAtMs: T + 5_000,
     ...overrides,
   };
@@ -215,17 +216,17 @@ describe('chaos checker', () => {
     const runs = [...history.runs];
     runs[1] = run(1, 'b', 2, T + 1_000); // b ran I1 again instead of I2
     const store = history.store.map((op) => (op.kind === 'release' && op.runId === 'b' ? { ...op, lastRun: { ...op.lastRun, interval: I1 } } : op));
-    const final = finalTables(3, { lease: { pk: 'lease#contest-sync', expiresAtMs: T, doneIntervals: new Set([I1]) } });
+    const final = finalTables(3, { lease: { pk: 'lease#contest-sync', expiresAtMs: T, ledger: new Set([slotOf(I1)]) } });
     expect(rules(check({ ...history, runs, store }, final, expected))).toEqual(['duplicate-success', 'interval-not-done']);
   });
 
   it('flags a lease still held after the trial', () => {
-    const final = finalTables(3, { lease: { pk: 'lease#contest-sync', holder: 'zombie', expiresAtMs: T + 60_000, doneIntervals: new Set([I1, I2]) } });
+    const final = finalTables(3, { lease: { pk: 'lease#contest-sync', holder: 'zombie', expiresAtMs: T + 60_000, ledger: new Set([slotOf(I1), slotOf(I2)]) } });
     expect(rules(check(cleanHistory(), final, expected))).toEqual(['lease-held-at-end']);
   });
 
   it('accepts a leftover holder whose lease has expired (killed holder)', () => {
-    const final = finalTables(3, { lease: { pk: 'lease#contest-sync', holder: 'dead', expiresAtMs: T + 4_000, doneIntervals: new Set([I1, I2]) } });
+    const final = finalTables(3, { lease: { pk: 'lease#contest-sync', holder: 'dead', expiresAtMs: T + 4_000, ledger: new Set([slotOf(I1), slotOf(I2)]) } });
     expect(check(cleanHistory(), final, expected)).toEqual([]);
   });
 
