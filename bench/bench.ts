@@ -1,19 +1,19 @@
 /**
  * `npm run bench`: contention, steady state, our lease beside npm peers, and the bundle, all on one
  * DynamoDB Local started here, with DynamoDB requests counted on the wire by the proxy
- * (lib/local/dynamo-proxy.ts). Prints Markdown on stdout (progress on stderr) and writes
+ * (local/dynamo-proxy.ts). Prints Markdown on stdout (progress on stderr) and writes
  * bench/results.json.
  */
 import { writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
-import { recordedContestList, startCodeforcesStandin } from '../lib/local/codeforces-standin.js';
+import { recordedContestList, startCodeforcesStandin } from '../local/codeforces-standin.js';
 import { measureBundle } from './bundle.js';
 import { PRICES, PRICES_AS_OF, RUNS_PER_MONTH_HOURLY, monthlyCost, totalUsd, type CostInputs } from './cost.js';
-import { measureDependencies } from './deps.js';
+import { measureDependencies } from '../local/bundle-deps.js';
 import { measureRunOutput } from './run-output.js';
-import { findSyncFunction, type CfnTemplate } from '../lib/local/template.js';
+import { findSyncFunction, type CfnTemplate } from '../local/template.js';
 import { runContention } from './contention.js';
 import { startBenchEnvironment } from './environment.js';
 import { runPeers } from './peers.js';
@@ -145,7 +145,7 @@ async function main(): Promise<void> {
       machine: machine(loadAtStart),
       durationSeconds: round((performance.now() - startedAt) / 1000, 1),
       method: {
-        requests: 'counted on the wire by the proxy in front of DynamoDB Local (lib/local/dynamo-proxy.ts), by X-Amz-Target operation',
+        requests: 'counted on the wire by the proxy in front of DynamoDB Local (local/dynamo-proxy.ts), by X-Amz-Target operation',
         latency: 'wall-clock on DynamoDB Local on this machine: for local comparison only, not AWS latency',
         contention:
           `in-process: N createHandler instances, each with its own DynamoDB client, invoked with Promise.all on the same ` +

@@ -16,9 +16,9 @@
  * the wire (checked: `wireRequests` = `attributedRequests`).
  */
 import { performance } from 'node:perf_hooks';
-import type { CodeforcesStandin } from '../lib/local/codeforces-standin.js';
-import type { DynamoProxy } from '../lib/local/dynamo-proxy.js';
-import type { TableNames } from '../lib/local/tables.js';
+import type { CodeforcesStandin } from '../local/codeforces-standin.js';
+import type { DynamoProxy } from '../local/dynamo-proxy.js';
+import type { TableNames } from '../local/tables.js';
 import type { RunSummary } from '../lambda/summary.js';
 import { functionEnv } from './environment.js';
 import { benchHandler, invoke } from './handlers.js';

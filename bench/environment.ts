@@ -3,10 +3,10 @@
  * of it, and the synthesized template (tables) and function bundle, as `cdk deploy` would ship them.
  */
 import { randomBytes } from 'node:crypto';
-import { createTablesFromTemplate, type TableNames } from '../lib/local/tables.js';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../lib/local/dynamodb-local.js';
-import { startDynamoProxy, type DynamoProxy } from '../lib/local/dynamo-proxy.js';
-import { findSyncFunction, synthTemplate, type CfnTemplate } from '../lib/local/template.js';
+import { createTablesFromTemplate, type TableNames } from '../local/tables.js';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../local/dynamodb-local.js';
+import { startDynamoProxy, type DynamoProxy } from '../local/dynamo-proxy.js';
+import { findSyncFunction, synthTemplate, type CfnTemplate } from '../local/template.js';
 import { ENV } from '../lambda/contract.js';
 
 export interface BenchEnvironment {

@@ -10,7 +10,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { createHandler, type Handler } from '../lambda/handler.js';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../lambda/contract.js';
 import type { RunSummary } from '../lambda/summary.js';
-import { benchClient, type BenchClient } from './clients.js';
+import { benchClient, type BenchClient } from '../local/counting-client.js';
 
 /** A silent logger that remembers when the handler logged `lease acquired` (performance.now()). */
 class DecisionLogger extends Logger {

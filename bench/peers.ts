@@ -24,11 +24,11 @@ import { Agent } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { CreateTableCommand, waitUntilTableExists, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocument, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { DynamoProxy } from '../lib/local/dynamo-proxy.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../lib/local/dynamodb-local.js';
+import type { DynamoProxy } from '../local/dynamo-proxy.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb-local.js';
 import { DynamoLease } from '../lambda/single-execution/dynamo-lease.js';
 import { leaseTiming } from '../lambda/single-execution/timing.js';
-import { benchClient } from './clients.js';
+import { benchClient } from '../local/counting-client.js';
 import { addCounts, ratio, sortedCounts, summarize, total } from './stats.js';
 
 interface Contender {

@@ -1,7 +1,7 @@
 /** The results as Markdown (what `npm run bench` prints). Pure: no I/O. */
 import type { BundleResult } from './bundle.js';
 import { usd, type CostInputs, type CostRow, type PRICES } from './cost.js';
-import { dependencyRows, type DependencySizes } from './deps.js';
+import { dependencyRows, type DependencySizes } from '../local/bundle-deps.js';
 import type { RunOutput } from './run-output.js';
 import type { ContentionResult } from './contention.js';
 import type { PeersResult } from './peers.js';

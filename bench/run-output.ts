@@ -9,11 +9,11 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { createHandler } from '../lambda/handler.js';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../lambda/contract.js';
-import type { CodeforcesStandin } from '../lib/local/codeforces-standin.js';
-import type { TableNames } from '../lib/local/tables.js';
+import type { CodeforcesStandin } from '../local/codeforces-standin.js';
+import type { TableNames } from '../local/tables.js';
 import { captureStdout, fakeContext } from '../test/support/handler.js';
 import { scheduledEvent } from '../test/support/processes.js';
-import { benchClient } from './clients.js';
+import { benchClient } from '../local/counting-client.js';
 import { functionEnv } from './environment.js';
 
 export interface RunOutput {

@@ -6,12 +6,12 @@
  *   changed    every contest renamed: every stored contest is rewritten
  *
  * Requests are counted on the wire by the proxy (by operation). Capacity units come from
- * ReturnConsumedCapacity: 'TOTAL', set on every command by a client middleware (bench/clients.ts).
+ * ReturnConsumedCapacity: 'TOTAL', set on every command by a client middleware (local/counting-client.ts).
  * Manual invocations (`{}`), so that no interval dedupe stands between the runs.
  */
-import type { CodeforcesStandin } from '../lib/local/codeforces-standin.js';
-import type { DynamoProxy } from '../lib/local/dynamo-proxy.js';
-import type { TableNames } from '../lib/local/tables.js';
+import type { CodeforcesStandin } from '../local/codeforces-standin.js';
+import type { DynamoProxy } from '../local/dynamo-proxy.js';
+import type { TableNames } from '../local/tables.js';
 import { functionEnv } from './environment.js';
 import { benchHandler, invoke } from './handlers.js';
 import { round, sortedCounts, total } from './stats.js';

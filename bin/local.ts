@@ -19,10 +19,10 @@ import { QueryCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createHandler } from '../lambda/handler.js';
 import { DEFAULTS, SERVICE_NAME } from '../lambda/contract.js';
 import type { RunSummary } from '../lambda/summary.js';
-import { startCodeforcesStandin, recordedContestList, type CodeforcesStandin } from '../lib/local/codeforces-standin.js';
-import { PERSIST_DIR, startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
-import { createTablesFromTemplate } from '../lib/local/tables.js';
-import { synthTemplate } from '../lib/local/template.js';
+import { startCodeforcesStandin, recordedContestList, type CodeforcesStandin } from '../local/codeforces-standin.js';
+import { PERSIST_DIR, startDynamoDbLocal } from '../local/dynamodb-local.js';
+import { createTablesFromTemplate } from '../local/tables.js';
+import { synthTemplate } from '../local/template.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.CDK_DISABLE_CLI_TELEMETRY ??= 'true';

@@ -15,10 +15,10 @@ import { parseArgs } from 'node:util';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { STACK_ID } from '../lib/contest-sync-stack.js';
-import { PERSIST_DIR, startDynamoDbLocal, type DynamoDbLocal } from '../lib/local/dynamodb-local.js';
-import { localTableNames } from '../lib/local/tables.js';
-import { formatStatus } from '../lib/status/format.js';
-import { StatusError, coordinationTableOfStack, readStatus } from '../lib/status/read.js';
+import { PERSIST_DIR, startDynamoDbLocal, type DynamoDbLocal } from '../local/dynamodb-local.js';
+import { localTableNames } from '../local/tables.js';
+import { formatStatus } from '../cli/status/format.js';
+import { StatusError, coordinationTableOfStack, readStatus } from '../cli/status/read.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 

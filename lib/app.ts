@@ -1,5 +1,5 @@
 /**
- * Builds the contest-sync CDK app. bin/app.ts (the `cdk` entry), lib/local/template.ts and the
+ * Builds the contest-sync CDK app. bin/app.ts (the `cdk` entry), local/template.ts and the
  * tests all go through here, so they synthesize the same stack with the same checks and the same
  * context: cdk.json's `context` (feature flags, `contestSync:*` settings) is loaded as defaults,
  * which the CLI's own context (`-c`, cdk.context.json) and `options.context` override.

@@ -2,7 +2,7 @@
  * The three DynamoDB tables of docs/design.md ("Tables"). On-demand, point-in-time recovery, TTL where
  * the design names one. CloudFormation picks the table names; the function learns them from its
  * environment and local runs rebuild the same schema from the synthesized template
- * (lib/local/tables.ts), so nothing depends on a fixed name.
+ * (local/tables.ts), so nothing depends on a fixed name.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';

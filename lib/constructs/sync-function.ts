@@ -37,7 +37,7 @@ export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const
 export const BUNDLE_BUDGET_BYTES = 1024 * 1024;
 
 /**
- * How esbuild bundles the function. bench/deps.ts builds with the same settings to attribute the
+ * How esbuild bundles the function. local/bundle-deps.ts builds with the same settings to attribute the
  * bundle's bytes to dependencies (esbuild metafile).
  */
 export const BUNDLING = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addCounts, median, percentile, ratio, round, sortedCounts, summarize, total } from '../../bench/stats.js';
-import { addConsumed, type Capacity } from '../../bench/clients.js';
+import { addConsumed, type Capacity } from '../../local/counting-client.js';
 import { describeCounts, markdownTable } from '../../bench/report.js';
 
 describe('percentile (nearest rank)', () => {

@@ -9,8 +9,8 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_BUDGET_BYTES, ESM_REQUIRE_BANNER } from '../../lib/constructs/sync-function.js';
-import { measureDependencies } from '../../bench/deps.js';
-import { findSyncFunction, synthTemplate, type SynthTemplateResult } from '../../lib/local/template.js';
+import { measureDependencies } from '../../local/bundle-deps.js';
+import { findSyncFunction, synthTemplate, type SynthTemplateResult } from '../../local/template.js';
 
 const run = promisify(execFile);
 let result: SynthTemplateResult;
@@ -65,7 +65,7 @@ describe('function bundle', () => {
     expect(bytes).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
   });
 
-  it('is what the dependency table (bench/deps.ts) measures, without zod locales or undici fetch/mock', async () => {
+  it('is what the dependency table (local/bundle-deps.ts) measures, without zod locales or undici fetch/mock', async () => {
     const sizes = await measureDependencies();
     const bytes = statSync(join(result.bundleDir!, 'index.mjs')).size;
     // The deployed file adds only the source-map comment to what the metafile build produces.

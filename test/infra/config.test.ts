@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lambda/contract.js';
 import { cdkJsonContext } from '../../lib/app.js';
 import { CONTEXT_KEYS, ContestSyncConfigError, DEFAULT_CONFIG, parseConfig } from '../../lib/config.js';
-import { synthTemplate } from '../../lib/local/template.js';
+import { synthTemplate } from '../../local/template.js';
 
 describe('parseConfig', () => {
   it('defaults to hourly at minute 0, 60-minute rate, 30 s lease, 120 s timeout, 30-day logs, 7-day retention', () => {

@@ -11,9 +11,9 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { localDynamoClient } from '../../lib/local/dynamodb-local.js';
-import { createTablesFromTemplate, tableDefinitionsFromTemplate, type TableNames } from '../../lib/local/tables.js';
-import { synthTemplate, type CfnTemplate } from '../../lib/local/template.js';
+import { localDynamoClient } from '../../local/dynamodb-local.js';
+import { createTablesFromTemplate, tableDefinitionsFromTemplate, type TableNames } from '../../local/tables.js';
+import { synthTemplate, type CfnTemplate } from '../../local/template.js';
 
 let template: CfnTemplate;
 let client: DynamoDBClient;

@@ -6,7 +6,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV, METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../lambda/contract.js';
 import { TABLE_ACTIONS, TABLE_ROLES, type TableRole } from '../../lib/table-access.js';
-import { synthTemplate, type CfnTemplate } from '../../lib/local/template.js';
+import { synthTemplate, type CfnTemplate } from '../../local/template.js';
 
 let json: CfnTemplate;
 let template: Template;

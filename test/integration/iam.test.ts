@@ -9,8 +9,8 @@
 import { describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ENV } from '../../lambda/contract.js';
-import { tableDefinitionsFromTemplate, type TableRole } from '../../lib/local/tables.js';
-import type { CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
+import { tableDefinitionsFromTemplate, type TableRole } from '../../local/tables.js';
+import type { CodeforcesStandin } from '../../local/codeforces-standin.js';
 import { addReminder, sampleList } from '../support/contests.js';
 import { localHandler } from '../support/handler.js';
 import { scheduledEvent } from '../support/processes.js';

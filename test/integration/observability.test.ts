@@ -7,8 +7,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { METRIC, METRIC_SERIES_BUDGET } from '../../lambda/contract.js';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { localDynamoClient, freePort } from '../../lib/local/dynamodb-local.js';
-import type { CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
+import { localDynamoClient, freePort } from '../../local/dynamodb-local.js';
+import type { CodeforcesStandin } from '../../local/codeforces-standin.js';
 import { snapshot } from '../support/contests.js';
 import { localHandler, type Invoked } from '../support/handler.js';
 import { scheduledEvent } from '../support/processes.js';

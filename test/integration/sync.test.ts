@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
+import type { CodeforcesStandin } from '../../local/codeforces-standin.js';
 import { addReminder, apiContest, sampleList, snapshot } from '../support/contests.js';
 import { localHandler } from '../support/handler.js';
 import { scheduledEvent } from '../support/processes.js';

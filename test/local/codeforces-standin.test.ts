@@ -7,7 +7,7 @@ import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fetchContests, MAX_BODY_BYTES } from '../../lambda/codeforces/client.js';
 import { CodeforcesError } from '../../lambda/codeforces/errors.js';
-import { recordedContestList, startCodeforcesStandin, type CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
+import { recordedContestList, startCodeforcesStandin, type CodeforcesStandin } from '../../local/codeforces-standin.js';
 
 type Contest = { id: number; phase: string; startTimeSeconds?: number; relativeTimeSeconds?: number; durationSeconds: number };
 
@@ -256,7 +256,7 @@ describe('startCodeforcesStandin', () => {
 describe('codeforces-standin as its own process', () => {
   it('prints its base URL, serves, and exits cleanly on SIGTERM', async () => {
     const tsx = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
-    const script = new URL('../../lib/local/codeforces-standin.ts', import.meta.url).pathname;
+    const script = new URL('../../local/codeforces-standin.ts', import.meta.url).pathname;
     const child = spawn(tsx, [script, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       const lines = createInterface({ input: child.stdout });

@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CreateTableCommand, DeleteTableCommand, DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/dynamodb-local.js';
-import { leaseOperation, scriptedFaults, startDynamoProxy, transactionLocks, type DynamoProxy } from '../../lib/local/dynamo-proxy.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.js';
+import { leaseOperation, scriptedFaults, startDynamoProxy, transactionLocks, type DynamoProxy } from '../../local/dynamo-proxy.js';
 import { contentionOf } from '../../lambda/single-execution/retry.js';
 import { cancellationCodes } from '../../lambda/single-execution/aws-errors.js';
 

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
+import type { CodeforcesStandin } from '../../local/codeforces-standin.js';
 import {
   leaseOperation,
   scriptedFaults,
@@ -15,8 +15,8 @@ import {
   transactionLocks,
   type DynamoProxy,
   type ProxyRequest,
-} from '../../lib/local/dynamo-proxy.js';
-import { jsonLines } from '../../bench/chaos/history.js';
+} from '../../local/dynamo-proxy.js';
+import { jsonLines } from '../chaos/history.js';
 import { invokeBundle, scheduledEvent, type InvocationOutcome } from '../support/processes.js';
 import type { TestTables } from '../support/tables.js';
 import { useWorld } from '../support/world.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, inject, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
+import type { CodeforcesStandin } from '../../local/codeforces-standin.js';
 import { sampleList, snapshot } from '../support/contests.js';
 import { invokeBundle, scheduledEvent, type InvocationOutcome } from '../support/processes.js';
 import type { TestTables } from '../support/tables.js';

@@ -1,6 +1,6 @@
 /** `npm run status`: the pure formatting of the lease item and run records. */
 import { describe, expect, it } from 'vitest';
-import { formatStatus, leaseState, runRows, span, textTable, utc, type RunView, type StatusView } from '../../lib/status/format.js';
+import { formatStatus, leaseState, runRows, span, textTable, utc, type RunView, type StatusView } from '../../cli/status/format.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 

@@ -2,7 +2,7 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { COORDINATION_OUTPUT, StatusError, coordinationTableOfStack } from '../../lib/status/read.js';
+import { COORDINATION_OUTPUT, StatusError, coordinationTableOfStack } from '../../cli/status/read.js';
 
 const cfn = mockClient(CloudFormationClient);
 afterEach(() => cfn.reset());

@@ -6,8 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/dynamodb-local.js';
-import { synthTemplate } from '../../lib/local/template.js';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local.js';
+import { synthTemplate } from '../../local/template.js';
 
 interface Shared {
   local: DynamoDbLocal;

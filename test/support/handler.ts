@@ -9,7 +9,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createHandler, type HandlerOptions } from '../../lambda/handler.js';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../lambda/contract.js';
 import type { RunSummary } from '../../lambda/summary.js';
-import { benchClient } from '../../bench/clients.js';
+import { benchClient } from '../../local/counting-client.js';
 import type { TestTables } from './tables.js';
 
 export interface CountingClient {

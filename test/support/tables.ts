@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createTablesFromTemplate } from '../../lib/local/tables.js';
-import { localDynamoClient } from '../../lib/local/dynamodb-local.js';
+import { createTablesFromTemplate } from '../../local/tables.js';
+import { localDynamoClient } from '../../local/dynamodb-local.js';
 
 export interface TestTables {
   endpoint: string;

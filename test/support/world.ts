@@ -4,7 +4,7 @@
  * from the synthesized template for each test.
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { startCodeforcesStandin, type CodeforcesStandin } from '../../lib/local/codeforces-standin.js';
+import { startCodeforcesStandin, type CodeforcesStandin } from '../../local/codeforces-standin.js';
 import { sampleList } from './contests.js';
 import { createTestTables, type TestTables } from './tables.js';
 

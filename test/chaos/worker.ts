@@ -4,7 +4,7 @@
  * SIGSTOP (then SIGCONT) at a time or once it holds the lease.
  */
 import type { ChildProcess } from 'node:child_process';
-import { invokeBundle, scheduledEvent } from '../../test/support/processes.js';
+import { invokeBundle, scheduledEvent } from '../support/processes.js';
 import type { WorkerEvent, WorkerFault } from './faults.js';
 import { jsonLines, runHistory, type RunHistory, type RunSummaryLine } from './history.js';
 

@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { localDynamoClient } from '../../lib/local/dynamodb-local.js';
-import { contentionOnlyPlan, trialSeed, type TrialPlan } from '../../bench/chaos/faults.js';
-import { runChaos } from '../../bench/chaos/suite.js';
+import { localDynamoClient } from '../../local/dynamodb-local.js';
+import { contentionOnlyPlan, trialSeed, type TrialPlan } from './faults.js';
+import { runChaos } from './suite.js';
 
 const client = localDynamoClient(inject('dynamoEndpoint'));
 afterAll(() => client.destroy());

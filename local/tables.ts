@@ -14,11 +14,11 @@ import {
   type KeySchemaElement,
   type Projection,
 } from '@aws-sdk/client-dynamodb';
-import { ENV } from '../../lambda/contract.js';
-import { TABLE_ROLES, type TableRole } from '../table-access.js';
+import { ENV } from '../lambda/contract.js';
+import { TABLE_ROLES, type TableRole } from '../lib/table-access.js';
 import { findSyncFunction, type CfnTemplate } from './template.js';
 
-export type { TableRole } from '../table-access.js';
+export type { TableRole } from '../lib/table-access.js';
 
 export interface GlobalSecondaryIndexDefinition {
   indexName: string;

@@ -15,9 +15,9 @@
 import { setMaxListeners } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
-import { synthTemplate } from '../lib/local/template.js';
-import { runChaos, type ChaosSummary } from './chaos/suite.js';
+import { startDynamoDbLocal } from '../../local/dynamodb-local.js';
+import { synthTemplate } from '../../local/template.js';
+import { runChaos, type ChaosSummary } from './suite.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.CDK_DISABLE_CLI_TELEMETRY = 'true';

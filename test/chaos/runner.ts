@@ -15,10 +15,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { LEASE_PK } from '../../lambda/contract.js';
-import { startCodeforcesStandin, type StandinReply } from '../../lib/local/codeforces-standin.js';
-import { leaseOperation, startDynamoProxy, transactionLocks, type DynamoProxy, type ProxyFault } from '../../lib/local/dynamo-proxy.js';
-import { createTablesFromTemplate, type TableNames } from '../../lib/local/tables.js';
-import type { CfnTemplate } from '../../lib/local/template.js';
+import { startCodeforcesStandin, type StandinReply } from '../../local/codeforces-standin.js';
+import { leaseOperation, startDynamoProxy, transactionLocks, type DynamoProxy, type ProxyFault } from '../../local/dynamo-proxy.js';
+import { createTablesFromTemplate, type TableNames } from '../../local/tables.js';
+import type { CfnTemplate } from '../../local/template.js';
 import { check, type Violation } from './checker.js';
 import { contestList, expectedRows, seedRows, type Dataset } from './dataset.js';
 import {
@@ -35,7 +35,7 @@ import {
 import { storeOps, type RunHistory } from './history.js';
 import { startCodeforcesTap, startDynamoRecorder } from './taps.js';
 import { runWorker, type WorkerControl } from './worker.js';
-import { scanAll } from '../../test/support/contests.js';
+import { scanAll } from '../support/contests.js';
 
 export interface ChaosEnvironment {
   /** DynamoDB Local endpoint. */

@@ -1,6 +1,6 @@
 /** The dependency-size table's pure parts (the esbuild build itself is checked in test/infra/bundle.test.ts). */
 import { describe, expect, it } from 'vitest';
-import { dependencyRows, packageOf } from '../../bench/deps.js';
+import { dependencyRows, packageOf } from '../../local/bundle-deps.js';
 
 describe('packageOf', () => {
   it.each([

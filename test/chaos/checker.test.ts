@@ -4,10 +4,10 @@
  */
 import { slotOf } from '../../lambda/single-execution/index.js';
 import { describe, expect, it } from 'vitest';
-import { check, type FinalTables, type TrialHistory, type Violation } from '../../bench/chaos/checker.js';
-import { expectedRows, type Dataset } from '../../bench/chaos/dataset.js';
-import type { RunHistory, StoreOp } from '../../bench/chaos/history.js';
-import type { CodeforcesRecord } from '../../bench/chaos/taps.js';
+import { check, type FinalTables, type TrialHistory, type Violation } from './checker.js';
+import { expectedRows, type Dataset } from './dataset.js';
+import type { RunHistory, StoreOp } from './history.js';
+import type { CodeforcesRecord } from './taps.js';
 
 const LEASE = 2_000;
 const T = 1_750_000_000_000;

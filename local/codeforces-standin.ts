@@ -8,7 +8,7 @@
  * the list, slow every reply down, queue one-shot replies (errors, HTML challenge pages,
  * `Call limit exceeded`, truncated JSON...) and hold replies until released.
  *
- * As its own process: `npx tsx lib/local/codeforces-standin.ts [--port N] [--delay MS]`
+ * As its own process: `npx tsx local/codeforces-standin.ts [--port N] [--delay MS]`
  * prints the base URL on stdout and serves until SIGINT/SIGTERM.
  */
 import { readFileSync } from 'node:fs';
@@ -51,8 +51,8 @@ export interface CodeforcesStandin {
   close(): Promise<void>;
 }
 
-const FIXTURE_URL = new URL('../../test/fixtures/contest-list.json', import.meta.url);
-const FIXTURE_META_URL = new URL('../../test/fixtures/contest-list.meta.json', import.meta.url);
+const FIXTURE_URL = new URL('../test/fixtures/contest-list.json', import.meta.url);
+const FIXTURE_META_URL = new URL('../test/fixtures/contest-list.meta.json', import.meta.url);
 
 interface FixtureContest {
   startTimeSeconds?: number;

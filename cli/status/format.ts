@@ -1,6 +1,6 @@
 /**
  * `npm run status`, the pure part: from the lease item and the run records of the Coordination
- * table to the text an operator reads. No I/O (lib/status/read.ts fetches, bin/status.ts prints).
+ * table to the text an operator reads. No I/O (cli/status/read.ts fetches, bin/status.ts prints).
  */
 
 /** The lease item as stored (attributes the status shows; see lambda/lease/record.ts). */

@@ -6,8 +6,8 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ENV } from '../../lambda/contract.js';
-import { createContestSyncApp } from '../app.js';
+import { ENV } from '../lambda/contract.js';
+import { createContestSyncApp } from '../lib/app.js';
 
 process.env.CDK_DISABLE_CLI_TELEMETRY ??= 'true';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

@@ -2,7 +2,7 @@
  * Runs a series of chaos trials (some in parallel if asked) and adds up what they found. Shared
  * by the CLI (`npm run chaos`) and the short run in `npm test`.
  */
-import type { ProxyFault } from '../../lib/local/dynamo-proxy.js';
+import type { ProxyFault } from '../../local/dynamo-proxy.js';
 import { trialSeed, type FaultKind, type TrialPlan } from './faults.js';
 import { runTrial, type ChaosEnvironment, type TrialResult } from './runner.js';
 

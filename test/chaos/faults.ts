@@ -97,7 +97,7 @@ export interface DynamoDelayWindow {
 
 /**
  * What AWS returns and DynamoDB Local never does, injected by each worker's DynamoDB proxy
- * (lib/local/dynamo-proxy.ts) while the faults phase lasts.
+ * (local/dynamo-proxy.ts) while the faults phase lasts.
  */
 export interface AwsFaults {
   /**
@@ -311,12 +311,12 @@ export function awsFaultPolicy(
   };
 }
 
-/** What the policy reads of a request (lib/local/dynamo-proxy.ts ProxyRequest). */
+/** What the policy reads of a request (local/dynamo-proxy.ts ProxyRequest). */
 export interface PolicyRequest {
   operation: string;
   body: Record<string, unknown> | undefined;
   locked?: boolean;
 }
 
-/** The proxy's fault names (lib/local/dynamo-proxy.ts ProxyFault), restated to keep this module free of I/O imports. */
+/** The proxy's fault names (local/dynamo-proxy.ts ProxyFault), restated to keep this module free of I/O imports. */
 export type ProxyFaultName = 'conflict' | 'throughput-exceeded' | 'throttling' | 'internal-error' | 'drop-after-apply';

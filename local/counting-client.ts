@@ -4,7 +4,7 @@
  * and consumed capacity collected with ReturnConsumedCapacity: 'TOTAL'.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../lib/local/dynamodb-local.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './dynamodb-local.js';
 
 /** Operations that accept ReturnConsumedCapacity. */
 const CAPACITY_OPERATIONS = new Set([

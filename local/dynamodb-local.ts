@@ -20,7 +20,7 @@ export const LOCAL_REGION = 'us-east-1';
  * Where `npm start -- --persist` keeps DynamoDB Local's database (`shared-local-instance.db`) and
  * `npm run status -- --local` reads it: `.local/dynamodb` in the repository (git-ignored).
  */
-export const PERSIST_DIR = fileURLToPath(new URL('../../.local/dynamodb', import.meta.url));
+export const PERSIST_DIR = fileURLToPath(new URL('../.local/dynamodb', import.meta.url));
 
 export interface DynamoDbLocal {
   /** e.g. http://127.0.0.1:41234 — pass it as AWS_ENDPOINT_URL_DYNAMODB. */

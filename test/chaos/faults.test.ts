@@ -3,7 +3,7 @@
  * retry budgets the checker's contention rule relies on, and a contention-only plan has no other fault.
  */
 import { describe, expect, it } from 'vitest';
-import { awsFaultPolicy, contentionOnlyPlan, planTrial, Random, type AwsFaults } from '../../bench/chaos/faults.js';
+import { awsFaultPolicy, contentionOnlyPlan, planTrial, Random, type AwsFaults } from './faults.js';
 
 const AWS: AwsFaults = {
   contentionOnly: true,
