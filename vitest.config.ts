@@ -1,15 +1,27 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two groups: the fast files run in parallel first; then the files that drive many processes
- * with tight lease timings (multi-process single-execution, the chaos run) run one at a time, so
- * that they never compete with each other or with the rest for the two cores.
+ * Three groups:
+ * - `unit`: pure logic and mocked I/O; needs neither Java (DynamoDB Local) nor a CDK synthesis
+ *   (`npm run test:unit`).
+ * - `fast`: integration and infrastructure tests; one DynamoDB Local and one synthesis of the app
+ *   with its real bundle serve them all (test/support/global-setup.ts).
+ * - `processes`: files that drive many processes with tight lease timings (multi-process single
+ *   execution, the chaos run); they run one at a time after the rest, so that they never compete
+ *   with each other or with the rest for the two cores.
  */
-const processFiles = ['test/multiprocess/**/*.test.ts', 'test/chaos/chaos.test.ts'];
+const unitFiles = [
+  'test/lambda/**/*.test.ts',
+  'test/status/**/*.test.ts',
+  'test/bench/**/*.test.ts',
+  'test/chaos/checker.test.ts',
+  'test/chaos/faults.test.ts',
+];
+const processFiles = ['test/multiprocess/**/*.test.ts', 'test/chaos/chaos.test.ts', 'test/examples/**/*.test.ts'];
+const needsWorld = { globalSetup: ['test/support/global-setup.ts'] };
 
 export default defineConfig({
   test: {
-    globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 180_000,
@@ -23,11 +35,15 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: processFiles, sequence: { groupOrder: 0 } },
+        test: { name: 'unit', include: unitFiles, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
-        test: { name: 'processes', include: processFiles, fileParallelism: false, sequence: { groupOrder: 1 } },
+        test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...unitFiles, ...processFiles], ...needsWorld, sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: { name: 'processes', include: processFiles, fileParallelism: false, ...needsWorld, sequence: { groupOrder: 1 } },
       },
     ],
   },

@@ -54,7 +54,7 @@ export async function measureRunOutput(options: { endpoint: string; tables: Tabl
     const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
     const run = async (at: number) => {
       const captured = await captureStdout(() => handler(scheduledEvent(new Date(at).toISOString()), fakeContext(60_000)));
-      if (captured.error !== undefined) throw captured.error;
+      if (captured.error !== undefined) throw captured.error instanceof Error ? captured.error : new Error(String(captured.error));
       // Powertools prints each line as compact JSON plus a newline: the same bytes, re-serialized.
       const bytes = captured.lines.reduce((sum, line) => sum + Buffer.byteLength(JSON.stringify(line)) + 1, 0);
       return { lines: captured.lines, bytes };

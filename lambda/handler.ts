@@ -16,7 +16,7 @@ import { fetchContests } from './codeforces/client.js';
 import { ConfigError, readConfig, type Config } from './config.js';
 import { DEFAULT_PLAN_SETTINGS } from './contests/plan.js';
 import { ENV, LEASE_PK, METRICS_NAMESPACE, SERVICE_NAME } from './contract.js';
-import { EventValidationError, parseEvent, type Invocation } from './events.js';
+import { parseEvent, type Invocation } from './events.js';
 import { logSummary, recordMetrics } from './observe.js';
 import { failurePhase, type FailurePhase } from './phases.js';
 import {

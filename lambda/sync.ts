@@ -96,7 +96,7 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
       source: invocation.source,
       ...(invocation.interval !== undefined ? { interval: invocation.interval } : {}),
       force: invocation.force,
-      remainingMs: context.remainingMs,
+      remainingMs: () => context.remainingMs(),
     },
     (work) => contestWork(deps, work, counts, true),
     {

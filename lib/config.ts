@@ -201,7 +201,7 @@ export function parseConfig(raw: Partial<Record<keyof ContestSyncConfig, unknown
     scheduleRateMinutes,
     leaseDurationSeconds,
     functionTimeoutSeconds,
-    logRetentionDays: logRetentionDays as RetentionDays,
+    logRetentionDays: logRetentionDays,
     finishedRetentionDays,
     codeforcesApiUrl,
     alarmEmail,

@@ -18,7 +18,7 @@ function acknowledge(scope: IConstruct, ...rules: { id: string; reason: string }
 }
 
 export function acknowledgeNagFindings(stack: ContestSyncStack): void {
-  const { function: fn, role, failureQueue } = stack.sync;
+  const { function: fn, failureQueue } = stack.sync;
 
   const runtimeReason =
     'The runtime is pinned to nodejs22.x on purpose (a supported LTS runtime): the bundle is built ' +

@@ -301,7 +301,7 @@ export function scriptedFaults(
     script.forEach((entry, i) => {
       if (!entry.match(request)) return;
       seen[i] = (seen[i] ?? 0) + 1;
-      if (chosen === undefined && entry.nth.includes(seen[i]!)) chosen = entry.fault;
+      if (chosen === undefined && entry.nth.includes(seen[i])) chosen = entry.fault;
     });
     return chosen;
   };

@@ -2,7 +2,7 @@
  * `npm run status`, the I/O part: the Coordination table's name from a deployed stack's outputs
  * (CloudFormation DescribeStacks), and its lease item and run records (DynamoDB).
  */
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { type CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { LEASE_PK, RUN_PK_PREFIX } from '../../lambda/contract.js';

@@ -268,14 +268,14 @@ export function parseContestList(result: unknown, options: ParseOptions): ReplyO
 /** The id of a listed entry, even an invalid one, when it is an integer (or an integer string). */
 function listedId(entry: unknown): number | undefined {
   if (typeof entry !== 'object' || entry === null || !('id' in entry)) return undefined;
-  const raw = (entry as { id: unknown }).id;
+  const raw = (entry).id;
   const id = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
   return Number.isSafeInteger(id) && id > 0 ? id : undefined;
 }
 
 function describeEntry(entry: unknown, index: number): string {
   if (typeof entry === 'object' && entry !== null && 'id' in entry) {
-    const id = (entry as { id: unknown }).id;
+    const id = (entry).id;
     if (typeof id === 'number' || typeof id === 'string') return `contest ${bound(String(id), 64)}`;
   }
   return `entry #${index}`;
@@ -287,7 +287,7 @@ export function classifyRequestError(error: unknown, timedOutAfterMs?: number): 
   const message = bound(error instanceof Error ? error.message : String(error), MAX_QUOTED_BYTES);
   if (timedOutAfterMs !== undefined || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     const after = timedOutAfterMs === undefined ? '' : ` after ${timedOutAfterMs} ms`;
-    return { kind: 'timeout', message: `Codeforces request timed out${after}${code === undefined ? '' : ` (${String(code)})`}`, retryable: true, cause: error };
+    return { kind: 'timeout', message: `Codeforces request timed out${after}${code === undefined ? '' : ` (${typeof code === 'string' ? code : JSON.stringify(code)})`}`, retryable: true, cause: error };
   }
   const detail = typeof code === 'string' && !message.includes(code) ? `${message} (${bound(code, 64)})` : message;
   return { kind: 'network', message: `network error calling Codeforces: ${detail}`, retryable: true, cause: error };

@@ -3,7 +3,7 @@
  * release, and the lease action that fences every data write. Decisions live in record.ts.
  * Contention (conflicts, throttling, 5xx) is retried within a small budget (retry.ts).
  */
-import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { LeaseLostError, LeaseUnavailableError } from './errors.js';
@@ -292,7 +292,7 @@ function heldFrom(runId: string, item: LeaseItem, expiresAtMs: number): HeldLeas
 }
 
 function oldItem(error: ConditionalCheckFailedException): LeaseItem | undefined {
-  const raw = error.Item as Record<string, AttributeValue> | undefined;
+  const raw = error.Item;
   return raw === undefined ? undefined : (unmarshall(raw) as LeaseItem);
 }
 

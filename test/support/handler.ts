@@ -45,7 +45,7 @@ export async function captureStdout<T>(fn: () => Promise<T>): Promise<{ value?: 
     stream.write = ((chunk: string | Uint8Array) => {
       text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
       return true;
-    }) as typeof stream.write;
+    });
   }
   let value: T | undefined;
   let error: unknown;

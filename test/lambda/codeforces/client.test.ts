@@ -176,7 +176,7 @@ describe('fetchContests: bad replies are refused with a clear message', () => {
   it('one odd entry under the threshold → skipped and counted', async () => {
     const result = [...FIXTURE.result];
     result[5] = { ...result[5], durationSeconds: -1 };
-    result.push({ id: 'not-a-number', name: '' } as unknown as Record<string, unknown>);
+    result.push({ id: 'not-a-number', name: '' });
     on(200, ok(result), JSON_HEADERS);
     const outcome = await fetchContests(options());
     expect(outcome.invalid).toBe(2);
@@ -467,7 +467,7 @@ describe('fetchContests: hostile replies (issue #8)', () => {
 
   it('a list marking every upcoming contest FINISHED before its start is not believed: they are invalid, still listed', async () => {
     const nowS = clock.start / 1000;
-    const upcoming = FIXTURE.result.filter((c) => typeof c.startTimeSeconds === 'number' && (c.startTimeSeconds as number) > nowS);
+    const upcoming = FIXTURE.result.filter((c) => typeof c.startTimeSeconds === 'number' && (c.startTimeSeconds) > nowS);
     expect(upcoming.length).toBeGreaterThanOrEqual(3);
     const lying = FIXTURE.result.map((c) => (upcoming.includes(c) ? { ...c, phase: 'FINISHED' } : c));
     on(200, ok(lying.slice(0, 30)), JSON_HEADERS);

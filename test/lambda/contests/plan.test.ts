@@ -27,7 +27,7 @@ function contest(id: number, overrides: Partial<CodeforcesContest> = {}): Codefo
     startTimeSeconds: NOW_S + id * 3600,
     relativeTimeSeconds: -id * 3600,
     ...overrides,
-  } as CodeforcesContest;
+  };
 }
 
 const stored = (c: CodeforcesContest, updatedAt = '2026-11-28T00:00:00.000Z'): ContestItem => toItem(c, DEFAULT_PLAN_SETTINGS, updatedAt);
