@@ -154,6 +154,8 @@ function isRateLimitComment(comment: string): boolean {
 export interface ParseOptions {
   /** Epoch seconds: entries inconsistent with this time (FINISHED before their start...) are invalid. */
   nowSeconds: number;
+  /** The same moment in epoch ms (for Retry-After dates); default nowSeconds × 1000. */
+  nowMs?: number;
   /** Default 0.1: more invalid contests than this share of the list fails the reply. */
   maxInvalidShare?: number;
 }
@@ -173,7 +175,8 @@ export function classifyReply(reply: RawReply, options: ParseOptions): ReplyOutc
       retryable: true,
     });
   }
-  const retryAfterMs = parseRetryAfter(header(reply.headers, 'retry-after'));
+  // An HTTP-date Retry-After is read against the injected clock, like every other time here.
+  const retryAfterMs = parseRetryAfter(header(reply.headers, 'retry-after'), options.nowMs ?? options.nowSeconds * 1000);
   const withRetryAfter = retryAfterMs === undefined ? {} : { retryAfterMs };
   if (statusCode === 429) {
     return fail({ kind: 'rate-limited', message: `Codeforces rate limit: HTTP 429 (first 80 bytes: ${first})`, retryable: true, ...withRetryAfter });
@@ -462,7 +465,8 @@ export async function fetchContests(options: FetchContestsOptions): Promise<Fetc
     let outcome: ReplyOutcome;
     try {
       const reply = await attemptOnce(url, dispatcher, Math.min(attemptTimeoutMs, left), signal);
-      outcome = classifyReply(reply, { nowSeconds: Math.floor(now() / 1000), maxInvalidShare });
+      const at = now();
+      outcome = classifyReply(reply, { nowSeconds: Math.floor(at / 1000), nowMs: at, maxInvalidShare });
     } catch (thrown) {
       if (!isProblem(thrown)) throw thrown;
       outcome = { ok: false, problem: thrown };

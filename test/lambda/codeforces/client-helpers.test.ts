@@ -107,6 +107,12 @@ describe('classifyReply', () => {
     expect(p.retryable).toBe(retryable);
   });
 
+  it('reads an HTTP-date Retry-After against the injected clock, not the machine\'s', () => {
+    const nowMs = Date.parse('2030-01-01T00:00:00Z');
+    const dated = reply(503, 'busy', { 'retry-after': 'Tue, 01 Jan 2030 00:00:30 GMT' });
+    expect(problem(classifyReply(dated, { nowSeconds: nowMs / 1000, nowMs })).retryAfterMs).toBe(30_000);
+  });
+
   it('passes Retry-After on for retryable replies', () => {
     expect(problem(classifyReply(reply(503, 'busy', { 'retry-after': '4' }), at)).retryAfterMs).toBe(4_000);
     expect(problem(classifyReply(reply(400, { status: 'FAILED', comment: 'Call limit exceeded' }, { ...json, 'retry-after': '2' }), at)).retryAfterMs).toBe(2_000);
