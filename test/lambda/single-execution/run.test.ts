@@ -1,0 +1,99 @@
+/**
+ * runExclusively with in-memory ports and a generic work function (no contests): the outcomes,
+ * what the work receives, where the interval is marked done, the handoff, a lost lease and the
+ * deadline. The DynamoDB adapters are tested in dynamo-lease.test.ts and fenced-writer.test.ts.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { LeaseLostError, LeaseUnavailableError } from '../../../lambda/single-execution/errors.js';
+import type { FencedWriterPort, HeldLease, LeasePort } from '../../../lambda/single-execution/ports.js';
+import { runExclusively, runUnfenced } from '../../../lambda/single-execution/run.js';
+import { leaseTiming } from '../../../lambda/single-execution/timing.js';
+
+const timing = leaseTiming(10);
+const interval = '2026-11-29T14:00:00Z';
+
+function ports(held: Partial<HeldLease> = {}) {
+  const lease: HeldLease = { runId: 'run-1', fence: 5, expiresAtMs: Date.now() + 10_000, ledger: new Set(), handoff: new Set(), ...held };
+  const port: LeasePort = {
+    acquire: vi.fn(async () => ({ acquired: true as const, lease })),
+    renew: vi.fn(async (l: HeldLease) => l),
+    release: vi.fn(async () => true),
+    releaseLanded: vi.fn(async () => true),
+    fenceCheck: vi.fn(() => ({ ConditionCheck: { TableName: 'coordination', Key: { pk: 'lease#job' }, ConditionExpression: 'x' } })),
+  };
+  const writer = {
+    commit: vi.fn<FencedWriterPort['commit']>(async (actions, fence) => {
+      fence(true);
+      return { transactions: actions.length > 0 ? 1 : 0 };
+    }),
+  };
+  return { lease: port, writer, timing, now: Date.now, runRecordPrefix: 'run#job#', sleep: async () => undefined };
+}
+
+const run = { runId: 'run-1', source: 'schedule', interval, remainingMs: () => 60_000 };
+const put = { Put: { TableName: 'data', Item: { pk: 'beat' } } };
+
+describe('runExclusively', () => {
+  it('gives the work its signal, deadline, fence and handoff, and returns its value with the fence', async () => {
+    const deps = ports({ handoff: new Set(['a']) });
+    const outcome = await runExclusively(run, async (ctx) => ({ fence: ctx.fence, handoff: [...ctx.handoff], aborted: ctx.signal.aborted }), deps);
+    expect(outcome).toEqual({ outcome: 'succeeded', fence: 5, value: { fence: 5, handoff: ['a'], aborted: false }, heartbeats: 0 });
+    // The handoff received was dealt with: removed at release; the run record has the job's prefix.
+    expect(deps.lease.release).toHaveBeenCalledWith(
+      expect.anything(),
+      expect.objectContaining({ doneInterval: interval, resolved: ['a'], runRecord: expect.objectContaining({ pk: `run#job#${interval}`, outcome: 'succeeded' }) }),
+      expect.any(AbortSignal),
+    );
+  });
+
+  it('marks the interval done with the final commit, and records what is handed over with every transaction', async () => {
+    const deps = ports({ handoff: new Set(['a', 'b']) });
+    await runExclusively(run, async (ctx) => ctx.commit([put], { final: true, handoff: ['b', 'c'] }), deps);
+    expect(deps.lease.fenceCheck).toHaveBeenCalledWith(expect.anything(), { handoff: ['b', 'c'], doneInterval: interval });
+    // 'b' is handed over again, so only 'a' is resolved.
+    expect(vi.mocked(deps.lease.release).mock.calls[0]?.[1].resolved).toEqual(['a']);
+  });
+
+  it('skips with the holder, or already-done, without running the work', async () => {
+    const deps = ports();
+    vi.mocked(deps.lease.acquire).mockResolvedValueOnce({ acquired: false, reason: 'lease-held', holder: 'run-0', expiresAtMs: 0, fence: 4 });
+    const work = vi.fn(async () => 1);
+    expect(await runExclusively(run, work, deps)).toEqual({ outcome: 'skipped', reason: 'lease-held', holder: 'run-0', holderExpiresAt: '1970-01-01T00:00:00.000Z' });
+    vi.mocked(deps.lease.acquire).mockResolvedValueOnce({ acquired: false, reason: 'already-done', interval });
+    expect(await runExclusively(run, work, deps)).toEqual({ outcome: 'skipped', reason: 'already-done' });
+    expect(work).not.toHaveBeenCalled();
+  });
+
+  it('reports a lease that could not be taken as failed "lease", and a work that lost it as "lease-lost"', async () => {
+    const deps = ports();
+    vi.mocked(deps.lease.acquire).mockRejectedValueOnce(new LeaseUnavailableError('could not acquire the lease: AccessDenied'));
+    expect(await runExclusively(run, async () => 1, deps)).toMatchObject({ outcome: 'failed', reason: 'lease' });
+    const lost = await runExclusively(run, async () => {
+      throw new LeaseLostError('lease lost: taken over by run-2 (fence 6)', 'run-1', 5);
+    }, deps);
+    expect(lost).toMatchObject({ outcome: 'failed', reason: 'lease-lost', fence: 5 });
+    expect(vi.mocked(deps.lease.release)).toHaveBeenCalledTimes(0); // a lost lease is not ours to release
+  });
+
+  it('reports a work error as failed "work" with the error, releases without marking the interval done', async () => {
+    const deps = ports();
+    const error = new Error('upstream down');
+    expect(await runExclusively(run, async () => Promise.reject(error), deps)).toMatchObject({ outcome: 'failed', reason: 'work', error, deadline: false });
+    expect(vi.mocked(deps.lease.release).mock.calls[0]?.[1].doneInterval).toBeUndefined();
+  });
+
+  it('aborts the work at the deadline (remaining time minus the stop margin) and says so', async () => {
+    const deps = ports();
+    const short = { ...run, remainingMs: () => timing.stopMarginMs + 50 };
+    const outcome = await runExclusively(short, (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error))), deps);
+    expect(outcome).toMatchObject({ outcome: 'failed', reason: 'work', deadline: true });
+  });
+});
+
+describe('runUnfenced', () => {
+  it('runs the work without the lease and refuses writes', async () => {
+    const outcome = await runUnfenced(run, (ctx) => ctx.commit([put]), { timing, now: Date.now });
+    expect(outcome).toMatchObject({ outcome: 'failed', deadline: false });
+    expect(String((outcome as { error: unknown }).error)).toMatch(/without the lease cannot write/);
+  });
+});
