@@ -18,10 +18,12 @@ const unitFiles = [
   'test/chaos/faults.test.ts',
 ];
 const processFiles = ['test/multiprocess/**/*.test.ts', 'test/chaos/chaos.test.ts', 'test/examples/**/*.test.ts'];
-const needsWorld = { globalSetup: ['test/support/global-setup.ts'] };
 
 export default defineConfig({
   test: {
+    // One DynamoDB Local and one synthesis for the `fast` and `processes` groups together; the
+    // setup does nothing for `unit`.
+    globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 180_000,
@@ -39,11 +41,11 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...unitFiles, ...processFiles], ...needsWorld, sequence: { groupOrder: 0 } },
+        test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...unitFiles, ...processFiles], sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
-        test: { name: 'processes', include: processFiles, fileParallelism: false, ...needsWorld, sequence: { groupOrder: 1 } },
+        test: { name: 'processes', include: processFiles, fileParallelism: false, sequence: { groupOrder: 1 } },
       },
     ],
   },

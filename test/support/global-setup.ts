@@ -29,18 +29,22 @@ async function start(): Promise<Shared> {
   return { local, templatePath, bundleEntry: join(synth.bundleDir, 'index.mjs') };
 }
 
-export async function setup(project: TestProject): Promise<void> {
+/** Projects that need neither DynamoDB Local nor a synthesis (npm run test:unit). */
+const WITHOUT_WORLD = new Set(['unit']);
+
+export async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+  if (WITHOUT_WORLD.has(project.name)) return undefined;
   shared ??= start();
   users += 1;
   const { local, templatePath, bundleEntry } = await shared;
   project.provide('dynamoEndpoint', local.endpoint);
   project.provide('templatePath', templatePath);
   project.provide('bundleEntry', bundleEntry);
-}
-
-export async function teardown(): Promise<void> {
-  users -= 1;
-  if (users === 0 && shared !== undefined) await (await shared).local.stop();
+  // The last project using the world stops DynamoDB Local.
+  return async () => {
+    users -= 1;
+    if (users === 0 && shared !== undefined) await (await shared).local.stop();
+  };
 }
 
 declare module 'vitest' {
