@@ -6,7 +6,7 @@ import { slotOf } from '../../lambda/single-execution/index.js';
 import { describe, expect, it } from 'vitest';
 import { check, type FinalTables, type TrialHistory, type Violation } from './checker.js';
 import { expectedRows, type Dataset } from './dataset.js';
-import type { RunHistory, StoreOp } from './history.js';
+import { storeOps, type RunHistory, type StoreOp } from './history.js';
 import type { CodeforcesRecord } from './taps.js';
 
 const LEASE = 2_000;
@@ -308,5 +308,30 @@ describe('chaos checker', () => {
       expect(check({ ...history, runs: [...history.runs, killed] }, finalTables(3), expected)).toEqual([]);
       expect(check({ ...history, contentionOnly: false, runs: [...history.runs, failed] }, finalTables(3), expected)).toEqual([]);
     });
+  });
+});
+
+describe('store history from the wire', () => {
+  it('counts a transaction replayed with its ClientRequestToken after a dropped answer once, at its first success', () => {
+    const tables = { contests: 'c', reminders: 'r', coordination: 'k' };
+    const release = {
+      ClientRequestToken: 'tok-1',
+      TransactItems: [
+        {
+          Update: {
+            TableName: 'k',
+            Key: { pk: { S: 'lease#contest-sync' } },
+            UpdateExpression: 'SET expiresAtMs = :now REMOVE holder',
+            ExpressionAttributeValues: { ':runId': { S: 'a' }, ':fence': { N: '1' }, ':now': { N: String(T) } },
+          },
+        },
+      ],
+    };
+    const wire = (seq: number, at: number, request: unknown) => ({ seq, operation: 'TransactWriteItems', forwardedAtMs: at, repliedAtMs: at + 5, status: 200, request });
+    const ops = storeOps([wire(0, T, release), wire(1, T + 3_000, release), wire(2, T + 4_000, { ...release, ClientRequestToken: 'tok-2' })], tables);
+    expect(ops.map((op) => [op.kind, op.forwardedAtMs])).toEqual([
+      ['release', T],
+      ['release', T + 4_000],
+    ]);
   });
 });

@@ -225,9 +225,17 @@ function leaseUpdate(update: Json, landing: Landing, reply: Json | undefined): S
 /** The lease and data operations among the wire records, in the order they were answered. */
 export function storeOps(records: readonly WireRecord[], tables: TableNames, leaseKey = 'lease#contest-sync'): StoreOp[] {
   const ops: StoreOp[] = [];
+  // A TransactWriteItems retried with the same ClientRequestToken after it succeeded (the SDK
+  // retries a connection dropped after apply) is answered 200 without being applied again: it
+  // landed once, at its first success.
+  const committedTokens = new Set<string>();
   for (const record of records) {
     const body = record.request as Json | undefined;
     if (body === undefined) continue;
+    if (record.operation === 'TransactWriteItems' && typeof body.ClientRequestToken === 'string') {
+      if (committedTokens.has(body.ClientRequestToken)) continue;
+      if (record.status === 200) committedTokens.add(body.ClientRequestToken);
+    }
     const landing: Landing = { forwardedAtMs: record.forwardedAtMs, repliedAtMs: record.repliedAtMs, outcome: outcomeOf(record) };
     if (record.operation === 'UpdateItem' && isLeaseKey(body, tables, leaseKey)) {
       const op = leaseUpdate(body, landing, record.reply as Json | undefined);
