@@ -94,7 +94,11 @@ export function createHandler(options: HandlerOptions = {}): Handler {
       ledgerRetentionMs: ledgerRetentionMs(config.scheduleRateMinutes),
       onContention: (operation, reason, attempt) => logger.warn('DynamoDB contention; retrying', { operation, reason, attempt }),
     });
-    const store = new DynamoContestStore(doc, { contests: config.tables.contests, reminders: config.tables.reminders });
+    const store = new DynamoContestStore(
+      doc,
+      { contests: config.tables.contests, reminders: config.tables.reminders },
+      { onContention: (reason, attempt) => logger.warn('DynamoDB contention; retrying', { operation: 'read', reason, attempt }) },
+    );
     const writer = new DynamoFencedWriter(doc, {
       now,
       onCommit: ({ sentAtMs, committedAtMs, actions }) =>

@@ -24,7 +24,7 @@ import type {
   Sleep,
   WorkContext,
 } from './ports.js';
-import { ContentionError, realSleep } from './retry.js';
+import { realSleep } from './retry.js';
 import type { LeaseTiming } from './timing.js';
 
 export interface ExclusiveRun {
@@ -263,8 +263,9 @@ export async function runUnfenced<T>(
 }
 
 /**
- * Release, retrying errors within `signal`'s time. A refusal after an attempt whose outcome was
- * unknown is checked by reading the lease back: that attempt may have been the one that landed.
+ * Release, retrying errors within `signal`'s time. A refusal is checked by reading the lease back:
+ * an earlier attempt — ours, or one the SDK repeated after a dropped connection — may have been the
+ * one that landed. (A refusal is rare: only a run that outlived its lease meets one.)
  */
 async function releaseWithRetry(
   lease: LeasePort,
@@ -273,16 +274,12 @@ async function releaseWithRetry(
   signal: AbortSignal,
   sleep: Sleep,
 ): Promise<boolean> {
-  let uncertain = false;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const released = await lease.release(held, options, signal);
-      if (released || !uncertain) return released;
+      if (await lease.release(held, options, signal)) return true;
       return await lease.releaseLanded(held, signal);
     } catch (error) {
       if (attempt >= 3 || signal.aborted) throw error;
-      // Contention was already retried inside release; anything else may have landed.
-      uncertain = uncertain || !(error instanceof ContentionError);
       await sleep(50 * attempt, signal);
     }
   }

@@ -6,7 +6,15 @@
 import { QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ContestItem, ReminderItem } from '../contests/model.js';
 import type { ReminderMove } from '../contests/plan.js';
-import { describe, type TransactAction } from '../single-execution/index.js';
+import {
+  COMMIT_CONTENTION_BUDGET,
+  describe,
+  realSleep,
+  retryContention,
+  type ContentionBudget,
+  type Sleep,
+  type TransactAction,
+} from '../single-execution/index.js';
 
 /** A read of Contests or Reminders failed (the `store` phase wherever it happens). */
 export class StoreError extends Error {
@@ -25,10 +33,19 @@ export interface StoreTables {
   reminders: string;
 }
 
+export interface StoreOptions {
+  /** Contention (throttling, 5xx) on a read is retried with these; defaults: real sleep, Math.random. */
+  sleep?: Sleep;
+  random?: () => number;
+  budget?: ContentionBudget;
+  onContention?: (reason: string, attempt: number) => void;
+}
+
 export class DynamoContestStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tables: StoreTables,
+    private readonly options: StoreOptions = {},
   ) {}
 
   /** Every stored contest, strongly consistent (the table is small: TTL keeps it to weeks). */
@@ -106,9 +123,16 @@ export class DynamoContestStore {
     };
   }
 
+  /** A read, with contention (throttling, 5xx past the SDK's own retries) retried like a write. */
   private async read<T>(what: string, step: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     try {
-      return await step();
+      return await retryContention(step, {
+        budget: this.options.budget ?? COMMIT_CONTENTION_BUDGET,
+        sleep: this.options.sleep ?? realSleep,
+        random: this.options.random ?? Math.random,
+        ...(signal !== undefined ? { signal } : {}),
+        ...(this.options.onContention !== undefined ? { onContention: this.options.onContention } : {}),
+      });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       throw new StoreError(`could not ${what}: ${describe(error)}`, { cause: error });

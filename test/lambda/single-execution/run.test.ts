@@ -90,6 +90,18 @@ describe('runExclusively', () => {
   });
 });
 
+describe('runExclusively release', () => {
+  it('reads the lease back after any refused release: an attempt the SDK repeated may have landed first', async () => {
+    const deps = ports();
+    vi.mocked(deps.lease.release).mockResolvedValueOnce(false);
+    vi.mocked(deps.lease.releaseLanded).mockResolvedValueOnce(true);
+    expect(await runExclusively(run, async () => 1, deps)).toMatchObject({ outcome: 'succeeded' });
+    vi.mocked(deps.lease.release).mockResolvedValueOnce(false);
+    vi.mocked(deps.lease.releaseLanded).mockResolvedValueOnce(false);
+    expect(await runExclusively(run, async () => 1, deps)).toMatchObject({ outcome: 'failed', reason: 'lease-lost' });
+  });
+});
+
 describe('runUnfenced', () => {
   it('runs the work without the lease and refuses writes', async () => {
     const outcome = await runUnfenced(run, (ctx) => ctx.commit([put]), { timing, now: Date.now });

@@ -30,6 +30,17 @@ describe('DynamoContestStore', () => {
     expect(store.contestsIn(actions)).toEqual({ contestsPut: [3], contestsDeleted: [4] });
   });
 
+  it('retries a read that meets throttling or a 500 past the SDK\'s own attempts, then reads', async () => {
+    const throttled = new DynamoContestStore(doc, { contests: 'contests', reminders: 'reminders' }, { sleep: async () => undefined });
+    mock
+      .on(ScanCommand)
+      .rejectsOnce(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } }))
+      .rejectsOnce(Object.assign(new Error('Internal error'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } }))
+      .resolves({ Items: [{ contestId: 1 }] });
+    expect(await throttled.scanContests()).toEqual([{ contestId: 1 }]);
+    expect(mock.commandCalls(ScanCommand)).toHaveLength(3);
+  });
+
   it.each([
     ['a scan', () => store.scanContests(), ScanCommand, /could not scan the contests: AccessDeniedException/],
     ['a reminder query', () => store.remindersOf(7), QueryCommand, /could not read the reminders of contest 7: AccessDeniedException/],
