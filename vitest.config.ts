@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
  * with tight lease timings (multi-process single-execution, the chaos run) run one at a time, so
  * that they never compete with each other or with the rest for the two cores.
  */
-const processFiles = ['test/multiprocess/**/*.test.ts', 'test/chaos/chaos.test.ts'];
+const processFiles = ['test/multiprocess/**/*.test.ts', 'test/examples/**/*.test.ts', 'test/chaos/chaos.test.ts'];
 
 export default defineConfig({
   test: {
