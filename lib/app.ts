@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
-import { ContestSyncStack, STACK_ID } from './contest-sync-stack.js';
+import { configFromContext } from './config.js';
+import { ContestSyncStack, stackNameOf } from './contest-sync-stack.js';
 import { addNagChecks } from './nag.js';
 
 export const CDK_JSON_PATH = fileURLToPath(new URL('../cdk.json', import.meta.url));
@@ -40,7 +41,9 @@ export function createContestSyncApp(options: ContestSyncAppOptions = {}): { app
     context: cdkJsonContext(),
     ...(options.context === undefined ? {} : { postCliContext: options.context }),
   });
-  const stack = new ContestSyncStack(app, STACK_ID);
+  // The only place that reads context: the stack and its constructs take typed props.
+  const config = configFromContext(app.node);
+  const stack = new ContestSyncStack(app, stackNameOf(config.stage), { config });
   if (options.nag ?? true) addNagChecks(app);
   return { app, stack };
 }

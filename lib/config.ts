@@ -7,6 +7,7 @@ import type { Node } from 'constructs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULTS } from '../lambda/contract.js';
 import { leaseTiming, minimumFunctionTimeoutMs } from '../lambda/single-execution/timing.js';
+import { JOB_LIMITS } from './constructs/scheduled-singleton-job.js';
 
 /** Context keys deployers may set (all optional; defaults below). */
 export const CONTEXT_KEYS = {
@@ -21,6 +22,7 @@ export const CONTEXT_KEYS = {
   missingSyncsBeforeDelete: 'contestSync:missingSyncsBeforeDelete',
   schedulePaused: 'contestSync:schedulePaused',
   logLevel: 'contestSync:logLevel',
+  stage: 'contestSync:stage',
 } as const;
 
 /** Levels the function's logs can be set to (Powertools and Lambda's log-level filter agree on these). */
@@ -48,6 +50,11 @@ export interface ContestSyncConfig {
   readonly schedulePaused: boolean;
   /** The function's log level: DEBUG adds the lease acquired/renewed and commit lines. */
   readonly logLevel: LogLevel;
+  /**
+   * Deployment stage: "" is the stack `ContestSync` (tag and SSM path `default`); `dev` is the
+   * stack `ContestSync-dev`, so stages deploy side by side in one account.
+   */
+  readonly stage: string;
 }
 
 export const DEFAULT_CONFIG: ContestSyncConfig = {
@@ -62,22 +69,26 @@ export const DEFAULT_CONFIG: ContestSyncConfig = {
   missingSyncsBeforeDelete: DEFAULTS.missingSyncsBeforeDelete,
   schedulePaused: false,
   logLevel: 'INFO',
+  stage: '',
 };
 
+/** Lowercase letters, digits and dashes (a stack name suffix and an SSM path segment); not `default`. */
+const STAGE_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,18}[a-z0-9])?$/;
+
 /** The function timeout must leave this many lease durations of room (heartbeat every lease/3). */
-export const MIN_TIMEOUT_TO_LEASE_RATIO = 3;
+export const MIN_TIMEOUT_TO_LEASE_RATIO = JOB_LIMITS.minTimeoutToLeaseRatio;
 /**
  * A crashed run's lease must lapse before Lambda's first async retry (about a minute later), or
  * the retry is skipped as lease-held and the interval may never be synced.
  */
-export const MAX_LEASE_DURATION_SECONDS = 50;
+export const MAX_LEASE_DURATION_SECONDS = JOB_LIMITS.maxLeaseSeconds;
 /**
  * Upper bound of the function timeout: the deploy-time trigger waits for the function plus a
  * margin, inside a provider function that itself stops at 15 minutes.
  */
-export const MAX_FUNCTION_TIMEOUT_SECONDS = 840;
+export const MAX_FUNCTION_TIMEOUT_SECONDS = JOB_LIMITS.maxTimeoutSeconds;
 /** Extra time the deploy-time trigger waits beyond the function timeout. */
-export const TRIGGER_TIMEOUT_MARGIN_SECONDS = 30;
+export const TRIGGER_TIMEOUT_MARGIN_SECONDS = JOB_LIMITS.triggerTimeoutMarginSeconds;
 
 export class ContestSyncConfigError extends Error {
   constructor(message: string) {
@@ -196,6 +207,11 @@ export function parseConfig(raw: Partial<Record<keyof ContestSyncConfig, unknown
   if (!(LOG_LEVELS as readonly string[]).includes(logLevelRaw)) fail(K.logLevel, pick('logLevel'), `expected one of ${LOG_LEVELS.join(', ')}`);
   const logLevel = logLevelRaw as LogLevel;
 
+  const stage = text(K.stage, pick('stage'));
+  if (stage !== '' && (!STAGE_PATTERN.test(stage) || stage === 'default')) {
+    fail(K.stage, stage, 'expected "" or up to 20 lowercase letters, digits and inner dashes (not "default"), e.g. "dev"');
+  }
+
   return {
     scheduleExpression,
     scheduleRateMinutes,
@@ -208,6 +224,7 @@ export function parseConfig(raw: Partial<Record<keyof ContestSyncConfig, unknown
     missingSyncsBeforeDelete,
     schedulePaused,
     logLevel,
+    stage,
   };
 }
 

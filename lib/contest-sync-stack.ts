@@ -1,55 +1,200 @@
 /**
- * The one stack of contest-sync (docs/design.md): tables, the sync function with its schedule, deploy
- * trigger and failure queue, and monitoring. Environment-agnostic: `cdk synth` needs no AWS
- * account or credentials. cdk-nag acknowledgements live in ./nag.ts next to the rule packs.
+ * The one stack of contest-sync (docs/design.md): the data tables, the sync job (a
+ * ScheduledSingletonJob: function, schedule, deploy-time run, failure queue, grants, alarms), the
+ * alarm topic and dashboard, the table names as SSM parameters, and tags. Environment-agnostic:
+ * `cdk synth` needs no AWS account or credentials. It reads no CDK context: lib/app.ts does and
+ * passes the validated config in. cdk-nag acknowledgements live in ./nag.ts.
  */
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as ssm from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
-import { configFromContext, type ContestSyncConfig } from './config.js';
+import { fileURLToPath } from 'node:url';
+import { ENV, LEASE_PK, METRIC, METRICS_NAMESPACE, RUN_PK_PREFIX, SERVICE_NAME } from '../lambda/contract.js';
+import type { ContestSyncConfig } from './config.js';
 import { DataTables } from './constructs/data-tables.js';
 import { Monitoring } from './constructs/monitoring.js';
-import { SyncFunction } from './constructs/sync-function.js';
-import { acknowledgeNagFindings } from './nag.js';
+import { ScheduledSingletonJob, type JobAlarm } from './constructs/scheduled-singleton-job.js';
+import { TABLE_ACTIONS, TABLE_ROLES, type TableRole } from './table-access.js';
 
 export const STACK_ID = 'ContestSync';
+export const APP_TAG = 'contest-sync';
+/** The `stage` tag and SSM path segment of the stage "" (stack `ContestSync`). */
+export const DEFAULT_STAGE_NAME = 'default';
+
+/** `ContestSync` for the default stage, `ContestSync-<stage>` otherwise: stages deploy side by side. */
+export function stackNameOf(stage: string): string {
+  return stage === '' ? STACK_ID : `${STACK_ID}-${stage}`;
+}
+
+/** The SSM parameter that holds a table's name: `/contest-sync/<stage>/tables/<role>`. */
+export function tableParameterName(stage: string, role: TableRole): string {
+  return `/${APP_TAG}/${stage === '' ? DEFAULT_STAGE_NAME : stage}/tables/${role}`;
+}
+
+export interface ContestSyncStackProps extends StackProps {
+  readonly config: ContestSyncConfig;
+}
+
+/**
+ * Logical ids of the alarms as first deployed (before they moved into ScheduledSingletonJob), so
+ * that an update changes them in place instead of replacing them (and their state history).
+ */
+const ALARM_LOGICAL_IDS: Record<JobAlarm, string> = {
+  noSuccess: 'MonitoringNoSuccessfulSync07F0FE74',
+  runFailed: 'MonitoringSyncFailed90F9C025',
+  functionErrors: 'MonitoringFunctionErrors40FB895E',
+  failureQueueMessages: 'MonitoringFailureQueueMessages023E853C',
+  leaseLost: 'MonitoringLeaseLost29779930',
+};
 
 export class ContestSyncStack extends Stack {
   public readonly config: ContestSyncConfig;
   public readonly tables: DataTables;
-  public readonly sync: SyncFunction;
+  public readonly sync: ScheduledSingletonJob;
   public readonly monitoring: Monitoring;
+  public readonly tableParameters: Record<TableRole, ssm.StringParameter>;
 
-  constructor(scope: Construct, id: string = STACK_ID, props: StackProps = {}) {
+  constructor(scope: Construct, id: string, props: ContestSyncStackProps) {
+    const stageTag = props.config.stage === '' ? DEFAULT_STAGE_NAME : props.config.stage;
     super(scope, id, {
       description: 'contest-sync: scheduled, lease-guarded sync of Codeforces contests into DynamoDB',
+      // Stack tags: CloudFormation puts them on every resource that takes tags, including the ones
+      // CDK renders without a tag manager (the trigger's provider role and function).
+      tags: { app: APP_TAG, stage: stageTag },
       ...props,
     });
-    this.config = configFromContext(this.node);
+    const { config } = props;
+    this.config = config;
 
+    // Construct ids and paths of the tables are their logical ids: never change them.
     this.tables = new DataTables(this, 'Tables');
-    this.sync = new SyncFunction(this, 'Sync', { config: this.config, tables: this.tables });
-    this.monitoring = new Monitoring(this, 'Monitoring', {
-      config: this.config,
-      function: this.sync.function,
-      logGroup: this.sync.logGroup,
-      failureQueue: this.sync.failureQueue,
+    this.monitoring = new Monitoring(this, 'Monitoring', { config });
+    this.sync = new ScheduledSingletonJob(this, 'Sync', {
+      description: 'Syncs Codeforces contests into DynamoDB under a lease (contest-sync)',
+      roleDescription: 'contest-sync function: its log group, its failure queue, and the listed DynamoDB actions only',
+      scheduleDescription: config.schedulePaused
+        ? 'Scheduled contest sync - PAUSED (context contestSync:schedulePaused)'
+        : 'Scheduled contest sync (one logical sync per interval)',
+      entry: fileURLToPath(new URL('../lambda/handler.ts', import.meta.url)),
+      schedule: events.Schedule.expression(config.scheduleExpression),
+      periodMinutes: config.scheduleRateMinutes,
+      paused: config.schedulePaused,
+      leaseKey: LEASE_PK,
+      runRecordPrefix: RUN_PK_PREFIX,
+      coordinationTable: this.tables.coordination,
+      coordinationActions: TABLE_ACTIONS.coordination,
+      leaseDuration: Duration.seconds(config.leaseDurationSeconds),
+      timeout: Duration.seconds(config.functionTimeoutSeconds),
+      logRetention: config.logRetentionDays,
+      logLevel: config.logLevel,
+      environment: {
+        [ENV.contestsTable]: this.tables.contests.tableName,
+        [ENV.remindersTable]: this.tables.reminders.tableName,
+        [ENV.coordinationTable]: this.tables.coordination.tableName,
+        [ENV.codeforcesApiUrl]: config.codeforcesApiUrl,
+        [ENV.leaseDurationSeconds]: String(config.leaseDurationSeconds),
+        [ENV.finishedRetentionDays]: String(config.finishedRetentionDays),
+        [ENV.scheduleRateMinutes]: String(config.scheduleRateMinutes),
+        [ENV.missingSyncsBeforeDelete]: String(config.missingSyncsBeforeDelete),
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_LOG_LEVEL: config.logLevel,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      },
+      // The data tables (lib/table-access.ts); the job adds the Coordination grant itself.
+      statements: (['contests', 'reminders'] as const).map(
+        (role) =>
+          new iam.PolicyStatement({
+            sid: `${role[0]!.toUpperCase()}${role.slice(1)}Table`,
+            actions: [...TABLE_ACTIONS[role]],
+            resources: [this.tables.byRole()[role].tableArn],
+          }),
+      ),
+      deployRunAfter: [this.tables],
+      metrics: {
+        namespace: METRICS_NAMESPACE,
+        service: SERVICE_NAME,
+        runSucceeded: METRIC.runSucceeded,
+        runFailed: METRIC.runFailed,
+        leaseLost: METRIC.leaseLost,
+      },
+      alarmTopic: this.monitoring.topic,
+      noSuccessPeriods: 2,
+      alarmDescriptions: ALARM_DESCRIPTIONS(config),
     });
+    for (const [alarm, logicalId] of Object.entries(ALARM_LOGICAL_IDS) as [JobAlarm, string][]) {
+      (this.sync.alarms[alarm].node.defaultChild as cloudwatch.CfnAlarm).overrideLogicalId(logicalId);
+    }
+    this.monitoring.addDashboard(this.sync);
+
+    // Where the app (and other stacks) read the table names of this stage.
+    this.tableParameters = Object.fromEntries(
+      TABLE_ROLES.map((role) => {
+        const parameter = new ssm.StringParameter(this, `${role[0]!.toUpperCase()}${role.slice(1)}TableParameter`, {
+          parameterName: tableParameterName(config.stage, role),
+          stringValue: this.tables.byRole()[role].tableName,
+          description: `contest-sync ${config.stage === '' ? DEFAULT_STAGE_NAME : config.stage}: name of the ${role} table`,
+        });
+        return [role, parameter];
+      }),
+    ) as Record<TableRole, ssm.StringParameter>;
+
+    // Also in the template, on every resource with a tag manager.
+    Tags.of(this).add('app', APP_TAG);
+    Tags.of(this).add('stage', stageTag);
 
     const output = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
     output('ContestsTableName', this.tables.contests.tableName, 'Contests table (read by the app)');
     output('RemindersTableName', this.tables.reminders.tableName, 'Reminders table (written by the app)');
     output('CoordinationTableName', this.tables.coordination.tableName, 'Lease and run records');
+    for (const role of TABLE_ROLES) {
+      output(
+        `${role[0]!.toUpperCase()}${role.slice(1)}TableParameterName`,
+        this.tableParameters[role].parameterName,
+        `SSM parameter holding the ${role} table name`,
+      );
+    }
     output('FunctionName', this.sync.function.functionName, 'Sync function (console "Test" runs a sync now)');
     output(
       'ScheduleRuleName',
       this.sync.schedule.ruleName,
-      `EventBridge rule of the schedule (${this.config.schedulePaused ? 'PAUSED' : 'enabled'}; pause with -c contestSync:schedulePaused=true)`,
+      `EventBridge rule of the schedule (${config.schedulePaused ? 'PAUSED' : 'enabled'}; pause with -c contestSync:schedulePaused=true)`,
     );
     output('LogGroupName', this.sync.logGroup.logGroupName, 'Function logs: one summary line per invocation (aws logs tail)');
     output('FailureQueueUrl', this.sync.failureQueue.queueUrl, 'Failed async invocations and undeliverable schedule events');
     output('AlarmTopicArn', this.monitoring.topic.topicArn, 'Alarm notifications');
     output('DashboardName', this.monitoring.dashboard.dashboardName, 'CloudWatch dashboard');
-
-    acknowledgeNagFindings(this);
   }
+}
+
+/** contest-sync's runbook text for each alarm. */
+function ALARM_DESCRIPTIONS(config: ContestSyncConfig): Record<JobAlarm, string> {
+  return {
+    noSuccess:
+      `No contest sync succeeded in the last ${2 * config.scheduleRateMinutes} minutes (2 schedule intervals): ` +
+      'the Contests table is going stale. First look at the function logs (Logs Insights, filter on ' +
+      'outcome/phase) and the SyncFailed / FunctionErrors alarms: a Codeforces outage shows as ' +
+      'phase "codeforces", a stuck lease as repeated "lease-held" skips, no log lines at all means ' +
+      'the schedule rule is disabled or the function cannot be invoked.',
+    runFailed:
+      'A contest sync run ended with outcome "failed". First read its summary line in the function ' +
+      'logs: the phase (lease, codeforces, store) says where it failed. Scheduled runs are retried ' +
+      'by Lambda; a single codeforces failure usually clears on the next interval.',
+    functionErrors:
+      'The contest sync function threw or timed out (Lambda Errors metric), which the handler does ' +
+      'only for invalid events, upstream failures on scheduled runs, or bugs. First search the ' +
+      'function logs for level ERROR and "Task timed out"; check the failure queue for the event.',
+    failureQueueMessages:
+      'Messages are waiting in the contest sync failure queue: scheduled invocations that failed ' +
+      'after all Lambda retries (Lambda destination record with the error), or schedule events ' +
+      'EventBridge could not deliver. First read a message (SQS console, "Poll for messages") for ' +
+      'the error, fix the cause, then purge the queue; messages expire after 14 days.',
+    leaseLost:
+      'A contest sync run lost its lease mid-run and aborted (another run took over, or heartbeats ' +
+      'could not renew it). Occasional losses are safe by design (fenced writes); repeated ones mean ' +
+      'runs outlive the lease: first compare Duration with LEASE_DURATION_SECONDS and look for ' +
+      'DynamoDB throttling or slow Codeforces responses in the logs.',
+  };
 }

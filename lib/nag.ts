@@ -6,7 +6,7 @@
 import { Validations, type App } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import type { ContestSyncStack } from './contest-sync-stack.js';
+import type { ScheduledSingletonJob } from './constructs/scheduled-singleton-job.js';
 
 /** Adds the AwsSolutions and Serverless rule packs to the app (bin/app.ts and the tests). */
 export function addNagChecks(app: App): void {
@@ -17,8 +17,12 @@ function acknowledge(scope: IConstruct, ...rules: { id: string; reason: string }
   Validations.of(scope).acknowledge(...rules);
 }
 
-export function acknowledgeNagFindings(stack: ContestSyncStack): void {
-  const { function: fn, failureQueue } = stack.sync;
+/**
+ * The findings every ScheduledSingletonJob acknowledges (the construct calls this on itself, so a
+ * new job's stack is as clean as contest-sync's).
+ */
+export function acknowledgeJobNagFindings(job: ScheduledSingletonJob): void {
+  const { function: fn, failureQueue } = job;
 
   const runtimeReason =
     'The runtime is pinned to nodejs22.x on purpose (a supported LTS runtime): the bundle is built ' +
@@ -51,7 +55,7 @@ export function acknowledgeNagFindings(stack: ContestSyncStack): void {
 
   const failureQueueReason =
     'This queue is itself the dead-letter store: the Lambda on-failure destination and the ' +
-    'EventBridge target DLQ of the sync. Nothing consumes it automatically; messages are read by ' +
+    'EventBridge target DLQ of the job. Nothing consumes it automatically; messages are read by ' +
     'an operator (FailureQueueMessages alarm) and expire after 14 days, so a redrive queue behind ' +
     'it would only hide them one level deeper.';
   acknowledge(
@@ -69,14 +73,16 @@ export function acknowledgeNagFindings(stack: ContestSyncStack): void {
       'alias needs a resource policy.',
   });
 
-  const emailSubscription = stack.monitoring.emailSubscription;
-  if (emailSubscription !== undefined) {
-    acknowledge(emailSubscription, {
-      id: 'Serverless-SNSRedrivePolicy',
-      reason:
-        'This is the optional e-mail subscription of the alarm topic, read by a person. An alarm ' +
-        'notification SNS cannot deliver is not work to replay later: the alarm state itself stays ' +
-        'visible in CloudWatch and on the dashboard, and a dead-letter queue for it would have no reader.',
-    });
-  }
+  if (job.emailSubscription !== undefined) acknowledgeEmailSubscription(job.emailSubscription);
+}
+
+/** The optional e-mail subscription of an alarm topic. */
+export function acknowledgeEmailSubscription(emailSubscription: IConstruct): void {
+  acknowledge(emailSubscription, {
+    id: 'Serverless-SNSRedrivePolicy',
+    reason:
+      'This is the optional e-mail subscription of the alarm topic, read by a person. An alarm ' +
+      'notification SNS cannot deliver is not work to replay later: the alarm state itself stays ' +
+      'visible in CloudWatch and on the dashboard, and a dead-letter queue for it would have no reader.',
+  });
 }

@@ -5,7 +5,7 @@
  * `dynamodb:ConditionCheckItem` on Coordination, a Put on Contests needs `dynamodb:PutItem` there).
  *
  * Grants are on the table ARNs only, not on `table/index/*`: nothing here queries an index. If the
- * function ever queries the Contests GSI, add the index ARN explicitly in sync-function.ts.
+ * function ever queries the Contests GSI, add the index ARN explicitly in contest-sync-stack.ts.
  */
 import { LEASE_PK, RUN_PK_PREFIX } from '../lambda/contract.js';
 

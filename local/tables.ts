@@ -47,7 +47,7 @@ const ENV_OF_ROLE: Record<TableRole, string> = {
 const TABLE_TYPES = new Set(['AWS::DynamoDB::Table', 'AWS::DynamoDB::GlobalTable']);
 
 interface CfnKey { AttributeName: string; KeyType: string }
-interface CfnTableProperties {
+export interface CfnTableProperties {
   KeySchema?: CfnKey[];
   AttributeDefinitions?: { AttributeName: string; AttributeType: string }[];
   GlobalSecondaryIndexes?: { IndexName: string; KeySchema: CfnKey[]; Projection?: { ProjectionType?: string; NonKeyAttributes?: string[] } }[];
@@ -105,6 +105,43 @@ export function tableDefinitionsFromTemplate(template: CfnTemplate): TableDefini
     if (count !== 1) throw new Error(`expected one ${role} table in the template, found ${count}`);
   }
   return definitions;
+}
+
+/**
+ * Creates one table in DynamoDB Local from the Properties of an `AWS::DynamoDB::Table` resource
+ * (keys, attributes, GSIs, TTL; on demand) and waits until it is ACTIVE: for any app's template
+ * (examples/heartbeat); contest-sync's three tables go through createTablesFromTemplate below.
+ */
+export async function createTableFromResource(client: DynamoDBClient, TableName: string, properties: CfnTableProperties): Promise<void> {
+  const gsis = properties.GlobalSecondaryIndexes ?? [];
+  await client.send(
+    new CreateTableCommand({
+      TableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: keySchema(properties.KeySchema),
+      AttributeDefinitions: (properties.AttributeDefinitions ?? []).map((a) => ({
+        AttributeName: a.AttributeName,
+        AttributeType: a.AttributeType as AttributeDefinition['AttributeType'],
+      })),
+      ...(gsis.length === 0
+        ? {}
+        : {
+            GlobalSecondaryIndexes: gsis.map((gsi) => ({
+              IndexName: gsi.IndexName,
+              KeySchema: keySchema(gsi.KeySchema),
+              Projection: {
+                ProjectionType: (gsi.Projection?.ProjectionType ?? 'ALL') as Projection['ProjectionType'],
+                ...(gsi.Projection?.NonKeyAttributes === undefined ? {} : { NonKeyAttributes: gsi.Projection.NonKeyAttributes }),
+              },
+            })),
+          }),
+    }),
+  );
+  await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1, maxDelay: 2 }, { TableName });
+  const ttl = properties.TimeToLiveSpecification;
+  if (ttl?.Enabled === true && ttl.AttributeName !== undefined) {
+    await client.send(new UpdateTimeToLiveCommand({ TableName, TimeToLiveSpecification: { AttributeName: ttl.AttributeName, Enabled: true } }));
+  }
 }
 
 /** The local table names for a prefix: `${namePrefix}-contests` etc. */

@@ -61,9 +61,18 @@ interface AssetManifestFile {
   destinations: Record<string, { objectKey?: string }>;
 }
 
-/** Locates the function's code asset through its S3Key and the assembly's asset manifests. */
+/** Locates the sync function's code asset through its S3Key and the assembly's asset manifests. */
 function bundleDirOf(outdir: string, template: CfnTemplate): string {
-  const { logicalId, resource } = findSyncFunction(template);
+  return bundleDirOfFunction(outdir, template, findSyncFunction(template).logicalId);
+}
+
+/**
+ * The directory of the bundled code (with index.mjs) of the Lambda function `logicalId` in a
+ * template synthesized into `outdir` with bundling: any app's, e.g. examples/heartbeat.
+ */
+export function bundleDirOfFunction(outdir: string, template: CfnTemplate, logicalId: string): string {
+  const resource = (template?.Resources ?? {})[logicalId] as CfnResource | undefined;
+  if (resource?.Type !== 'AWS::Lambda::Function') throw new Error(`${logicalId} is not a Lambda function of the template`);
   const s3Key = (resource.Properties?.Code as { S3Key?: unknown } | undefined)?.S3Key;
   if (typeof s3Key !== 'string') throw new Error(`function ${logicalId} has no literal Code.S3Key`);
 

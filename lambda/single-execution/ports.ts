@@ -100,5 +100,5 @@ export interface WorkContext {
    * Commits `actions` fenced by the lease: each transaction commits only while this run holds it.
    * Throws LeaseLostError if it no longer does.
    */
-  commit(actions: readonly TransactAction[], options?: CommitOptions): Promise<{ transactions: number }>;
+  readonly commit: (actions: readonly TransactAction[], options?: CommitOptions) => Promise<{ transactions: number }>;
 }

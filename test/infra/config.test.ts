@@ -22,6 +22,7 @@ describe('parseConfig', () => {
       missingSyncsBeforeDelete: 3,
       schedulePaused: false,
       logLevel: 'INFO',
+      stage: '',
     });
   });
 
@@ -66,6 +67,10 @@ describe('parseConfig', () => {
     [{ missingSyncsBeforeDelete: 0 }, /missingSyncsBeforeDelete=0: expected an integer from 1 to 48/],
     [{ schedulePaused: 'yes' }, /schedulePaused="yes": expected true or false/],
     [{ schedulePaused: 1 }, /schedulePaused=1: expected true or false/],
+    [{ stage: 'Prod' }, /stage="Prod": expected "" or up to 20 lowercase letters/],
+    [{ stage: 'dev_1' }, /stage="dev_1": expected ""/],
+    [{ stage: 'default' }, /stage="default": expected ""/],
+    [{ stage: 'x'.repeat(21) }, /stage="x{21}": expected ""/],
     [{ logLevel: 'verbose' }, /logLevel="verbose": expected one of DEBUG, INFO, WARN, ERROR/],
     [{ logLevel: 3 }, /logLevel=3: expected a string/],
   ])('rejects %j', (raw, message) => {

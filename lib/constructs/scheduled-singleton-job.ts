@@ -1,0 +1,428 @@
+/**
+ * ScheduledSingletonJob: one Lambda function that runs a job exclusively once per schedule
+ * interval with the single-execution module (lambda/single-execution/), and everything around it:
+ *
+ *   - the function (Node.js 22, arm64, ESM bundle built with the local esbuild, no Docker), its own
+ *     role (no managed policy), its own log group (JSON logs, retention);
+ *   - the EventBridge schedule (pausable: the rule stays, disabled), a deploy-time run
+ *     (triggers.Trigger on the published version), async retries and max event age, one SQS
+ *     failure queue (Lambda on-failure destination and the rule target's DLQ, TLS only);
+ *   - the coordination table (created, or passed in so that several jobs share one), with grants
+ *     scoped by `dynamodb:LeadingKeys` to the job's own lease item and run records;
+ *   - the standard alarms on the metrics the job emits (no success in N periods, runs failed,
+ *     lease lost) and on Lambda and SQS (function errors, failure queue messages), on an SNS topic
+ *     (created, or passed in).
+ *
+ * The function receives COORDINATION_TABLE_NAME, LEASE_DURATION_SECONDS and SCHEDULE_RATE_MINUTES
+ * (names overridable) besides `environment`. Props are typed and validated at synth time with the
+ * module's own timing rules; the construct never reads CDK context (only the app does).
+ */
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as triggers from 'aws-cdk-lib/triggers';
+import { Construct } from 'constructs';
+import { leaseTiming, minimumFunctionTimeoutMs } from '../../lambda/single-execution/timing.js';
+import { acknowledgeJobNagFindings } from '../nag.js';
+
+const repoPath = (relative: string): string => fileURLToPath(new URL(`../../${relative}`, import.meta.url));
+
+/** An ESM bundle has no `require`; some CommonJS dependencies inside the bundle still call it. */
+export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/** Largest `index.mjs` contest-sync's function may ship (test/infra/bundle.test.ts fails above it). */
+export const BUNDLE_BUDGET_BYTES = 1024 * 1024;
+
+/**
+ * How esbuild bundles a job's function. local/bundle-deps.ts builds with the same settings to
+ * attribute the bundle's bytes to dependencies (esbuild metafile).
+ */
+export const BUNDLING = {
+  format: OutputFormat.ESM,
+  target: 'node22',
+  minify: true,
+  sourceMap: true,
+  // Stack traces map back to the .ts sources; the sources themselves need not ship.
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  externalModules: [],
+  forceDockerBundling: false,
+} as const satisfies BundlingOptions;
+
+/** Defaults of the async invocation: Lambda keeps an event this long (retries included). */
+export const ASYNC_MAX_EVENT_AGE = Duration.hours(2);
+export const ASYNC_RETRY_ATTEMPTS = 2;
+
+/** Bounds the module's timing imposes on a job (see lambda/single-execution/timing.ts). */
+export const JOB_LIMITS = {
+  /** A crashed run's lease must lapse before Lambda's first async retry (about a minute later). */
+  maxLeaseSeconds: 50,
+  /** The function timeout leaves this many lease durations of room (heartbeat every lease/3). */
+  minTimeoutToLeaseRatio: 3,
+  /** The deploy-time run waits inside a provider function that itself stops at 15 minutes. */
+  maxTimeoutSeconds: 840,
+  /** Extra time the deploy-time run waits beyond the function timeout. */
+  triggerTimeoutMarginSeconds: 30,
+} as const;
+
+/** Environment variable names the construct sets on the function (override per job if needed). */
+export const JOB_ENV = {
+  coordinationTable: 'COORDINATION_TABLE_NAME',
+  leaseDurationSeconds: 'LEASE_DURATION_SECONDS',
+  scheduleRateMinutes: 'SCHEDULE_RATE_MINUTES',
+} as const;
+
+export type JobAlarm = 'noSuccess' | 'runFailed' | 'functionErrors' | 'failureQueueMessages' | 'leaseLost';
+
+/** The metric names the alarms read; the defaults are what contest-sync's observe.ts emits. */
+export interface JobMetrics {
+  /** EMF namespace. */
+  readonly namespace: string;
+  /** Value of the `service` dimension every metric carries (Powertools' default dimension). */
+  readonly service: string;
+  readonly runSucceeded?: string;
+  readonly runFailed?: string;
+  readonly leaseLost?: string;
+}
+
+export interface ScheduledSingletonJobProps {
+  /** The handler file (TypeScript or JavaScript), bundled with esbuild; exports `handler`. */
+  readonly entry: string;
+  /** Exported handler name (default `handler`). */
+  readonly handler?: string;
+  /** The function's description. */
+  readonly description?: string;
+  /** The role's description (default: what the role may do). */
+  readonly roleDescription?: string;
+  /** The rule's description (default: says whether the schedule is paused). */
+  readonly scheduleDescription?: string;
+  /** Default: this repository (its package.json and package-lock.json). */
+  readonly projectRoot?: string;
+  readonly depsLockFilePath?: string;
+
+  /** When the job runs, e.g. `events.Schedule.cron({ minute: '0' })`. */
+  readonly schedule: events.Schedule;
+  /** Minutes between two scheduled runs: the interval length and the no-success alarm's period. */
+  readonly periodMinutes: number;
+  /** The rule stays but is disabled, and the no-success alarm sends no notification. */
+  readonly paused?: boolean;
+
+  /** The job's lease item in the coordination table, e.g. `lease#my-job`. */
+  readonly leaseKey: string;
+  /** Prefix of the job's run records, e.g. `run#my-job#`. */
+  readonly runRecordPrefix: string;
+  /** Shared coordination table (partition key `pk`, TTL `ttl`); created when absent. */
+  readonly coordinationTable?: dynamodb.ITable;
+  /** The DynamoDB actions the job may send to the coordination table (default: what DynamoLease and DynamoFencedWriter send). */
+  readonly coordinationActions?: readonly string[];
+
+  /** Lease duration (default 30 s), 2–50 s. */
+  readonly leaseDuration?: Duration;
+  /** Function timeout (default 120 s): at least 3 leases, at most 840 s. */
+  readonly timeout?: Duration;
+  readonly memorySize?: number;
+  readonly logRetention?: logs.RetentionDays;
+  /** Lambda's application log level filter (default INFO). */
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** The job's own settings; the construct adds the JOB_ENV variables and NODE_OPTIONS. */
+  readonly environment?: Record<string, string>;
+  /** Names of the variables the construct sets (default JOB_ENV). */
+  readonly environmentNames?: Partial<typeof JOB_ENV>;
+  /** The work's own data access (its tables), added to the role before the coordination grant. */
+  readonly statements?: readonly iam.PolicyStatement[];
+
+  /** Run once at deploy time, after `deployRunAfter` (default true). */
+  readonly deployRun?: boolean;
+  readonly deployRunAfter?: readonly Construct[];
+  /** Async retries (default 2) and max event age (default 2 h). */
+  readonly asyncRetries?: number;
+  readonly maxEventAge?: Duration;
+
+  /** The metrics the job emits (EMF): the alarms read them. */
+  readonly metrics: JobMetrics;
+  /** Alarm topic; created (TLS only) when absent. */
+  readonly alarmTopic?: sns.ITopic;
+  /** E-mail subscribed to the created topic (ignored when `alarmTopic` is passed). */
+  readonly alarmEmail?: string;
+  /** Consecutive periods without a successful run before the no-success alarm fires (default 2). */
+  readonly noSuccessPeriods?: number;
+  /** Alarm descriptions (runbook text); defaults are generic. */
+  readonly alarmDescriptions?: Partial<Record<JobAlarm, string>>;
+}
+
+export class ScheduledSingletonJobError extends Error {
+  override readonly name = 'ScheduledSingletonJobError';
+}
+
+/** What the coordination table must allow for DynamoLease and DynamoFencedWriter (no Query, no Scan). */
+export const COORDINATION_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'] as const;
+
+/** A coordination table as the module expects it: partition key `pk` (S), TTL `ttl`, on demand, PITR. */
+export function createCoordinationTable(scope: Construct, id: string): dynamodb.Table {
+  return new dynamodb.Table(scope, id, {
+    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+    timeToLiveAttribute: 'ttl',
+    // Lease and run records only: nothing of value outlives the stack.
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+}
+
+/** Minutes of a `rate(...)` expression, or undefined for a `cron(...)` one. */
+function rateMinutes(expression: string): number | undefined {
+  const match = /^rate\(\s*(\d+)\s+(minute|minutes|hour|hours|day|days)\s*\)$/.exec(expression);
+  if (!match) return undefined;
+  const amount = Number(match[1]);
+  const unit = match[2] ?? '';
+  return unit.startsWith('minute') ? amount : unit.startsWith('hour') ? amount * 60 : amount * 1440;
+}
+
+function validate(props: ScheduledSingletonJobProps, leaseSeconds: number, timeoutSeconds: number): void {
+  const fail = (what: string): never => {
+    throw new ScheduledSingletonJobError(`ScheduledSingletonJob: ${what}`);
+  };
+  if (!Number.isInteger(props.periodMinutes) || props.periodMinutes < 1 || props.periodMinutes > 1440) {
+    fail(`periodMinutes must be an integer from 1 to 1440, got ${props.periodMinutes}`);
+  }
+  const implied = rateMinutes(props.schedule.expressionString);
+  if (implied !== undefined && implied !== props.periodMinutes) {
+    fail(`schedule ${props.schedule.expressionString} runs every ${implied} minutes but periodMinutes is ${props.periodMinutes}`);
+  }
+  if (props.leaseKey === '' || props.runRecordPrefix === '' || props.leaseKey.startsWith(props.runRecordPrefix)) {
+    fail(`leaseKey (${props.leaseKey}) and runRecordPrefix (${props.runRecordPrefix}) must be non-empty and the lease key outside the prefix`);
+  }
+  if (!Number.isInteger(leaseSeconds) || leaseSeconds > JOB_LIMITS.maxLeaseSeconds) {
+    fail(`leaseDuration must be whole seconds, at most ${JOB_LIMITS.maxLeaseSeconds}, got ${leaseSeconds}`);
+  }
+  let timing;
+  try {
+    timing = leaseTiming(leaseSeconds);
+  } catch (error) {
+    return fail(`leaseDuration: ${(error as Error).message}`);
+  }
+  if (timeoutSeconds > JOB_LIMITS.maxTimeoutSeconds) fail(`timeout must be at most ${JOB_LIMITS.maxTimeoutSeconds}s, got ${timeoutSeconds}s`);
+  if (timeoutSeconds < JOB_LIMITS.minTimeoutToLeaseRatio * leaseSeconds) {
+    fail(`timeout (${timeoutSeconds}s) must be at least ${JOB_LIMITS.minTimeoutToLeaseRatio} x leaseDuration (${leaseSeconds}s)`);
+  }
+  if (timeoutSeconds * 1000 <= minimumFunctionTimeoutMs(timing)) {
+    fail(`timeout (${timeoutSeconds}s) must exceed ${Math.ceil(minimumFunctionTimeoutMs(timing) / 1000)}s: the release margin plus one renewal period`);
+  }
+  if ((props.noSuccessPeriods ?? 2) < 1) fail('noSuccessPeriods must be at least 1');
+}
+
+export class ScheduledSingletonJob extends Construct {
+  public readonly function: NodejsFunction;
+  public readonly role: iam.Role;
+  public readonly logGroup: logs.LogGroup;
+  /** Async invocations that failed after retries, and schedule events EventBridge could not deliver. */
+  public readonly failureQueue: sqs.Queue;
+  public readonly schedule: events.Rule;
+  public readonly deployRun?: triggers.Trigger;
+  public readonly coordinationTable: dynamodb.ITable;
+  public readonly alarmTopic: sns.ITopic;
+  /** Set when the construct created the topic with an e-mail subscription. */
+  public readonly emailSubscription?: sns.Subscription;
+  public readonly alarms: Readonly<Record<JobAlarm, cloudwatch.Alarm>>;
+  public readonly leaseDurationSeconds: number;
+  public readonly periodMinutes: number;
+  public readonly metrics: JobMetrics;
+
+  constructor(scope: Construct, id: string, props: ScheduledSingletonJobProps) {
+    super(scope, id);
+    const leaseSeconds = (props.leaseDuration ?? Duration.seconds(30)).toSeconds();
+    const timeoutSeconds = (props.timeout ?? Duration.seconds(120)).toSeconds();
+    validate(props, leaseSeconds, timeoutSeconds);
+    this.leaseDurationSeconds = leaseSeconds;
+    this.periodMinutes = props.periodMinutes;
+    this.metrics = props.metrics;
+    const envNames = { ...JOB_ENV, ...props.environmentNames };
+    const retries = props.asyncRetries ?? ASYNC_RETRY_ATTEMPTS;
+    const maxEventAge = props.maxEventAge ?? ASYNC_MAX_EVENT_AGE;
+    const logLevel = props.logLevel ?? 'INFO';
+
+    this.coordinationTable = props.coordinationTable ?? createCoordinationTable(this, 'Coordination');
+
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: props.roleDescription ?? `${id} job function: its log group, its failure queue, and the listed DynamoDB actions only`,
+    });
+    this.logGroup.grantWrite(this.role);
+    for (const statement of props.statements ?? []) this.role.addToPolicy(statement);
+    // Only the job's own lease item and run records: jobs sharing the table cannot touch each other's.
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'CoordinationTable',
+        actions: [...(props.coordinationActions ?? COORDINATION_ACTIONS)],
+        resources: [this.coordinationTable.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [props.leaseKey, `${props.runRecordPrefix}*`] } },
+      }),
+    );
+
+    this.failureQueue = new sqs.Queue(this, 'FailureQueue', {
+      enforceSSL: true,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      retentionPeriod: Duration.days(14),
+    });
+
+    // Keys the job already lists keep their position; the construct's values win.
+    const environment: Record<string, string> = {
+      ...props.environment,
+      [envNames.coordinationTable]: this.coordinationTable.tableName,
+      [envNames.leaseDurationSeconds]: String(leaseSeconds),
+      [envNames.scheduleRateMinutes]: String(props.periodMinutes),
+      NODE_OPTIONS: '--enable-source-maps',
+    };
+
+    this.function = new NodejsFunction(this, 'Function', {
+      ...(props.description === undefined ? {} : { description: props.description }),
+      entry: props.entry,
+      handler: props.handler ?? 'handler',
+      projectRoot: props.projectRoot ?? repoPath(''),
+      depsLockFilePath: props.depsLockFilePath ?? repoPath('package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize ?? 256,
+      timeout: Duration.seconds(timeoutSeconds),
+      role: this.role,
+      logGroup: this.logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      applicationLogLevelV2: lambda.ApplicationLogLevel[logLevel],
+      // Nothing is instrumented; active tracing would record empty segments (README "Tracing").
+      tracing: lambda.Tracing.DISABLED,
+      environment,
+      // The deploy-time run invokes a published version; old ones serve nothing once replaced.
+      currentVersionOptions: { removalPolicy: RemovalPolicy.DESTROY },
+      onFailure: new destinations.SqsDestination(this.failureQueue),
+      retryAttempts: retries,
+      maxEventAge,
+      bundling: { ...BUNDLING, mainFields: [...BUNDLING.mainFields], externalModules: [] },
+    });
+
+    const paused = props.paused ?? false;
+    this.schedule = new events.Rule(this, 'Schedule', {
+      description: props.scheduleDescription ?? (paused ? `Scheduled ${id} job - PAUSED` : `Scheduled ${id} job (one logical run per interval)`),
+      schedule: props.schedule,
+      enabled: !paused,
+    });
+    this.schedule.addTarget(
+      new targets.LambdaFunction(this.function, { deadLetterQueue: this.failureQueue, maxEventAge, retryAttempts: retries }),
+    );
+
+    if (props.deployRun ?? true) {
+      this.deployRun = new triggers.Trigger(this, 'DeploySync', {
+        handler: this.function,
+        executeAfter: [
+          ...(props.deployRunAfter ?? []),
+          ...(this.coordinationTable instanceof Construct ? [this.coordinationTable] : []),
+          this.role,
+        ],
+        executeOnHandlerChange: true,
+        invocationType: triggers.InvocationType.REQUEST_RESPONSE,
+        timeout: Duration.seconds(timeoutSeconds + JOB_LIMITS.triggerTimeoutMarginSeconds),
+      });
+    }
+
+    if (props.alarmTopic !== undefined) {
+      this.alarmTopic = props.alarmTopic;
+    } else {
+      const topic = new sns.Topic(this, 'AlarmTopic', { displayName: `${id} alarms`, enforceSSL: true });
+      if (props.alarmEmail !== undefined && props.alarmEmail !== '') {
+        this.emailSubscription = topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
+      }
+      this.alarmTopic = topic;
+    }
+    this.alarms = this.createAlarms(props, paused);
+
+    acknowledgeJobNagFindings(this);
+  }
+
+  /** A metric the job emits (EMF, dimension `service`). */
+  metric(metricName: string, statistic: string, period: Duration = Duration.minutes(this.periodMinutes), label?: string): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: this.metrics.namespace,
+      metricName,
+      dimensionsMap: { service: this.metrics.service },
+      statistic,
+      period,
+      ...(label === undefined ? {} : { label }),
+    });
+  }
+
+  private createAlarms(props: ScheduledSingletonJobProps, paused: boolean): Record<JobAlarm, cloudwatch.Alarm> {
+    const names = { runSucceeded: 'RunSucceeded', runFailed: 'RunFailed', leaseLost: 'LeaseLost', ...props.metrics };
+    const periods = props.noSuccessPeriods ?? 2;
+    const text = props.alarmDescriptions ?? {};
+    const scope = new Construct(this, 'Alarms');
+    const action = new cwActions.SnsAction(this.alarmTopic);
+    const alarm = (alarmId: string, alarmProps: cloudwatch.AlarmProps): cloudwatch.Alarm => {
+      const created = new cloudwatch.Alarm(scope, alarmId, alarmProps);
+      created.addAlarmAction(action);
+      created.addOkAction(action);
+      return created;
+    };
+    const fiveMinutes = Duration.minutes(5);
+    const atLeastOne = {
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    } as const;
+    return {
+      noSuccess: alarm('NoSuccessfulRun', {
+        alarmDescription:
+          (text.noSuccess ?? `No run succeeded in the last ${periods * props.periodMinutes} minutes (${periods} schedule intervals).`) +
+          (paused ? ' PAUSED: notifications are off.' : ''),
+        metric: this.metric(names.runSucceeded, 'Sum'),
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: periods,
+        datapointsToAlarm: periods,
+        treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+        // A deliberate pause stops the runs this alarm counts: it alarms as usual but notifies no one.
+        actionsEnabled: !paused,
+      }),
+      runFailed: alarm('RunFailed', {
+        alarmDescription: text.runFailed ?? 'A run ended with outcome "failed": read its summary line in the function logs.',
+        metric: this.metric(names.runFailed, 'Sum', fiveMinutes),
+        ...atLeastOne,
+      }),
+      functionErrors: alarm('FunctionErrors', {
+        alarmDescription: text.functionErrors ?? 'The function threw or timed out (Lambda Errors metric): search its logs for level ERROR.',
+        metric: this.function.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
+        ...atLeastOne,
+      }),
+      failureQueueMessages: alarm('FailureQueueMessages', {
+        alarmDescription:
+          text.failureQueueMessages ??
+          'Messages wait in the failure queue: invocations that failed after every retry. Read one for the error, fix the cause, purge.',
+        metric: this.failureQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }),
+        ...atLeastOne,
+      }),
+      leaseLost: alarm('LeaseLost', {
+        alarmDescription:
+          text.leaseLost ?? 'A run lost its lease mid-run and aborted (safe by design; repeated losses mean runs outlive the lease).',
+        metric: this.metric(names.leaseLost, 'Sum', fiveMinutes),
+        ...atLeastOne,
+      }),
+    };
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Stages side by side: context `contestSync:stage` names the stack (`ContestSync`, `ContestSync-dev`),
+ * tags every resource with `app` and `stage`, and publishes the table names as SSM parameters
+ * under `/contest-sync/<stage>/tables/<role>` with outputs.
+ */
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createContestSyncApp } from '../../lib/app.js';
+import { tableParameterName } from '../../lib/contest-sync-stack.js';
+import { TABLE_ROLES } from '../../lib/table-access.js';
+
+type Resources = Record<string, { Type: string; Properties?: Record<string, any> }>;
+
+function synth(context: Record<string, unknown>): { stackName: string; template: Record<string, any>; stackTags: Record<string, string> } {
+  const { app, stack } = createContestSyncApp({ nag: false, cfnValidation: false, context: { 'aws:cdk:bundling-stacks': [], ...context } });
+  const artifact = app.synth().getStackArtifact(stack.artifactId);
+  return { stackName: stack.stackName, template: artifact.template, stackTags: artifact.tags };
+}
+
+/** CDK's singleton custom resource provider of triggers: raw resources without a tag manager. */
+const isCdkProvider = (id: string): boolean => id.startsWith('AWSCDK');
+
+/** Resource types that carry no Tags property in CloudFormation (CDK's Tags aspect skips them). */
+const UNTAGGABLE = new Set([
+  'AWS::IAM::Policy',
+  'AWS::SQS::QueuePolicy',
+  'AWS::SNS::TopicPolicy',
+  'AWS::Lambda::Permission',
+  'AWS::Lambda::Version',
+  'AWS::Lambda::EventInvokeConfig',
+  'AWS::Events::Rule',
+  'AWS::CloudWatch::Alarm',
+  'AWS::CloudWatch::Dashboard',
+  'Custom::Trigger',
+]);
+
+function tagsOf(resource: { Type: string; Properties?: Record<string, any> }): Record<string, string> {
+  const tags = resource.Properties?.Tags;
+  if (Array.isArray(tags)) return Object.fromEntries(tags.map((t: { Key: string; Value: string }) => [t.Key, t.Value]));
+  return (tags ?? {}) as Record<string, string>; // AWS::SSM::Parameter: a map
+}
+
+describe.each([
+  ['', 'ContestSync', 'default'],
+  ['dev', 'ContestSync-dev', 'dev'],
+])('stage %j', (stage, stackName, stageTag) => {
+  let synthesized: ReturnType<typeof synth>;
+  beforeAll(() => {
+    synthesized = synth({ 'contestSync:stage': stage });
+  });
+
+  it(`is the stack ${stackName}`, () => {
+    expect(synthesized.stackName).toBe(stackName);
+  });
+
+  it(`tags the stack app=contest-sync, stage=${stageTag} (CloudFormation propagates these to every resource)`, () => {
+    expect(synthesized.stackTags).toEqual({ app: 'contest-sync', stage: stageTag });
+  });
+
+  it(`tags every taggable resource app=contest-sync, stage=${stageTag} in the template`, () => {
+    const resources = synthesized.template.Resources as Resources;
+    const taggable = Object.entries(resources).filter(([id, r]) => !UNTAGGABLE.has(r.Type) && !isCdkProvider(id));
+    // 3 tables, log group, role, function, queue, topic, 3 SSM parameters
+    expect(taggable.length).toBe(11);
+    for (const [id, resource] of taggable) {
+      expect(tagsOf(resource), `${id} (${resource.Type})`).toMatchObject({ app: 'contest-sync', stage: stageTag });
+    }
+  });
+
+  it(`publishes each table name as /contest-sync/${stageTag}/tables/<role>, with outputs`, () => {
+    const template = Template.fromJSON(synthesized.template);
+    const env = (template.findResources('AWS::Lambda::Function', { Properties: { Handler: 'index.handler' } }) as Resources);
+    const variables = Object.values(env)[0]!.Properties!.Environment.Variables as Record<string, { Ref: string }>;
+    const refOf = { contests: variables.CONTESTS_TABLE_NAME!.Ref, reminders: variables.REMINDERS_TABLE_NAME!.Ref, coordination: variables.COORDINATION_TABLE_NAME!.Ref };
+    for (const role of TABLE_ROLES) {
+      const name = `/contest-sync/${stageTag}/tables/${role}`;
+      expect(tableParameterName(stage, role)).toBe(name);
+      template.hasResourceProperties('AWS::SSM::Parameter', { Name: name, Type: 'String', Value: { Ref: refOf[role] } });
+      const outputs = template.findOutputs('*', { Value: { Ref: Object.keys(template.findResources('AWS::SSM::Parameter', { Properties: { Name: name } }))[0] } });
+      expect(Object.keys(outputs), role).toEqual([`${role[0]!.toUpperCase()}${role.slice(1)}TableParameterName`]);
+    }
+  });
+});
+
+describe('two stages in one account', () => {
+  it('share no stack name and no SSM parameter name', () => {
+    const names = (stage: string) =>
+      Object.values(synth({ 'contestSync:stage': stage }).template.Resources as Resources)
+        .filter((r) => r.Type === 'AWS::SSM::Parameter')
+        .map((r) => r.Properties!.Name as string);
+    const prod = names('');
+    const dev = names('dev');
+    expect(prod).toHaveLength(3);
+    expect(dev.filter((name) => prod.includes(name))).toEqual([]);
+  });
+});
