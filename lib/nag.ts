@@ -6,7 +6,13 @@
 import { Validations, type App } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import type { ScheduledSingletonJob } from './constructs/scheduled-singleton-job.js';
+
+/** The parts of a scheduled job whose findings are acknowledged (a ScheduledSingletonJob has them). */
+export interface NagJobParts {
+  readonly function: IConstruct;
+  readonly failureQueue: IConstruct;
+  readonly emailSubscription?: IConstruct | undefined;
+}
 
 /** Adds the AwsSolutions and Serverless rule packs to the app (bin/app.ts and the tests). */
 export function addNagChecks(app: App): void {
@@ -21,7 +27,7 @@ function acknowledge(scope: IConstruct, ...rules: { id: string; reason: string }
  * The findings every ScheduledSingletonJob acknowledges (the construct calls this on itself, so a
  * new job's stack is as clean as contest-sync's).
  */
-export function acknowledgeJobNagFindings(job: ScheduledSingletonJob): void {
+export function acknowledgeJobNagFindings(job: NagJobParts): void {
   const { function: fn, failureQueue } = job;
 
   const runtimeReason =
