@@ -7,7 +7,7 @@ import type { Node } from 'constructs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULTS } from '../lambda/contract.js';
 import { leaseTiming, minimumFunctionTimeoutMs } from '../lambda/single-execution/timing.js';
-import { JOB_LIMITS } from './constructs/scheduled-singleton-job.js';
+import { JOB_LIMITS, rateMinutes } from './constructs/scheduled-singleton-job.js';
 
 /** Context keys deployers may set (all optional; defaults below). */
 export const CONTEXT_KEYS = {
@@ -124,14 +124,6 @@ function text(key: string, value: unknown): string {
   return value.trim();
 }
 
-/** Minutes of a `rate(...)` expression, or undefined for a `cron(...)` one. */
-function rateMinutes(expression: string): number | undefined {
-  const match = /^rate\(\s*(\d+)\s+(minute|minutes|hour|hours|day|days)\s*\)$/.exec(expression);
-  if (!match) return undefined;
-  const amount = Number(match[1]);
-  const unit = match[2] ?? '';
-  return unit.startsWith('minute') ? amount : unit.startsWith('hour') ? amount * 60 : amount * 1440;
-}
 
 /** Parses and cross-checks raw context values (missing keys take their defaults). */
 export function parseConfig(raw: Partial<Record<keyof ContestSyncConfig, unknown>>): ContestSyncConfig {

@@ -131,12 +131,14 @@ function writtenKeys(operation: string, body: Json | undefined, locks: Transacti
   });
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+/** The whole body of a request (rejects if the client goes away first). */
+export function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
+    req.on('aborted', () => reject(new Error('client aborted')));
   });
 }
 

@@ -20,14 +20,7 @@ import {
 } from './record.js';
 import type { LeaseTiming } from './timing.js';
 import { describe, isCancelledAt } from './aws-errors.js';
-import {
-  ContentionError,
-  LEASE_CONTENTION_BUDGET,
-  realSleep,
-  retryContention,
-  type ContentionBudget,
-  type Sleep,
-} from './retry.js';
+import { ContentionError, LEASE_CONTENTION_BUDGET, retryContention, retryOptions, type ContentionBudget, type Sleep } from './retry.js';
 import type {
   AcquireResult,
   FenceExtras,
@@ -76,13 +69,14 @@ export class DynamoLease implements LeasePort {
 
   /** Runs one lease write, retrying contention within the lease budget. */
   private withRetry<T>(operation: 'acquire' | 'renew' | 'release', send: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    return retryContention(send, {
-      budget: this.options.budget ?? LEASE_CONTENTION_BUDGET,
-      sleep: this.options.sleep ?? realSleep,
-      random: this.options.random ?? Math.random,
-      ...(signal !== undefined ? { signal } : {}),
-      onContention: (reason, attempt) => this.options.onContention?.(operation, reason, attempt),
-    });
+    const { sleep, random, budget, onContention } = this.options;
+    const settings = {
+      ...(sleep !== undefined ? { sleep } : {}),
+      ...(random !== undefined ? { random } : {}),
+      ...(budget !== undefined ? { budget } : {}),
+      ...(onContention !== undefined ? { onContention: (reason: string, attempt: number) => onContention(operation, reason, attempt) } : {}),
+    };
+    return retryContention(send, retryOptions(settings, LEASE_CONTENTION_BUDGET, signal));
   }
 
   /** One conditional write. A refused contender learns holder and expiry from the write itself. */

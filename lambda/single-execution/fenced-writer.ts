@@ -8,8 +8,8 @@
 import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { cancellationCodes, describe, isCancelledAt } from './aws-errors.js';
 import { FencedWriteError, LeaseLostError } from './errors.js';
-import type { FencedWriterPort, Sleep, TransactAction } from './ports.js';
-import { COMMIT_CONTENTION_BUDGET, ContentionError, realSleep, retryContention, type ContentionBudget } from './retry.js';
+import type { FencedWriterPort, TransactAction } from './ports.js';
+import { COMMIT_CONTENTION_BUDGET, ContentionError, retryContention, retryOptions, type RetrySettings } from './retry.js';
 
 export const MAX_TRANSACTION_ACTIONS = 100;
 /** Data actions per transaction: the lease action takes the hundredth place. */
@@ -22,13 +22,10 @@ export interface CommitInfo {
   actions: readonly TransactAction[];
 }
 
-export interface FencedWriterOptions {
+/** Contention retries take RetrySettings (defaults: real sleep, Math.random, COMMIT_CONTENTION_BUDGET). */
+export interface FencedWriterOptions extends RetrySettings {
   now: () => number;
-  sleep?: Sleep;
-  random?: () => number;
-  budget?: ContentionBudget;
   onCommit?: (info: CommitInfo) => void;
-  onContention?: (reason: string, attempt: number) => void;
 }
 
 export class DynamoFencedWriter implements FencedWriterPort {
@@ -71,13 +68,7 @@ export class DynamoFencedWriter implements FencedWriterPort {
           sentAtMs = now();
           await this.doc.send(new TransactWriteCommand({ TransactItems: [check, ...chunk] }), { abortSignal: signal });
         },
-        {
-          budget: this.options.budget ?? COMMIT_CONTENTION_BUDGET,
-          sleep: this.options.sleep ?? realSleep,
-          random: this.options.random ?? Math.random,
-          ...(signal !== undefined ? { signal } : {}),
-          ...(this.options.onContention !== undefined ? { onContention: this.options.onContention } : {}),
-        },
+        retryOptions(this.options, COMMIT_CONTENTION_BUDGET, signal),
       );
     } catch (error) {
       if (signal?.aborted) throw signal.reason;

@@ -26,6 +26,6 @@ export { leaseTiming, minimumFunctionTimeoutMs, validateTiming, type LeaseTiming
 export { ledgerRetentionMs, slotOf } from './record.js';
 export { DYNAMO_CLIENT_SETTINGS, worstCallMs } from './client-budget.js';
 export { FencedWriteError, LeaseConfigError, LeaseLostError, LeaseUnavailableError, RunDeadlineError } from './errors.js';
-export { COMMIT_CONTENTION_BUDGET, ContentionError, LEASE_CONTENTION_BUDGET, contentionOf, realSleep, retryContention, type ContentionBudget } from './retry.js';
+export { COMMIT_CONTENTION_BUDGET, ContentionError, LEASE_CONTENTION_BUDGET, contentionOf, realSleep, retryContention, retryOptions, type ContentionBudget, type RetrySettings } from './retry.js';
 export { bound, MAX_TEXT_BYTES, utf8Bytes } from './text.js';
 export { cancellationCodes, describe, isCancelledAt } from './aws-errors.js';

@@ -72,6 +72,25 @@ export interface RetryOptions {
   onContention?: (reason: string, attempt: number) => void;
 }
 
+/** What an adapter takes to retry contention; every part has a default. */
+export interface RetrySettings {
+  sleep?: Sleep;
+  random?: () => number;
+  budget?: ContentionBudget;
+  onContention?: (reason: string, attempt: number) => void;
+}
+
+/** The RetryOptions of `settings`, with real sleep, Math.random and `budget` as defaults. */
+export function retryOptions(settings: RetrySettings, budget: ContentionBudget, signal?: AbortSignal): RetryOptions {
+  return {
+    budget: settings.budget ?? budget,
+    sleep: settings.sleep ?? realSleep,
+    random: settings.random ?? Math.random,
+    ...(signal !== undefined ? { signal } : {}),
+    ...(settings.onContention !== undefined ? { onContention: settings.onContention } : {}),
+  };
+}
+
 /** Thrown when contention outlasted the budget; `cause` is the last error. */
 export class ContentionError extends Error {
   override readonly name = 'ContentionError';

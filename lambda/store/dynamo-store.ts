@@ -9,10 +9,9 @@ import type { ReminderMove } from '../contests/plan.js';
 import {
   COMMIT_CONTENTION_BUDGET,
   describe,
-  realSleep,
   retryContention,
-  type ContentionBudget,
-  type Sleep,
+  retryOptions,
+  type RetrySettings,
   type TransactAction,
 } from '../single-execution/index.js';
 
@@ -33,13 +32,8 @@ export interface StoreTables {
   reminders: string;
 }
 
-export interface StoreOptions {
-  /** Contention (throttling, 5xx) on a read is retried with these; defaults: real sleep, Math.random. */
-  sleep?: Sleep;
-  random?: () => number;
-  budget?: ContentionBudget;
-  onContention?: (reason: string, attempt: number) => void;
-}
+/** Contention (throttling, 5xx) on a read is retried with these; defaults: real sleep, Math.random. */
+export type StoreOptions = RetrySettings;
 
 export class DynamoContestStore {
   constructor(
@@ -126,13 +120,7 @@ export class DynamoContestStore {
   /** A read, with contention (throttling, 5xx past the SDK's own retries) retried like a write. */
   private async read<T>(what: string, step: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     try {
-      return await retryContention(step, {
-        budget: this.options.budget ?? COMMIT_CONTENTION_BUDGET,
-        sleep: this.options.sleep ?? realSleep,
-        random: this.options.random ?? Math.random,
-        ...(signal !== undefined ? { signal } : {}),
-        ...(this.options.onContention !== undefined ? { onContention: this.options.onContention } : {}),
-      });
+      return await retryContention(step, retryOptions(this.options, COMMIT_CONTENTION_BUDGET, signal));
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       throw new StoreError(`could not ${what}: ${describe(error)}`, { cause: error });

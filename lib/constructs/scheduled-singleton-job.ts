@@ -183,7 +183,7 @@ export function createCoordinationTable(scope: Construct, id: string): dynamodb.
 }
 
 /** Minutes of a `rate(...)` expression, or undefined for a `cron(...)` one. */
-function rateMinutes(expression: string): number | undefined {
+export function rateMinutes(expression: string): number | undefined {
   const match = /^rate\(\s*(\d+)\s+(minute|minutes|hour|hours|day|days)\s*\)$/.exec(expression);
   if (!match) return undefined;
   const amount = Number(match[1]);

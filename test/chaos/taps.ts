@@ -10,6 +10,7 @@
  * Local: it forwards a request only once its body is complete and records, for every request,
  * when it was forwarded and when the reply came back, so each write landed inside that window.
  */
+import { readBody } from '../../local/dynamo-proxy.js';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { versionOf } from './dataset.js';
@@ -55,16 +56,6 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
         server.close(() => resolve());
       }),
   };
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-    req.on('aborted', () => reject(new Error('client aborted')));
-  });
 }
 
 /**
