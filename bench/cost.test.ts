@@ -1,6 +1,6 @@
 /** The cost model (bench/cost.ts): units, and the monthly table from measured inputs. */
 import { describe, expect, it } from 'vitest';
-import { PRICES, RUNS_PER_MONTH_HOURLY, monthlyCost, readUnitsPerRun, totalUsd, usd, writeUnitsPerRun, type CostInputs } from '../../bench/cost.js';
+import { PRICES, RUNS_PER_MONTH_HOURLY, monthlyCost, readUnitsPerRun, totalUsd, usd, writeUnitsPerRun, type CostInputs } from './cost.js';
 
 const inputs: CostInputs = {
   runsPerMonth: RUNS_PER_MONTH_HOURLY,

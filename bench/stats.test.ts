@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { addCounts, median, percentile, ratio, round, sortedCounts, summarize, total } from '../../bench/stats.js';
-import { addConsumed, type Capacity } from '../../local/counting-client.js';
-import { describeCounts, markdownTable } from '../../bench/report.js';
+import { addCounts, median, percentile, ratio, round, sortedCounts, summarize, total } from './stats.js';
+import { addConsumed, type Capacity } from '../local/counting-client.js';
+import { describeCounts, markdownTable } from './report.js';
 
 describe('percentile (nearest rank)', () => {
   const hundred = Array.from({ length: 100 }, (_, i) => i + 1);
