@@ -12,7 +12,8 @@ export interface LeaseView {
   releasedAtMs?: number;
   source?: string;
   interval?: string;
-  doneIntervals?: ReadonlySet<string> | readonly string[];
+  /** The interval ledger: slots (epoch minutes) of the intervals that succeeded. */
+  ledger?: ReadonlySet<number> | readonly number[];
   lastRun?: { runId?: string; outcome?: string; fence?: number; interval?: string | null; finishedAtMs?: number };
 }
 
@@ -135,8 +136,12 @@ export function formatStatus(view: StatusView, now: number): string {
       ? '–'
       : `${last.outcome ?? '?'}, fence ${last.fence ?? '?'}${last.interval ? `, interval ${last.interval}` : ''}, finished ${utc(last.finishedAtMs)}${last.finishedAtMs !== undefined ? ` (${ago(last.finishedAtMs, now)})` : ''}, run ${last.runId ?? '?'}`,
   ]);
-  const done = lease?.doneIntervals === undefined ? [] : [...lease.doneIntervals].sort();
-  fields.push(['intervals done', done.length === 0 ? '0' : `${done.length} in the last 7 days, latest ${done.at(-1)}`]);
+  const done = lease?.ledger === undefined ? [] : [...lease.ledger].map(Number).sort((a, b) => a - b);
+  const latest = done.at(-1);
+  fields.push([
+    'intervals done',
+    latest === undefined ? '0' : `${done.length} remembered, latest ${new Date(latest * 60_000).toISOString().replace('.000Z', 'Z')}`,
+  ]);
   const width = Math.max(...fields.map(([k]) => k.length));
   for (const [key, value] of fields) out.push(`${key.padEnd(width)}  ${value}`);
   out.push('');

@@ -51,7 +51,7 @@ describe('formatStatus', () => {
         lease: {
           fence: 2,
           releasedAtMs: NOW - 59_000,
-          doneIntervals: new Set(['2026-11-30T10:00:00Z', '2026-11-30T11:00:00Z']),
+          ledger: new Set([Date.parse('2026-11-30T10:00:00Z') / 60_000, Date.parse('2026-11-30T11:00:00Z') / 60_000]),
           lastRun: { runId: 'run-b', outcome: 'succeeded', fence: 2, interval: '2026-11-30T11:00:00Z', finishedAtMs: NOW - 59_200 },
         },
         runs: [run({}), run({ runId: 'run-a', fence: 1, startedAtMs: NOW - 3_601_000, finishedAtMs: NOW - 3_600_000, counts: { contestsWritten: 13 } })],
@@ -63,7 +63,7 @@ describe('formatStatus', () => {
     expect(text).toMatch(/^lease +free \(released 2026-11-30 11:59:01 UTC, 59 s ago\)$/m);
     expect(text).toMatch(/^fence +2$/m);
     expect(text).toMatch(/^last run +succeeded, fence 2, interval 2026-11-30T11:00:00Z, finished 2026-11-30 11:59:00 UTC \(59 s ago\), run run-b$/m);
-    expect(text).toMatch(/^intervals done +2 in the last 7 days, latest 2026-11-30T11:00:00Z$/m);
+    expect(text).toMatch(/^intervals done +2 remembered, latest 2026-11-30T11:00:00Z$/m);
     expect(text).toContain('Last 2 of 2 run records, newest first:');
     const table = text.split('newest first:\n')[1]!.trimEnd().split('\n');
     expect(table).toHaveLength(4);
