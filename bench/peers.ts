@@ -99,9 +99,9 @@ export const GUARANTEES: Guarantee[] = [
     // lambda/lease/dynamo-lease.ts fenceCheck() + lambda/store/dynamo-store.ts commit(): every data
     // write is a TransactWriteItems whose first action is a ConditionCheck on holder + fence + unexpired.
     fencingOfDataWrites: 'yes: ConditionCheck in every write transaction',
-    // lambda/lease/record.ts acquireCondition(true): `NOT contains(doneIntervals, :interval)`;
+    // lambda/single-execution/record.ts acquireCondition(true): `NOT contains(ledger, :slot)`;
     // release() adds the interval (rememberDone) in the same write.
-    perIntervalDedupe: 'yes: doneIntervals in the lease item',
+    perIntervalDedupe: 'yes: the interval ledger in the lease item',
     // record.ts acquireCondition: `expiresAtMs <= :now` — the next contender takes an expired lease
     // in its one write, no waiting; expiry is the last renewal + LEASE_DURATION_SECONDS (default 30 s).
     takeoverAfterCrash: '<= lease duration after the last renewal (30 s default), no wait',
