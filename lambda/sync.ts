@@ -196,12 +196,17 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
   }
   // Contests an earlier run changed: the app may have written a reminder against the old state.
   const after = contestsAfter(plan, stored);
+  const handledAbove = new Set([...touched, ...plan.finished, ...plan.cancelled]);
   for (const entry of work.handoff) {
     const contestId = Number(entry);
-    if (!Number.isSafeInteger(contestId) || touched.has(contestId)) continue;
+    // Reminders this run already reads and changes above are not changed twice in one transaction.
+    if (!Number.isSafeInteger(contestId) || handledAbove.has(contestId)) continue;
     counts.contestsRechecked += 1;
-    const fix = planRecheck(contestId, after.get(contestId), await deps.store.remindersOf(contestId, signal), now());
-    if (fix.deletes.length + fix.moves.length > 0) touched.add(contestId);
+    const state = after.get(contestId);
+    const fix = planRecheck(contestId, state, await deps.store.remindersOf(contestId, signal), now());
+    // A contest in its grace period keeps its reminders as they are: check it again once it is back
+    // or gone (its marker is rewritten by every sync, so the handoff travels with that write).
+    if (fix.deletes.length + fix.moves.length > 0 || state?.vanishedAt !== undefined) touched.add(contestId);
     reminderDeletes.push(...fix.deletes);
     reminderMoves.push(...fix.moves);
   }

@@ -68,7 +68,13 @@ export const BACKOFF_CAP_MS = 16_000;
  * enough that the reply, its string and its parse fit in the function's 256 MB. A larger body is
  * refused while it streams (or while it is gunzipped), before any parsing: `too-large`.
  */
-export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+/**
+ * Entries a list may have before it is refused unvalidated (the real list has about 2,000): a body
+ * under the byte cap can still hold millions of tiny entries, whose validation would take seconds of
+ * CPU and hundreds of MB in a 256 MB function.
+ */
+export const MAX_LIST_ENTRIES = 50_000;
 /** How much of a FAILED comment (or any quoted reply text) goes into an error message. */
 export const MAX_QUOTED_BYTES = 512;
 
@@ -233,6 +239,9 @@ export function parseContestList(result: unknown, options: ParseOptions): ReplyO
     return fail('bad-shape', `Codeforces reply has status OK but result is ${got}, not an array`);
   }
   if (result.length === 0) return fail('empty', 'Codeforces returned an empty contest list');
+  if (result.length > MAX_LIST_ENTRIES) {
+    return fail('too-large', `Codeforces reply refused: its list has ${result.length} entries, above the ${MAX_LIST_ENTRIES}-entry cap`);
+  }
 
   const contests: CodeforcesContest[] = [];
   const listedIds: number[] = [];

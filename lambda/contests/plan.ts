@@ -118,10 +118,15 @@ export function planContests(input: {
 
   const unfinishedStored = input.stored.filter((item) => item.phase !== 'FINISHED');
   const missing = unfinishedStored.filter((item) => !input.listedIds.has(item.contestId));
-  const share = unfinishedStored.length === 0 ? 0 : missing.length / unfinishedStored.length;
-  if (missing.length >= settings.minCancelsToJudge && share > settings.maxCancelShare) {
+  // The guard judges one reply: what it newly drops among the contests not already marked. Contests
+  // already in their grace period do not count again, or a list that loses one contest an hour
+  // would trip the guard within a few syncs, and a refused sync never advances the grace period.
+  const present = unfinishedStored.filter((item) => item.vanishedAt === undefined);
+  const newlyMissing = missing.filter((item) => item.vanishedAt === undefined);
+  const share = present.length === 0 ? 0 : newlyMissing.length / present.length;
+  if (newlyMissing.length >= settings.minCancelsToJudge && share > settings.maxCancelShare) {
     throw new SuspiciousReplyError(
-      `refusing a reply that would cancel ${missing.length} of ${unfinishedStored.length} stored upcoming contests ` +
+      `refusing a reply that would cancel ${newlyMissing.length} of ${present.length} stored upcoming contests ` +
         `(more than ${Math.round(settings.maxCancelShare * 100)}%); nothing was written`,
     );
   }

@@ -144,7 +144,7 @@ export interface ScheduledSingletonJobProps {
   /** The work's own data access (its tables), added to the role before the coordination grant. */
   readonly statements?: readonly iam.PolicyStatement[];
 
-  /** Run once at deploy time, after `deployRunAfter` (default true). */
+  /** Run once at deploy time, after `deployRunAfter` (default true; never while `paused`). */
   readonly deployRun?: boolean;
   readonly deployRunAfter?: readonly Construct[];
   /** Async retries (default 2) and max event age (default 2 h). */
@@ -327,7 +327,8 @@ export class ScheduledSingletonJob extends Construct {
       new targets.LambdaFunction(this.function, { deadLetterQueue: this.failureQueue, maxEventAge, retryAttempts: retries }),
     );
 
-    if (props.deployRun ?? true) {
+    // A paused job does not run at deploy time either: a pause stops every automatic run.
+    if ((props.deployRun ?? true) && !paused) {
       this.deployRun = new triggers.Trigger(this, 'DeploySync', {
         handler: this.function,
         executeAfter: [

@@ -86,6 +86,10 @@ describe('ScheduledSingletonJob', () => {
     const others = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a: any) => a.Properties.MetricName !== 'RunSucceeded');
     expect(others).toHaveLength(4);
     for (const alarm of others as any[]) expect(alarm.Properties.ActionsEnabled).not.toBe(false);
+    // No deploy-time run while paused: a pause stops every automatic run.
+    template.resourceCountIs('Custom::Trigger', 0);
+    const running = stackWith((stack) => new ScheduledSingletonJob(stack, 'Beat', base('beat')));
+    running.resourceCountIs('Custom::Trigger', 1);
   });
 
   it.each([

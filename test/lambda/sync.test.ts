@@ -26,9 +26,9 @@ const storedRound1 = toItem(
 function ports(
   release: LeasePort['release'],
   releaseLanded: LeasePort['releaseLanded'] = async () => false,
-  options: { stored?: ContestItem[] } = {},
+  options: { stored?: ContestItem[]; handoff?: string[] } = {},
 ) {
-  const held: HeldLease = { runId: 'run-1', fence: 9, expiresAtMs: Date.now() + 10_000, ledger: new Set(), handoff: new Set() };
+  const held: HeldLease = { runId: 'run-1', fence: 9, expiresAtMs: Date.now() + 10_000, ledger: new Set(), handoff: new Set(options.handoff) };
   const lease: LeasePort = {
     acquire: vi.fn(async () => ({ acquired: true as const, lease: held })),
     renew: vi.fn(async (l: HeldLease) => l),
@@ -161,5 +161,14 @@ describe('runSync release', () => {
     const summary = await runSync(scheduled, deps, context);
     expect(summary).toMatchObject({ outcome: 'skipped', reason: 'lease-held', holder: 'unknown', detail: expect.stringMatching(/TransactionConflict/) });
     expect(summary.holderExpiresAt).toBeUndefined();
+  });
+
+  it('hands a contest in its grace period over again instead of resolving it (its reminders are checked once it is back)', async () => {
+    const vanished = { ...storedRound1, contestId: 7, url: 'https://codeforces.com/contest/7', vanishedAt: 1, missingSyncs: 1 };
+    const deps = ports(async () => true, async () => false, { stored: [storedRound1, vanished], handoff: ['7'] });
+    const fenceCheck = vi.spyOn(deps.lease, 'fenceCheck');
+    expect(await runSync(scheduled, deps, context)).toMatchObject({ outcome: 'succeeded', counts: { contestsVanished: 1, contestsRechecked: 1 } });
+    expect(fenceCheck.mock.calls.at(-1)?.[1]?.handoff).toEqual(['7']);
+    expect(vi.mocked(deps.lease.release).mock.calls[0]?.[1].resolved).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import {
   classifyRequestError,
   nextWaitMs,
   parseContestList,
+  MAX_LIST_ENTRIES,
   parseRetryAfter,
   snippet,
   type RawReply,
@@ -125,6 +126,12 @@ describe('classifyReply', () => {
 });
 
 describe('parseContestList', () => {
+  it('refuses a list of more entries than a real one could have before validating any (CPU and memory)', () => {
+    const outcome = parseContestList(new Array(MAX_LIST_ENTRIES + 1).fill(0), at);
+    expect(outcome).toMatchObject({ ok: false, problem: { kind: 'too-large', retryable: false } });
+    expect(problem(outcome).message).toBe(`Codeforces reply refused: its list has ${MAX_LIST_ENTRIES + 1} entries, above the ${MAX_LIST_ENTRIES}-entry cap`);
+  });
+
   it('skips invalid entries up to the share and fails above it', () => {
     const valid = Array.from({ length: 9 }, (_, i) => ({ ...contest, id: i + 1 }));
     const underThreshold = parseContestList([...valid, { ...contest, id: 99, type: 'TEAM' }], at);

@@ -406,7 +406,7 @@ describe('fetchContests: hostile replies (issue #8)', () => {
     const error = await failure(fetchContests(options()));
     expect(error.kind).toBe('too-large');
     expect(error.retryable).toBe(false);
-    expect(error.message).toMatch(/went past 16777216 bytes while streaming/);
+    expect(error.message).toMatch(/went past 8388608 bytes while streaming/);
   });
 
   it('a small gzip body that inflates above the cap → too-large, not a retried network error', async () => {
@@ -417,7 +417,7 @@ describe('fetchContests: hostile replies (issue #8)', () => {
     expect(error.kind).toBe('too-large');
     expect(error.retryable).toBe(false);
     expect(error.attempts).toBe(1);
-    expect(error.message).toMatch(/gunzips to more than 16777216 bytes/);
+    expect(error.message).toMatch(/gunzips to more than 8388608 bytes/);
   });
 
   it('the cap is far above a real list: a 4 MB valid reply is accepted', async () => {

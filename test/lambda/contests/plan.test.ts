@@ -31,6 +31,7 @@ function contest(id: number, overrides: Partial<CodeforcesContest> = {}): Codefo
 }
 
 const stored = (c: CodeforcesContest, updatedAt = '2026-11-28T00:00:00.000Z'): ContestItem => toItem(c, DEFAULT_PLAN_SETTINGS, updatedAt);
+const stored_ = stored;
 const ids = (list: CodeforcesContest[]) => new Set(list.map((c) => c.id));
 
 describe('planContests', () => {
@@ -110,6 +111,18 @@ describe('planContests', () => {
     const third = run(NOW + 7_200_000);
     expect(third.vanished).toEqual([]);
     expect(third.cancelled).toEqual([4]);
+  });
+
+  it('a list that loses one contest an hour never trips the shrink guard: contests in their grace period do not count again', () => {
+    let stored = [1, 2, 3, 4].map((id) => stored_(contest(id)));
+    for (let hour = 0; hour < 3; hour += 1) {
+      const fetched = [1, 2, 3, 4].filter((id) => id > hour + 1).map((id) => contest(id));
+      const plan = planContests({ fetched, listedIds: ids(fetched), stored, nowMs: NOW + hour * 3_600_000 });
+      const marked = new Map(plan.vanished.map((v) => [v.contestId, v]));
+      stored = stored.filter((s) => !plan.cancelled.includes(s.contestId)).map((s) => marked.get(s.contestId) ?? s);
+    }
+    expect(stored.filter((s) => s.vanishedAt !== undefined).map((s) => s.contestId)).toEqual([2, 3]);
+    expect(stored.map((s) => s.contestId)).toEqual([2, 3, 4]); // 1 was missed 3 times: deleted
   });
 
   it('restores a vanished contest that comes back, without the marker', () => {
