@@ -85,7 +85,6 @@ export class ContestSyncStack extends Stack {
       leaseKey: LEASE_PK,
       runRecordPrefix: RUN_PK_PREFIX,
       coordinationTable: this.tables.coordination,
-      coordinationActions: TABLE_ACTIONS.coordination,
       leaseDuration: Duration.seconds(config.leaseDurationSeconds),
       timeout: Duration.seconds(config.functionTimeoutSeconds),
       logRetention: config.logRetentionDays,

@@ -7,7 +7,7 @@
  * Grants are on the table ARNs only, not on `table/index/*`: nothing here queries an index. If the
  * function ever queries the Contests GSI, add the index ARN explicitly in contest-sync-stack.ts.
  */
-import { LEASE_PK, RUN_PK_PREFIX } from '../lambda/contract.js';
+import { COORDINATION_ACTIONS } from './constructs/scheduled-singleton-job.js';
 
 export type TableRole = 'contests' | 'reminders' | 'coordination';
 
@@ -16,15 +16,7 @@ export const TABLE_ROLES: readonly TableRole[] = ['contests', 'reminders', 'coor
 export const TABLE_ACTIONS: Readonly<Record<TableRole, readonly string[]>> = {
   contests: ['dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
   reminders: ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-  // GetItem: the read-back of the lease after a release whose answer was lost. Nothing queries it.
-  coordination: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
-};
-
-/**
- * Partition keys the function may touch, per table (`dynamodb:LeadingKeys`, StringLike patterns):
- * on Coordination only its own lease item and its run records, so that several jobs can share the
- * table without one able to take or overwrite another's lease.
- */
-export const TABLE_LEADING_KEYS: Readonly<Partial<Record<TableRole, readonly string[]>>> = {
-  coordination: [LEASE_PK, `${RUN_PK_PREFIX}*`],
+  // What the single-execution module sends, granted by ScheduledSingletonJob on the job's own keys
+  // (dynamodb:LeadingKeys). GetItem: the read-back of a release whose answer was lost. No Query.
+  coordination: COORDINATION_ACTIONS,
 };
