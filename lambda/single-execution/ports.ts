@@ -97,6 +97,16 @@ export interface WorkContext {
    */
   readonly handoff: ReadonlySet<string>;
   /**
+   * Hands `entries` over to the next runs without a write: entries this run received stay on the
+   * lease item (a run with nothing to write still keeps what it could not settle yet).
+   */
+  readonly keep: (entries: readonly string[]) => void;
+  /**
+   * Start (epoch ms) of the latest interval the ledger holds as succeeded, if any: a lower bound of
+   * when the job last succeeded on schedule.
+   */
+  readonly lastSucceededMs?: number;
+  /**
    * Commits `actions` fenced by the lease: each transaction commits only while this run holds it.
    * Throws LeaseLostError if it no longer does.
    */

@@ -134,6 +134,10 @@ export async function runExclusively<T>(
     deadline,
     fence: held.fence,
     handoff: held.handoff,
+    keep: (entries) => {
+      for (const entry of entries) if (held.handoff.has(entry)) handedOver.add(entry);
+    },
+    ...(held.ledger.size > 0 ? { lastSucceededMs: Math.max(...held.ledger) * 60_000 } : {}),
     commit: async (actions, commitOptions: CommitOptions = {}) => {
       for (const entry of commitOptions.handoff ?? []) handedOver.add(entry);
       const handoff = [...handedOver];
@@ -252,6 +256,7 @@ export async function runUnfenced<T>(
       deadline,
       fence: 0,
       handoff: new Set(),
+      keep: () => undefined,
       commit: () => Promise.reject(new Error('a run without the lease cannot write')),
     });
     return { outcome: 'succeeded', value };
