@@ -1,0 +1,115 @@
+/**
+ * A simulated year of contest-sync (docs/simulation.md).
+ *
+ *   npm run simulate -- [--days N] [--seed S] [--broken NAME] [--json] [--notify-every MIN]
+ *
+ * Starts DynamoDB Local, synthesizes the template (no bundling: the handler runs in-process through
+ * `createHandler`, on a virtual clock), runs N days (default 365) of hourly intervals and prints the
+ * report (`--json`: one JSON object). Exits 1 when the checker found a violation.
+ */
+import { setMaxListeners } from 'node:events';
+import { startDynamoDbLocal } from '../../local/dynamodb-local.js';
+import { synthTemplate } from '../../local/template.js';
+import { BROKEN_VARIANTS, runSimulation, type SimReport } from './runner.js';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+process.env.CDK_DISABLE_CLI_TELEMETRY = 'true';
+setMaxListeners(100);
+
+interface Options {
+  days: number;
+  seed: number;
+  broken: string | undefined;
+  json: boolean;
+  notifyEvery: number;
+}
+
+function parseArgs(args: string[]): Options {
+  const value = (name: string): string | undefined => {
+    const index = args.indexOf(name);
+    if (index !== -1) return args[index + 1];
+    return args.find((arg) => arg.startsWith(`${name}=`))?.slice(name.length + 1);
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer in ${min}..${max}, got ${raw}`);
+    return n;
+  };
+  const broken = value('--broken');
+  if (broken !== undefined && !(broken in BROKEN_VARIANTS)) throw new Error(`--broken must be one of ${Object.keys(BROKEN_VARIANTS).join(', ')}`);
+  return {
+    days: integer('--days', 365, 1, 366),
+    seed: integer('--seed', 1, 0, 2 ** 31),
+    broken,
+    json: args.includes('--json'),
+    notifyEvery: integer('--notify-every', 30, 5, 60),
+  };
+}
+
+function readable(report: SimReport): string {
+  const lines: string[] = [];
+  const out = (line = ''): void => {
+    lines.push(line);
+  };
+  const pairs = (record: Record<string, number>): string =>
+    Object.entries(record).sort().map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+  out(`simulated ${report.days} days from ${report.yearStart} (seed ${report.seed}${report.broken !== null ? `, broken: ${report.broken}` : ''})`);
+  out(`intervals:        ${report.intervals}`);
+  out(`invocations:      ${report.invocations}`);
+  out(`syncs:            ${report.syncs}`);
+  out(`skips:            ${pairs(report.skips)}`);
+  out(`failures:         ${pairs(report.failures)}`);
+  out(`held:             ${pairs(report.held)} (most at once ${report.contestsHeldMax})`);
+  out(`glitches:         ${pairs(report.glitches as Record<string, number>)}`);
+  out(`truth:            ${report.truth.contests} contests; changes ${pairs(report.truth.changes)} (${report.truth.massChanges} in mass changes)`);
+  out(`staleness:        max ${report.maxStalenessIntervals} interval(s), ${report.staleHours} stale hour(s)`);
+  const r = report.reminders;
+  out(`reminders:        set ${r.set}, expected ${r.expected}, fired ${r.fired} (on time ${r.onTime}, early ${r.early}, late ${r.late}), missed ${r.missed}, duplicate ${r.duplicate}, for withdrawn ${r.forWithdrawn}`);
+  out(`requests:         ${report.requests.total} (${report.requests.perSync} per invocation); ${pairs(report.requests.byOperation)}`);
+  out(`AWS faults:       ${pairs(report.requests.injected)}`);
+  out(`cost:             $${report.costUsdPerMonth.toFixed(4)} per month (function's DynamoDB requests)`);
+  out(`TTL sweeps:       contests ${report.ttlSwept.contests}, coordination ${report.ttlSwept.coordination}`);
+  out('storage by month: month contests reminders runRecords runBytes leaseBytes ledger handoff');
+  for (const m of report.storageByMonth) {
+    out(`  ${[m.month, m.contests, m.reminders, m.runRecords, m.runRecordsBytes, m.leaseItemBytes, m.ledgerEntries, m.handoffEntries].map(String).join(' ')}`);
+  }
+  out(`violations:       ${report.violationsTotal} (${pairs(report.violationsByInvariant)})`);
+  for (const v of report.violations.slice(0, 20)) out(`  hour ${v.hour} [${v.invariant}] ${v.detail}`);
+  if (report.violationsTotal > 20) out(`  … and ${report.violationsTotal - 20} more`);
+  out(`run time:         ${report.runTimeSeconds} s`);
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  if (!options.json) process.stderr.write(`simulate: ${options.days} days, seed ${options.seed}; starting DynamoDB Local…\n`);
+  const [dynamo, synth] = await Promise.all([startDynamoDbLocal(), synthTemplate({ bundle: false })]);
+  try {
+    const report = await runSimulation(
+      { dynamoEndpoint: dynamo.endpoint, template: synth.template },
+      {
+        seed: options.seed,
+        days: options.days,
+        notifyEveryMinutes: options.notifyEvery,
+        ...(options.broken !== undefined ? { broken: options.broken } : {}),
+        onDay: (day, checker) => {
+          if (day % 30 === 0) process.stderr.write(`simulate: day ${day}, ${checker.violationsTotal} violation(s)\n`);
+        },
+      },
+    );
+    process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : `${readable(report)}\n`);
+    process.exitCode = report.violationsTotal > 0 ? 1 : 0;
+  } finally {
+    await dynamo.stop();
+  }
+}
+
+main().then(
+  () => process.exit(),
+  (error: unknown) => {
+    process.stderr.write(`simulate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(2);
+  },
+);
