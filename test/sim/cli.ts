@@ -62,7 +62,7 @@ function readable(report: SimReport): string {
   out(`skips:            ${pairs(report.skips)}`);
   out(`failures:         ${pairs(report.failures)}`);
   out(`held:             ${pairs(report.held)} (most at once ${report.contestsHeldMax})`);
-  out(`glitches:         ${pairs(report.glitches as Record<string, number>)}`);
+  out(`glitches:         ${pairs(report.glitches)}`);
   out(`truth:            ${report.truth.contests} contests; changes ${pairs(report.truth.changes)} (${report.truth.massChanges} in mass changes)`);
   out(`staleness:        max ${report.maxStalenessIntervals} interval(s), ${report.staleHours} stale hour(s)`);
   const r = report.reminders;

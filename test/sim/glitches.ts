@@ -74,7 +74,7 @@ export interface HourGlitch {
 }
 
 /** The glitch of each hour (undefined: a quiet hour). Hour 0 is always quiet (the first sync). */
-export function glitchSchedule(seed: number, hours: number, rates: Partial<Record<Glitch, number>> = DEFAULT_GLITCH_RATES): (HourGlitch | undefined)[] {
+export function glitchSchedule(seed: number, hours: number, rates: Partial<Record<Glitch, number>> = {}): (HourGlitch | undefined)[] {
   const random = prng(seed ^ 0x676c_6974);
   const all = { ...DEFAULT_GLITCH_RATES, ...rates };
   const kinds = Object.keys(all) as Glitch[];
