@@ -17,8 +17,11 @@ const unitFiles = [
   'bench/**/*.test.ts',
   'test/chaos/checker.test.ts',
   'test/chaos/faults.test.ts',
+  // The simulated year's pure parts (truth, glitch schedule, invariant checker).
+  'test/sim/truth.test.ts',
+  'test/sim/checker.test.ts',
 ];
-const processFiles = ['test/multiprocess/**/*.test.ts', 'test/chaos/chaos.test.ts', 'test/examples/**/*.test.ts'];
+const processFiles = ['test/multiprocess/**/*.test.ts', 'test/chaos/chaos.test.ts', 'test/examples/**/*.test.ts', 'test/sim/sim.test.ts'];
 
 export default defineConfig({
   test: {
