@@ -34,8 +34,8 @@ export interface Bounds {
 
 export const DEFAULT_BOUNDS: Bounds = { afterGlitch: 2, honestChange: 1, honestMassChange: 4, reminderSlackSeconds: HOUR };
 
-/** The list of violations kept in the report; the total is counted past it. */
-export const VIOLATIONS_KEPT = 200;
+/** Violations kept in the report per invariant; the totals are counted past it. */
+export const VIOLATIONS_KEPT_PER_INVARIANT = 25;
 
 interface SetReminder {
   contestId: number;
@@ -75,8 +75,9 @@ export class Checker {
 
   violate(hour: number, invariant: Invariant, detail: string): void {
     this.violationsTotal += 1;
-    this.byInvariant[invariant] = (this.byInvariant[invariant] ?? 0) + 1;
-    if (this.violations.length < VIOLATIONS_KEPT) this.violations.push({ hour, invariant, detail });
+    const n = (this.byInvariant[invariant] ?? 0) + 1;
+    this.byInvariant[invariant] = n;
+    if (n <= VIOLATIONS_KEPT_PER_INVARIANT) this.violations.push({ hour, invariant, detail });
   }
 
   /** A glitch (Codeforces, crash, DynamoDB fault, duplicate) happened in `hour`. */

@@ -105,3 +105,9 @@ export function glitchSchedule(seed: number, hours: number, rates: Partial<Recor
 export function isCodeforcesGlitch(kind: Glitch): kind is CodeforcesGlitch {
   return (CODEFORCES_GLITCHES as readonly string[]).includes(kind);
 }
+
+/** Every rate zero: a quiet year (only honest churn). */
+export const NO_GLITCHES: Record<Glitch, number> = Object.fromEntries(Object.keys(DEFAULT_GLITCH_RATES).map((kind) => [kind, 0])) as Record<Glitch, number>;
+
+/** The replies that would harm the app, often (several a week each): the broken variants' runs. */
+export const HARMFUL_GLITCHES: Partial<Record<Glitch, number>> = { 'all-finished': 0.04, 'starts-past': 0.04, partial: 0.04 };
