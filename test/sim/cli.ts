@@ -1,7 +1,7 @@
 /**
  * A simulated year of contest-sync (docs/simulation.md).
  *
- *   npm run simulate -- [--days N] [--seed S] [--broken NAME] [--glitches default|none|harmful] [--json] [--notify-every MIN]
+ *   npm run simulate -- [--days N] [--seed S] [--broken NAME] [--glitches default|none|benign|harmful] [--json] [--notify-every MIN]
  *
  * Starts DynamoDB Local, synthesizes the template (no bundling: the handler runs in-process through
  * `createHandler`, on a virtual clock), runs N days (default 365) of hourly intervals and prints the
@@ -10,7 +10,7 @@
 import { setMaxListeners } from 'node:events';
 import { startDynamoDbLocal } from '../../local/dynamodb-local.js';
 import { synthTemplate } from '../../local/template.js';
-import { HARMFUL_GLITCHES, NO_GLITCHES } from './glitches.js';
+import { BENIGN_GLITCHES, HARMFUL_GLITCHES, NO_GLITCHES } from './glitches.js';
 import { BROKEN_VARIANTS, runSimulation, type SimReport } from './runner.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -23,7 +23,7 @@ interface Options {
   broken: string | undefined;
   json: boolean;
   notifyEvery: number;
-  glitches: 'default' | 'none' | 'harmful';
+  glitches: 'default' | 'none' | 'harmful' | 'benign';
 }
 
 function parseArgs(args: string[]): Options {
@@ -53,8 +53,8 @@ function parseArgs(args: string[]): Options {
 
 function glitchesFlag(raw: string | undefined): Options['glitches'] {
   if (raw === undefined || raw === 'default') return 'default';
-  if (raw === 'none' || raw === 'harmful') return raw;
-  throw new Error(`--glitches must be default, none or harmful, got ${raw}`);
+  if (raw === 'none' || raw === 'harmful' || raw === 'benign') return raw;
+  throw new Error(`--glitches must be default, none, benign or harmful, got ${raw}`);
 }
 
 function readable(report: SimReport): string {
@@ -102,7 +102,7 @@ async function main(): Promise<void> {
         seed: options.seed,
         days: options.days,
         notifyEveryMinutes: options.notifyEvery,
-        ...(options.glitches === 'none' ? { glitchRates: NO_GLITCHES } : options.glitches === 'harmful' ? { glitchRates: HARMFUL_GLITCHES } : {}),
+        ...(options.glitches === 'none' ? { glitchRates: NO_GLITCHES } : options.glitches === 'harmful' ? { glitchRates: HARMFUL_GLITCHES } : options.glitches === 'benign' ? { glitchRates: BENIGN_GLITCHES } : {}),
         ...(options.broken !== undefined ? { broken: options.broken } : {}),
         onDay: (day, checker) => {
           if (day % 30 === 0) process.stderr.write(`simulate: day ${day}, ${checker.violationsTotal} violation(s)\n`);

@@ -63,7 +63,7 @@ export const DEFAULT_GLITCH_RATES: Record<Glitch, number> = {
 
 export interface HourGlitch {
   kind: Glitch;
-  /** `crash`: DynamoDB requests the invocation makes before it dies. */
+  /** `crash`: DynamoDB requests the invocation makes before it dies (1–3: before the read, before the write, before the release). */
   crashAfter?: number;
   /** `partial`: the share of entries kept. */
   keep?: number;
@@ -88,7 +88,7 @@ export function glitchSchedule(seed: number, hours: number, rates: Partial<Recor
       acc += all[kind];
       if (draw >= acc) continue;
       const glitch: HourGlitch = { kind, seed: extra.seed };
-      if (kind === 'crash') glitch.crashAfter = 1 + Math.floor(extra.knob * 12);
+      if (kind === 'crash') glitch.crashAfter = 1 + Math.floor(extra.knob * 3);
       if (kind === 'partial') glitch.keep = 0.3 + extra.knob * 0.4;
       if (kind === 'all-finished' || kind === 'starts-past') glitch.backSeconds = Math.round((1 + extra.knob * 5) * 3600);
       out[hour] = glitch;
@@ -111,3 +111,6 @@ export const NO_GLITCHES: Record<Glitch, number> = Object.fromEntries(Object.key
 
 /** The replies that would harm the app, often (several a week each): the broken variants' runs. */
 export const HARMFUL_GLITCHES: Partial<Record<Glitch, number>> = { 'all-finished': 0.04, 'starts-past': 0.04, partial: 0.04 };
+
+/** Every glitch but the harmful replies: what the code before the model already survives. */
+export const BENIGN_GLITCHES: Partial<Record<Glitch, number>> = { partial: 0, 'all-finished': 0, 'starts-past': 0 };
