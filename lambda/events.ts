@@ -106,7 +106,7 @@ export function parseEvent(event: unknown, options: ParseOptions = {}): Invocati
           `(at most ${MAX_SCHEDULE_SKEW_MS / 60_000} allowed); EventBridge never sends a future tick`,
       );
     }
-    return { source: 'schedule', interval: intervalOf(scheduled.time, periodMinutes), dryRun: false, force: false, acceptHeld: false };
+    return { source: 'schedule', interval: intervalOf(scheduled.time, periodMinutes), dryRun: false, force: false };
   }
   const manual = result.data as z.infer<typeof manualEvent>;
   if (manual.interval !== undefined && Date.parse(intervalOf(manual.interval, periodMinutes)) > nowMs) {
@@ -119,6 +119,6 @@ export function parseEvent(event: unknown, options: ParseOptions = {}): Invocati
     interval: manual.interval === undefined ? undefined : intervalOf(manual.interval, periodMinutes),
     dryRun: manual.dryRun ?? false,
     force: manual.force ?? false,
-    acceptHeld: manual.acceptHeld ?? false,
+    ...(manual.acceptHeld === true ? { acceptHeld: true } : {}),
   };
 }

@@ -219,7 +219,10 @@ export function planContests(input: {
       continue;
     }
     const evidence = nextEvidence(before.pending, evidenceOf(listed), nowSeconds);
-    const holdKind = settings.plausibility ? (proposal.kind ?? (massive(proposal.mass) ? proposal.mass : undefined)) : undefined;
+    // Held evidence that this reply repeats stays held until it converges, whatever the rest of
+    // the reply looks like now (the share of a mass change moves as contests come and go).
+    const stillHeld = before.pending?.held === true && evidence.replies > 1 ? (before.pending.kind as HeldKind) : undefined;
+    const holdKind = settings.plausibility ? (proposal.kind ?? (massive(proposal.mass) ? proposal.mass : stillHeld)) : undefined;
     // An operator's acceptance stands for the confirmation a second reply would give.
     let confirmedByOperator = false;
     if (holdKind !== undefined) {
