@@ -276,9 +276,13 @@ export function planContests(input: {
     const confirmed = evidence.replies >= 2 || confirmedByOperator;
     const finishing = listed.phase === 'FINISHED' && before.phase !== 'FINISHED';
     const moved = listed.startTimeSeconds !== before.startTimeSeconds;
-    if (finishing && confirmed) plan.reminderDeletes.push(before.contestId);
-    if (moved && listed.phase !== 'FINISHED') {
-      plan.reminderMoves.push({ contestId: before.contestId, startTimeSeconds: listed.startTimeSeconds, confirmed });
+    // A stored change awaiting confirmation is confirmed by a reply that keeps its start, even if
+    // the phase moved on meanwhile (a contest rescheduled, then running).
+    const confirmsStored = before.pending?.held === false && !moved;
+    if (listed.phase === 'FINISHED') {
+      if (finishing ? confirmed : confirmsStored) plan.reminderDeletes.push(before.contestId);
+    } else if (moved || confirmsStored) {
+      plan.reminderMoves.push({ contestId: before.contestId, startTimeSeconds: listed.startTimeSeconds, confirmed: moved ? confirmed : true });
     }
     const awaiting = (finishing || moved) && !confirmed;
     plan.upserts.push(awaiting ? { ...listed, pending: { held: false, kind: finishing ? 'finish' : 'reschedule', ...evidence } } : listed);

@@ -476,6 +476,19 @@ describe('planContests: a reply is evidence', () => {
   });
 });
 
+describe('planContests: confirmation while the phase moves on', () => {
+  it('a reschedule is confirmed by the next reply that keeps the start, even if the contest started meanwhile', () => {
+    const before = [stored(contest(1, { startTimeSeconds: NOW_S + 3 * 3600 }))];
+    const moved = [contest(1, { startTimeSeconds: NOW_S + 1800 })];
+    const first = planContests({ fetched: moved, listedIds: ids(moved), stored: before, nowMs: NOW });
+    expect(first.reminderMoves).toEqual([{ contestId: 1, startTimeSeconds: NOW_S + 1800, confirmed: false }]);
+    const running = [contest(1, { startTimeSeconds: NOW_S + 1800, phase: 'CODING' })];
+    const next = planContests({ fetched: running, listedIds: ids(running), stored: first.upserts, nowMs: NOW + 3_600_000 });
+    expect(next.reminderMoves).toEqual([{ contestId: 1, startTimeSeconds: NOW_S + 1800, confirmed: true }]);
+    expect(next.upserts[0]).not.toHaveProperty('pending');
+  });
+});
+
 describe('planReminderMoves: unconfirmed moves', () => {
   const start = NOW_S + 10 * 3600;
   const policy = { confirmed: false, nearSeconds: 4200 };
