@@ -102,7 +102,7 @@ async function main(): Promise<void> {
         seed: options.seed,
         days: options.days,
         notifyEveryMinutes: options.notifyEvery,
-        ...(options.glitches === 'none' ? { glitchRates: NO_GLITCHES } : options.glitches === 'harmful' ? { glitchRates: HARMFUL_GLITCHES } : options.glitches === 'benign' ? { glitchRates: BENIGN_GLITCHES } : {}),
+        ...(options.glitches === 'none' ? { glitchRates: NO_GLITCHES } : options.glitches === 'harmful' ? { glitchRates: HARMFUL_GLITCHES, alwaysRepeatHarmful: true } : options.glitches === 'benign' ? { glitchRates: BENIGN_GLITCHES } : {}),
         ...(options.broken !== undefined ? { broken: options.broken } : {}),
         onDay: (day, checker) => {
           if (day % 30 === 0) process.stderr.write(`simulate: day ${day}, ${checker.violationsTotal} violation(s)\n`);

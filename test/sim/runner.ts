@@ -33,6 +33,8 @@ export interface SimOptions {
   notifyEveryMinutes?: number;
   /** Glitch rates per hour replacing the defaults (tests raise the harmful ones). */
   glitchRates?: Partial<Record<Glitch, number>>;
+  /** Every harmful reply served twice in a row (the most the model must withstand): the broken runs. */
+  alwaysRepeatHarmful?: boolean;
   /** Progress callback, once per simulated day. */
   onDay?: (day: number, checker: Checker) => void;
 }
@@ -125,7 +127,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
   const startedReal = Date.now();
   const hours = options.days * 24;
   const truth = buildTruth({ seed: options.seed, days: options.days });
-  const schedule = glitchSchedule(options.seed, hours, options.glitchRates);
+  const schedule = glitchSchedule(options.seed, hours, options.glitchRates, { alwaysRepeatHarmful: options.alwaysRepeatHarmful === true });
   const checker = new Checker(truth);
   const random = prng(options.seed ^ 0x6170_7021);
   const notifyEvery = options.notifyEveryMinutes ?? 30;
@@ -590,7 +592,9 @@ function codeforces(truth: Truth, clock: Clock) {
       return { statusCode: 200, data: JSON.stringify({ status: 'FAILED', comment: 'Call limit exceeded' }), responseOptions: { headers: json } };
     }
     clock.advance(300);
-    let result = listAt(truth, t);
+    // A repeated harmful reply is the first one again (a stale cache), not a new wrong list.
+    const servedAt = kind === 'partial' || kind === 'all-finished' || kind === 'starts-past' ? Math.min(t, truth.yearStart + glitch!.fromHour * HOUR + 2) : t;
+    let result = listAt(truth, servedAt);
     if (kind === 'empty') result = [];
     if (kind === 'partial') {
       const keep = prng(glitch!.seed);
@@ -600,11 +604,11 @@ function codeforces(truth: Truth, clock: Clock) {
       result = result.map((entry) => ({
         ...entry,
         phase: 'FINISHED',
-        startTimeSeconds: Math.min(entry.startTimeSeconds, t - (glitch!.backSeconds ?? HOUR)),
+        startTimeSeconds: Math.min(entry.startTimeSeconds, servedAt - (glitch!.backSeconds ?? HOUR)),
       }));
     }
     if (kind === 'starts-past') {
-      result = result.map((entry) => (entry.startTimeSeconds > t ? { ...entry, startTimeSeconds: t - (glitch!.backSeconds ?? HOUR) } : entry));
+      result = result.map((entry) => (entry.startTimeSeconds > servedAt ? { ...entry, startTimeSeconds: servedAt - (glitch!.backSeconds ?? HOUR) } : entry));
     }
     let data = JSON.stringify({ status: 'OK', result });
     if (kind === 'truncated') data = data.slice(0, Math.floor(data.length * 0.6));

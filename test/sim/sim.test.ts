@@ -40,7 +40,7 @@ describe('a simulated month', () => {
   });
 
   it('a short run with the plausibility guards off (before the model: the code as it is) reports violations', { timeout: 120_000 }, async () => {
-    const report = await runSimulation(world(), { seed: 2, days: 7, glitchRates: HARMFUL_GLITCHES, broken: modelLanded ? 'plausibility' : 'baseline' });
+    const report = await runSimulation(world(), { seed: 2, days: 7, glitchRates: HARMFUL_GLITCHES, alwaysRepeatHarmful: true, broken: modelLanded ? 'plausibility' : 'baseline' });
     expect(report.intervals).toBe(168);
     expect(report.violationsTotal).toBeGreaterThan(0);
     const reminderViolations = ['reminder-missed', 'reminder-early', 'reminder-duplicate'].reduce((n, key) => n + (report.violationsByInvariant[key as 'reminder-missed'] ?? 0), 0);
