@@ -1,6 +1,6 @@
 /** The simulated year's truth and glitch schedule: pure, seeded, and honest about when things change. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_GLITCH_RATES, glitchSchedule } from './glitches.js';
+import { DEFAULT_GLITCH_RATES, glitchSchedule, HARMFUL_GLITCHES } from './glitches.js';
 import { buildTruth, DAY, finalStart, HOUR, listAt, loadSeedData, phaseAt, startAt, upcomingAt, WEEK } from './truth.js';
 
 const truth = buildTruth({ seed: 7, days: 365 });
@@ -88,6 +88,24 @@ describe('glitch schedule', () => {
     expect(share).toBeGreaterThan(0.03);
     expect(share).toBeLessThan(0.12);
     for (const g of a) if (g?.kind === 'crash') expect(g.crashAfter).toBeGreaterThanOrEqual(1);
+  });
+
+  it('never serves a harmful reply three hours running; a repeated one is the same stale reply', () => {
+    const harmful = new Set(['partial', 'all-finished', 'starts-past']);
+    for (const always of [false, true]) {
+      const schedule = glitchSchedule(5, 8760, HARMFUL_GLITCHES, { alwaysRepeatHarmful: always });
+      let run = 0;
+      let repeated = 0;
+      schedule.forEach((g, hour) => {
+        run = g !== undefined && harmful.has(g.kind) ? run + 1 : 0;
+        expect(run).toBeLessThanOrEqual(2);
+        if (run === 2) {
+          repeated += 1;
+          expect(g).toEqual({ ...schedule[hour - 1], fromHour: hour - 1 });
+        }
+      });
+      expect(repeated).toBeGreaterThan(always ? 300 : 100);
+    }
   });
 
   it('takes rates: zero everywhere is a quiet year, one kind only is that kind', () => {
