@@ -76,7 +76,7 @@ function readable(report: SimReport): string {
   out(`staleness:        max ${report.maxStalenessIntervals} interval(s), ${report.staleHours} stale hour(s)`);
   const r = report.reminders;
   out(`reminders:        set ${r.set}, expected ${r.expected}, fired ${r.fired} (on time ${r.onTime}, early ${r.early}, late ${r.late}), missed ${r.missed}, duplicate ${r.duplicate}, for withdrawn ${r.forWithdrawn}`);
-  out(`requests:         ${report.requests.total} (${report.requests.perSync} per invocation); ${pairs(report.requests.byOperation)}`);
+  out(`requests:         ${report.requests.total} (${report.requests.perInvocation} per invocation); ${pairs(report.requests.byOperation)}`);
   out(`AWS faults:       ${pairs(report.requests.injected)}`);
   out(`cost:             $${report.costUsdPerMonth.toFixed(4)} per month (function's DynamoDB requests)`);
   out(`TTL sweeps:       contests ${report.ttlSwept.contests}, coordination ${report.ttlSwept.coordination}`);

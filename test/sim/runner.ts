@@ -75,7 +75,7 @@ export interface SimReport {
   maxStalenessIntervals: number;
   staleHours: number;
   reminders: ReminderFigures;
-  requests: { total: number; byOperation: Record<string, number>; perSync: number; injected: Record<string, number> };
+  requests: { total: number; byOperation: Record<string, number>; perInvocation: number; injected: Record<string, number> };
   costUsdPerMonth: number;
   ttlSwept: { contests: number; coordination: number };
   storageByMonth: MonthStorage[];
@@ -514,7 +514,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     maxStalenessIntervals: checker.maxStalenessIntervals,
     staleHours: checker.staleHours,
     reminders,
-    requests: { total, byOperation, perSync: syncs === 0 ? 0 : Math.round((total / invocations) * 10) / 10, injected },
+    requests: { total, byOperation, perInvocation: invocations === 0 ? 0 : Math.round((total / invocations) * 10) / 10, injected },
     costUsdPerMonth: monthlyDynamoCost(byOperation, transactItems, hours),
     ttlSwept: swept,
     storageByMonth,
