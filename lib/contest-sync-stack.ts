@@ -16,7 +16,7 @@ import { ENV, LEASE_PK, METRIC, METRICS_NAMESPACE, RUN_PK_PREFIX, SERVICE_NAME }
 import type { ContestSyncConfig } from './config.js';
 import { DataTables } from './constructs/data-tables.js';
 import { Monitoring } from './constructs/monitoring.js';
-import { ScheduledSingletonJob, type JobAlarm } from './constructs/scheduled-singleton-job.js';
+import { ScheduledSingletonJob, type JobAlarm } from '@contest-sync/scheduled-singleton/cdk';
 import { TABLE_ACTIONS, TABLE_ROLES, type TableRole } from './table-access.js';
 
 export const STACK_ID = 'ContestSync';

@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { BUNDLING } from '../lib/constructs/scheduled-singleton-job.js';
+import { BUNDLING } from '@contest-sync/scheduled-singleton/cdk';
 
 export interface DependencySize {
   /** npm package name, or `lambda/ (own code)`, or `(banner and glue)`. */
