@@ -32,7 +32,7 @@ const unitFiles = [
   'test/chaos/checker.test.ts',
   'test/chaos/faults.test.ts',
 ];
-const processFiles = ['test/multiprocess/**/*.test.ts', 'test/chaos/chaos.test.ts', 'test/examples/**/*.test.ts'];
+const processFiles = ['test/multiprocess/**/*.test.ts', 'test/chaos/chaos.test.ts', 'test/examples/**/*.test.ts', 'test/package/**/*.test.ts'];
 
 export default defineConfig({
   resolve: { alias },

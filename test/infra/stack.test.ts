@@ -4,7 +4,7 @@
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENV, METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../lambda/contract.js';
+import { ENV, LEASE_PK, METRIC, METRICS_NAMESPACE, RUN_PK_PREFIX, SERVICE_NAME } from '../../lambda/contract.js';
 import { TABLE_ACTIONS, TABLE_ROLES, type TableRole } from '../../lib/table-access.js';
 import { synthTemplate, type CfnTemplate } from '../../local/template.js';
 
@@ -138,6 +138,9 @@ describe('function', () => {
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      // Set by ScheduledSingletonJob for the package's wrapper (the contract's JOB_ENV).
+      LEASE_KEY: LEASE_PK,
+      RUN_RECORD_PREFIX: RUN_PK_PREFIX,
       NODE_OPTIONS: '--enable-source-maps',
     });
     expect(new Set(Object.values(ids)).size).toBe(3);
