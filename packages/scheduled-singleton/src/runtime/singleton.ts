@@ -117,60 +117,92 @@ export function scheduledSingleton<T>(work: (job: JobContext) => Promise<T>, opt
   const names: JobEnvNames = { ...JOB_ENV, ...options.envNames };
   const now = options.now ?? Date.now;
   const write = options.write ?? writeStdout;
-  const service = env[names.serviceName];
-  const namespace = env[names.metricsNamespace];
-  let ready: Setup | undefined;
+  const metrics = { namespace: env[names.metricsNamespace], service: env[names.serviceName] };
+  const container: { setup?: Setup; log?: JobLogger } = {};
 
   return async (event, context) => {
     const startedAt = now();
     const runId = (options.newRunId ?? randomUUID)();
     const keys: Record<string, unknown> = { runId };
-    const log = jsonLogger({ write, service, level: logLevelFrom(env), now, keys: () => keys });
+    const log = jsonLogger({ write, service: metrics.service, level: logLevelFrom(env), now, keys: () => keys });
+    container.log = log;
+    const reporting: Reporting<T> = { runId, startedAt, now, log, write, names, metrics, summary: options.summary };
 
-    // parse
-    let invocation: Invocation;
-    try {
-      ready ??= setup(env, names, options.dynamo, now, log);
-      refuseShortTimeout(ready, context.getRemainingTimeInMillis());
-      invocation = parseInvocation(event, {
-        periodMinutes: ready.periodMinutes,
-        nowMs: now(),
-        ...(options.consoleOptions !== undefined ? { consoleOptions: options.consoleOptions } : {}),
-        ...(context.invokedFunctionArn !== undefined ? { invokedFunctionArn: context.invokedFunctionArn } : {}),
-      });
-    } catch (error) {
-      const reason = error instanceof EventValidationError ? 'event' : 'config';
-      return report({ outcome: 'failed', reason, error }, undefined);
-    }
+    const parsed = parse(event, context, { env, names, now, options, container });
+    if ('failure' in parsed) return report(parsed.failure, undefined, reporting);
+    const { invocation, setup: ready } = parsed;
     Object.assign(keys, { source: invocation.source }, invocation.interval !== undefined ? { interval: invocation.interval } : {});
 
-    // run
-    let settled: Settlement<T> | DrySettlement<T>;
-    try {
-      settled = await runStep(invocation, work, { runId, context, deps: ready.deps, log, ...(options.record ? { record: options.record } : {}) });
-    } catch (error) {
+    const settled = await runStep(invocation, work, { runId, context, deps: ready.deps, log, ...(options.record ? { record: options.record } : {}) }).catch(
       // runExclusively reports every expected failure in its outcome: this is a bug. Still report it.
-      settled = { outcome: 'failed', reason: 'work', error, deadline: false, fence: 0, heartbeats: 0 };
-    }
-    return report(settled, invocation);
-
-    // report
-    function report(outcome: Settlement<T> | DrySettlement<T>, ran: Invocation | undefined): RunResult {
-      const result = resultOf(outcome, ran, { runId, durationMs: now() - startedAt, summary: options.summary });
-      const { runId: _runId, source: _source, interval: _interval, ...fields } = result;
-      if (result.outcome === 'failed') log.error(result.outcome, { summary: true, ...fields });
-      else log.info(result.outcome, { summary: true, ...fields });
-      if (namespace !== undefined && service !== undefined) write(emfLine(result, { namespace, service, timestampMs: now() }));
-      else log.warn(`metrics not emitted: ${names.metricsNamespace} or ${names.serviceName} is not set`);
-      // A scheduled run that failed throws, so Lambda retries it; so does a run that could not start.
-      if (result.outcome === 'failed' && (ran === undefined || ran.source === 'schedule')) throw new ScheduledRunFailedError(result);
-      return result;
-    }
+      (error: unknown): Settlement<T> => ({ outcome: 'failed', reason: 'work', error, deadline: false, fence: 0, heartbeats: 0 }),
+    );
+    return report(settled, invocation, reporting);
   };
 }
 
+interface ParseInput<T> {
+  env: Record<string, string | undefined>;
+  names: JobEnvNames;
+  now: () => number;
+  options: ScheduledSingletonOptions<T>;
+  /** Built once per container; contention warnings go to the current invocation's log. */
+  container: { setup?: Setup; log?: JobLogger };
+}
+
+/** The environment (once per container) and the event: what this invocation is, or why it cannot run. */
+function parse<T>(event: unknown, context: LambdaContextLike, input: ParseInput<T>): { invocation: Invocation; setup: Setup } | { failure: Settlement<T> } {
+  const { container, options } = input;
+  try {
+    container.setup ??= setup(input.env, input.names, options.dynamo, input.now, (message, fields) => container.log?.warn(message, fields));
+    refuseShortTimeout(container.setup, context.getRemainingTimeInMillis());
+    const invocation = parseInvocation(event, {
+      periodMinutes: container.setup.periodMinutes,
+      nowMs: input.now(),
+      ...(options.consoleOptions !== undefined ? { consoleOptions: options.consoleOptions } : {}),
+      ...(context.invokedFunctionArn !== undefined ? { invokedFunctionArn: context.invokedFunctionArn } : {}),
+    });
+    return { invocation, setup: container.setup };
+  } catch (error) {
+    return { failure: { outcome: 'failed', reason: error instanceof EventValidationError ? 'event' : 'config', error } };
+  }
+}
+
+interface Reporting<T> {
+  runId: string;
+  startedAt: number;
+  now: () => number;
+  log: JobLogger;
+  write: Write;
+  names: JobEnvNames;
+  metrics: { namespace: string | undefined; service: string | undefined };
+  summary: ((value: T) => Record<string, unknown>) | undefined;
+}
+
+/** One summary line, one EMF line; throws when a scheduled run failed (Lambda retries it) or none could start. */
+function report<T>(settled: Settlement<T> | DrySettlement<T>, invocation: Invocation | undefined, reporting: Reporting<T>): RunResult {
+  const { log, now, metrics } = reporting;
+  const result = resultOf(settled, invocation, { runId: reporting.runId, durationMs: now() - reporting.startedAt, summary: reporting.summary });
+  const { runId: _runId, source: _source, interval: _interval, ...fields } = result;
+  if (result.outcome === 'failed') log.error(result.outcome, { summary: true, ...fields });
+  else log.info(result.outcome, { summary: true, ...fields });
+  if (metrics.namespace !== undefined && metrics.service !== undefined) {
+    reporting.write(emfLine(result, { namespace: metrics.namespace, service: metrics.service, timestampMs: now() }));
+  } else {
+    log.warn(`metrics not emitted: ${reporting.names.metricsNamespace} or ${reporting.names.serviceName} is not set`);
+  }
+  if (result.outcome === 'failed' && (invocation === undefined || invocation.source === 'schedule')) throw new ScheduledRunFailedError(result);
+  return result;
+}
+
 /** The deps of runExclusively, from the environment ScheduledSingletonJob sets. */
-function setup(env: Record<string, string | undefined>, names: JobEnvNames, dynamo: DynamoDBClient | undefined, now: () => number, log: JobLogger): Setup {
+function setup(
+  env: Record<string, string | undefined>,
+  names: JobEnvNames,
+  dynamo: DynamoDBClient | undefined,
+  now: () => number,
+  warn: (message: string, fields: Record<string, unknown>) => void,
+): Setup {
   const read = (key: keyof JobEnvNames): string => {
     const value = env[names[key]];
     if (value === undefined || value === '') throw new JobConfigError(`${names[key]} is not set (ScheduledSingletonJob sets it)`);
@@ -195,7 +227,7 @@ function setup(env: Record<string, string | undefined>, names: JobEnvNames, dyna
       requestHandler: { connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs, requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs },
     });
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-  const contention = (operation: string, reason: string, attempt: number) => log.warn('DynamoDB contention; retrying', { operation, reason, attempt });
+  const contention = (operation: string, reason: string, attempt: number) => warn('DynamoDB contention; retrying', { operation, reason, attempt });
   const lease = new DynamoLease({ doc, table: read('coordinationTable'), key: read('leaseKey'), timing, now, ledgerRetentionMs: ledgerRetentionMs(periodMinutes), onContention: contention });
   const writer = new DynamoFencedWriter(doc, { now, onContention: (reason, attempt) => contention('commit', reason, attempt) });
   return { deps: { lease, writer, timing, now, runRecordPrefix: read('runRecordPrefix') }, periodMinutes };
