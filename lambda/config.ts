@@ -9,6 +9,7 @@ export interface Config {
   finishedRetentionDays: number;
   scheduleRateMinutes: number;
   missingSyncsBeforeDelete: number;
+  acceptHeldAfterReplies: number;
 }
 
 export class ConfigError extends Error {
@@ -32,6 +33,12 @@ const schema = z.object({
     .min(1, 'must be >= 1')
     .max(48, 'must be <= 48')
     .default(DEFAULTS.missingSyncsBeforeDelete),
+  [ENV.acceptHeldAfterReplies]: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be >= 1')
+    .max(48, 'must be <= 48')
+    .default(DEFAULTS.acceptHeldAfterReplies),
 });
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -49,5 +56,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     finishedRetentionDays: c[ENV.finishedRetentionDays],
     scheduleRateMinutes: c[ENV.scheduleRateMinutes],
     missingSyncsBeforeDelete: c[ENV.missingSyncsBeforeDelete],
+    acceptHeldAfterReplies: c[ENV.acceptHeldAfterReplies],
   };
 }

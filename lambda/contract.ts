@@ -13,6 +13,7 @@ export const ENV = {
   finishedRetentionDays: 'FINISHED_RETENTION_DAYS',
   scheduleRateMinutes: 'SCHEDULE_RATE_MINUTES',
   missingSyncsBeforeDelete: 'MISSING_SYNCS_BEFORE_DELETE',
+  acceptHeldAfterReplies: 'ACCEPT_HELD_AFTER_REPLIES',
 } as const;
 
 export const DEFAULTS = {
@@ -21,6 +22,7 @@ export const DEFAULTS = {
   finishedRetentionDays: 7,
   scheduleRateMinutes: 60,
   missingSyncsBeforeDelete: 3,
+  acceptHeldAfterReplies: 3,
 } as const;
 
 /** Powertools service name and EMF namespace. */

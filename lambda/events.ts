@@ -17,6 +17,8 @@ export interface Invocation {
   dryRun: boolean;
   /** Re-run `interval` even if it already succeeded (console only). */
   force: boolean;
+  /** Act on every held change now, as if consecutive replies had confirmed it (console only). */
+  acceptHeld?: boolean;
 }
 
 export class EventValidationError extends Error {
@@ -48,6 +50,7 @@ const manualEvent = z
     dryRun: z.boolean({ error: 'must be true or false' }).optional(),
     interval: intervalText.optional(),
     force: z.boolean({ error: 'must be true or false' }).optional(),
+    acceptHeld: z.boolean({ error: 'must be true or false' }).optional(),
   })
   .strict()
   .refine((event) => !event.force || event.interval !== undefined, {
@@ -116,5 +119,6 @@ export function parseEvent(event: unknown, options: ParseOptions = {}): Invocati
     interval: manual.interval === undefined ? undefined : intervalOf(manual.interval, periodMinutes),
     dryRun: manual.dryRun ?? false,
     force: manual.force ?? false,
+    ...(manual.acceptHeld === true ? { acceptHeld: true } : {}),
   };
 }

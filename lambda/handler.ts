@@ -14,7 +14,7 @@ import type { Context } from 'aws-lambda';
 import type { Dispatcher } from 'undici';
 import { fetchContests } from './codeforces/client.js';
 import { ConfigError, readConfig, type Config } from './config.js';
-import { DEFAULT_PLAN_SETTINGS } from './contests/plan.js';
+import { DEFAULT_PLAN_SETTINGS, type PlanSettings } from './contests/plan.js';
 import { ENV, LEASE_PK, METRICS_NAMESPACE, SERVICE_NAME } from './contract.js';
 import { parseEvent, type Invocation } from './events.js';
 import { logSummary, recordMetrics } from './observe.js';
@@ -51,6 +51,8 @@ export interface HandlerOptions {
   dispatcher?: Dispatcher;
   logger?: Logger;
   metrics?: Metrics;
+  /** Overrides of the plan settings the configuration gives (the simulated year's broken variants). */
+  planSettings?: Partial<PlanSettings>;
 }
 
 interface Runtime {
@@ -115,6 +117,10 @@ export function createHandler(options: HandlerOptions = {}): Handler {
         ...DEFAULT_PLAN_SETTINGS,
         finishedRetentionSeconds: config.finishedRetentionDays * 24 * 3600,
         missingSyncsBeforeDelete: config.missingSyncsBeforeDelete,
+        acceptHeldAfterReplies: config.acceptHeldAfterReplies,
+        // A reminder moved earlier into the next period could fire before the next sync undoes it.
+        nearSeconds: config.scheduleRateMinutes * 60 + 600,
+        ...options.planSettings,
       },
       fetchContests: ({ signal, deadline }) =>
         fetchContests({

@@ -13,7 +13,7 @@ export function summaryMessage(summary: Pick<RunSummary, 'outcome'>): 'ran' | 's
 }
 
 export function logSummary(logger: Logger, summary: RunSummary): void {
-  const { outcome, reason, holder, holderExpiresAt, error, durationMs, counts, dryRun } = summary;
+  const { outcome, reason, holder, holderExpiresAt, error, durationMs, counts, dryRun, held, accepted } = summary;
   const fields = {
     summary: true,
     outcome,
@@ -23,6 +23,9 @@ export function logSummary(logger: Logger, summary: RunSummary): void {
     ...(holder !== undefined ? { holder, holderExpiresAt } : {}),
     ...(error !== undefined ? { error } : {}),
     ...(dryRun ? { dryRun } : {}),
+    // Held and accepted changes (at most 50 each): what a reply said that was not acted on, and since when.
+    ...(held !== undefined ? { held } : {}),
+    ...(accepted !== undefined ? { accepted } : {}),
   };
   if (outcome === 'failed') logger.error(summaryMessage(summary), fields);
   else logger.info(summaryMessage(summary), fields);

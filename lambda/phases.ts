@@ -5,7 +5,6 @@
  */
 import { CodeforcesError } from './codeforces/errors.js';
 import { ConfigError } from './config.js';
-import { SuspiciousReplyError } from './contests/plan.js';
 import { EventValidationError } from './events.js';
 import { FencedWriteError, LeaseLostError, LeaseUnavailableError, RunDeadlineError } from './single-execution/index.js';
 import { StoreError } from './store/dynamo-store.js';
@@ -17,7 +16,7 @@ export function failurePhase(error: unknown): FailurePhase {
   if (error instanceof ConfigError) return 'config';
   if (error instanceof LeaseLostError) return 'lease-lost';
   if (error instanceof LeaseUnavailableError) return 'lease';
-  if (error instanceof CodeforcesError || error instanceof SuspiciousReplyError) return 'codeforces';
+  if (error instanceof CodeforcesError) return 'codeforces';
   // The deadline between two steps: what was left to do was reading and writing the tables.
   if (error instanceof StoreError || error instanceof FencedWriteError || error instanceof RunDeadlineError) return 'store';
   return 'internal';

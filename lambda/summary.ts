@@ -24,6 +24,21 @@ export interface RunCounts {
   contestsRestored: number;
   /** Contests whose reminders were checked again because the previous run changed them. */
   contestsRechecked: number;
+  /** Changes not acted on: implausible, or part of a mass change (docs/design.md, "A reply is evidence"). */
+  contestsHeld: number;
+  /** Held changes acted on now: repeated by enough consecutive replies, or accepted by an operator. */
+  contestsAccepted: number;
+}
+
+/** A held (or accepted) change as the result and the run record name it. */
+export interface HeldChangeView {
+  contestId: number;
+  /** `start-in-past`, `finish`, `phase`, `drop`, `reschedule`, `earlier` (lambda/contests/judge.ts). */
+  kind: string;
+  /** ISO time of the first reply that said it. */
+  since: string;
+  /** Consecutive replies that said it. */
+  replies: number;
 }
 
 export interface RunSummary {
@@ -42,6 +57,10 @@ export interface RunSummary {
   /** `failed`: what went wrong, in words. */
   error?: string;
   dryRun?: boolean;
+  /** Changes this run held (the first 50; `counts.contestsHeld` has the total). */
+  held?: HeldChangeView[];
+  /** Held changes this run acted on (the first 50; `counts.contestsAccepted` has the total). */
+  accepted?: HeldChangeView[];
   /** `dryRun`: what the run would have changed (the first 50 writes and cancellations, and totals). */
   changes?: {
     write: { contestId: number; name: string; startTimeSeconds: number; phase: string }[];
@@ -74,5 +93,7 @@ export function emptyCounts(): RunCounts {
     contestsVanished: 0,
     contestsRestored: 0,
     contestsRechecked: 0,
+    contestsHeld: 0,
+    contestsAccepted: 0,
   };
 }

@@ -8,7 +8,7 @@
 import type { FetchContestsResult } from './codeforces/client.js';
 import { CodeforcesError } from './codeforces/errors.js';
 import type { ContestItem, ReminderItem } from './contests/model.js';
-import { planContests, planRecheck, planReminderMoves, type ContestPlan, type PlanSettings } from './contests/plan.js';
+import { DEFAULT_PLAN_SETTINGS, planContests, planRecheck, planReminderMoves, type ContestPlan, type HeldChange, type PlanSettings } from './contests/plan.js';
 import { RUN_PK_PREFIX } from './contract.js';
 import type { Invocation } from './events.js';
 import { failurePhase } from './phases.js';
@@ -83,11 +83,11 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
 
   // A dry run writes nothing, so it takes no lease: it never makes a scheduled tick skip.
   if (invocation.dryRun) {
-    const dry = await runUnfenced(context, (work) => contestWork(deps, work, counts, false), deps);
+    const dry = await runUnfenced(context, (work) => contestWork(deps, work, counts, false, invocation.acceptHeld === true), deps);
     if (dry.outcome === 'failed') {
       return finish({ outcome: 'failed', reason: failurePhase(dry.error), dryRun: true, error: errorText(dry.error, dry.deadline) });
     }
-    return finish({ outcome: 'succeeded', dryRun: true, changes: describeChanges(dry.value.plan, dry.value.changes) });
+    return finish({ outcome: 'succeeded', dryRun: true, ...heldOf(dry.value.plan), changes: describeChanges(dry.value.plan, dry.value.changes) });
   }
 
   const outcome = await runExclusively(
@@ -98,7 +98,7 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
       force: invocation.force,
       remainingMs: () => context.remainingMs(),
     },
-    (work) => contestWork(deps, work, counts, true),
+    (work) => contestWork(deps, work, counts, true, invocation.acceptHeld === true),
     {
       lease: deps.lease,
       writer: deps.writer,
@@ -111,9 +111,10 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
       ...(deps.onHeartbeat !== undefined ? { onHeartbeat: deps.onHeartbeat } : {}),
     },
     {
-      record: ({ error, heartbeats }) => ({
+      record: ({ value, error, heartbeats }) => ({
         dryRun: false,
         counts: { ...counts, heartbeats },
+        ...(value !== undefined ? heldOf(value.plan) : {}),
         ...(error !== undefined ? { reason: failurePhase(error), error: describe(error) } : {}),
       }),
     },
@@ -134,7 +135,7 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
       );
     case 'succeeded':
       counts.heartbeats = outcome.heartbeats;
-      return finish({ outcome: 'succeeded', fence: outcome.fence });
+      return finish({ outcome: 'succeeded', fence: outcome.fence, ...heldOf(outcome.value.plan) });
     case 'failed': {
       counts.heartbeats = outcome.heartbeats;
       const fence = outcome.fence !== undefined ? { fence: outcome.fence } : {};
@@ -147,7 +148,7 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
 }
 
 /** The contest work: fetch, read, plan, and (under the lease, unless a dry run) write. */
-async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts, write: boolean): Promise<Synced> {
+async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts, write: boolean, acceptHeld: boolean): Promise<Synced> {
   const { now } = deps;
   const { signal } = work;
   // Leave part of the remaining time for reading and writing DynamoDB.
@@ -166,62 +167,64 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
 
   signal.throwIfAborted();
   const stored = await deps.store.scanContests(signal);
+  const settings = deps.planSettings ?? DEFAULT_PLAN_SETTINGS;
   const plan = planContests({
     fetched: fetched.contests,
     listedIds: new Set(fetched.listedIds),
     stored,
     nowMs: now(),
-    ...(deps.planSettings !== undefined ? { settings: deps.planSettings } : {}),
+    ...(work.lastSucceededMs !== undefined ? { lastSyncMs: work.lastSucceededMs } : {}),
+    acceptHeld,
+    settings,
   });
   counts.contestsUnchanged = plan.unchanged;
   counts.contestsVanished = plan.vanished.length;
   counts.contestsRestored = plan.restored.length;
+  counts.contestsHeld = plan.held.length;
+  counts.contestsAccepted = plan.accepted.length;
 
-  // Contests whose reminders this run acts on: handed over so the next run checks them again. A
-  // contest first stored already finished had no reminders to race with (the app only sees stored
-  // contests).
-  const storedIds = new Set(stored.map(({ contestId }) => contestId));
-  const touched = new Set<number>([
-    ...plan.finished.filter((contestId) => storedIds.has(contestId)),
-    ...plan.cancelled,
-    ...plan.rescheduled.map(({ contestId }) => contestId),
-  ]);
+  // Contests whose reminders this run acts on: handed over so the next run checks them again.
+  const touched = new Set<number>([...plan.reminderDeletes, ...plan.reminderMoves.map(({ contestId }) => contestId)]);
   const reminderDeletes: StoreChanges['reminderDeletes'] = [];
-  for (const contestId of [...plan.finished, ...plan.cancelled]) {
+  for (const contestId of plan.reminderDeletes) {
     for (const reminder of await deps.store.remindersOf(contestId, signal)) reminderDeletes.push({ contestId, userId: reminder.userId });
   }
   const reminderMoves = [];
-  for (const { contestId, startTimeSeconds } of plan.rescheduled) {
-    reminderMoves.push(...planReminderMoves(await deps.store.remindersOf(contestId, signal), startTimeSeconds, now()));
+  for (const { contestId, startTimeSeconds, confirmed } of plan.reminderMoves) {
+    const policy = { confirmed, nearSeconds: settings.nearSeconds };
+    reminderMoves.push(...planReminderMoves(await deps.store.remindersOf(contestId, signal), startTimeSeconds, now(), policy));
   }
   // Contests an earlier run changed: the app may have written a reminder against the old state.
   const after = contestsAfter(plan, stored);
-  const handledAbove = new Set([...touched, ...plan.finished, ...plan.cancelled]);
   for (const entry of work.handoff) {
     const contestId = Number(entry);
     // Reminders this run already reads and changes above are not changed twice in one transaction.
-    if (!Number.isSafeInteger(contestId) || handledAbove.has(contestId)) continue;
+    if (!Number.isSafeInteger(contestId) || touched.has(contestId)) continue;
     counts.contestsRechecked += 1;
     const state = after.get(contestId);
-    const fix = planRecheck(contestId, state, await deps.store.remindersOf(contestId, signal), now());
-    // A contest in its grace period keeps its reminders as they are: check it again once it is back
-    // or gone (its marker is rewritten by every sync, so the handoff travels with that write).
-    if (fix.deletes.length + fix.moves.length > 0 || state?.vanishedAt !== undefined) touched.add(contestId);
+    const fix = planRecheck(contestId, state, await deps.store.remindersOf(contestId, signal), now(), settings.nearSeconds);
+    // A contest in its grace period, or whose change awaits confirmation, keeps what it cannot
+    // settle yet: it is checked again once it is back, gone or confirmed.
+    if (fix.deletes.length + fix.moves.length > 0 || state?.vanishedAt !== undefined || state?.pending !== undefined) touched.add(contestId);
     reminderDeletes.push(...fix.deletes);
     reminderMoves.push(...fix.moves);
   }
   const changes: StoreChanges = {
     reminderDeletes,
     reminderMoves,
-    contestPuts: [...plan.upserts, ...plan.vanished],
+    contestPuts: [...plan.upserts, ...plan.bookkeeping, ...plan.vanished],
     contestDeletes: plan.cancelled,
   };
 
   if (!write) return { plan, changes };
   const actions = deps.store.actionsFor(changes);
+  const handoff = [...touched].map(String);
   if (actions.length > 0) {
-    const written = await work.commit(actions, { final: true, handoff: [...touched].map(String) });
+    const written = await work.commit(actions, { final: true, handoff });
     counts.transactions = written.transactions;
+  } else {
+    // Nothing to write: what was handed over and is not settled yet stays for the next run.
+    work.keep(handoff);
   }
   counts.contestsWritten = plan.upserts.length;
   counts.contestsRemoved = changes.contestDeletes.length;
@@ -233,9 +236,22 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
 /** Each contest as this run leaves it: written, marked vanished, untouched, or (absent) deleted. */
 function contestsAfter(plan: ContestPlan, stored: readonly ContestItem[]): Map<number, ContestItem> {
   const after = new Map(stored.map((item) => [item.contestId, item]));
-  for (const item of [...plan.upserts, ...plan.vanished]) after.set(item.contestId, item);
+  for (const item of [...plan.upserts, ...plan.bookkeeping, ...plan.vanished]) after.set(item.contestId, item);
   for (const contestId of plan.cancelled) after.delete(contestId);
   return after;
+}
+
+/** The summary, the result and the run record list at most this many held and accepted changes. */
+export const HELD_LISTED = 50;
+
+/** Held and accepted changes as the result, the summary line and the run record name them (only when there are any). */
+function heldOf(plan: ContestPlan): Pick<RunSummary, 'held' | 'accepted'> {
+  const listed = (changes: readonly HeldChange[]) =>
+    changes.slice(0, HELD_LISTED).map(({ contestId, kind, since, replies }) => ({ contestId, kind, since: new Date(since * 1000).toISOString(), replies }));
+  return {
+    ...(plan.held.length > 0 ? { held: listed(plan.held) } : {}),
+    ...(plan.accepted.length > 0 ? { accepted: listed(plan.accepted) } : {}),
+  };
 }
 
 /** A dry run lists at most this many writes and cancellations (plus their totals): the result stays small. */

@@ -20,6 +20,7 @@ export const CONTEXT_KEYS = {
   codeforcesApiUrl: 'contestSync:codeforcesApiUrl',
   alarmEmail: 'contestSync:alarmEmail',
   missingSyncsBeforeDelete: 'contestSync:missingSyncsBeforeDelete',
+  acceptHeldAfterReplies: 'contestSync:acceptHeldAfterReplies',
   schedulePaused: 'contestSync:schedulePaused',
   logLevel: 'contestSync:logLevel',
   stage: 'contestSync:stage',
@@ -43,6 +44,8 @@ export interface ContestSyncConfig {
   readonly alarmEmail: string;
   /** Consecutive successful syncs a contest must be missing from before it is deleted with its reminders. */
   readonly missingSyncsBeforeDelete: number;
+  /** Consecutive replies that must repeat a held change (implausible, or a mass change) before it is acted on. */
+  readonly acceptHeldAfterReplies: number;
   /**
    * A deliberate pause: the schedule rule stays but is disabled, and the "no successful sync"
    * alarm keeps its state but sends no notification (its actions are disabled).
@@ -67,6 +70,7 @@ export const DEFAULT_CONFIG: ContestSyncConfig = {
   codeforcesApiUrl: DEFAULTS.codeforcesApiUrl,
   alarmEmail: '',
   missingSyncsBeforeDelete: DEFAULTS.missingSyncsBeforeDelete,
+  acceptHeldAfterReplies: DEFAULTS.acceptHeldAfterReplies,
   schedulePaused: false,
   logLevel: 'INFO',
   stage: '',
@@ -178,6 +182,8 @@ export function parseConfig(raw: Partial<Record<keyof ContestSyncConfig, unknown
   const finishedRetentionDays = integer(K.finishedRetentionDays, pick('finishedRetentionDays'), 0, 3650);
   // A contest missing from this many consecutive successful syncs is deleted with its reminders.
   const missingSyncsBeforeDelete = integer(K.missingSyncsBeforeDelete, pick('missingSyncsBeforeDelete'), 1, 48);
+  // A held change repeated by this many consecutive replies is acted on (docs/design.md, "A reply is evidence").
+  const acceptHeldAfterReplies = integer(K.acceptHeldAfterReplies, pick('acceptHeldAfterReplies'), 1, 48);
 
   const codeforcesApiUrl = text(K.codeforcesApiUrl, pick('codeforcesApiUrl'));
   let url: URL;
@@ -214,6 +220,7 @@ export function parseConfig(raw: Partial<Record<keyof ContestSyncConfig, unknown
     codeforcesApiUrl,
     alarmEmail,
     missingSyncsBeforeDelete,
+    acceptHeldAfterReplies,
     schedulePaused,
     logLevel,
     stage,

@@ -98,6 +98,7 @@ export class ContestSyncStack extends Stack {
         [ENV.finishedRetentionDays]: String(config.finishedRetentionDays),
         [ENV.scheduleRateMinutes]: String(config.scheduleRateMinutes),
         [ENV.missingSyncsBeforeDelete]: String(config.missingSyncsBeforeDelete),
+        [ENV.acceptHeldAfterReplies]: String(config.acceptHeldAfterReplies),
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: config.logLevel,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,

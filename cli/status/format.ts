@@ -31,6 +31,19 @@ export interface RunView {
   startedAtMs?: number;
   finishedAtMs?: number;
   counts?: Record<string, number>;
+  /** Changes the run held (the first 50; `counts.contestsHeld` has the total). */
+  held?: HeldView[];
+  /** Held changes the run acted on. */
+  accepted?: HeldView[];
+}
+
+/** A held change as a run record names it (lambda/summary.ts). */
+export interface HeldView {
+  contestId: number;
+  kind: string;
+  /** ISO time of the first reply that said it. */
+  since: string;
+  replies: number;
 }
 
 export interface StatusView {
@@ -154,5 +167,27 @@ export function formatStatus(view: StatusView, now: number): string {
     const failed = view.runs.filter((run) => run.error !== undefined);
     for (const run of failed) out.push(`  ${run.runId ?? run.pk}: ${run.error}`);
   }
+  out.push('', ...heldLines(view.runs, now));
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * What the newest successful (not dry) run held: each change with its kind and since when, and how
+ * to let it through. Held changes land by themselves once enough consecutive replies repeat them.
+ */
+export function heldLines(runs: RunView[], now: number): string[] {
+  const newest = runs.find((run) => run.outcome === 'succeeded' && run.dryRun !== true);
+  if (newest === undefined) return ['Held changes: unknown (no successful run among the records shown).'];
+  const total = newest.counts?.contestsHeld ?? newest.held?.length ?? 0;
+  const as = `as of the run finished ${utc(newest.finishedAtMs)}`;
+  if (total === 0 || newest.held === undefined) return [`Held changes: none (${as}).`];
+  const rows = newest.held.map((change) => {
+    const since = Date.parse(change.since);
+    return [String(change.contestId), change.kind, `${utc(since)} (${ago(since, now)})`, String(change.replies)];
+  });
+  return [
+    `Held changes: ${total} (${as}${total > newest.held.length ? `, the first ${newest.held.length} listed` : ''}):`,
+    textTable(['contest', 'kind', 'since', 'replies'], rows),
+    'Each lands by itself once enough consecutive replies repeat it; to accept them all now, invoke the function with {"acceptHeld": true}.',
+  ];
 }

@@ -24,6 +24,26 @@ export interface ContestItem {
   vanishedAt?: number;
   /** With `vanishedAt`: how many consecutive successful syncs missed it. */
   missingSyncs?: number;
+  /**
+   * A change the replies reported that is not fully acted on yet (docs/design.md, "A reply is
+   * evidence"): held (the item is kept as stored), or acted on with its irreversible part
+   * (deleting reminders, clearing `notifiedAt`, moving a reminder into the near past) waiting for
+   * the next reply to confirm it. The app does not read it.
+   */
+  pending?: Pending;
+}
+
+export interface Pending {
+  /** Held: nothing of the change is acted on. Otherwise the change is written and awaits confirmation. */
+  held: boolean;
+  /** Why it is held (with `held`). */
+  kind?: string;
+  /** What the replies said: the listed phase, start and duration, or `missing`. */
+  said: string;
+  /** How many consecutive replies said it. */
+  replies: number;
+  /** Epoch seconds of the first of those replies. */
+  since: number;
 }
 
 export interface ReminderItem {

@@ -116,6 +116,34 @@ export class Monitoring extends Construct {
           }),
         ],
         [
+          // Held changes (docs/design.md, "A reply is evidence"): what replies said that the sync did
+          // not act on yet, and what it accepted after enough consecutive replies (or an operator).
+          new cloudwatch.LogQueryWidget({
+            title: 'Held / accepted changes',
+            logGroupNames: [logGroup.logGroupName],
+            view: cloudwatch.LogQueryVisualizationType.LINE,
+            queryLines: [
+              SUMMARY_LINES,
+              'filter outcome = "succeeded" and not ispresent(dryRun)',
+              'stats max(counts.contestsHeld) as held, sum(counts.contestsAccepted) as accepted by bin(1h)',
+            ],
+            width: 12,
+          }),
+          new cloudwatch.LogQueryWidget({
+            title: 'Held now (newest run): contest, kind, since',
+            logGroupNames: [logGroup.logGroupName],
+            view: cloudwatch.LogQueryVisualizationType.TABLE,
+            queryLines: [
+              SUMMARY_LINES,
+              'filter counts.contestsHeld > 0',
+              'fields @timestamp, counts.contestsHeld as held, held.0.contestId as contest, held.0.kind as kind, held.0.since as since, held.0.replies as replies',
+              'sort @timestamp desc',
+              'limit 10',
+            ],
+            width: 12,
+          }),
+        ],
+        [
           new cloudwatch.LogQueryWidget({
             title: 'Recent runs (summary lines)',
             logGroupNames: [logGroup.logGroupName],

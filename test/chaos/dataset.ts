@@ -5,7 +5,7 @@
  * rewrites every stored contest and any item in the table says which reply it came from. Two
  * contests move by an hour from version to version (their reminders must follow). The tables are
  * seeded with a contest that no version lists (cancelled: deleted with its reminders) and one
- * stored as upcoming that every version reports finished (its reminders are deleted).
+ * that the sync before the trial saw finish, awaiting confirmation (its reminders are deleted).
  */
 
 import type { ContestItem } from '../../lambda/contests/model.js';
@@ -95,12 +95,21 @@ function row(contest: Pick<ApiContest, 'id' | 'name' | 'type' | 'phase' | 'start
   return item;
 }
 
+/**
+ * The finishing contest as the sync before the trial left it: written FINISHED, its reminders'
+ * deletion (irreversible) awaiting the next reply's confirmation (docs/design.md, "A reply is
+ * evidence"). Every reply of the trial lists it FINISHED, so the first successful sync deletes them.
+ */
+function finishing(contest: ApiContest): NonNullable<ContestItem['pending']> {
+  return { held: false, kind: 'finish', said: `FINISHED@${contest.startTimeSeconds}+${contest.durationSeconds}`, replies: 1, since: contest.startTimeSeconds + DAY / 2 };
+}
+
 /** What the tables hold before the trial (version 0 as if synced earlier, plus two special cases). */
 export function seedRows(dataset: Dataset): { contests: (ContestRow & { updatedAt: string })[]; reminders: ReminderRow[] } {
   const updatedAt = new Date((dataset.baseSeconds - DAY) * 1000).toISOString();
   const contests = contestList(dataset, 0)
     .filter((contest) => contest.id !== LONG_FINISHED_ID)
-    .map((contest) => ({ ...row(contest.id === FINISHING_ID ? { ...contest, phase: 'BEFORE' } : contest), updatedAt }));
+    .map((contest) => ({ ...row(contest), ...(contest.id === FINISHING_ID ? { pending: finishing(contest) } : {}), updatedAt }));
   contests.push({
     ...row({ id: CANCELLED_ID, name: 'Codeforces Round 3099 (cancelled) [v0]', type: 'CF', phase: 'BEFORE', startTimeSeconds: dataset.baseSeconds + 2 * DAY, durationSeconds: 7200 }),
     updatedAt,

@@ -409,6 +409,8 @@ describe('dashboard', () => {
       'Failure queue depth',
       'Alarms',
       'Recent runs (summary lines)',
+      'Held / accepted changes',
+      'Held now (newest run): contest, kind, since',
     ]) {
       expect(body()).toContain(title);
     }
@@ -416,6 +418,8 @@ describe('dashboard', () => {
       expect(body()).toContain(`\\"${metric}\\"`);
     }
     expect(body()).toContain('p50');
+    // The held widgets read the summary line's fields (lambda/summary.ts: counts.contestsHeld, held[]).
+    for (const field of ['counts.contestsHeld', 'counts.contestsAccepted', 'held.0.kind', 'held.0.since']) expect(body()).toContain(field);
     expect(body()).toContain('\\"type\\":\\"alarm\\"');
     for (const alarmId of Object.keys(ofType('AWS::CloudWatch::Alarm'))) expect(body()).toContain(alarmId);
   });

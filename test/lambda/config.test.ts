@@ -16,6 +16,7 @@ describe('readConfig', () => {
       finishedRetentionDays: 7,
       scheduleRateMinutes: 60,
       missingSyncsBeforeDelete: 3,
+      acceptHeldAfterReplies: 3,
     });
   });
 

@@ -60,7 +60,8 @@ describe('dry-run changes', () => {
     // for the third time (deleted): under half of the 360 stored, so not suspicious.
     const fresh = Array.from({ length: 80 }, (_, i) => stale(1 + i));
     const third = Array.from({ length: 80 }, (_, i) => ({ ...stale(1_000 + i), vanishedAt: NOW_S - 7200, missingSyncs: 2 }));
-    const listed = Array.from({ length: 200 }, (_, i) => ({ ...stale(10_000 + i), name: 'old name' }));
+    // Renamed, same start: a plausible change, written (a mass move earlier would be held).
+    const listed = Array.from({ length: 200 }, (_, i) => ({ ...stale(10_000 + i), name: 'old name', startTimeSeconds: NOW_S + 3600 + i, expiresAt: NOW_S + 3600 + i + 7200 + 7 * 24 * 3600 }));
     const d = deps(5_000, [...fresh, ...third, ...listed]);
     const summary = await runSync({ source: 'console', dryRun: true, force: false }, d, { runId: 'run-1', remainingMs: () => 60_000 });
     expect(summary).toMatchObject({ outcome: 'succeeded', dryRun: true });

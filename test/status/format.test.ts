@@ -1,6 +1,6 @@
 /** `npm run status`: the pure formatting of the lease item and run records. */
 import { describe, expect, it } from 'vitest';
-import { formatStatus, leaseState, runRows, span, textTable, utc, type RunView, type StatusView } from '../../cli/status/format.js';
+import { formatStatus, heldLines, leaseState, runRows, span, textTable, utc, type RunView, type StatusView } from '../../cli/status/format.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 
@@ -65,8 +65,9 @@ describe('formatStatus', () => {
     expect(text).toMatch(/^last run +succeeded, fence 2, interval 2026-11-30T11:00:00Z, finished 2026-11-30 11:59:00 UTC \(59 s ago\), run run-b$/m);
     expect(text).toMatch(/^intervals done +2 remembered, latest 2026-11-30T11:00:00Z$/m);
     expect(text).toContain('Last 2 of 2 run records, newest first:');
-    const table = text.split('newest first:\n')[1]!.trimEnd().split('\n');
+    const table = text.split('newest first:\n')[1]!.split('\n\n')[0]!.trimEnd().split('\n');
     expect(table).toHaveLength(4);
+    expect(text.trimEnd().split('\n').at(-1)).toBe('Held changes: none (as of the run finished 2026-11-30 11:59:00 UTC).');
     expect(table[2]).toMatch(/run-b$/);
     expect(table[3]).toMatch(/^2026-11-30 11:00:00 .* 1 +– +13 +– +– +\d+ +run-a$/);
   });
@@ -85,5 +86,24 @@ describe('formatStatus', () => {
     const failed = formatStatus(view({ runs: [run({ outcome: 'failed', reason: 'codeforces', error: 'CodeforcesError: 503' })], totalRuns: 1 }), NOW);
     expect(failed).toContain('Last 1 of 1 run record, newest first:');
     expect(failed).toContain('  run-b: CodeforcesError: 503');
+  });
+});
+
+describe('held changes', () => {
+  it('lists what the newest successful run held, with since when, and how to accept it', () => {
+    const held = [
+      { contestId: 2101, kind: 'drop', since: '2026-11-30T10:00:00.000Z', replies: 2 },
+      { contestId: 2102, kind: 'start-in-past', since: '2026-11-30T11:00:00.000Z', replies: 1 },
+    ];
+    const lines = heldLines([run({ outcome: 'failed' }), run({ held, counts: { contestsHeld: 2 } }), run({ runId: 'older' })], NOW);
+    expect(lines[0]).toBe('Held changes: 2 (as of the run finished 2026-11-30 11:59:00 UTC):');
+    expect(lines[1]).toContain('2101     drop           2026-11-30 10:00:00 UTC (2 h ago)');
+    expect(lines[1]).toContain('2102     start-in-past  2026-11-30 11:00:00 UTC (60 min ago)');
+    expect(lines[2]).toMatch(/\{"acceptHeld": true\}/);
+  });
+
+  it('says none, or unknown when no successful run is shown', () => {
+    expect(heldLines([run({})], NOW)).toEqual(['Held changes: none (as of the run finished 2026-11-30 11:59:00 UTC).']);
+    expect(heldLines([run({ outcome: 'failed' })], NOW)[0]).toMatch(/unknown/);
   });
 });

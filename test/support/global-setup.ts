@@ -29,11 +29,15 @@ async function start(): Promise<Shared> {
   return { local, templatePath, bundleEntry: join(synth.bundleDir, 'index.mjs') };
 }
 
-/** Projects that need neither DynamoDB Local nor a synthesis (npm run test:unit). */
-const WITHOUT_WORLD = new Set(['unit']);
+/**
+ * The projects whose tests use DynamoDB Local and the synthesis. Every other project, `unit` and the
+ * root project vitest also calls this for (`npm run test:unit` runs it too), starts nothing: unit
+ * tests run on a machine without Java.
+ */
+const WITH_WORLD = new Set(['fast', 'processes']);
 
 export async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
-  if (WITHOUT_WORLD.has(project.name)) return undefined;
+  if (!WITH_WORLD.has(project.name)) return undefined;
   shared ??= start();
   users += 1;
   const { local, templatePath, bundleEntry } = await shared;

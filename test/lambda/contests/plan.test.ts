@@ -6,8 +6,8 @@ import type { ContestItem, ReminderItem } from '../../../lambda/contests/model.j
 import {
   DEFAULT_PLAN_SETTINGS,
   planRecheck,
-  SuspiciousReplyError,
   planContests,
+  type ContestPlan,
   planReminderMoves,
   toItem,
 } from '../../../lambda/contests/plan.js';
@@ -33,6 +33,18 @@ function contest(id: number, overrides: Partial<CodeforcesContest> = {}): Codefo
 const stored = (c: CodeforcesContest, updatedAt = '2026-11-28T00:00:00.000Z'): ContestItem => toItem(c, DEFAULT_PLAN_SETTINGS, updatedAt);
 const stored_ = stored;
 const ids = (list: CodeforcesContest[]) => new Set(list.map((c) => c.id));
+const NOTHING: ContestPlan = {
+  upserts: [],
+  bookkeeping: [],
+  unchanged: 0,
+  vanished: [],
+  restored: [],
+  cancelled: [],
+  reminderDeletes: [],
+  reminderMoves: [],
+  held: [],
+  accepted: [],
+};
 
 describe('planContests', () => {
   it('writes new contests with the data contract and a TTL in epoch seconds', () => {
@@ -57,7 +69,7 @@ describe('planContests', () => {
   it('rewrites nothing when nothing changed (updatedAt is not compared)', () => {
     const fetched = [contest(1), contest(2), contest(3, { phase: 'FINISHED', startTimeSeconds: NOW_S - DAY })];
     const plan = planContests({ fetched, listedIds: ids(fetched), stored: fetched.map((c) => stored(c)), nowMs: NOW });
-    expect(plan).toEqual({ upserts: [], unchanged: 3, rescheduled: [], finished: [], vanished: [], restored: [], cancelled: [] });
+    expect(plan).toEqual({ ...NOTHING, unchanged: 3 });
   });
 
   it('rewrites a renamed contest and a rescheduled one, and moves reminders only for the latter', () => {
@@ -65,16 +77,28 @@ describe('planContests', () => {
     const after = [contest(1, { name: 'Codeforces Round 1001 (Div. 2)' }), contest(2, { startTimeSeconds: NOW_S + 99_000 })];
     const plan = planContests({ fetched: after, listedIds: ids(after), stored: before.map((c) => stored(c)), nowMs: NOW });
     expect(plan.upserts.map((u) => u.contestId)).toEqual([1, 2]);
-    expect(plan.rescheduled).toEqual([{ contestId: 2, startTimeSeconds: NOW_S + 99_000 }]);
-    expect(plan.finished).toEqual([]);
+    // One reply's word: the reminders move only as far as the next sync can undo.
+    expect(plan.reminderMoves).toEqual([{ contestId: 2, startTimeSeconds: NOW_S + 99_000, confirmed: false }]);
+    expect(plan.upserts[1]?.pending).toEqual({ held: false, kind: 'reschedule', said: `BEFORE@${NOW_S + 99_000}+7200`, replies: 1, since: NOW_S });
+    expect(plan.reminderDeletes).toEqual([]);
+    // The next reply says the same: the move is confirmed (reminders that fired, or due soon, move too).
+    const next = planContests({ fetched: after, listedIds: ids(after), stored: plan.upserts, nowMs: NOW + 3_600_000 });
+    expect(next.reminderMoves).toEqual([{ contestId: 2, startTimeSeconds: NOW_S + 99_000, confirmed: true }]);
+    expect(next.bookkeeping.map((b) => [b.contestId, b.pending])).toEqual([[2, undefined]]);
   });
 
-  it('marks contests that just finished so their reminders go', () => {
+  it('writes a contest that just finished at once, and deletes its reminders when the next reply confirms it', () => {
     const before = [contest(1, { phase: 'SYSTEM_TEST', startTimeSeconds: NOW_S - 7200 })];
     const after = [contest(1, { phase: 'FINISHED', startTimeSeconds: NOW_S - 7200 })];
     const plan = planContests({ fetched: after, listedIds: ids(after), stored: before.map((c) => stored(c)), nowMs: NOW });
-    expect(plan.finished).toEqual([1]);
     expect(plan.upserts[0]?.phase).toBe('FINISHED');
+    expect(plan.reminderDeletes).toEqual([]);
+    const next = planContests({ fetched: after, listedIds: ids(after), stored: plan.upserts, nowMs: NOW + 3_600_000 });
+    expect(next.reminderDeletes).toEqual([1]);
+    expect(next.bookkeeping[0]).not.toHaveProperty('pending');
+    // Confirmed once: later replies change nothing.
+    const later = planContests({ fetched: after, listedIds: ids(after), stored: next.bookkeeping, nowMs: NOW + 7_200_000 });
+    expect(later).toEqual({ ...NOTHING, unchanged: 1 });
   });
 
   it('keeps recently finished contests, skips long-finished ones never stored', () => {
@@ -133,7 +157,7 @@ describe('planContests', () => {
     expect(plan.upserts).toHaveLength(1);
     expect(plan.upserts[0]).not.toHaveProperty('vanishedAt');
     expect(plan.upserts[0]).not.toHaveProperty('missingSyncs');
-    expect(plan.rescheduled).toEqual([]);
+    expect(plan.reminderMoves).toEqual([]);
   });
 
   it('with missingSyncsBeforeDelete 1, deletes a vanished contest at once', () => {
@@ -159,13 +183,21 @@ describe('planContests', () => {
     expect(plan.upserts.map((u) => [u.contestId, u.name])).toEqual([[1, 'second']]);
   });
 
-  it('refuses a suspiciously shrunken list with a clear error', () => {
+  it('holds the drops of a suspiciously shrunken list (the app keeps showing them), and writes the rest of the reply', () => {
     const storedContests = [1, 2, 3, 4, 5, 6].map((id) => stored(contest(id)));
-    const fetched = [contest(1), contest(2)];
-    expect(() => planContests({ fetched, listedIds: ids(fetched), stored: storedContests, nowMs: NOW })).toThrow(SuspiciousReplyError);
-    expect(() => planContests({ fetched, listedIds: ids(fetched), stored: storedContests, nowMs: NOW })).toThrow(
-      /refusing a reply that would cancel 4 of 6 stored upcoming contests/,
-    );
+    const fetched = [contest(1), contest(2, { name: 'renamed' }), contest(7)];
+    const plan = planContests({ fetched, listedIds: ids(fetched), stored: storedContests, nowMs: NOW });
+    expect(plan.held.map((h) => [h.contestId, h.kind, h.replies])).toEqual([3, 4, 5, 6].map((id) => [id, 'drop', 1]));
+    expect(plan.vanished).toEqual([]);
+    expect(plan.cancelled).toEqual([]);
+    expect(plan.upserts.map((u) => u.contestId).sort()).toEqual([2, 7]);
+    // Held means kept as stored: only the evidence is recorded.
+    for (const item of plan.bookkeeping) {
+      const { pending, updatedAt: _u, ...fields } = item;
+      const { updatedAt: _s, ...was } = storedContests.find((s) => s.contestId === item.contestId)!;
+      expect(fields).toEqual(was);
+      expect(pending).toMatchObject({ held: true, kind: 'drop', said: 'missing' });
+    }
   });
 
   it('lets a small list lose one or two contests (marked vanished)', () => {
@@ -205,15 +237,15 @@ describe('planContests: contests stuck unfinished long after their end', () => {
     const fetched = [contest(1), stuck(1308), stuck(1309)];
     const plan = planContests({ fetched, listedIds: ids(fetched), stored: [], nowMs: NOW });
     expect(plan.upserts.map((u) => u.contestId)).toEqual([1]);
-    expect(plan.finished).toEqual([]);
-    expect(plan.rescheduled).toEqual([]);
+    expect(plan.reminderDeletes).toEqual([]);
+    expect(plan.reminderMoves).toEqual([]);
   });
 
   it('never rewrites one already stored, even if a field changed, and never cancels it while it is listed', () => {
     const before = [stored(contest(1308, { phase: 'SYSTEM_TEST', startTimeSeconds: NOW_S - 5 * YEAR })), stored(contest(1))];
     const fetched = [contest(1), { ...stuck(1308), name: 'renamed' }];
     const plan = planContests({ fetched, listedIds: ids(fetched), stored: before, nowMs: NOW });
-    expect(plan).toEqual({ upserts: [], unchanged: 2, rescheduled: [], finished: [], vanished: [], restored: [], cancelled: [] });
+    expect(plan).toEqual({ ...NOTHING, unchanged: 2 });
   });
 
   it('still stores one that ended recently (its TTL ahead), and a stored one that finally finishes gets its final phase', () => {
@@ -223,7 +255,7 @@ describe('planContests: contests stuck unfinished long after their end', () => {
     const done = { ...old, phase: 'FINISHED' as const };
     const plan = planContests({ fetched: [done], listedIds: ids([done]), stored: [stored(old)], nowMs: NOW });
     expect(plan.upserts.map((u) => u.phase)).toEqual(['FINISHED']);
-    expect(plan.finished).toEqual([1308]);
+    expect(plan.upserts[0]?.pending).toMatchObject({ held: false, kind: 'finish' });
   });
 
   it('on the recorded list plus two stuck entries like 1308 and 1309: hourly syncs write nothing after the first, TTL deletion or not', () => {
@@ -289,5 +321,184 @@ describe('planReminderMoves', () => {
       { contestId: 2, userId: 'b', minutesBefore: 60, remindAt: start - 3600, clearNotified: false },
       { contestId: 2, userId: 'c', minutesBefore: 15, remindAt: start - 900, clearNotified: true },
     ]);
+  });
+});
+
+/**
+ * The defects the model fixes (issue #13), each as a reply a deployed sync meets. Each failed on the
+ * planner before the model: it deleted reminders on one reply, refused every sync, or counted misses
+ * across listed-but-invalid replies.
+ */
+describe('planContests: a reply is evidence', () => {
+  const HOUR_MS = 3_600_000;
+  const upcoming = [1, 2, 3, 4, 5].map((id) => contest(id, { startTimeSeconds: NOW_S + id * DAY }));
+  /** Stores what a plan writes, as the store would. */
+  const apply = (before: readonly ContestItem[], plan: ContestPlan): ContestItem[] => {
+    const after = new Map(before.map((item) => [item.contestId, item]));
+    for (const item of [...plan.upserts, ...plan.bookkeeping, ...plan.vanished]) after.set(item.contestId, item);
+    for (const id of plan.cancelled) after.delete(id);
+    return [...after.values()];
+  };
+  const sync = (state: readonly ContestItem[], fetched: CodeforcesContest[], hour: number, options: { listedIds?: Set<number>; acceptHeld?: boolean } = {}) => {
+    const plan = planContests({
+      fetched,
+      listedIds: options.listedIds ?? ids(fetched),
+      stored: state,
+      nowMs: NOW + hour * HOUR_MS,
+      lastSyncMs: NOW + (hour - 1) * HOUR_MS,
+      ...(options.acceptHeld !== undefined ? { acceptHeld: options.acceptHeld } : {}),
+    });
+    return { plan, state: apply(state, plan) };
+  };
+
+  it('1. upcoming contests listed FINISHED with starts moved hours into the past: held, no reminder deleted; the honest reply clears it', () => {
+    const state = upcoming.map((c) => stored(c));
+    const glitch = upcoming.map((c) => ({ ...c, phase: 'FINISHED' as const, startTimeSeconds: NOW_S - 5 * 3600 }));
+    const first = sync(state, glitch, 0);
+    expect(first.plan.reminderDeletes).toEqual([]);
+    expect(first.plan.reminderMoves).toEqual([]);
+    expect(first.plan.upserts).toEqual([]);
+    expect(first.plan.held.map((h) => h.kind)).toEqual(Array(5).fill('start-in-past'));
+    // What the app reads is unchanged.
+    expect(first.state.map(({ phase, startTimeSeconds }) => ({ phase, startTimeSeconds }))).toEqual(
+      state.map(({ phase, startTimeSeconds }) => ({ phase, startTimeSeconds })),
+    );
+    const honest = sync(first.state, upcoming, 1);
+    expect(honest.plan.reminderMoves).toEqual([]);
+    expect(honest.plan.reminderDeletes).toEqual([]);
+    expect(honest.plan.held).toEqual([]);
+  });
+
+  it('1. many upcoming starts moved into the recent past: no reminder becomes due at once, none is cleared', () => {
+    const state = upcoming.map((c) => stored(c));
+    // Within the last hour (after the last sync): not impossible alone, but a mass move earlier.
+    const glitch = upcoming.map((c) => ({ ...c, startTimeSeconds: NOW_S - 1800 }));
+    const first = sync(state, glitch, 0);
+    expect(first.plan.held.map((h) => h.kind)).toEqual(Array(5).fill('earlier'));
+    expect(first.plan.reminderMoves).toEqual([]);
+    expect(first.plan.upserts).toEqual([]);
+    // One contest alone moved into the near past is written, but its reminders wait for confirmation.
+    const single = sync(state, [upcoming[0]!, ...upcoming.slice(1)].map((c, i) => (i === 0 ? { ...c, startTimeSeconds: NOW_S - 1800 } : c)), 0);
+    expect(single.plan.held).toEqual([]);
+    expect(single.plan.reminderMoves).toEqual([{ contestId: 1, startTimeSeconds: NOW_S - 1800, confirmed: false }]);
+    const reminders: ReminderItem[] = [{ contestId: 1, userId: 'u', minutesBefore: 60, remindAt: NOW_S + DAY - 3600 }];
+    expect(planReminderMoves(reminders, NOW_S - 1800, NOW, { confirmed: false, nearSeconds: 4200 })).toEqual([]);
+  });
+
+  it('2. Codeforces withdraws 3 of 5 rounds: held for two replies (the app still shows them), accepted on the third; new rounds land meanwhile', () => {
+    let state = upcoming.map((c) => stored(c));
+    const remaining = upcoming.slice(0, 2);
+    const added = contest(40, { startTimeSeconds: NOW_S + 9 * DAY });
+    for (const hour of [0, 1]) {
+      const { plan, state: next } = sync(state, [...remaining, added], hour);
+      expect(plan.held.map((h) => [h.contestId, h.kind, h.replies])).toEqual([3, 4, 5].map((id) => [id, 'drop', hour + 1]));
+      expect(plan.cancelled).toEqual([]);
+      expect(next.find((c) => c.contestId === 40)).toBeDefined();
+      expect(next.filter((c) => [3, 4, 5].includes(c.contestId) && c.vanishedAt === undefined)).toHaveLength(3);
+      state = next;
+    }
+    const { plan, state: last } = sync(state, [...remaining, added], 2);
+    expect(plan.accepted.map((h) => [h.contestId, h.kind, h.replies])).toEqual([3, 4, 5].map((id) => [id, 'drop', 3]));
+    // Missing from three consecutive replies: deleted with their reminders.
+    expect(plan.cancelled).toEqual([3, 4, 5]);
+    expect(plan.reminderDeletes).toEqual([3, 4, 5]);
+    expect(last.map((c) => c.contestId).sort((a, b) => a - b)).toEqual([1, 2, 40]);
+  });
+
+  it('2. a reply that briefly added rounds does not wedge the sync once they go', () => {
+    let state = upcoming.slice(0, 2).map((c) => stored(c));
+    const extra = [41, 42, 43].map((id) => contest(id, { startTimeSeconds: NOW_S + 8 * DAY }));
+    state = sync(state, [...upcoming.slice(0, 2), ...extra], 0).state;
+    for (const hour of [1, 2, 3]) state = sync(state, upcoming.slice(0, 2), hour).state;
+    expect(state.map((c) => c.contestId)).toEqual([1, 2]);
+  });
+
+  it('2. an operator accepts held change at once (named in the plan)', () => {
+    const state = upcoming.map((c) => stored(c));
+    const { plan } = sync(state, upcoming.slice(0, 2), 0, { acceptHeld: true });
+    expect(plan.held).toEqual([]);
+    expect(plan.accepted.map((h) => h.contestId)).toEqual([3, 4, 5]);
+    // Reversible first: marked vanished, deleted only after the grace period.
+    expect(plan.vanished.map((v) => v.contestId)).toEqual([3, 4, 5]);
+    expect(plan.cancelled).toEqual([]);
+  });
+
+  it('3. miss / invalid / miss / invalid / miss does not delete a contest Codeforces listed', () => {
+    let state = upcoming.map((c) => stored(c));
+    const others = upcoming.slice(1);
+    for (const hour of [0, 1, 2, 3, 4]) {
+      const listedIds = hour % 2 === 0 ? ids(others) : new Set([1, ...ids(others)]);
+      const { plan, state: next } = sync(state, others, hour, { listedIds });
+      expect(plan.cancelled).toEqual([]);
+      if (hour % 2 === 1) expect(plan.restored).toEqual([1]);
+      state = next;
+    }
+    const one = state.find((c) => c.contestId === 1);
+    expect(one).toMatchObject({ vanishedAt: expect.any(Number), missingSyncs: 1 });
+  });
+
+  it('held evidence that changes starts again; evidence that stops is forgotten', () => {
+    let state = upcoming.map((c) => stored(c));
+    const into = (start: number) => upcoming.map((c) => ({ ...c, phase: 'FINISHED' as const, startTimeSeconds: start }));
+    state = sync(state, into(NOW_S - 5 * 3600), 0).state;
+    const second = sync(state, into(NOW_S - 9 * 3600), 1);
+    expect(second.plan.held.map((h) => h.replies)).toEqual(Array(5).fill(1));
+    const honest = sync(second.state, upcoming, 2);
+    expect(honest.state.every((c) => c.pending === undefined || !c.pending.held)).toBe(true);
+  });
+
+  it('converges: an implausible change repeated by N consecutive replies is accepted', () => {
+    let state = [stored(contest(1, { startTimeSeconds: NOW_S + 2 * DAY }))];
+    const finished = [contest(1, { phase: 'FINISHED', startTimeSeconds: NOW_S - 5 * 3600 })];
+    const kinds: string[] = [];
+    for (const hour of [0, 1, 2]) {
+      const { plan, state: next } = sync(state, finished, hour);
+      kinds.push(plan.held.length > 0 ? 'held' : plan.accepted.length > 0 ? 'accepted' : 'none');
+      if (hour === 2) expect(plan.reminderDeletes).toEqual([1]);
+      state = next;
+    }
+    expect(kinds).toEqual(['held', 'held', 'accepted']);
+    expect(state[0]).toMatchObject({ phase: 'FINISHED', startTimeSeconds: NOW_S - 5 * 3600 });
+  });
+
+  it('with plausibility off (the broken variant) the glitch acts at once', () => {
+    const state = upcoming.map((c) => stored(c));
+    const glitch = upcoming.map((c) => ({ ...c, phase: 'FINISHED' as const, startTimeSeconds: NOW_S - 5 * 3600 }));
+    const plan = planContests({
+      fetched: glitch,
+      listedIds: ids(glitch),
+      stored: state,
+      nowMs: NOW,
+      settings: { ...DEFAULT_PLAN_SETTINGS, plausibility: false },
+    });
+    expect(plan.held).toEqual([]);
+    expect(plan.upserts).toHaveLength(5);
+  });
+});
+
+describe('planContests: confirmation while the phase moves on', () => {
+  it('a reschedule is confirmed by the next reply that keeps the start, even if the contest started meanwhile', () => {
+    const before = [stored(contest(1, { startTimeSeconds: NOW_S + 3 * 3600 }))];
+    const moved = [contest(1, { startTimeSeconds: NOW_S + 1800 })];
+    const first = planContests({ fetched: moved, listedIds: ids(moved), stored: before, nowMs: NOW });
+    expect(first.reminderMoves).toEqual([{ contestId: 1, startTimeSeconds: NOW_S + 1800, confirmed: false }]);
+    const running = [contest(1, { startTimeSeconds: NOW_S + 1800, phase: 'CODING' })];
+    const next = planContests({ fetched: running, listedIds: ids(running), stored: first.upserts, nowMs: NOW + 3_600_000 });
+    expect(next.reminderMoves).toEqual([{ contestId: 1, startTimeSeconds: NOW_S + 1800, confirmed: true }]);
+    expect(next.upserts[0]).not.toHaveProperty('pending');
+  });
+});
+
+describe('planReminderMoves: unconfirmed moves', () => {
+  const start = NOW_S + 10 * 3600;
+  const policy = { confirmed: false, nearSeconds: 4200 };
+  it('moves later at once, but waits to clear notifiedAt or to move a reminder earlier into the next period', () => {
+    const reminders: ReminderItem[] = [
+      { contestId: 1, userId: 'later', minutesBefore: 60, remindAt: start - 2 * 3600 - 3600 },
+      { contestId: 1, userId: 'fired', minutesBefore: 60, remindAt: NOW_S - 600, notifiedAt: NOW_S - 500 },
+      { contestId: 1, userId: 'soon', minutesBefore: 9 * 60 + 30, remindAt: NOW_S + 5 * 3600 },
+    ];
+    expect(planReminderMoves(reminders, start, NOW, policy).map((m) => m.userId)).toEqual(['later']);
+    expect(planReminderMoves(reminders, start, NOW).map((m) => m.userId)).toEqual(['later', 'fired', 'soon']);
   });
 });

@@ -54,6 +54,21 @@ describe('runExclusively', () => {
     expect(vi.mocked(deps.lease.release).mock.calls[0]?.[1].resolved).toEqual(['a']);
   });
 
+  it('keeps handed-over entries a run without writes could not settle; entries it never received are not added', async () => {
+    const deps = ports({ handoff: new Set(['a', 'b']) });
+    await runExclusively(run, async (ctx) => ctx.keep(['b', 'z']), deps);
+    expect(deps.writer.commit).not.toHaveBeenCalled();
+    expect(vi.mocked(deps.lease.release).mock.calls[0]?.[1].resolved).toEqual(['a']);
+  });
+
+  it('tells the work when the job last succeeded on schedule: the start of the latest interval in the ledger', async () => {
+    const slots = [Date.parse('2026-11-29T12:00:00Z') / 60_000, Date.parse('2026-11-29T13:00:00Z') / 60_000];
+    const seen = await runExclusively(run, async (ctx) => ctx.lastSucceededMs, ports({ ledger: new Set(slots) }));
+    expect(seen).toMatchObject({ value: Date.parse('2026-11-29T13:00:00Z') });
+    const never = await runExclusively(run, async (ctx) => ctx.lastSucceededMs, ports());
+    expect(never).toMatchObject({ outcome: 'succeeded', value: undefined });
+  });
+
   it('skips with the holder, or already-done, without running the work', async () => {
     const deps = ports();
     vi.mocked(deps.lease.acquire).mockResolvedValueOnce({ acquired: false, reason: 'lease-held', holder: 'run-0', expiresAtMs: 0, fence: 4 });
