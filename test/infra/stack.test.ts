@@ -135,6 +135,7 @@ describe('function', () => {
       [ENV.finishedRetentionDays]: '7',
       [ENV.scheduleRateMinutes]: '60',
       [ENV.missingSyncsBeforeDelete]: '3',
+      [ENV.acceptHeldAfterReplies]: '3',
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
