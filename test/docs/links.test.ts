@@ -64,6 +64,11 @@ describe('what counts as a path', () => {
     expect(texts(markdown)).toEqual(['link:docs/design.md#lease-rules', 'link:#top']);
   });
 
+  it('takes a link whose text wraps onto the next line, at the line of its target', () => {
+    const found = references('one\nsee [its\nREADME](lambda/README.md) and `[not](a-link.md)`', tops);
+    expect(found.filter((reference) => reference.kind === 'link')).toEqual([{ kind: 'link', text: 'lambda/README.md', line: 3 }]);
+  });
+
   it('flags what does not exist, in this repository', () => {
     const checker = new LinkChecker(root);
     const broken = (text: string) => (checker as unknown as { brokenPath(file: string, text: string): string | undefined }).brokenPath('README.md', text);

@@ -116,13 +116,17 @@ export function references(markdown: string, topLevelDirs: ReadonlySet<string>):
         if (top !== undefined && topLevelDirs.has(top) && !path.includes('://')) found.push({ kind: 'code', text: path, line: lineNumber });
       }
     }
-    const prose = line.replace(/(`+)(.+?)\1/g, '');
-    for (const link of prose.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
-      const target = link[1]!;
-      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto:
-      found.push({ kind: 'link', text: target, line: lineNumber });
-    }
   });
+  // Links after the code spans, over the whole text: a link's text may wrap onto the next line.
+  const prose = withoutFences(markdown)
+    .map((line) => line.replace(/(`+)(.+?)\1/g, ''))
+    .join('\n');
+  for (const link of prose.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
+    const target = link[1]!;
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto:
+    const lineNumber = prose.slice(0, link.index + link[0].lastIndexOf('](')).split('\n').length;
+    found.push({ kind: 'link', text: target, line: lineNumber });
+  }
   return found;
 }
 

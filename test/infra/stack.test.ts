@@ -128,7 +128,7 @@ describe('function', () => {
       Timeout: 120,
       Handler: 'index.handler',
     });
-    // Nothing is instrumented: tracing off, and so no X-Ray grant (README "Tracing").
+    // Nothing is instrumented: tracing off, and so no X-Ray grant (docs/stack.md, "Tracing").
     expect(fn.Properties.TracingConfig).toBeUndefined();
   });
 
