@@ -42,8 +42,8 @@ const AWS_CUSTOM_RESOURCE_PROVIDER_ID = 'AWS679f53fac002430cb0da5b7982bd2287';
  */
 const EVENT_NAME = /^[A-Za-z0-9._-]{1,25}$/;
 
-/** Lambda's limit for a synchronous invocation payload, which a test event must fit. */
-const MAX_EVENT_BYTES = 6 * 1024 * 1024;
+/** The Schemas API's limit for a schema's content (CreateSchema, UpdateSchema): all events together. */
+const MAX_CONTENT_CHARS = 100_000;
 
 export interface ConsoleTestEventsProps {
   /** The function whose console Test tab lists the events. */
@@ -64,11 +64,9 @@ export function testEventSchemaContent(events: Readonly<Record<string, unknown>>
     if (!EVENT_NAME.test(name)) {
       throw new ConsoleTestEventsError(`ConsoleTestEvents: event name "${name}" must be 1-25 letters, digits, ".", "_" or "-"`);
     }
-    const payload = JSON.stringify(events[name]);
-    if (payload === undefined) throw new ConsoleTestEventsError(`ConsoleTestEvents: event "${name}" is not JSON`);
-    if (Buffer.byteLength(payload) > MAX_EVENT_BYTES) throw new ConsoleTestEventsError(`ConsoleTestEvents: event "${name}" is above 6 MB`);
+    if (JSON.stringify(events[name]) === undefined) throw new ConsoleTestEventsError(`ConsoleTestEvents: event "${name}" is not JSON`);
   }
-  return JSON.stringify({
+  const content = JSON.stringify({
     openapi: '3.0.0',
     info: { version: '1.0.0', title: 'Event' },
     paths: {},
@@ -78,6 +76,10 @@ export function testEventSchemaContent(events: Readonly<Record<string, unknown>>
       examples: Object.fromEntries(names.map((name) => [name, { value: events[name] }])),
     },
   });
+  if (content.length > MAX_CONTENT_CHARS) {
+    throw new ConsoleTestEventsError(`ConsoleTestEvents: the events take ${content.length} characters; a schema holds at most ${MAX_CONTENT_CHARS}`);
+  }
+  return content;
 }
 
 export class ConsoleTestEvents extends Construct {

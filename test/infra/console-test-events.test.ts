@@ -145,12 +145,13 @@ describe('ConsoleTestEvents on its own', () => {
     });
   });
 
-  it('refuses no events, names the console cannot show, and payloads that are not JSON', () => {
+  it('refuses no events, names the console cannot show, payloads that are not JSON, and more than a schema holds', () => {
     const build = (events: Record<string, unknown>) => () => stackWith((stack, fn) => new ConsoleTestEvents(stack, 'E', { function: fn('Fn'), events }));
     expect(build({})).toThrow(ConsoleTestEventsError);
     expect(build({ 'has space': {} })).toThrow(/event name "has space"/);
     expect(build({ 'a-name-longer-than-25-chars': {} })).toThrow(/1-25/);
     expect(build({ fn: () => 1 })).toThrow(/not JSON/);
+    expect(build({ big: 'x'.repeat(100_000) })).toThrow(/at most 100000/);
   });
 
   it('is off in ScheduledSingletonJob unless consoleTestEvents is given', () => {
