@@ -38,14 +38,11 @@ const SKIPPED_DIRS = new Set(['node_modules', '.git', 'cdk.out', '.local', '.tmp
 const FILE_EXTENSION = /^[\w.@-]+\.(?:ts|mts|cts|js|mjs|cjs|json|md|ya?ml|sh|txt|jar)$/;
 
 /**
- * File names the docs mention that are not in the repository by design: build output and files
- * the documented commands write.
+ * File names the docs mention that are not in the repository by design (build output). Add a
+ * file a documented command writes here when the prose names it.
  */
 export const PRODUCED_FILES = new Set([
   'index.mjs', // the function bundle esbuild writes into cdk.out
-  'validation-report.json', // cdk-nag's report in the cloud assembly
-  'result.json', // `aws lambda invoke ... result.json` in the runbook
-  'failures.json', // `aws sqs receive-message ... > failures.json` in the runbook
 ]);
 
 /** Every file and folder of the repository, relative to `root`, folders ending in `/`. */
