@@ -36,6 +36,7 @@ import * as triggers from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
 import { leaseTiming, minimumFunctionTimeoutMs } from '../../lambda/single-execution/timing.js';
 import { acknowledgeJobNagFindings } from '../nag.js';
+import { ConsoleTestEvents } from './console-test-events.js';
 
 const repoPath = (relative: string): string => fileURLToPath(new URL(`../../${relative}`, import.meta.url));
 
@@ -161,6 +162,8 @@ export interface ScheduledSingletonJobProps {
   readonly noSuccessPeriods?: number;
   /** Alarm descriptions (runbook text); defaults are generic. */
   readonly alarmDescriptions?: Partial<Record<JobAlarm, string>>;
+  /** Payloads by name, deployed as the function's shareable console test events (ConsoleTestEvents). */
+  readonly consoleTestEvents?: Readonly<Record<string, unknown>>;
 }
 
 export class ScheduledSingletonJobError extends Error {
@@ -240,6 +243,7 @@ export class ScheduledSingletonJob extends Construct {
   public readonly leaseDurationSeconds: number;
   public readonly periodMinutes: number;
   public readonly metrics: JobMetrics;
+  public readonly consoleTestEvents?: ConsoleTestEvents;
 
   constructor(scope: Construct, id: string, props: ScheduledSingletonJobProps) {
     super(scope, id);
@@ -352,6 +356,7 @@ export class ScheduledSingletonJob extends Construct {
       this.alarmTopic = topic;
     }
     this.alarms = this.createAlarms(props, paused);
+    if (props.consoleTestEvents) this.consoleTestEvents = new ConsoleTestEvents(this, 'ConsoleTestEvents', { function: this.function, events: props.consoleTestEvents });
 
     acknowledgeJobNagFindings(this);
   }
