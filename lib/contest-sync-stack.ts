@@ -50,6 +50,8 @@ export const CONSOLE_TEST_EVENTS = [
   'dry-run',
   'rerun-interval',
   'force-rerun-interval',
+  // Act on every held change now (docs/design.md, "A reply is evidence").
+  'accept-held',
   // A new event: its name here, its payload in events/<name>.json, its invocation in the test.
 ] as const;
 

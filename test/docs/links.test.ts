@@ -87,4 +87,9 @@ describe('heading anchors', () => {
     const anchors = headingAnchors('# A: `npm run chaos`\n## Pause and resume\n## Pause and resume\n## The construct: `ScheduledSingletonJob`');
     expect([...anchors]).toEqual(['a-npm-run-chaos', 'pause-and-resume', 'pause-and-resume-1', 'the-construct-scheduledsingletonjob']);
   });
+
+  it('include explicit anchors (<a id="…">) but not ones inside code fences', () => {
+    const anchors = headingAnchors('<a id="vanished-contests"></a>\n**Vanished**\n```\n<a id="not-this"></a>\n```');
+    expect([...anchors]).toEqual(['vanished-contests']);
+  });
 });

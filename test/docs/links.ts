@@ -74,11 +74,15 @@ function withoutFences(markdown: string): string[] {
   });
 }
 
-/** GitHub's anchors for the headings of a Markdown text (`## Pause and resume` -> `pause-and-resume`). */
+/**
+ * GitHub's anchors for the headings of a Markdown text (`## Pause and resume` -> `pause-and-resume`),
+ * and the explicit ones (`<a id="vanished-contests"></a>`).
+ */
 export function headingAnchors(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
   for (const line of withoutFences(markdown)) {
+    for (const explicit of line.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(explicit[1]!.toLowerCase());
     const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1];
     if (heading === undefined) continue;
     const text = heading.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/`/g, '');

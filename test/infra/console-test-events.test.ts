@@ -22,6 +22,7 @@ const PROMISED: Record<string, Invocation> = {
   'dry-run': { source: 'console', interval: undefined, dryRun: true, force: false },
   'rerun-interval': { source: 'console', interval: '2026-11-29T14:00:00Z', dryRun: false, force: false },
   'force-rerun-interval': { source: 'console', interval: '2026-11-29T14:00:00Z', dryRun: false, force: true },
+  'accept-held': { source: 'console', interval: undefined, dryRun: false, force: false, acceptHeld: true },
   // A new event: the invocation it promises here (and its name in CONSOLE_TEST_EVENTS).
 };
 
