@@ -27,6 +27,7 @@ const alias = [
 const unitFiles = [
   'test/lambda/**/*.test.ts',
   'test/status/**/*.test.ts',
+  'test/docs/**/*.test.ts',
   // The bench's own helpers are tested beside them: no file under test/ imports bench code.
   'bench/**/*.test.ts',
   'test/chaos/checker.test.ts',

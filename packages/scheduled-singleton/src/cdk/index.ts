@@ -21,6 +21,7 @@ export {
   type JobMetrics,
   type ScheduledSingletonJobProps,
 } from './scheduled-singleton-job.js';
-export { acknowledgeEmailSubscription, acknowledgeJobNagFindings, type NagJobParts } from './acknowledge.js';
+export { acknowledgeCustomResourceProviderNagFindings, acknowledgeEmailSubscription, acknowledgeJobNagFindings, type NagJobParts } from './acknowledge.js';
+export { ConsoleTestEvents, ConsoleTestEventsError, TEST_EVENT_REGISTRY, testEventSchemaContent, type ConsoleTestEventsProps } from './console-test-events.js';
 export { JOB_ENV, METRIC, METRIC_UNIT, SERVICE_DIMENSION, type JobEnvNames, type MetricName } from '../contract.js';
 export { leaseTiming, minimumFunctionTimeoutMs, type LeaseTiming } from '../runtime/timing.js';

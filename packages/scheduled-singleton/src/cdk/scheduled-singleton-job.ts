@@ -40,6 +40,7 @@ import { Construct } from 'constructs';
 import { JOB_ENV, METRIC, SERVICE_DIMENSION, type JobEnvNames } from '../contract.js';
 import { leaseTiming, minimumFunctionTimeoutMs } from '../runtime/timing.js';
 import { acknowledgeJobNagFindings } from './acknowledge.js';
+import { ConsoleTestEvents } from './console-test-events.js';
 
 /** Lock files NodejsFunction understands, nearest first when looking up from the entry. */
 export const LOCK_FILES = ['package-lock.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lockb', 'bun.lock'] as const;
@@ -184,6 +185,8 @@ export interface ScheduledSingletonJobProps {
   readonly alarmDescriptions?: Partial<Record<JobAlarm, string>>;
   /** Create a CloudWatch dashboard of the job's metrics and alarms (default false; see `widgets()`). */
   readonly dashboard?: boolean;
+  /** Payloads by name, deployed as the function's shareable console test events (ConsoleTestEvents). */
+  readonly consoleTestEvents?: Readonly<Record<string, unknown>>;
 }
 
 export class ScheduledSingletonJobError extends Error {
@@ -264,6 +267,7 @@ export class ScheduledSingletonJob extends Construct {
   public readonly periodMinutes: number;
   public readonly metrics: JobMetrics;
   public readonly dashboard?: cloudwatch.Dashboard;
+  public readonly consoleTestEvents?: ConsoleTestEvents;
 
   constructor(scope: Construct, id: string, props: ScheduledSingletonJobProps) {
     super(scope, id);
@@ -386,6 +390,7 @@ export class ScheduledSingletonJob extends Construct {
     if (props.dashboard === true) {
       this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { widgets: [this.widgets()] });
     }
+    if (props.consoleTestEvents) this.consoleTestEvents = new ConsoleTestEvents(this, 'ConsoleTestEvents', { function: this.function, events: props.consoleTestEvents });
 
     acknowledgeJobNagFindings(this);
   }
