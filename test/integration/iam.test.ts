@@ -127,6 +127,22 @@ describe('the synthesized IAM policy against the calls the code makes', () => {
     const third = (await invoke({})).summary?.counts;
     expect(third?.contestsRechecked).toBeGreaterThan(0); // reminders of the contests changed last run queried again
     expect(third?.contestsRemoved).toBe(1); // missed by a third sync: deleted
+    // A write that touches no reminder and hands nothing over: the lease is checked, not updated
+    // (ConditionCheckItem).
+    standin.setContests(
+      list
+        .filter((c) => c.id !== 2103)
+        .map((c) =>
+          c.id === 2104
+            ? { ...c, startTimeSeconds: start2104 + 3600 }
+            : c.id === 2100
+              ? { ...c, phase: 'FINISHED' as const, durationSeconds: 3000 }
+              : c.id === 2101
+                ? { ...c, name: 'Codeforces Round 1051 (Div. 2)' }
+                : c,
+        ),
+    );
+    expect((await invoke({})).summary?.counts).toMatchObject({ contestsWritten: 1, transactions: 1 });
     await tables.doc.send(
       new PutCommand({ TableName: tables.names.coordination, Item: { pk: 'lease#contest-sync', holder: 'other', fence: 99, expiresAtMs: Date.now() + 60_000 } }),
     );
