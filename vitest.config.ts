@@ -1,4 +1,18 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * The workspace package by its name, from its sources (as tsconfig.json's `paths` does for tsc,
+ * tsx and esbuild): no build step between an edit and a test. Only test/package/ installs the
+ * packed tarball, the way an adopter gets it.
+ */
+const packageSource = (path: string): string => fileURLToPath(new URL(`./packages/scheduled-singleton/src/${path}`, import.meta.url));
+const alias = [
+  { find: /^@contest-sync\/scheduled-singleton$/, replacement: packageSource('runtime/index.ts') },
+  { find: /^@contest-sync\/scheduled-singleton\/cdk$/, replacement: packageSource('cdk/index.ts') },
+  { find: /^@contest-sync\/scheduled-singleton\/nag$/, replacement: packageSource('nag.ts') },
+  { find: /^@contest-sync\/scheduled-singleton\/contract$/, replacement: packageSource('contract.ts') },
+];
 
 /**
  * Three groups:
@@ -13,6 +27,7 @@ import { defineConfig } from 'vitest/config';
 const unitFiles = [
   'test/lambda/**/*.test.ts',
   'test/status/**/*.test.ts',
+  'test/docs/**/*.test.ts',
   // The bench's own helpers are tested beside them: no file under test/ imports bench code.
   'bench/**/*.test.ts',
   'test/chaos/checker.test.ts',
@@ -21,9 +36,16 @@ const unitFiles = [
   'test/sim/truth.test.ts',
   'test/sim/checker.test.ts',
 ];
-const processFiles = ['test/multiprocess/**/*.test.ts', 'test/chaos/chaos.test.ts', 'test/examples/**/*.test.ts', 'test/sim/sim.test.ts'];
+const processFiles = [
+  'test/multiprocess/**/*.test.ts',
+  'test/chaos/chaos.test.ts',
+  'test/examples/**/*.test.ts',
+  'test/package/**/*.test.ts',
+  'test/sim/sim.test.ts',
+];
 
 export default defineConfig({
+  resolve: { alias },
   test: {
     // One DynamoDB Local and one synthesis for the `fast` and `processes` groups together; the
     // setup does nothing for `unit`.

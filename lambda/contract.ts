@@ -1,17 +1,19 @@
 /**
  * Names shared by the function, the stack and the tests. The stack sets these environment
  * variables and builds alarms on these metric names; the function reads and emits them.
- * Keep this file free of runtime dependencies: the CDK app imports it too.
+ * Keep this file free of runtime dependencies: the CDK app imports it too. The names the
+ * job construct sets and its alarms read are the package's contract (JOB_ENV, METRIC), not restated.
  */
+import { JOB_ENV, METRIC as JOB_METRIC } from '@contest-sync/scheduled-singleton/contract';
 
 export const ENV = {
   contestsTable: 'CONTESTS_TABLE_NAME',
   remindersTable: 'REMINDERS_TABLE_NAME',
-  coordinationTable: 'COORDINATION_TABLE_NAME',
+  coordinationTable: JOB_ENV.coordinationTable,
   codeforcesApiUrl: 'CODEFORCES_API_URL',
-  leaseDurationSeconds: 'LEASE_DURATION_SECONDS',
+  leaseDurationSeconds: JOB_ENV.leaseDurationSeconds,
   finishedRetentionDays: 'FINISHED_RETENTION_DAYS',
-  scheduleRateMinutes: 'SCHEDULE_RATE_MINUTES',
+  scheduleRateMinutes: JOB_ENV.scheduleRateMinutes,
   missingSyncsBeforeDelete: 'MISSING_SYNCS_BEFORE_DELETE',
   acceptHeldAfterReplies: 'ACCEPT_HELD_AFTER_REPLIES',
 } as const;
@@ -35,13 +37,7 @@ export const METRICS_NAMESPACE = 'ContestSync';
  * (contests fetched/written/..., reminders, Codeforces attempts, heartbeats) lives in the summary
  * log line instead, where Logs Insights charts it for free of metric charges.
  */
-export const METRIC = {
-  runSucceeded: 'RunSucceeded',
-  runFailed: 'RunFailed',
-  runSkipped: 'RunSkipped',
-  duration: 'Duration',
-  leaseLost: 'LeaseLost',
-} as const;
+export const METRIC = JOB_METRIC;
 
 /** Most distinct metric series (name + dimensions) the function may emit (a test enforces it). */
 export const METRIC_SERIES_BUDGET = 8;

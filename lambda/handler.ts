@@ -26,6 +26,7 @@ import {
   LeaseConfigError,
   bound,
   describe,
+  invokedThroughVersion,
   leaseTiming,
   validateTiming,
   ledgerRetentionMs,
@@ -68,128 +69,152 @@ export function createHandler(options: HandlerOptions = {}): Handler {
   const now = options.now ?? Date.now;
   const newRunId = options.newRunId ?? randomUUID;
   let runtime: Runtime | undefined;
-
-  const build = (): Runtime => {
-    const config = readConfig(options.env ?? process.env);
-    let timing: LeaseTiming;
-    try {
-      timing = leaseTiming(config.leaseDurationSeconds);
-    } catch (error) {
-      throw new ConfigError(`invalid configuration: LEASE_DURATION_SECONDS: ${(error as Error).message}`);
-    }
-    const client =
-      options.dynamo ??
-      new DynamoDBClient({
-        maxAttempts: DYNAMO_CLIENT_SETTINGS.maxAttempts,
-        requestHandler: {
-          connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs,
-          requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs,
-        },
-      });
-    const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-    const lease = new DynamoLease({
-      doc,
-      table: config.tables.coordination,
-      key: LEASE_PK,
-      timing,
-      now,
-      ledgerRetentionMs: ledgerRetentionMs(config.scheduleRateMinutes),
-      onContention: (operation, reason, attempt) => logger.warn('DynamoDB contention; retrying', { operation, reason, attempt }),
-    });
-    const store = new DynamoContestStore(
-      doc,
-      { contests: config.tables.contests, reminders: config.tables.reminders },
-      { onContention: (reason, attempt) => logger.warn('DynamoDB contention; retrying', { operation: 'read', reason, attempt }) },
-    );
-    const writer = new DynamoFencedWriter(doc, {
-      now,
-      onCommit: ({ sentAtMs, committedAtMs, actions }) =>
-        logger.debug('committed', { sentAtMs, committedAtMs, actions: actions.length, ...store.contestsIn(actions) }),
-      onContention: (reason, attempt) => logger.warn('DynamoDB contention; retrying', { operation: 'commit', reason, attempt }),
-    });
-    const deps: SyncDeps = {
-      lease,
-      writer,
-      store,
-      now,
-      timing,
-      planSettings: {
-        ...DEFAULT_PLAN_SETTINGS,
-        finishedRetentionSeconds: config.finishedRetentionDays * 24 * 3600,
-        missingSyncsBeforeDelete: config.missingSyncsBeforeDelete,
-        acceptHeldAfterReplies: config.acceptHeldAfterReplies,
-        // A reminder moved earlier into the next period could fire before the next sync undoes it.
-        nearSeconds: config.scheduleRateMinutes * 60 + 600,
-        ...options.planSettings,
-      },
-      fetchContests: ({ signal, deadline }) =>
-        fetchContests({
-          baseUrl: config.codeforcesApiUrl,
-          signal,
-          deadline,
-          now,
-          ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
-        }),
-      log: {
-        info: (message, extra) => logger.info(message, extra ?? {}),
-        warn: (message, extra) => logger.warn(message, extra ?? {}),
-      },
-      onAcquired: (held) => {
-        logger.appendKeys({ fence: held.fence });
-        logger.debug('lease acquired', { acquiredAtMs: now(), expiresAt: new Date(held.expiresAtMs).toISOString() });
-      },
-      onHeartbeat: (renewed) => logger.debug('lease renewed', { expiresAt: new Date(renewed.expiresAtMs).toISOString() }),
-    };
-    return { config, deps };
-  };
-
-  /** The one summary line (and metrics) of an invocation that failed before or outside runSync. */
-  const failedWithoutSummary = (phase: FailurePhase, error: unknown, startedAt: number): void => {
-    const durationMs = now() - startedAt;
-    recordMetrics(metrics, { outcome: 'failed', durationMs });
-    logger.error('failed', { summary: true, outcome: 'failed', phase, error: describe(error), durationMs });
-  };
+  const runtimeOnce = (): Runtime => (runtime ??= buildRuntime(options, logger, now));
 
   return async (event, context) => {
     const runId = newRunId();
-    const startedAt = now();
+    const observe: Observe = { logger, metrics, now, startedAt: now() };
     if (context.awsRequestId !== undefined) logger.addContext(context as Context);
     logger.appendKeys({ runId });
     try {
-      let invocation: Invocation;
-      try {
-        runtime ??= build();
-        refuseShortTimeout(runtime.deps.timing, context.getRemainingTimeInMillis());
-        invocation = parseEvent(event, { periodMinutes: runtime.config.scheduleRateMinutes, nowMs: now() });
-      } catch (error) {
-        failedWithoutSummary(failurePhase(error) === 'event' ? 'event' : 'config', error, startedAt);
-        throw error;
-      }
-      if (invocation.source === 'console' && invokedThroughVersion(context.invokedFunctionArn)) {
-        invocation = { ...invocation, source: 'deploy' };
-      }
+      const { invocation, deps } = parse(event, context, runtimeOnce, observe);
       logger.appendKeys({ source: invocation.source, ...(invocation.interval !== undefined ? { interval: invocation.interval } : {}) });
-      let summary: RunSummary;
-      try {
-        summary = withBoundedError(
-          await runSync(invocation, runtime.deps, {
-            runId,
-            remainingMs: () => context.getRemainingTimeInMillis(),
-          }),
-        );
-      } catch (error) {
-        // runSync reports every expected failure in its summary; this is a bug. Still say so once.
-        failedWithoutSummary('internal', error, startedAt);
-        throw error;
-      }
-      logSummary(logger, summary);
-      recordMetrics(metrics, summary);
-      if (summary.outcome === 'failed' && invocation.source === 'schedule') throw new SyncFailedError(summary);
-      return summary;
+      const summary = await run(invocation, deps, { runId, remainingMs: () => context.getRemainingTimeInMillis() }, observe);
+      return report(summary, invocation, observe);
     } finally {
       metrics.publishStoredMetrics();
       logger.resetKeys();
     }
+  };
+}
+
+/** What the steps of an invocation report through. */
+interface Observe {
+  logger: Logger;
+  metrics: Metrics;
+  now: () => number;
+  startedAt: number;
+}
+
+/** parse: the configuration (once per container), the function timeout, and the event. Throws what it refuses. */
+function parse(event: unknown, context: Parameters<Handler>[1], runtimeOnce: () => Runtime, observe: Observe): { invocation: Invocation; deps: SyncDeps } {
+  try {
+    const { config, deps } = runtimeOnce();
+    refuseShortTimeout(deps.timing, context.getRemainingTimeInMillis());
+    const invocation = parseEvent(event, { periodMinutes: config.scheduleRateMinutes, nowMs: observe.now() });
+    // The deploy-time trigger sends `{}` like the console, through a published version.
+    if (invocation.source === 'console' && invokedThroughVersion(context.invokedFunctionArn)) return { invocation: { ...invocation, source: 'deploy' }, deps };
+    return { invocation, deps };
+  } catch (error) {
+    failedWithoutSummary(failurePhase(error) === 'event' ? 'event' : 'config', error, observe);
+    throw error;
+  }
+}
+
+/** run: one sync under the lease; its summary (every expected failure is in it). */
+async function run(invocation: Invocation, deps: SyncDeps, context: { runId: string; remainingMs: () => number }, observe: Observe): Promise<RunSummary> {
+  try {
+    return withBoundedError(await runSync(invocation, deps, context));
+  } catch (error) {
+    // runSync reports every expected failure in its summary; this is a bug. Still say so once.
+    failedWithoutSummary('internal', error, observe);
+    throw error;
+  }
+}
+
+/** report: the summary line and the metrics; a failed scheduled run throws, so that Lambda retries it. */
+function report(summary: RunSummary, invocation: Invocation, observe: Observe): RunSummary {
+  logSummary(observe.logger, summary);
+  recordMetrics(observe.metrics, summary);
+  if (summary.outcome === 'failed' && invocation.source === 'schedule') throw new SyncFailedError(summary);
+  return summary;
+}
+
+/** The one summary line (and metrics) of an invocation that failed before or outside runSync. */
+function failedWithoutSummary(phase: FailurePhase, error: unknown, observe: Observe): void {
+  const durationMs = observe.now() - observe.startedAt;
+  recordMetrics(observe.metrics, { outcome: 'failed', durationMs });
+  observe.logger.error('failed', { summary: true, outcome: 'failed', phase, error: describe(error), durationMs });
+}
+
+/** The configuration and the sync's dependencies, built once per container. */
+function buildRuntime(options: HandlerOptions, logger: Logger, now: () => number): Runtime {
+  const config = readConfig(options.env ?? process.env);
+  let timing: LeaseTiming;
+  try {
+    timing = leaseTiming(config.leaseDurationSeconds);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration: LEASE_DURATION_SECONDS: ${(error as Error).message}`);
+  }
+  const client =
+    options.dynamo ??
+    new DynamoDBClient({
+      maxAttempts: DYNAMO_CLIENT_SETTINGS.maxAttempts,
+      requestHandler: { connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs, requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs },
+    });
+  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  return { config, deps: syncDeps(config, timing, doc, options, logger, now) };
+}
+
+/** The lease, the store, the fenced writer and the Codeforces client of a sync. */
+function syncDeps(config: Config, timing: LeaseTiming, doc: DynamoDBDocumentClient, options: HandlerOptions, logger: Logger, now: () => number): SyncDeps {
+  const lease = new DynamoLease({
+    doc,
+    table: config.tables.coordination,
+    key: LEASE_PK,
+    timing,
+    now,
+    ledgerRetentionMs: ledgerRetentionMs(config.scheduleRateMinutes),
+    onContention: (operation, reason, attempt) => logger.warn('DynamoDB contention; retrying', { operation, reason, attempt }),
+  });
+  const store = new DynamoContestStore(
+    doc,
+    { contests: config.tables.contests, reminders: config.tables.reminders },
+    { onContention: (reason, attempt) => logger.warn('DynamoDB contention; retrying', { operation: 'read', reason, attempt }) },
+  );
+  const writer = new DynamoFencedWriter(doc, {
+    now,
+    onCommit: ({ sentAtMs, committedAtMs, actions }) =>
+      logger.debug('committed', { sentAtMs, committedAtMs, actions: actions.length, ...store.contestsIn(actions) }),
+    onContention: (reason, attempt) => logger.warn('DynamoDB contention; retrying', { operation: 'commit', reason, attempt }),
+  });
+  return {
+    lease,
+    writer,
+    store,
+    now,
+    timing,
+    planSettings: planSettingsOf(config, options),
+    fetchContests: ({ signal, deadline }) =>
+      fetchContests({
+        baseUrl: config.codeforcesApiUrl,
+        signal,
+        deadline,
+        now,
+        ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
+      }),
+    log: {
+      info: (message, extra) => logger.info(message, extra ?? {}),
+      warn: (message, extra) => logger.warn(message, extra ?? {}),
+    },
+    onAcquired: (held) => {
+      logger.appendKeys({ fence: held.fence });
+      logger.debug('lease acquired', { acquiredAtMs: now(), expiresAt: new Date(held.expiresAtMs).toISOString() });
+    },
+    onHeartbeat: (renewed) => logger.debug('lease renewed', { expiresAt: new Date(renewed.expiresAtMs).toISOString() }),
+  };
+}
+
+/** The contest model's settings: the configuration's, then the options' overrides. */
+function planSettingsOf(config: Config, options: HandlerOptions): PlanSettings {
+  return {
+    ...DEFAULT_PLAN_SETTINGS,
+    finishedRetentionSeconds: config.finishedRetentionDays * 24 * 3600,
+    missingSyncsBeforeDelete: config.missingSyncsBeforeDelete,
+    acceptHeldAfterReplies: config.acceptHeldAfterReplies,
+    // A reminder moved earlier into the next period could fire before the next sync undoes it.
+    nearSeconds: config.scheduleRateMinutes * 60 + 600,
+    ...options.planSettings,
   };
 }
 
@@ -213,12 +238,7 @@ function refuseShortTimeout(timing: LeaseTiming, remainingMs: number): void {
   }
 }
 
-/**
- * The deploy-time `triggers.Trigger` invokes the function's published version (a qualified ARN
- * ending in `:<number>`); the console and EventBridge invoke `$LATEST` through the unqualified ARN.
- */
-export function invokedThroughVersion(invokedFunctionArn: string | undefined): boolean {
-  return invokedFunctionArn !== undefined && /:function:[^:]+:\d+$/.test(invokedFunctionArn);
-}
+/** The deploy-time trigger's published version, told apart as the package's wrapper does. */
+export { invokedThroughVersion };
 
 export const handler = createHandler();

@@ -1,7 +1,7 @@
 /**
  * Where a failed invocation failed, decided in one place by the type of the error (a store read
  * error is a `store` failure wherever it happens). The summary line, the result, the run record
- * and the README use these names.
+ * and the runbook (docs/runbook.md) use these names.
  */
 import { CodeforcesError } from './codeforces/errors.js';
 import { ConfigError } from './config.js';

@@ -6,8 +6,8 @@
 import type { Node } from 'constructs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULTS } from '../lambda/contract.js';
-import { leaseTiming, minimumFunctionTimeoutMs } from '../lambda/single-execution/timing.js';
-import { JOB_LIMITS, rateMinutes } from './constructs/scheduled-singleton-job.js';
+import { leaseTiming, minimumFunctionTimeoutMs } from '@contest-sync/scheduled-singleton/cdk';
+import { JOB_LIMITS, rateMinutes } from '@contest-sync/scheduled-singleton/cdk';
 
 /** Context keys deployers may set (all optional; defaults below). */
 export const CONTEXT_KEYS = {

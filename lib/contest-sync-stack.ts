@@ -11,12 +11,13 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ENV, LEASE_PK, METRIC, METRICS_NAMESPACE, RUN_PK_PREFIX, SERVICE_NAME } from '../lambda/contract.js';
 import type { ContestSyncConfig } from './config.js';
 import { DataTables } from './constructs/data-tables.js';
 import { Monitoring } from './constructs/monitoring.js';
-import { ScheduledSingletonJob, type JobAlarm } from './constructs/scheduled-singleton-job.js';
+import { ScheduledSingletonJob, type JobAlarm } from '@contest-sync/scheduled-singleton/cdk';
 import { TABLE_ACTIONS, TABLE_ROLES, type TableRole } from './table-access.js';
 
 export const STACK_ID = 'ContestSync';
@@ -36,6 +37,29 @@ export function tableParameterName(stage: string, role: TableRole): string {
 
 export interface ContestSyncStackProps extends StackProps {
   readonly config: ContestSyncConfig;
+}
+
+/**
+ * The function's shareable console test events, by name, in the order the console lists them.
+ * Each payload is `events/<name>.json` (the one copy: deployed by ConsoleTestEvents, read by
+ * `npm start -- --event "$(cat events/<name>.json)"`, and parsed by test/infra/console-test-events.test.ts).
+ */
+export const CONSOLE_TEST_EVENTS = [
+  'scheduled-tick',
+  'sync',
+  'dry-run',
+  'rerun-interval',
+  'force-rerun-interval',
+  // Act on every held change now (docs/design.md, "A reply is evidence").
+  'accept-held',
+  // A new event: its name here, its payload in events/<name>.json, its invocation in the test.
+] as const;
+
+/** The payloads of CONSOLE_TEST_EVENTS, read from events/ at synth time. */
+export function consoleTestEventPayloads(names: readonly string[] = CONSOLE_TEST_EVENTS): Record<string, unknown> {
+  return Object.fromEntries(
+    names.map((name) => [name, JSON.parse(readFileSync(new URL(`../events/${name}.json`, import.meta.url), 'utf8')) as unknown]),
+  );
 }
 
 /**
@@ -123,6 +147,7 @@ export class ContestSyncStack extends Stack {
       alarmTopic: this.monitoring.topic,
       noSuccessPeriods: 2,
       alarmDescriptions: ALARM_DESCRIPTIONS(config),
+      consoleTestEvents: consoleTestEventPayloads(),
     });
     for (const [alarm, logicalId] of Object.entries(ALARM_LOGICAL_IDS) as [JobAlarm, string][]) {
       (this.sync.alarms[alarm].node.defaultChild as cloudwatch.CfnAlarm).overrideLogicalId(logicalId);

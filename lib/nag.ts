@@ -1,94 +1,12 @@
 /**
- * cdk-nag (v3: a CDK validation plugin; findings land in the cloud assembly's
- * validation-report.json and fail `cdk synth`) and the findings this stack acknowledges, each
- * with the reason a reviewer would ask for. Everything else the packs flag is fixed in the stack.
+ * cdk-nag for this app: the rule packs (`addNagChecks`) and the findings every scheduled job (and
+ * its console test events' custom-resource provider) acknowledges live in the package
+ * (@contest-sync/scheduled-singleton); everything else the packs flag is fixed in the stack.
  */
-import { Validations, type App } from 'aws-cdk-lib';
-import type { IConstruct } from 'constructs';
-import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-
-/** The parts of a scheduled job whose findings are acknowledged (a ScheduledSingletonJob has them). */
-export interface NagJobParts {
-  readonly function: IConstruct;
-  readonly failureQueue: IConstruct;
-  readonly emailSubscription?: IConstruct | undefined;
-}
-
-/** Adds the AwsSolutions and Serverless rule packs to the app (bin/app.ts and the tests). */
-export function addNagChecks(app: App): void {
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
-}
-
-function acknowledge(scope: IConstruct, ...rules: { id: string; reason: string }[]): void {
-  Validations.of(scope).acknowledge(...rules);
-}
-
-/**
- * The findings every ScheduledSingletonJob acknowledges (the construct calls this on itself, so a
- * new job's stack is as clean as contest-sync's).
- */
-export function acknowledgeJobNagFindings(job: NagJobParts): void {
-  const { function: fn, failureQueue } = job;
-
-  const runtimeReason =
-    'The runtime is pinned to nodejs22.x on purpose (a supported LTS runtime): the bundle is built ' +
-    'for target node22 and the function code and tests are written against it. Moving to a newer ' +
-    'runtime is a deliberate upgrade of bundle target, runtime and tests together, not a drift ' +
-    'that a linter should make on its own.';
-  acknowledge(
-    fn,
-    { id: 'AwsSolutions-L1', reason: runtimeReason },
-    { id: 'Serverless-LambdaLatestVersion', reason: runtimeReason },
-    {
-      id: 'Serverless-LambdaDLQ',
-      reason:
-        'Failed asynchronous invocations go to an SQS on-failure destination (EventInvokeConfig, ' +
-        'Serverless-LambdaAsyncFailureDestination passes), which records the error and response ' +
-        'along with the event. Configuring a legacy DeadLetterConfig as well would deliver every ' +
-        'failure twice.',
-    },
-  );
-
-  acknowledge(fn, {
-    id: 'Serverless-LambdaTracing',
-    reason:
-      'Tracing is turned off on purpose. The function makes one HTTPS call and a handful of DynamoDB ' +
-      'requests an hour, and every one of them is already accounted for in its summary log line ' +
-      '(duration, attempts, counts) and metrics; with nothing instrumented, active tracing produced ' +
-      'only empty invocation segments while requiring a role statement on every resource. ' +
-      'Instrumenting the calls would add the X-Ray SDK to a bundle that has a size budget.',
-  });
-
-  const failureQueueReason =
-    'This queue is itself the dead-letter store: the Lambda on-failure destination and the ' +
-    'EventBridge target DLQ of the job. Nothing consumes it automatically; messages are read by ' +
-    'an operator (FailureQueueMessages alarm) and expire after 14 days, so a redrive queue behind ' +
-    'it would only hide them one level deeper.';
-  acknowledge(
-    failureQueue,
-    { id: 'AwsSolutions-SQS3', reason: failureQueueReason },
-    { id: 'Serverless-SQSRedrivePolicy', reason: failureQueueReason },
-  );
-
-  acknowledge(fn, {
-    id: 'Annotation::@aws-cdk/aws-lambda:addPermissionsToVersionOrAlias',
-    reason:
-      'The only resource-based permission is for the EventBridge rule, which invokes the unqualified ' +
-      'function. The deploy-time trigger invokes the published version through its own role ' +
-      '(identity-based lambda:InvokeFunction on the function ARN with qualifier), so no version or ' +
-      'alias needs a resource policy.',
-  });
-
-  if (job.emailSubscription !== undefined) acknowledgeEmailSubscription(job.emailSubscription);
-}
-
-/** The optional e-mail subscription of an alarm topic. */
-export function acknowledgeEmailSubscription(emailSubscription: IConstruct): void {
-  acknowledge(emailSubscription, {
-    id: 'Serverless-SNSRedrivePolicy',
-    reason:
-      'This is the optional e-mail subscription of the alarm topic, read by a person. An alarm ' +
-      'notification SNS cannot deliver is not work to replay later: the alarm state itself stays ' +
-      'visible in CloudWatch and on the dashboard, and a dead-letter queue for it would have no reader.',
-  });
-}
+export { addNagChecks } from '@contest-sync/scheduled-singleton/nag';
+export {
+  acknowledgeCustomResourceProviderNagFindings,
+  acknowledgeEmailSubscription,
+  acknowledgeJobNagFindings,
+  type NagJobParts,
+} from '@contest-sync/scheduled-singleton/cdk';

@@ -7,7 +7,7 @@
  * Grants are on the table ARNs only, not on `table/index/*`: nothing here queries an index. If the
  * function ever queries the Contests GSI, add the index ARN explicitly in contest-sync-stack.ts.
  */
-import { COORDINATION_ACTIONS } from './constructs/scheduled-singleton-job.js';
+import { COORDINATION_ACTIONS } from '@contest-sync/scheduled-singleton/cdk';
 
 export type TableRole = 'contests' | 'reminders' | 'coordination';
 

@@ -1,12 +1,12 @@
 /**
  * What each dependency costs in the deployed bundle: esbuild builds lambda/handler.ts with the
- * function's own bundling settings (BUNDLING in lib/constructs/scheduled-singleton-job.ts) and its metafile
+ * function's own bundling settings (BUNDLING in packages/scheduled-singleton/src/cdk/scheduled-singleton-job.ts) and its metafile
  * attributes every output byte to an input file, grouped here by npm package. `npm run deps`
  * prints the table; `npm run bench` puts it in bench/results.json and the report.
  */
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { BUNDLING } from '../lib/constructs/scheduled-singleton-job.js';
+import { BUNDLING } from '@contest-sync/scheduled-singleton/cdk';
 
 export interface DependencySize {
   /** npm package name, or `lambda/ (own code)`, or `(banner and glue)`. */

@@ -1,4 +1,4 @@
-import { bound } from '../single-execution/text.js';
+import { bound } from '../single-execution/index.js';
 
 /**
  * The one error type `fetchContests` throws. `kind` says what went wrong, `retryable` whether the

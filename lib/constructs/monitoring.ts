@@ -12,7 +12,7 @@ import { Construct } from 'constructs';
 import { METRIC } from '../../lambda/contract.js';
 import type { ContestSyncConfig } from '../config.js';
 import { acknowledgeEmailSubscription } from '../nag.js';
-import type { ScheduledSingletonJob } from './scheduled-singleton-job.js';
+import type { ScheduledSingletonJob } from '@contest-sync/scheduled-singleton/cdk';
 
 export interface MonitoringProps {
   readonly config: ContestSyncConfig;

@@ -2,7 +2,7 @@
  * The chaos checker on hand-made histories: a clean one passes, and each kind of broken lease or
  * stale data it must catch is flagged (and nothing else is).
  */
-import { slotOf } from '../../lambda/single-execution/index.js';
+import { slotOf } from '@contest-sync/scheduled-singleton';
 import { describe, expect, it } from 'vitest';
 import { check, type FinalTables, type TrialHistory, type Violation } from './checker.js';
 import { expectedRows, type Dataset } from './dataset.js';

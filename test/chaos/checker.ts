@@ -26,7 +26,7 @@
  * but a run can fail for a reason that another worker's fault caused, such as a takeover after a
  * frozen holder; restricting the rule to contention-only trials keeps it free of such guesses.)
  */
-import { slotOf } from '../../lambda/single-execution/index.js';
+import { slotOf } from '@contest-sync/scheduled-singleton';
 import type { ContestRow, ReminderRow } from './dataset.js';
 import type { RunHistory, StoreOp } from './history.js';
 import type { CodeforcesRecord } from './taps.js';

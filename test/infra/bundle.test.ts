@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLE_BUDGET_BYTES, ESM_REQUIRE_BANNER } from '../../lib/constructs/scheduled-singleton-job.js';
+import { BUNDLE_BUDGET_BYTES, ESM_REQUIRE_BANNER } from '@contest-sync/scheduled-singleton/cdk';
 import { measureDependencies } from '../../local/bundle-deps.js';
 import { findSyncFunction, synthTemplate, type SynthTemplateResult } from '../../local/template.js';
 

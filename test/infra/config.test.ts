@@ -20,6 +20,7 @@ describe('parseConfig', () => {
       codeforcesApiUrl: 'https://codeforces.com/api',
       alarmEmail: '',
       missingSyncsBeforeDelete: 3,
+      acceptHeldAfterReplies: 3,
       schedulePaused: false,
       logLevel: 'INFO',
       stage: '',
@@ -65,6 +66,7 @@ describe('parseConfig', () => {
     [{ alarmEmail: 'ops' }, /alarmEmail="ops": expected an e-mail address/],
     [{ leaseDurationSeconds: 2, functionTimeoutSeconds: 14 }, /functionTimeoutSeconds=14: must exceed 15s: a run keeps 13600 ms for the release/],
     [{ missingSyncsBeforeDelete: 0 }, /missingSyncsBeforeDelete=0: expected an integer from 1 to 48/],
+    [{ acceptHeldAfterReplies: 0 }, /acceptHeldAfterReplies=0: expected an integer from 1 to 48/],
     [{ schedulePaused: 'yes' }, /schedulePaused="yes": expected true or false/],
     [{ schedulePaused: 1 }, /schedulePaused=1: expected true or false/],
     [{ stage: 'Prod' }, /stage="Prod": expected "" or up to 20 lowercase letters/],
@@ -107,6 +109,7 @@ describe('synth with overridden context', () => {
         [CONTEXT_KEYS.codeforcesApiUrl]: 'http://127.0.0.1:9999/api',
         [CONTEXT_KEYS.alarmEmail]: 'ops@example.com',
         [CONTEXT_KEYS.missingSyncsBeforeDelete]: 5,
+        [CONTEXT_KEYS.acceptHeldAfterReplies]: 4,
       },
     });
     template = Template.fromJSON(json);
@@ -120,6 +123,7 @@ describe('synth with overridden context', () => {
         Variables: {
           [ENV.leaseDurationSeconds]: '2',
           [ENV.missingSyncsBeforeDelete]: '5',
+          [ENV.acceptHeldAfterReplies]: '4',
           [ENV.finishedRetentionDays]: '3',
           [ENV.scheduleRateMinutes]: '15',
           [ENV.codeforcesApiUrl]: 'http://127.0.0.1:9999/api',

@@ -11,7 +11,7 @@ import {
   ScheduledSingletonJobError,
   createCoordinationTable,
   type ScheduledSingletonJobProps,
-} from '../../lib/constructs/scheduled-singleton-job.js';
+} from '@contest-sync/scheduled-singleton/cdk';
 
 const entry = new URL('../../examples/heartbeat/handler.ts', import.meta.url).pathname;
 

@@ -4,7 +4,7 @@
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENV, METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../lambda/contract.js';
+import { ENV, LEASE_PK, METRIC, METRICS_NAMESPACE, RUN_PK_PREFIX, SERVICE_NAME } from '../../lambda/contract.js';
 import { TABLE_ACTIONS, TABLE_ROLES, type TableRole } from '../../lib/table-access.js';
 import { synthTemplate, type CfnTemplate } from '../../local/template.js';
 
@@ -36,6 +36,15 @@ function tableIds(): Record<TableRole, string> {
 
 function syncFunction(): [string, Resources[string]] {
   return only('AWS::Lambda::Function', { Handler: 'index.handler', Runtime: 'nodejs22.x' });
+}
+
+/** The sync function's own log group (the console test events' provider has the other one). */
+function syncLogGroup(): [string, Resources[string]] {
+  const groups = ofType('AWS::Logs::LogGroup');
+  expect(Object.keys(groups)).toHaveLength(2);
+  const id = syncFunction()[1].Properties.LoggingConfig.LogGroup.Ref as string;
+  expect(groups[id], 'the sync function logs to a log group of the stack').toBeDefined();
+  return [id, groups[id]!];
 }
 
 function alarm(metricName: string): Record<string, any> {
@@ -119,7 +128,7 @@ describe('function', () => {
       Timeout: 120,
       Handler: 'index.handler',
     });
-    // Nothing is instrumented: tracing off, and so no X-Ray grant (README "Tracing").
+    // Nothing is instrumented: tracing off, and so no X-Ray grant (docs/stack.md, "Tracing").
     expect(fn.Properties.TracingConfig).toBeUndefined();
   });
 
@@ -135,9 +144,13 @@ describe('function', () => {
       [ENV.finishedRetentionDays]: '7',
       [ENV.scheduleRateMinutes]: '60',
       [ENV.missingSyncsBeforeDelete]: '3',
+      [ENV.acceptHeldAfterReplies]: '3',
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      // Set by ScheduledSingletonJob for the package's wrapper (the contract's JOB_ENV).
+      LEASE_KEY: LEASE_PK,
+      RUN_RECORD_PREFIX: RUN_PK_PREFIX,
       NODE_OPTIONS: '--enable-source-maps',
     });
     expect(new Set(Object.values(ids)).size).toBe(3);
@@ -145,7 +158,7 @@ describe('function', () => {
 
   it('logs JSON at INFO to its own log group with 30-day retention', () => {
     const [, fn] = syncFunction();
-    const [logGroupId, logGroup] = only('AWS::Logs::LogGroup');
+    const [logGroupId, logGroup] = syncLogGroup();
     expect(logGroup.Properties.RetentionInDays).toBe(30);
     expect(fn.Properties.LoggingConfig).toEqual({ LogFormat: 'JSON', LogGroup: { Ref: logGroupId }, ApplicationLogLevel: 'INFO' });
   });
@@ -217,7 +230,7 @@ describe('IAM', () => {
   });
 
   it('lets the function write only to its own log group and send only to the failure queue', () => {
-    const [logGroupId] = only('AWS::Logs::LogGroup');
+    const [logGroupId] = syncLogGroup();
     const [queueId] = only('AWS::SQS::Queue');
     const statements = statementsOfFunctionRole();
     const logs = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('logs:')));
@@ -422,7 +435,7 @@ describe('dashboard', () => {
   });
 
   it('charts the run counts from the summary lines of the function log group (Logs Insights), not from metrics', () => {
-    const [logGroupId] = only('AWS::Logs::LogGroup');
+    const [logGroupId] = syncLogGroup();
     expect(body()).toContain(`"Ref":"${logGroupId}"`);
     expect(body()).toContain('\\"type\\":\\"log\\"');
     for (const field of ['counts.contestsWritten', 'counts.contestsUnchanged', 'counts.contestsRemoved', 'reason', 'phase']) {
@@ -447,14 +460,18 @@ describe('outputs', () => {
     expect(outputs.CoordinationTableName?.Value).toEqual({ Ref: ids.coordination });
     expect(outputs.FunctionName?.Value).toEqual({ Ref: syncFunction()[0] });
     expect(outputs.ScheduleRuleName?.Value).toEqual({ Ref: only('AWS::Events::Rule')[0] });
-    expect(outputs.LogGroupName?.Value).toEqual({ Ref: only('AWS::Logs::LogGroup')[0] });
+    expect(outputs.LogGroupName?.Value).toEqual({ Ref: syncLogGroup()[0] });
     expect(outputs.FailureQueueUrl?.Value).toEqual({ Ref: only('AWS::SQS::Queue')[0] });
     expect(outputs.AlarmTopicArn?.Value).toEqual({ Ref: only('AWS::SNS::Topic')[0] });
     expect(outputs.DashboardName?.Value).toEqual({ Ref: only('AWS::CloudWatch::Dashboard')[0] });
   });
 
   it('is environment-agnostic (no account or region baked in)', () => {
-    const text = JSON.stringify(json);
+    // The console test events are sample payloads: the scheduled tick's placeholder account and
+    // region are data, not where the stack deploys.
+    const [sample] = Object.values(ofType('AWS::EventSchemas::Schema')).map((schema) => schema.Properties.Content as string);
+    expect(new Set(sample!.match(/\b\d{12}\b/g))).toEqual(new Set(['123456789012']));
+    const text = JSON.stringify(json).replace(JSON.stringify(sample).slice(1, -1), '');
     expect(text).not.toMatch(/\b\d{12}\b/);
     expect(text).not.toMatch(/"(us|eu|ap|sa|ca|me|af)-[a-z]+-\d"/);
   });

@@ -108,7 +108,9 @@ describe('the synthesized IAM policy against the calls the code makes', () => {
     const list = sampleList(Date.now());
     standin.setContests(list);
     const hour = new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
-    expect((await invoke(scheduledEvent(hour))).summary?.outcome).toBe('succeeded'); // writes contests
+    const firstRun = await invoke(scheduledEvent(hour));
+    expect(firstRun.summary?.error).toBeUndefined();
+    expect(firstRun.summary?.outcome).toBe('succeeded'); // writes contests
     expect((await invoke(scheduledEvent(hour))).summary?.reason).toBe('already-done');
     const start2104 = list.find((c) => c.id === 2104)?.startTimeSeconds as number;
     await addReminder(tables, 2104, 'alice', 30, start2104);
@@ -116,12 +118,31 @@ describe('the synthesized IAM policy against the calls the code makes', () => {
     standin.setContests(
       list
         .filter((c) => c.id !== 2103)
-        .map((c) => (c.id === 2104 ? { ...c, startTimeSeconds: start2104 + 3600 } : c.id === 2100 ? { ...c, phase: 'FINISHED' as const } : c)),
+        .map((c) => (c.id === 2104 ? { ...c, startTimeSeconds: start2104 + 3600 } : c.id === 2100 ? { ...c, phase: 'FINISHED' as const, durationSeconds: 3000 } : c)),
     );
     loseNextReleaseAnswer = true; // the release lands, its answer is lost: the read-back (GetItem) decides
-    expect((await invoke({})).summary).toMatchObject({ outcome: 'succeeded', counts: { remindersMoved: 1, remindersDeleted: 1, contestsVanished: 1 } });
-    expect((await invoke({})).summary?.counts.contestsRechecked).toBeGreaterThan(0); // reminders queried again
-    expect((await invoke({})).summary?.counts.contestsRemoved).toBe(1); // missed by a third sync: deleted
+    expect((await invoke({})).summary).toMatchObject({ outcome: 'succeeded', counts: { remindersMoved: 1, remindersDeleted: 0, contestsVanished: 1 } });
+    // The next reply confirms the finish (its reminder deleted) and the move.
+    expect((await invoke({})).summary?.counts.remindersDeleted).toBe(1);
+    const third = (await invoke({})).summary?.counts;
+    expect(third?.contestsRechecked).toBeGreaterThan(0); // reminders of the contests changed last run queried again
+    expect(third?.contestsRemoved).toBe(1); // missed by a third sync: deleted
+    // A write that touches no reminder and hands nothing over: the lease is checked, not updated
+    // (ConditionCheckItem).
+    standin.setContests(
+      list
+        .filter((c) => c.id !== 2103)
+        .map((c) =>
+          c.id === 2104
+            ? { ...c, startTimeSeconds: start2104 + 3600 }
+            : c.id === 2100
+              ? { ...c, phase: 'FINISHED' as const, durationSeconds: 3000 }
+              : c.id === 2101
+                ? { ...c, name: 'Codeforces Round 1051 (Div. 2)' }
+                : c,
+        ),
+    );
+    expect((await invoke({})).summary?.counts).toMatchObject({ contestsWritten: 1, transactions: 1 });
     await tables.doc.send(
       new PutCommand({ TableName: tables.names.coordination, Item: { pk: 'lease#contest-sync', holder: 'other', fence: 99, expiresAtMs: Date.now() + 60_000 } }),
     );

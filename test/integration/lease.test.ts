@@ -4,9 +4,9 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoLease } from '../../lambda/single-execution/dynamo-lease.js';
-import { LeaseLostError } from '../../lambda/single-execution/errors.js';
-import { leaseTiming } from '../../lambda/single-execution/timing.js';
+import { DynamoLease } from '../../packages/scheduled-singleton/src/runtime/dynamo-lease.js';
+import { LeaseLostError } from '../../packages/scheduled-singleton/src/runtime/errors.js';
+import { leaseTiming } from '../../packages/scheduled-singleton/src/runtime/timing.js';
 import { createTestTables, type TestTables } from '../support/tables.js';
 
 let tables: TestTables;

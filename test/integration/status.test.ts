@@ -44,7 +44,8 @@ describe('status of the Coordination table', () => {
     expect(text).toMatch(/^lease +free \(released /m);
     expect(text).toMatch(/^fence +2$/m);
     expect(text).toMatch(/^last run +succeeded, fence 2,/m);
-    const rows = text.split('newest first:\n')[1]!.trimEnd().split('\n').slice(2);
+    const rows = text.split('newest first:\n')[1]!.split('\n\n')[0]!.trimEnd().split('\n').slice(2);
+    expect(text).toMatch(/^Held changes: none \(as of the run finished /m);
     expect(rows).toHaveLength(2);
     // columns: finished date, time, source, interval, outcome, fence, fetched, written, ...
     expect(rows.map((row) => row.split(/\s+/).slice(2, 8))).toEqual([

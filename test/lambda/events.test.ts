@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { EventValidationError, intervalOf, parseEvent } from '../../lambda/events.js';
 
@@ -78,17 +77,6 @@ describe('intervalOf', () => {
   it('floors to the schedule period', () => {
     expect(intervalOf('2026-11-29T14:44:00Z', 30)).toBe('2026-11-29T14:30:00Z');
     expect(intervalOf('2026-11-29T14:44:00+02:00')).toBe('2026-11-29T12:00:00Z');
-  });
-});
-
-describe('the saved test events in events/', () => {
-  const load = (name: string): unknown => JSON.parse(readFileSync(new URL(`../../events/${name}`, import.meta.url), 'utf8'));
-
-  it('parse as documented in the README', () => {
-    expect(parseEvent(load('console-sync.json'))).toEqual({ source: 'console', dryRun: false, force: false });
-    expect(parseEvent(load('console-dry-run.json'))).toMatchObject({ dryRun: true });
-    expect(parseEvent(load('console-rerun-interval.json'))).toMatchObject({ interval: '2026-11-29T14:00:00Z', force: true });
-    expect(parseEvent(load('scheduled.json'))).toMatchObject({ source: 'schedule', interval: '2026-11-29T14:00:00Z' });
   });
 });
 

@@ -8,8 +8,8 @@ import { describe, expect, it, vi } from 'vitest';
 import type { FetchContestsResult } from '../../lambda/codeforces/client.js';
 import type { ContestItem } from '../../lambda/contests/model.js';
 import { DEFAULT_PLAN_SETTINGS, toItem } from '../../lambda/contests/plan.js';
-import type { FencedWriterPort, HeldLease, LeasePort } from '../../lambda/single-execution/ports.js';
-import { leaseTiming } from '../../lambda/single-execution/timing.js';
+import type { FencedWriterPort, HeldLease, LeasePort } from '../../packages/scheduled-singleton/src/runtime/ports.js';
+import { leaseTiming } from '../../packages/scheduled-singleton/src/runtime/timing.js';
 import { DynamoContestStore } from '../../lambda/store/dynamo-store.js';
 import { runSync, type StorePort } from '../../lambda/sync.js';
 

@@ -7,6 +7,7 @@
 // Prints the handler's logs as they happen and, last, one line `@@RESULT {...}`.
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
+import { format } from 'node:util';
 
 const [entry, eventJson, timeoutMs = '120000'] = process.argv.slice(2);
 if (!entry || eventJson === undefined) {
@@ -25,6 +26,16 @@ const context = {
   callbackWaitsForEmptyEventLoop: true,
   getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
 };
+
+// EMULATE_LAMBDA_JSON_LOGS=true: the Node.js runtime's `console` under the JSON log format (what
+// ScheduledSingletonJob sets): every console line becomes a JSON object with the text in `message`,
+// so an EMF line printed with console.log has no top-level `_aws` and CloudWatch extracts nothing.
+if (process.env.EMULATE_LAMBDA_JSON_LOGS === 'true') {
+  for (const [method, level] of [['log', 'INFO'], ['info', 'INFO'], ['warn', 'WARN'], ['error', 'ERROR'], ['debug', 'DEBUG'], ['trace', 'TRACE']]) {
+    console[method] = (...args) =>
+      process.stdout.write(`${JSON.stringify({ timestamp: new Date().toISOString(), level, requestId: context.awsRequestId, message: format(...args) })}\n`);
+  }
+}
 
 const { handler } = await import(pathToFileURL(entry).href);
 let line;

@@ -3,10 +3,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoLease } from '../../../lambda/single-execution/dynamo-lease.js';
-import { LeaseUnavailableError } from '../../../lambda/single-execution/errors.js';
-import { slotOf } from '../../../lambda/single-execution/record.js';
-import { leaseTiming } from '../../../lambda/single-execution/timing.js';
+import { DynamoLease } from '../../../packages/scheduled-singleton/src/runtime/dynamo-lease.js';
+import { LeaseUnavailableError } from '../../../packages/scheduled-singleton/src/runtime/errors.js';
+import { slotOf } from '../../../packages/scheduled-singleton/src/runtime/record.js';
+import { leaseTiming } from '../../../packages/scheduled-singleton/src/runtime/timing.js';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
 const mock = mockClient(doc);

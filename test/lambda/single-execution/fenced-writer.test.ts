@@ -8,9 +8,9 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { FencedWriteError, LeaseLostError } from '../../../lambda/single-execution/errors.js';
-import { DynamoFencedWriter, type FencedWriterOptions } from '../../../lambda/single-execution/fenced-writer.js';
-import type { TransactAction } from '../../../lambda/single-execution/ports.js';
+import { FencedWriteError, LeaseLostError } from '../../../packages/scheduled-singleton/src/runtime/errors.js';
+import { DynamoFencedWriter, type FencedWriterOptions } from '../../../packages/scheduled-singleton/src/runtime/fenced-writer.js';
+import type { TransactAction } from '../../../packages/scheduled-singleton/src/runtime/ports.js';
 import { DynamoContestStore, type StoreChanges } from '../../../lambda/store/dynamo-store.js';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));

@@ -6,7 +6,7 @@ import {
   ledgerRetentionMs,
   rememberDone,
   slotOf,
-} from '../../../lambda/single-execution/record.js';
+} from '../../../packages/scheduled-singleton/src/runtime/record.js';
 
 const NOW = Date.parse('2026-11-29T14:05:00Z');
 

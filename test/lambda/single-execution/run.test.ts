@@ -4,10 +4,10 @@
  * deadline. The DynamoDB adapters are tested in dynamo-lease.test.ts and fenced-writer.test.ts.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { LeaseLostError, LeaseUnavailableError } from '../../../lambda/single-execution/errors.js';
-import type { FencedWriterPort, HeldLease, LeasePort } from '../../../lambda/single-execution/ports.js';
-import { runExclusively, runUnfenced } from '../../../lambda/single-execution/run.js';
-import { leaseTiming } from '../../../lambda/single-execution/timing.js';
+import { LeaseLostError, LeaseUnavailableError } from '../../../packages/scheduled-singleton/src/runtime/errors.js';
+import type { FencedWriterPort, HeldLease, LeasePort } from '../../../packages/scheduled-singleton/src/runtime/ports.js';
+import { runExclusively, runUnfenced } from '../../../packages/scheduled-singleton/src/runtime/run.js';
+import { leaseTiming } from '../../../packages/scheduled-singleton/src/runtime/timing.js';
 
 const timing = leaseTiming(10);
 const interval = '2026-11-29T14:00:00Z';

@@ -1,7 +1,7 @@
 import { describe as group, expect, it } from 'vitest';
-import { describe } from '../../../lambda/single-execution/aws-errors.js';
+import { describe } from '../../../packages/scheduled-singleton/src/runtime/aws-errors.js';
 import { EventValidationError, parseEvent } from '../../../lambda/events.js';
-import { bound, MAX_TEXT_BYTES, utf8Bytes } from '../../../lambda/single-execution/text.js';
+import { bound, MAX_TEXT_BYTES, utf8Bytes } from '../../../packages/scheduled-singleton/src/runtime/text.js';
 
 /** True when `text` survives a UTF-8 round trip unchanged (no half character, no U+FFFD added). */
 const wellFormed = (text: string) => Buffer.from(text, 'utf8').toString('utf8') === text && !text.includes('\uFFFD');

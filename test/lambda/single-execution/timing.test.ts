@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { LeaseConfigError } from '../../../lambda/single-execution/errors.js';
-import { worstCallMs } from '../../../lambda/single-execution/client-budget.js';
-import { leaseTiming, minimumFunctionTimeoutMs, validateTiming } from '../../../lambda/single-execution/timing.js';
+import { LeaseConfigError } from '../../../packages/scheduled-singleton/src/runtime/errors.js';
+import { worstCallMs } from '../../../packages/scheduled-singleton/src/runtime/client-budget.js';
+import { leaseTiming, minimumFunctionTimeoutMs, validateTiming } from '../../../packages/scheduled-singleton/src/runtime/timing.js';
 
 describe('leaseTiming', () => {
   it('derives renew period and deadline inside the lease', () => {

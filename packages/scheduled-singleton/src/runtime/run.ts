@@ -85,37 +85,67 @@ export async function runExclusively<T>(
   deps: ExclusiveDeps,
   options: ExclusiveOptions<T> = {},
 ): Promise<ExclusiveOutcome<T>> {
-  const { lease: leasePort, timing, now } = deps;
-  const startedAt = now();
+  const startedAt = deps.now();
   // The run's own deadline: stop early enough before Lambda's timeout to release cleanly.
-  const deadline = startedAt + run.remainingMs() - timing.stopMarginMs;
-  const dedupe = run.interval !== undefined && !run.force;
+  const deadline = startedAt + run.remainingMs() - deps.timing.stopMarginMs;
+  const acquired = await acquire(run, deps, deadline);
+  if (!acquired.held) return acquired.outcome;
+  const held = await hold(run, work, deps, acquired.lease, deadline);
+  return settle(run, deps, options, held, startedAt);
+}
 
+type Acquired = { held: true; lease: HeldLease } | { held: false; outcome: ExclusiveOutcome<never> };
+
+/** Takes the lease in one conditional write, or says why not (held, already done, DynamoDB unusable). */
+async function acquire(run: ExclusiveRun, deps: ExclusiveDeps, deadline: number): Promise<Acquired> {
+  const dedupe = run.interval !== undefined && !run.force;
   let acquired;
   try {
-    acquired = await leasePort.acquire(run.runId, run.source, dedupe ? run.interval : undefined, AbortSignal.timeout(Math.max(1, deadline - now())));
+    acquired = await deps.lease.acquire(run.runId, run.source, dedupe ? run.interval : undefined, AbortSignal.timeout(Math.max(1, deadline - deps.now())));
   } catch (error) {
-    return { outcome: 'failed', reason: 'lease', error, heartbeats: 0 };
+    return { held: false, outcome: { outcome: 'failed', reason: 'lease', error, heartbeats: 0 } };
   }
-  if (!acquired.acquired) {
-    if (acquired.reason === 'already-done') return { outcome: 'skipped', reason: 'already-done' };
-    return {
+  if (acquired.acquired) {
+    deps.onAcquired?.(acquired.lease);
+    return { held: true, lease: acquired.lease };
+  }
+  if (acquired.reason === 'already-done') return { held: false, outcome: { outcome: 'skipped', reason: 'already-done' } };
+  return {
+    held: false,
+    outcome: {
       outcome: 'skipped',
       reason: 'lease-held',
       holder: acquired.holder,
       ...(acquired.expiresAtMs !== undefined ? { holderExpiresAt: new Date(acquired.expiresAtMs).toISOString() } : {}),
       ...(acquired.contention !== undefined ? { detail: acquired.contention } : {}),
-    };
-  }
+    },
+  };
+}
 
-  const held = acquired.lease;
-  deps.onAcquired?.(held);
+/** What holding the lease through the work left behind, for settle(). */
+interface Held<T> {
+  /** The lease as acquired (what earlier runs handed over) and as last confirmed. */
+  received: HeldLease;
+  current: HeldLease;
+  heartbeats: number;
+  failed: boolean;
+  value?: T;
+  failure?: unknown;
+  /** Why the work's signal aborted, if it did (LeaseLostError, RunDeadlineError). */
+  abortReason: unknown;
+  handedOver: ReadonlySet<string>;
+  /** The interval was marked done with the work's last fenced write. */
+  markedDone: boolean;
+}
+
+/** Keeps the lease by heartbeat while the work runs, with a deadline, and fences its commits. */
+async function hold<T>(run: ExclusiveRun, work: (context: WorkContext) => Promise<T>, deps: ExclusiveDeps, lease: HeldLease, deadline: number): Promise<Held<T>> {
   const controller = new AbortController();
   const heartbeat = new Heartbeat({
-    renewer: leasePort,
-    lease: held,
-    timing,
-    now,
+    renewer: deps.lease,
+    lease,
+    timing: deps.timing,
+    now: deps.now,
     controller,
     onRenewed: (renewed) => deps.onHeartbeat?.(renewed),
     onRenewError: (error) => deps.log?.warn('lease renewal failed; retrying', { error: describe(error) }),
@@ -123,14 +153,29 @@ export async function runExclusively<T>(
   heartbeat.start();
   const deadlineTimer = setTimeout(
     () => controller.abort(new RunDeadlineError('the run reached its deadline before Lambda timeout')),
-    Math.max(0, deadline - now()),
+    Math.max(0, deadline - deps.now()),
   );
+  const fenced = fencedContext(run, deps, lease, heartbeat, controller.signal, deadline);
+  const held: Omit<Held<T>, 'current' | 'heartbeats' | 'abortReason' | 'markedDone'> = { received: lease, failed: false, handedOver: fenced.handedOver };
+  try {
+    held.value = await work(fenced.context);
+  } catch (error) {
+    held.failed = true;
+    held.failure = error;
+  } finally {
+    clearTimeout(deadlineTimer);
+    await heartbeat.stop();
+  }
+  return { ...held, current: heartbeat.current, heartbeats: heartbeat.count, abortReason: controller.signal.reason, markedDone: fenced.markedDone() };
+}
 
+/** The WorkContext of a held lease: every commit fenced by it, the interval marked done with the last. */
+function fencedContext(run: ExclusiveRun, deps: ExclusiveDeps, held: HeldLease, heartbeat: Heartbeat, signal: AbortSignal, deadline: number) {
   const handedOver = new Set<string>();
   let markedDone = false;
   const context: WorkContext = {
     runId: run.runId,
-    signal: controller.signal,
+    signal,
     deadline,
     fence: held.fence,
     handoff: held.handoff,
@@ -144,94 +189,73 @@ export async function runExclusively<T>(
       // The interval is marked done in the same transaction as the run's last data write, so a
       // crash between that write and the release cannot make a retry run the interval again.
       const doneInterval = commitOptions.final === true ? run.interval : undefined;
-      const written = await deps.writer.commit(
-        actions,
-        (last) => {
-          controller.signal.throwIfAborted();
-          return leasePort.fenceCheck(heartbeat.current, { handoff, ...(last && doneInterval !== undefined ? { doneInterval } : {}) });
-        },
-        controller.signal,
-      );
+      const fence = (last: boolean) => {
+        signal.throwIfAborted();
+        return deps.lease.fenceCheck(heartbeat.current, { handoff, ...(last && doneInterval !== undefined ? { doneInterval } : {}) });
+      };
+      const written = await deps.writer.commit(actions, fence, signal);
       if (doneInterval !== undefined && written.transactions > 0) markedDone = true;
       return written;
     },
   };
+  return { context, handedOver, markedDone: () => markedDone };
+}
 
-  let value: T | undefined;
-  let failure: unknown;
-  let failed = false;
-  try {
-    value = await work(context);
-  } catch (error) {
-    failed = true;
-    failure = error;
-  } finally {
-    clearTimeout(deadlineTimer);
-    await heartbeat.stop();
-  }
-  const heartbeats = heartbeat.count;
-  const current = heartbeat.current;
+/** Releases the lease with the run record, and tells what the run's outcome is. */
+async function settle<T>(run: ExclusiveRun, deps: ExclusiveDeps, options: ExclusiveOptions<T>, held: Held<T>, startedAt: number): Promise<ExclusiveOutcome<T>> {
+  const { heartbeats, current, failed, failure } = held;
   const fence = current.fence;
-
   // A lost lease wins over whatever error the abort caused.
-  const lost =
-    controller.signal.reason instanceof LeaseLostError ? controller.signal.reason : failure instanceof LeaseLostError ? failure : undefined;
+  const lost = held.abortReason instanceof LeaseLostError ? held.abortReason : failure instanceof LeaseLostError ? failure : undefined;
   if (failed && lost !== undefined) return { outcome: 'failed', reason: 'lease-lost', error: lost, fence, heartbeats };
 
-  const succeeded = !failed;
-  const finishedAtMs = now();
-  const record: RunRecord = {
-    pk:
-      run.source === 'schedule' && run.interval !== undefined
-        ? `${deps.runRecordPrefix}${run.interval}`
-        : `${deps.runRecordPrefix}${run.source}#${run.runId}`,
-    runId: run.runId,
-    fence,
-    source: run.source,
-    outcome: succeeded ? 'succeeded' : 'failed',
-    startedAtMs: startedAt,
-    finishedAtMs,
-    ttl: Math.ceil(finishedAtMs / 1000) + (deps.runRecordTtlSeconds ?? DEFAULT_RUN_RECORD_TTL_SECONDS),
-    ...(run.interval !== undefined ? { interval: run.interval } : {}),
-    ...options.record?.({ ...(succeeded ? { value } : { error: failure }), heartbeats }),
-  };
-  const markDone = succeeded && run.interval !== undefined;
+  const record = runRecord(run, deps, options, held, startedAt);
+  const markDone = !failed && run.interval !== undefined;
   let released: boolean;
   try {
     // Whatever is left of Lambda's time (the work stopped `stopMarginMs` early to leave it).
-    const releaseSignal = AbortSignal.timeout(Math.max(250, run.remainingMs() - 250));
-    released = await releaseWithRetry(
-      leasePort,
-      current,
-      {
-        ...(markDone ? { doneInterval: run.interval } : {}),
-        // The lease item's summary of this run (what releaseLanded reads back), taken from the record.
-        lastRun: { runId: run.runId, outcome: record.outcome, fence, interval: run.interval ?? null, finishedAtMs },
-        runRecord: record,
-        // What the previous runs handed over is dealt with once the work succeeded.
-        resolved: succeeded ? [...held.handoff].filter((entry) => !handedOver.has(entry)) : [],
-      },
-      releaseSignal,
-      deps.sleep ?? realSleep,
-    );
+    const releaseOptions: ReleaseOptions = {
+      ...(markDone ? { doneInterval: run.interval } : {}),
+      // The lease item's summary of this run (what releaseLanded reads back), taken from the record.
+      lastRun: { runId: run.runId, outcome: record.outcome, fence, interval: run.interval ?? null, finishedAtMs: record.finishedAtMs },
+      runRecord: record,
+      // What the previous runs handed over is dealt with once the work succeeded.
+      resolved: failed ? [] : [...held.received.handoff].filter((entry) => !held.handedOver.has(entry)),
+    };
+    released = await releaseWithRetry(deps.lease, current, releaseOptions, AbortSignal.timeout(Math.max(250, run.remainingMs() - 250)), deps.sleep ?? realSleep);
   } catch (error) {
     // The lease lapses on its own within its duration. An interval whose last data write did not
     // mark it done is not done: report the failure, so that a retry runs.
     deps.log?.warn('could not release the lease; it will lapse', { error: describe(error) });
-    if (markDone && !markedDone) {
+    if (markDone && !held.markedDone) {
       return { outcome: 'failed', reason: 'lease', error: new LeaseUnavailableError(`release failed: ${describe(error)}`, { cause: error }), fence, heartbeats };
     }
     released = true;
   }
-  if (!released && !markedDone) {
+  if (!released && !held.markedDone) {
     const error = new LeaseLostError('lease lost before release: another run holds it now', run.runId, fence);
     return { outcome: 'failed', reason: 'lease-lost', error, fence, heartbeats };
   }
-  if (failed) {
-    const deadlineReached = controller.signal.reason instanceof RunDeadlineError;
-    return { outcome: 'failed', reason: 'work', error: failure, deadline: deadlineReached, fence, heartbeats };
-  }
-  return { outcome: 'succeeded', fence, value: value as T, heartbeats };
+  if (failed) return { outcome: 'failed', reason: 'work', error: failure, deadline: held.abortReason instanceof RunDeadlineError, fence, heartbeats };
+  return { outcome: 'succeeded', fence, value: held.value as T, heartbeats };
+}
+
+/** The run record: `<prefix><interval>` for a scheduled run, `<prefix><source>#<runId>` otherwise. */
+function runRecord<T>(run: ExclusiveRun, deps: ExclusiveDeps, options: ExclusiveOptions<T>, held: Held<T>, startedAt: number): RunRecord & { outcome: string; finishedAtMs: number } {
+  const finishedAtMs = deps.now();
+  const scheduled = run.source === 'schedule' && run.interval !== undefined;
+  return {
+    pk: scheduled ? `${deps.runRecordPrefix}${run.interval}` : `${deps.runRecordPrefix}${run.source}#${run.runId}`,
+    runId: run.runId,
+    fence: held.current.fence,
+    source: run.source,
+    outcome: held.failed ? 'failed' : 'succeeded',
+    startedAtMs: startedAt,
+    finishedAtMs,
+    ttl: Math.ceil(finishedAtMs / 1000) + (deps.runRecordTtlSeconds ?? DEFAULT_RUN_RECORD_TTL_SECONDS),
+    ...(run.interval !== undefined ? { interval: run.interval } : {}),
+    ...options.record?.({ ...(held.failed ? { error: held.failure } : { value: held.value }), heartbeats: held.heartbeats }),
+  };
 }
 
 /**

@@ -1,23 +1,26 @@
 /**
  * ScheduledSingletonJob: one Lambda function that runs a job exclusively once per schedule
- * interval with the single-execution module (lambda/single-execution/), and everything around it:
+ * interval with the package's runtime part (`scheduledSingleton`, `runExclusively`), and
+ * everything around it:
  *
- *   - the function (Node.js 22, arm64, ESM bundle built with the local esbuild, no Docker), its own
- *     role (no managed policy), its own log group (JSON logs, retention);
+ *   - the function (Node.js 22, arm64, ESM bundle built with the adopter's esbuild, no Docker),
+ *     its own role (no managed policy), its own log group (JSON logs, retention);
  *   - the EventBridge schedule (pausable: the rule stays, disabled), a deploy-time run
  *     (triggers.Trigger on the published version), async retries and max event age, one SQS
  *     failure queue (Lambda on-failure destination and the rule target's DLQ, TLS only);
  *   - the coordination table (created, or passed in so that several jobs share one), with grants
  *     scoped by `dynamodb:LeadingKeys` to the job's own lease item and run records;
- *   - the standard alarms on the metrics the job emits (no success in N periods, runs failed,
+ *   - the standard alarms on the metrics the wrapper emits (no success in N periods, runs failed,
  *     lease lost) and on Lambda and SQS (function errors, failure queue messages), on an SNS topic
- *     (created, or passed in).
+ *     (created, or passed in); optionally a dashboard of the same metrics.
  *
- * The function receives COORDINATION_TABLE_NAME, LEASE_DURATION_SECONDS and SCHEDULE_RATE_MINUTES
- * (names overridable) besides `environment`. Props are typed and validated at synth time with the
- * module's own timing rules; the construct never reads CDK context (only the app does).
+ * The function receives the JOB_ENV variables of the contract (table, lease key, run-record prefix,
+ * timing, period, metrics namespace and service; names overridable) besides `environment`: the
+ * wrapper reads exactly those. Props are typed and validated at synth time with the runtime's own
+ * timing rules; the construct never reads CDK context.
  */
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -34,15 +37,33 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as triggers from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
-import { leaseTiming, minimumFunctionTimeoutMs } from '../../lambda/single-execution/timing.js';
-import { acknowledgeJobNagFindings } from '../nag.js';
+import { JOB_ENV, METRIC, SERVICE_DIMENSION, type JobEnvNames } from '../contract.js';
+import { leaseTiming, minimumFunctionTimeoutMs } from '../runtime/timing.js';
+import { acknowledgeJobNagFindings } from './acknowledge.js';
+import { ConsoleTestEvents } from './console-test-events.js';
 
-const repoPath = (relative: string): string => fileURLToPath(new URL(`../../${relative}`, import.meta.url));
+/** Lock files NodejsFunction understands, nearest first when looking up from the entry. */
+export const LOCK_FILES = ['package-lock.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lockb', 'bun.lock'] as const;
+
+/**
+ * The adopter's project: the nearest folder above `entry` with a lock file (or, failing that, the
+ * current directory's). Never this package's own folder: it ships no lock file.
+ */
+export function findProject(entry: string): { projectRoot: string; depsLockFilePath: string } | undefined {
+  for (const start of [dirname(resolve(entry)), process.cwd()]) {
+    for (let dir = start; ; dir = dirname(dir)) {
+      const lock = LOCK_FILES.map((name) => join(dir, name)).find((path) => existsSync(path));
+      if (lock !== undefined) return { projectRoot: dir, depsLockFilePath: lock };
+      if (dirname(dir) === dir) break;
+    }
+  }
+  return undefined;
+}
 
 /** An ESM bundle has no `require`; some CommonJS dependencies inside the bundle still call it. */
 export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
-/** Largest `index.mjs` contest-sync's function may ship (test/infra/bundle.test.ts fails above it). */
+/** Largest `index.mjs` contest-sync's function may ship (its test/infra/bundle.test.ts fails above it). */
 export const BUNDLE_BUDGET_BYTES = 1024 * 1024;
 
 /**
@@ -78,24 +99,24 @@ export const JOB_LIMITS = {
   triggerTimeoutMarginSeconds: 30,
 } as const;
 
-/** Environment variable names the construct sets on the function (override per job if needed). */
-export const JOB_ENV = {
-  coordinationTable: 'COORDINATION_TABLE_NAME',
-  leaseDurationSeconds: 'LEASE_DURATION_SECONDS',
-  scheduleRateMinutes: 'SCHEDULE_RATE_MINUTES',
-} as const;
+/** Environment variable names the construct sets on the function (the contract's; override per job if needed). */
+export { JOB_ENV };
 
 export type JobAlarm = 'noSuccess' | 'runFailed' | 'functionErrors' | 'failureQueueMessages' | 'leaseLost';
 
-/** The metric names the alarms read; the defaults are what contest-sync's observe.ts emits. */
+/**
+ * Where the job's metrics go: the construct sets both on the function (JOB_ENV), the wrapper emits
+ * under them, and the alarms read them. The metric names are the contract's (METRIC), not settable.
+ */
 export interface JobMetrics {
   /** EMF namespace. */
   readonly namespace: string;
   /** Value of the `service` dimension every metric carries (Powertools' default dimension). */
   readonly service: string;
-  readonly runSucceeded?: string;
-  readonly runFailed?: string;
-  readonly leaseLost?: string;
+  /** Accepted for compatibility; only the contract's names are possible. */
+  readonly runSucceeded?: typeof METRIC.runSucceeded;
+  readonly runFailed?: typeof METRIC.runFailed;
+  readonly leaseLost?: typeof METRIC.leaseLost;
 }
 
 export interface ScheduledSingletonJobProps {
@@ -109,8 +130,9 @@ export interface ScheduledSingletonJobProps {
   readonly roleDescription?: string;
   /** The rule's description (default: says whether the schedule is paused). */
   readonly scheduleDescription?: string;
-  /** Default: this repository (its package.json and package-lock.json). */
+  /** Default: the nearest folder above `entry` (else the current directory) with a lock file. */
   readonly projectRoot?: string;
+  /** Default: that folder's lock file. */
   readonly depsLockFilePath?: string;
 
   /** When the job runs, e.g. `events.Schedule.cron({ minute: '0' })`. */
@@ -139,8 +161,8 @@ export interface ScheduledSingletonJobProps {
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /** The job's own settings; the construct adds the JOB_ENV variables and NODE_OPTIONS. */
   readonly environment?: Record<string, string>;
-  /** Names of the variables the construct sets (default JOB_ENV). */
-  readonly environmentNames?: Partial<typeof JOB_ENV>;
+  /** Names of the variables the construct sets (default JOB_ENV; pass the same to the wrapper's `envNames`). */
+  readonly environmentNames?: Partial<JobEnvNames>;
   /** The work's own data access (its tables), added to the role before the coordination grant. */
   readonly statements?: readonly iam.PolicyStatement[];
 
@@ -161,6 +183,10 @@ export interface ScheduledSingletonJobProps {
   readonly noSuccessPeriods?: number;
   /** Alarm descriptions (runbook text); defaults are generic. */
   readonly alarmDescriptions?: Partial<Record<JobAlarm, string>>;
+  /** Create a CloudWatch dashboard of the job's metrics and alarms (default false; see `widgets()`). */
+  readonly dashboard?: boolean;
+  /** Payloads by name, deployed as the function's shareable console test events (ConsoleTestEvents). */
+  readonly consoleTestEvents?: Readonly<Record<string, unknown>>;
 }
 
 export class ScheduledSingletonJobError extends Error {
@@ -240,6 +266,8 @@ export class ScheduledSingletonJob extends Construct {
   public readonly leaseDurationSeconds: number;
   public readonly periodMinutes: number;
   public readonly metrics: JobMetrics;
+  public readonly dashboard?: cloudwatch.Dashboard;
+  public readonly consoleTestEvents?: ConsoleTestEvents;
 
   constructor(scope: Construct, id: string, props: ScheduledSingletonJobProps) {
     super(scope, id);
@@ -249,7 +277,7 @@ export class ScheduledSingletonJob extends Construct {
     this.leaseDurationSeconds = leaseSeconds;
     this.periodMinutes = props.periodMinutes;
     this.metrics = props.metrics;
-    const envNames = { ...JOB_ENV, ...props.environmentNames };
+    const envNames: JobEnvNames = { ...JOB_ENV, ...props.environmentNames };
     const retries = props.asyncRetries ?? ASYNC_RETRY_ATTEMPTS;
     const maxEventAge = props.maxEventAge ?? ASYNC_MAX_EVENT_AGE;
     const logLevel = props.logLevel ?? 'INFO';
@@ -289,15 +317,22 @@ export class ScheduledSingletonJob extends Construct {
       [envNames.coordinationTable]: this.coordinationTable.tableName,
       [envNames.leaseDurationSeconds]: String(leaseSeconds),
       [envNames.scheduleRateMinutes]: String(props.periodMinutes),
+      [envNames.leaseKey]: props.leaseKey,
+      [envNames.runRecordPrefix]: props.runRecordPrefix,
+      [envNames.metricsNamespace]: props.metrics.namespace,
+      [envNames.serviceName]: props.metrics.service,
       NODE_OPTIONS: '--enable-source-maps',
     };
 
+    const project = props.projectRoot === undefined || props.depsLockFilePath === undefined ? findProject(props.entry) : undefined;
+    const projectRoot = props.projectRoot ?? project?.projectRoot;
+    const depsLockFilePath = props.depsLockFilePath ?? project?.depsLockFilePath;
     this.function = new NodejsFunction(this, 'Function', {
       ...(props.description === undefined ? {} : { description: props.description }),
       entry: props.entry,
       handler: props.handler ?? 'handler',
-      projectRoot: props.projectRoot ?? repoPath(''),
-      depsLockFilePath: props.depsLockFilePath ?? repoPath('package-lock.json'),
+      ...(projectRoot !== undefined ? { projectRoot } : {}),
+      ...(depsLockFilePath !== undefined ? { depsLockFilePath } : {}),
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 256,
@@ -352,6 +387,10 @@ export class ScheduledSingletonJob extends Construct {
       this.alarmTopic = topic;
     }
     this.alarms = this.createAlarms(props, paused);
+    if (props.dashboard === true) {
+      this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { widgets: [this.widgets()] });
+    }
+    if (props.consoleTestEvents) this.consoleTestEvents = new ConsoleTestEvents(this, 'ConsoleTestEvents', { function: this.function, events: props.consoleTestEvents });
 
     acknowledgeJobNagFindings(this);
   }
@@ -361,15 +400,36 @@ export class ScheduledSingletonJob extends Construct {
     return new cloudwatch.Metric({
       namespace: this.metrics.namespace,
       metricName,
-      dimensionsMap: { service: this.metrics.service },
+      dimensionsMap: { [SERVICE_DIMENSION]: this.metrics.service },
       statistic,
       period,
       ...(label === undefined ? {} : { label }),
     });
   }
 
+  /** Widgets of the job's metrics (runs by outcome, lease lost, duration) and its alarms. */
+  widgets(): cloudwatch.IWidget[] {
+    const period = Duration.minutes(this.periodMinutes);
+    return [
+      new cloudwatch.GraphWidget({
+        title: 'Runs by outcome',
+        left: [
+          this.metric(METRIC.runSucceeded, 'Sum', period, 'Succeeded'),
+          this.metric(METRIC.runSkipped, 'Sum', period, 'Skipped'),
+          this.metric(METRIC.runFailed, 'Sum', period, 'Failed'),
+          this.metric(METRIC.leaseLost, 'Sum', period, 'Lease lost'),
+        ],
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Run duration (ms)',
+        left: [this.metric(METRIC.duration, 'Average', period, 'Average'), this.metric(METRIC.duration, 'Maximum', period, 'Maximum')],
+      }),
+      new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: Object.values(this.alarms) }),
+    ];
+  }
+
   private createAlarms(props: ScheduledSingletonJobProps, paused: boolean): Record<JobAlarm, cloudwatch.Alarm> {
-    const names = { runSucceeded: 'RunSucceeded', runFailed: 'RunFailed', leaseLost: 'LeaseLost', ...props.metrics };
+    const names = { runSucceeded: METRIC.runSucceeded, runFailed: METRIC.runFailed, leaseLost: METRIC.leaseLost };
     const periods = props.noSuccessPeriods ?? 2;
     const text = props.alarmDescriptions ?? {};
     const scope = new Construct(this, 'Alarms');

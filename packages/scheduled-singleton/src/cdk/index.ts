@@ -1,0 +1,27 @@
+/**
+ * The CDK part of @contest-sync/scheduled-singleton: the ScheduledSingletonJob construct, what it
+ * acknowledges to cdk-nag, and the contract it shares with the runtime part. Imports aws-cdk-lib
+ * and constructs only (no AWS SDK).
+ */
+export {
+  ASYNC_MAX_EVENT_AGE,
+  ASYNC_RETRY_ATTEMPTS,
+  BUNDLE_BUDGET_BYTES,
+  BUNDLING,
+  COORDINATION_ACTIONS,
+  ESM_REQUIRE_BANNER,
+  JOB_LIMITS,
+  LOCK_FILES,
+  ScheduledSingletonJob,
+  ScheduledSingletonJobError,
+  createCoordinationTable,
+  findProject,
+  rateMinutes,
+  type JobAlarm,
+  type JobMetrics,
+  type ScheduledSingletonJobProps,
+} from './scheduled-singleton-job.js';
+export { acknowledgeCustomResourceProviderNagFindings, acknowledgeEmailSubscription, acknowledgeJobNagFindings, type NagJobParts } from './acknowledge.js';
+export { ConsoleTestEvents, ConsoleTestEventsError, TEST_EVENT_REGISTRY, testEventSchemaContent, type ConsoleTestEventsProps } from './console-test-events.js';
+export { JOB_ENV, METRIC, METRIC_UNIT, SERVICE_DIMENSION, type JobEnvNames, type MetricName } from '../contract.js';
+export { leaseTiming, minimumFunctionTimeoutMs, type LeaseTiming } from '../runtime/timing.js';

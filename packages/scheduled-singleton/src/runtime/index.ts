@@ -1,0 +1,37 @@
+/**
+ * The runtime part of @contest-sync/scheduled-singleton: single execution for scheduled jobs on
+ * Lambda + DynamoDB (one run per interval, never two at once, and a run that lost its lease writes
+ * nothing), and the handler wrapper `scheduledSingleton` built on it. See the package's README.md
+ * for what it guarantees, the item layout, the timing rules and the failure modes.
+ */
+export { runExclusively, runUnfenced } from './run.js';
+export type { ExclusiveDeps, ExclusiveOptions, ExclusiveOutcome, ExclusiveRun, Settled } from './run.js';
+export type {
+  AcquireRefusal,
+  AcquireResult,
+  CommitOptions,
+  FenceExtras,
+  FencedWriterPort,
+  HeldLease,
+  InvocationSource,
+  LeasePort,
+  ReleaseOptions,
+  RunRecord,
+  Sleep,
+  TransactAction,
+  WorkContext,
+} from './ports.js';
+export { DynamoLease, type LeaseStoreOptions } from './dynamo-lease.js';
+export { DynamoFencedWriter, MAX_TRANSACTION_ACTIONS, MAX_WRITES_PER_TRANSACTION, type CommitInfo, type FencedWriterOptions } from './fenced-writer.js';
+export { leaseTiming, minimumFunctionTimeoutMs, validateTiming, type LeaseTiming, MIN_LEASE_DURATION_SECONDS } from './timing.js';
+export { ledgerRetentionMs, slotOf } from './record.js';
+export { DYNAMO_CLIENT_SETTINGS, worstCallMs } from './client-budget.js';
+export { FencedWriteError, LeaseConfigError, LeaseLostError, LeaseUnavailableError, RunDeadlineError } from './errors.js';
+export { COMMIT_CONTENTION_BUDGET, ContentionError, LEASE_CONTENTION_BUDGET, contentionOf, realSleep, retryContention, retryOptions, type ContentionBudget, type RetrySettings } from './retry.js';
+export { bound, MAX_TEXT_BYTES, utf8Bytes } from './text.js';
+export { cancellationCodes, describe, isCancelledAt } from './aws-errors.js';
+export { scheduledSingleton, ScheduledRunFailedError, JobConfigError } from './singleton.js';
+export type { JobContext, LambdaContextLike, RunOutcome, RunResult, ScheduledSingletonHandler, ScheduledSingletonOptions } from './singleton.js';
+export { EventValidationError, intervalOf, invokedThroughVersion, MAX_SCHEDULE_SKEW_MS, parseInvocation, type Invocation, type ParseOptions } from './invocation.js';
+export { emfLine, jsonLogger, metricValues, writeStdout, type JobLogger, type LogLevel, type RunMetrics, type Write } from './report.js';
+export { JOB_ENV, METRIC, METRIC_UNIT, SERVICE_DIMENSION, type JobEnvNames, type MetricName } from '../contract.js';

@@ -1,0 +1,59 @@
+/** The wrapper's event rules (parseInvocation) and where the construct bundles from (findProject). */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EventValidationError, parseInvocation } from '../../../packages/scheduled-singleton/src/runtime/invocation.js';
+import { findProject } from '../../../packages/scheduled-singleton/src/cdk/scheduled-singleton-job.js';
+
+const nowMs = Date.parse('2026-11-30T12:07:00Z');
+const parse = (event: unknown, extra: Partial<Parameters<typeof parseInvocation>[1]> = {}) => parseInvocation(event, { periodMinutes: 5, nowMs, ...extra });
+const tick = (time: string) => ({ version: '0', id: 'e', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '1', time, region: 'us-east-1', resources: [], detail: {} });
+
+describe('parseInvocation', () => {
+  it('a Scheduled Event stands for the period its time falls in', () => {
+    expect(parse(tick('2026-11-30T12:06:59Z'))).toEqual({ source: 'schedule', interval: '2026-11-30T12:05:00Z', dryRun: false, force: false, options: {} });
+  });
+
+  it('the deploy-time {} (a published version) and the console {} run without an interval', () => {
+    expect(parse({}, { invokedFunctionArn: 'arn:aws:lambda:us-east-1:1:function:f:7' })).toMatchObject({ source: 'deploy', dryRun: false });
+    expect(parse({}, { invokedFunctionArn: 'arn:aws:lambda:us-east-1:1:function:f' })).toMatchObject({ source: 'console' });
+    expect(parse({}).interval).toBeUndefined();
+  });
+
+  it('console options: interval, force, dryRun, and the job own ones when declared', () => {
+    expect(parse({ interval: '2026-11-30T11:58:00Z', force: true })).toMatchObject({ source: 'console', interval: '2026-11-30T11:55:00Z', force: true });
+    expect(parse({ dryRun: true })).toMatchObject({ dryRun: true });
+    expect(parse({ limit: 3 }, { consoleOptions: ['limit'] }).options).toEqual({ limit: 3 });
+  });
+
+  it.each([
+    [null, /expected a JSON object/],
+    [[], /got an array/],
+    [{ extra: 1 }, /unknown field\(s\) "extra"/],
+    [{ force: true }, /"force" re-runs a scheduled interval, so it needs "interval"/],
+    [{ dryRun: 'yes' }, /dryRun: must be true or false/],
+    [{ interval: '2026-11-30T12:30:00Z' }, /has not started yet/],
+    [tick('yesterday'), /invalid Scheduled Event: time: must be an ISO-8601/],
+    [tick('2026-11-30T12:20:00Z'), /minutes in the future/],
+    [{ ...tick('2026-11-30T12:00:00Z'), source: 'me' }, /source: must be "aws.events"/],
+  ])('refuses %j with a clear error', (event, message) => {
+    expect(() => parse(event)).toThrow(EventValidationError);
+    expect(() => parse(event)).toThrow(message);
+  });
+});
+
+describe('findProject', () => {
+  it("is the nearest folder above the entry with a lock file: the adopter's project, not this package's", () => {
+    const root = mkdtempSync(join(tmpdir(), 'find-project-'));
+    mkdirSync(join(root, 'app', 'src', 'jobs'), { recursive: true });
+    writeFileSync(join(root, 'app', 'package-lock.json'), '{}');
+    writeFileSync(join(root, 'app', 'src', 'jobs', 'handler.ts'), '');
+    expect(findProject(join(root, 'app', 'src', 'jobs', 'handler.ts'))).toEqual({
+      projectRoot: join(root, 'app'),
+      depsLockFilePath: join(root, 'app', 'package-lock.json'),
+    });
+    writeFileSync(join(root, 'app', 'src', 'yarn.lock'), '');
+    expect(findProject(join(root, 'app', 'src', 'jobs', 'handler.ts'))?.depsLockFilePath).toBe(join(root, 'app', 'src', 'yarn.lock'));
+  });
+});
