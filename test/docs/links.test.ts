@@ -9,19 +9,12 @@ import { LinkChecker, documentedFiles, headingAnchors, references } from './link
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/**
- * Files another branch is adding, linked ahead of the merge. Remove an entry once its file is on
- * this branch: from then on the check covers it like any other.
- */
-const LANDING_FROM_OTHER_BRANCHES = new Set(['docs/simulation.md']);
-
 describe('the documentation', () => {
   const checker = new LinkChecker(root);
 
   it.each(documentedFiles(root))('%s: every relative link and backticked repository path exists', (file) => {
     const broken = checker
       .check(file)
-      .filter((reference) => !LANDING_FROM_OTHER_BRANCHES.has(reference.path))
       .map((reference) => `${file}:${reference.line}: ${reference.kind} ${reference.text}: ${reference.why}`);
     expect(broken).toEqual([]);
   });
