@@ -32,3 +32,17 @@ describe('lib/', () => {
     expect(readers.filter((file) => file !== 'lib/app.ts' && file !== 'lib/config.ts')).toEqual([]);
   });
 });
+
+describe('test/', () => {
+  it('imports nothing from bench/ (the bench only measures; what both need lives in local/)', () => {
+    const sources = files(join(root, 'test'));
+    const offending = sources.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/from\s+'(\.[^']+)'/g)]
+        .map((match) => relative(root, resolve(file, '..', match[1]!)))
+        .filter((target) => target.startsWith('bench/'))
+        .map((target) => `${relative(root, file)} -> ${target}`),
+    );
+    expect(sources.length).toBeGreaterThan(20);
+    expect(offending).toEqual([]);
+  });
+});

@@ -18,8 +18,9 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.js';
 import { startDynamoProxy, type ProxyFault } from '../../local/dynamo-proxy.js';
 import { createTablesFromTemplate, type TableNames } from '../../local/tables.js';
 import type { CfnTemplate } from '../../local/template.js';
-import { PRICES } from '../../bench/cost.js';
+import { PRICES } from '../../local/prices.js';
 import { prng } from '../chaos/faults.js';
+import { scanAll } from '../support/contests.js';
 import { Checker, type ReminderFigures, type Violation } from './checker.js';
 import { glitchSchedule, isCodeforcesGlitch, type Glitch, type HourGlitch } from './glitches.js';
 import { buildTruth, DAY, HOUR, listAt, listedAt, upcomingAt, type Truth, type UpcomingEntry } from './truth.js';
@@ -405,16 +406,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       }
     }
   };
-  const scanAll = async (table: string): Promise<Record<string, unknown>[]> => {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await doc.send(new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey: start }));
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start !== undefined);
-    return items;
-  };
+  const scanTable = (table: string) => scanAll(doc, table);
 
   // ---- the year ----
   const byId = new Map(truth.contests.map((c) => [c.id, c]));
@@ -457,7 +449,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       // What is stored: deletions of listed contests, TTL expiry, swept at virtual time.
       clock.to((intervalStart + 58 * MIN) * 1000);
       nowSeconds = Math.floor(clock.now() / 1000);
-      const contests = await scanAll(tables.contests);
+      const contests = await scanTable(tables.contests);
       const now = new Set(contests.map((item) => Number(item.contestId)));
       const gone = [...storedContests].filter((id) => !now.has(id) && !sweptContests.has(id));
       checker.contestsDeleted(hour, gone, (id) => {
@@ -468,7 +460,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       storedContests = now;
       for (const item of contests) noteExpiry(tables.contests, { contestId: item.contestId }, 'expiresAt', item.expiresAt, nowSeconds);
       if (hour % 24 === 23 || hour === hours - 1) {
-        const coordination = await scanAll(tables.coordination);
+        const coordination = await scanTable(tables.coordination);
         for (const item of coordination) noteExpiry(tables.coordination, { pk: item.pk }, 'ttl', item.ttl, nowSeconds);
         const month = Math.floor(hour / monthHours);
         const lastOfMonth = Math.floor((hour + 24) / monthHours) > month || hour === hours - 1;
