@@ -18,6 +18,9 @@ export class ConfigError extends Error {
 
 const tableName = z.string({ error: 'is not set' }).regex(/^[a-zA-Z0-9_.-]{3,255}$/, 'is not a DynamoDB table name');
 const positive = (fallback: number) => z.coerce.number({ error: 'must be a number' }).positive('must be > 0').default(fallback);
+/** A number of consecutive syncs (the grace period, the replies that accept held change): 1 to 48. */
+const syncCount = (fallback: number) =>
+  z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be >= 1').max(48, 'must be <= 48').default(fallback);
 
 const schema = z.object({
   [ENV.contestsTable]: tableName,
@@ -27,18 +30,8 @@ const schema = z.object({
   [ENV.leaseDurationSeconds]: positive(DEFAULTS.leaseDurationSeconds),
   [ENV.finishedRetentionDays]: z.coerce.number({ error: 'must be a number' }).nonnegative('must be >= 0').default(DEFAULTS.finishedRetentionDays),
   [ENV.scheduleRateMinutes]: z.coerce.number({ error: 'must be a number' }).int().positive().default(DEFAULTS.scheduleRateMinutes),
-  [ENV.missingSyncsBeforeDelete]: z.coerce
-    .number({ error: 'must be a number' })
-    .int('must be a whole number')
-    .min(1, 'must be >= 1')
-    .max(48, 'must be <= 48')
-    .default(DEFAULTS.missingSyncsBeforeDelete),
-  [ENV.acceptHeldAfterReplies]: z.coerce
-    .number({ error: 'must be a number' })
-    .int('must be a whole number')
-    .min(1, 'must be >= 1')
-    .max(48, 'must be <= 48')
-    .default(DEFAULTS.acceptHeldAfterReplies),
+  [ENV.missingSyncsBeforeDelete]: syncCount(DEFAULTS.missingSyncsBeforeDelete),
+  [ENV.acceptHeldAfterReplies]: syncCount(DEFAULTS.acceptHeldAfterReplies),
 });
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {

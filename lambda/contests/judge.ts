@@ -16,8 +16,6 @@ import type { ContestItem, Pending } from './model.js';
  */
 export type HeldKind = 'start-in-past' | 'finish' | 'phase' | 'drop' | 'reschedule' | 'earlier';
 
-export const HELD_KINDS: readonly HeldKind[] = ['start-in-past', 'finish', 'phase', 'drop', 'reschedule', 'earlier'];
-
 /** Kinds judged by their share of a reply rather than one contest alone. */
 export type MassKind = Extract<HeldKind, 'drop' | 'reschedule' | 'earlier'>;
 

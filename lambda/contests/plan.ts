@@ -146,8 +146,7 @@ export function planContests(input: {
     accepted: [],
   };
   const keep = (item: ContestItem, pending?: Pending) => {
-    const { pending: _old, ...rest } = item;
-    plan.bookkeeping.push({ ...rest, ...(pending !== undefined ? { pending } : {}), updatedAt });
+    plan.bookkeeping.push({ ...without(item, 'pending'), ...(pending !== undefined ? { pending } : {}), updatedAt });
   };
 
   // One entry per id (the last listed wins): two writes of one item cannot share a transaction.
@@ -267,8 +266,7 @@ export function planContests(input: {
       plan.reminderDeletes.push(before.contestId);
       return;
     }
-    const { pending: _held, ...rest } = before;
-    plan.vanished.push({ ...rest, vanishedAt: since, missingSyncs: misses, updatedAt });
+    plan.vanished.push({ ...without(before, 'pending'), vanishedAt: since, missingSyncs: misses, updatedAt });
   }
 
   /** Write the listed version; the irreversible part of its change waits for a second reply. */
