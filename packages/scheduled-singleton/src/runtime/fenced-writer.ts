@@ -85,10 +85,12 @@ export class DynamoFencedWriter implements FencedWriterPort {
       const reasons = cancellationCodes(error instanceof ContentionError ? error.cause : error);
       const failedAt = reasons.findIndex((code) => code === 'ConditionalCheckFailed');
       if (failedAt > 0) {
+        // Index 0 is the lease action; DynamoDB gives one reason per action, in order.
+        const refused = chunk.filter((_, index) => reasons[index + 1] === 'ConditionalCheckFailed');
         throw new FencedWriteError(
-          `a write was refused by its condition (${describeAction(chunk[failedAt - 1])}): ` +
-            'the item changed during the run; the next run redoes it',
-          { cause: error },
+          `a write was refused by its condition (${describeAction(chunk[failedAt - 1])}` +
+            `${refused.length > 1 ? ` and ${refused.length - 1} more` : ''}): the item changed during the run; the next run redoes it`,
+          { cause: error, refused },
         );
       }
       throw new FencedWriteError(`could not write to DynamoDB: ${describe(error)}${reasons.length ? ` [${reasons.join(', ')}]` : ''}`, {
