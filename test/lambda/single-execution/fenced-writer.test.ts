@@ -154,6 +154,26 @@ describe('DynamoFencedWriter.commit', () => {
     );
   });
 
+  it('carries every data action refused by its own condition, as sent, so that a job can drop them and retry the rest', async () => {
+    mock.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed', 'None', 'ConditionalCheckFailed'));
+    const store = writerFor();
+    const moves = ['alice', 'bob', 'carol'].map((userId) => ({ contestId: 7, userId, minutesBefore: 30, remindAt: 100, clearNotified: false }));
+    const failure = await store.apply(changes({ reminderMoves: moves }), fence).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(FencedWriteError);
+    const refused = (failure as FencedWriteError).refused as { Update: { Key: unknown } }[];
+    expect(refused.map((action) => action.Update.Key)).toEqual([
+      { contestId: 7, userId: 'alice' },
+      { contestId: 7, userId: 'carol' },
+    ]);
+    expect((failure as Error).message).toMatch(/and 1 more/);
+  });
+
+  it('refuses nothing by name when the failure was not a condition', async () => {
+    mock.on(TransactWriteCommand).rejects(cancelled('None', 'ValidationError'));
+    const failure = await writerFor().apply(changes({ contestPuts: [contest(1)] }), fence).catch((error: unknown) => error);
+    expect((failure as FencedWriteError).refused).toEqual([]);
+  });
+
   it('does not send once the run was aborted', async () => {
     const store = writerFor();
     const controller = new AbortController();

@@ -25,6 +25,16 @@ export class LeaseUnavailableError extends Error {
 /** A fenced data transaction failed for a reason other than the lease (a refused condition, an error). */
 export class FencedWriteError extends Error {
   override readonly name = 'FencedWriteError';
+  /**
+   * The data actions of the transaction (as sent) that their own condition refused, from the
+   * cancellation reasons; empty when the failure was not a refused condition. A job whose actions
+   * may lose a race one by one (per-row claims) drops these and commits the rest again.
+   */
+  readonly refused: readonly unknown[];
+  constructor(message: string, options?: { cause?: unknown; refused?: readonly unknown[] }) {
+    super(message, options);
+    this.refused = options?.refused ?? [];
+  }
 }
 
 /** The run reached its own deadline (Lambda's remaining time minus the stop margin). */

@@ -37,7 +37,7 @@ export interface LambdaContextLike {
 }
 
 /** What the work receives: the module's WorkContext, and what this run is. */
-export interface JobContext extends WorkContext {
+export interface JobContext<P = undefined> extends WorkContext {
   readonly source: Invocation['source'];
   /** The interval this run stands for (a Scheduled Event's, or a console `interval`). */
   readonly interval?: string;
@@ -49,9 +49,39 @@ export interface JobContext extends WorkContext {
   /** JSON log lines on stdout, carrying runId, source and interval. */
   readonly log: JobLogger;
   readonly lambda: LambdaContextLike;
+  /** What the `precheck` option found before the lease (absent without one). */
+  readonly precheck?: P;
 }
 
-export interface ScheduledSingletonOptions<T> {
+/** What a `precheck` receives: what this run is, a signal bounded by the run's deadline, the log. */
+export interface PrecheckContext {
+  readonly runId: string;
+  readonly source: Invocation['source'];
+  readonly interval?: string;
+  readonly dryRun: boolean;
+  readonly force: boolean;
+  readonly options: Readonly<Record<string, unknown>>;
+  readonly signal: AbortSignal;
+  readonly log: JobLogger;
+}
+
+/**
+ * A precheck's answer: `idle` ends the invocation as `succeeded` with `idle: true` (and `summary`'s
+ * fields) before any lease; otherwise the run goes on as usual and the work receives `value`.
+ */
+export type Precheck<P> = { idle: true; summary?: Record<string, unknown> } | { idle: false; value: P };
+
+export interface ScheduledSingletonOptions<T, P = undefined> {
+  /**
+   * A read-only look before the lease, for a job that often has nothing to do (a frequent
+   * schedule): e.g. one query for due work. When it answers `idle`, the invocation takes no lease,
+   * writes nothing, marks no interval done (a retry or the next tick looks again) and succeeds
+   * with `idle: true`, so an idle tick costs only the look. It cannot write (it gets no `commit`),
+   * so it cannot weaken the guarantees: everything the run writes is still fenced by the lease,
+   * and the work must treat what the look found as possibly stale (the lease was not held when it
+   * was read). A look that throws fails the run with reason `precheck`.
+   */
+  precheck?: (context: PrecheckContext) => Promise<Precheck<P>>;
   /** Extra fields of the summary line and the returned result, from the work's value. */
   summary?: (value: T) => Record<string, unknown>;
   /** Extra attributes of the run record in the coordination table. */
@@ -77,7 +107,7 @@ export interface RunResult {
   source: Invocation['source'] | 'unknown';
   interval?: string;
   outcome: RunOutcome;
-  /** skipped: `lease-held`, `already-done`; failed: `event`, `config`, `lease`, `lease-lost`, `work`. */
+  /** skipped: `lease-held`, `already-done`; failed: `event`, `config`, `precheck`, `lease`, `lease-lost`, `work`. */
   reason?: string;
   fence?: number;
   holder?: string;
@@ -87,6 +117,8 @@ export interface RunResult {
   /** The work was stopped by the run's deadline. */
   deadline?: boolean;
   dryRun?: true;
+  /** The precheck found nothing to do: no lease was taken. */
+  idle?: true;
   durationMs: number;
   [field: string]: unknown;
 }
@@ -105,15 +137,26 @@ export class JobConfigError extends Error {
 
 export type ScheduledSingletonHandler = (event: unknown, context: LambdaContextLike) => Promise<RunResult>;
 
+/** The precheck's settlement when it ended the run before the lease. */
+type PrecheckSettlement =
+  | { outcome: 'succeeded'; idle: true; summary: Record<string, unknown> }
+  | { outcome: 'failed'; reason: 'precheck'; error: unknown };
+
 /** Built once per container from the environment the construct sets. */
 interface Setup {
   deps: ExclusiveDeps;
   periodMinutes: number;
 }
 
-type Settlement<T> = ExclusiveOutcome<T> | { outcome: 'failed'; reason: 'event' | 'config'; error: unknown; dryRun?: undefined };
+type Settlement<T> =
+  | ExclusiveOutcome<T>
+  | { outcome: 'failed'; reason: 'event' | 'config'; error: unknown; dryRun?: undefined }
+  | PrecheckSettlement;
 
-export function scheduledSingleton<T>(work: (job: JobContext) => Promise<T>, options: ScheduledSingletonOptions<T> = {}): ScheduledSingletonHandler {
+export function scheduledSingleton<T, P = undefined>(
+  work: (job: JobContext<P>) => Promise<T>,
+  options: ScheduledSingletonOptions<T, P> = {},
+): ScheduledSingletonHandler {
   const env = options.env ?? process.env;
   const names: JobEnvNames = { ...JOB_ENV, ...options.envNames };
   const now = options.now ?? Date.now;
@@ -134,7 +177,20 @@ export function scheduledSingleton<T>(work: (job: JobContext) => Promise<T>, opt
     const { invocation, setup: ready } = parsed;
     Object.assign(keys, { source: invocation.source }, invocation.interval !== undefined ? { interval: invocation.interval } : {});
 
-    const settled = await runStep(invocation, work, { runId, context, deps: ready.deps, log, ...(options.record ? { record: options.record } : {}) }).catch(
+    let looked: { value: P } | undefined;
+    if (options.precheck !== undefined) {
+      const pre = await precheckStep(options.precheck, invocation, { runId, context, deps: ready.deps, log });
+      if ('settled' in pre) return report(pre.settled, invocation, reporting);
+      looked = pre;
+    }
+    const settled = await runStep(invocation, work, {
+      runId,
+      context,
+      deps: ready.deps,
+      log,
+      ...(options.record ? { record: options.record } : {}),
+      ...(looked !== undefined ? { looked } : {}),
+    }).catch(
       // runExclusively reports every expected failure in its outcome: this is a bug. Still report it.
       (error: unknown): Settlement<T> => ({ outcome: 'failed', reason: 'work', error, deadline: false, fence: 0, heartbeats: 0 }),
     );
@@ -142,17 +198,17 @@ export function scheduledSingleton<T>(work: (job: JobContext) => Promise<T>, opt
   };
 }
 
-interface ParseInput<T> {
+interface ParseInput<T, P> {
   env: Record<string, string | undefined>;
   names: JobEnvNames;
   now: () => number;
-  options: ScheduledSingletonOptions<T>;
+  options: ScheduledSingletonOptions<T, P>;
   /** Built once per container; contention warnings go to the current invocation's log. */
   container: { setup?: Setup; log?: JobLogger };
 }
 
 /** The environment (once per container) and the event: what this invocation is, or why it cannot run. */
-function parse<T>(event: unknown, context: LambdaContextLike, input: ParseInput<T>): { invocation: Invocation; setup: Setup } | { failure: Settlement<T> } {
+function parse<T, P>(event: unknown, context: LambdaContextLike, input: ParseInput<T, P>): { invocation: Invocation; setup: Setup } | { failure: Settlement<T> } {
   const { container, options } = input;
   try {
     container.setup ??= setup(input.env, input.names, options.dynamo, input.now, (message, fields) => container.log?.warn(message, fields));
@@ -260,20 +316,48 @@ function refuseShortTimeout(ready: Setup, remainingMs: number): void {
   }
 }
 
-interface RunStepOptions<T> {
+/** The precheck, before the lease: idle ends the run; otherwise what it found goes to the work. */
+async function precheckStep<P>(
+  precheck: (context: PrecheckContext) => Promise<Precheck<P>>,
+  invocation: Invocation,
+  step: { runId: string; context: LambdaContextLike; deps: ExclusiveDeps; log: JobLogger },
+): Promise<{ value: P } | { settled: PrecheckSettlement }> {
+  const { source, interval, dryRun, force, options } = invocation;
+  const budgetMs = Math.max(1, step.context.getRemainingTimeInMillis() - step.deps.timing.stopMarginMs);
+  try {
+    const look = await precheck({ runId: step.runId, source, ...(interval !== undefined ? { interval } : {}), dryRun, force, options, signal: AbortSignal.timeout(budgetMs), log: step.log });
+    if (look.idle) return { settled: { outcome: 'succeeded', idle: true, summary: look.summary ?? {} } };
+    return { value: look.value };
+  } catch (error) {
+    return { settled: { outcome: 'failed', reason: 'precheck', error } };
+  }
+}
+
+interface RunStepOptions<T, P> {
   runId: string;
   context: LambdaContextLike;
   deps: ExclusiveDeps;
   log: JobLogger;
   record?: (settled: Settled<T>) => Record<string, unknown>;
+  looked?: { value: P };
 }
 
 /** The work, exclusively under the lease; a dry run without it (nothing can be written). */
-async function runStep<T>(invocation: Invocation, work: (job: JobContext) => Promise<T>, step: RunStepOptions<T>): Promise<Settlement<T> | DrySettlement<T>> {
+async function runStep<T, P>(invocation: Invocation, work: (job: JobContext<P>) => Promise<T>, step: RunStepOptions<T, P>): Promise<Settlement<T> | DrySettlement<T>> {
   const { runId, context, log } = step;
   const remainingMs = () => context.getRemainingTimeInMillis();
   const { source, interval, dryRun, force, options } = invocation;
-  const job = (base: WorkContext): JobContext => ({ ...base, source, ...(interval !== undefined ? { interval } : {}), dryRun, force, options, log, lambda: context });
+  const job = (base: WorkContext): JobContext<P> => ({
+    ...base,
+    source,
+    ...(interval !== undefined ? { interval } : {}),
+    dryRun,
+    force,
+    options,
+    log,
+    lambda: context,
+    ...(step.looked !== undefined ? { precheck: step.looked.value } : {}),
+  });
   if (dryRun) {
     const dry = await runUnfenced({ runId, remainingMs }, (base) => work(job(base)), step.deps);
     return dry.outcome === 'succeeded'
@@ -301,7 +385,7 @@ function resultOf<T>(
   extra: { runId: string; durationMs: number; summary: ((value: T) => Record<string, unknown>) | undefined },
 ): RunResult {
   const s = settled as Partial<Record<string, unknown>> & { outcome: RunOutcome };
-  const value = settled.outcome === 'succeeded' ? settled.value : undefined;
+  const value = settled.outcome === 'succeeded' && 'value' in settled ? settled.value : undefined;
   return {
     runId: extra.runId,
     source: invocation?.source ?? 'unknown',
@@ -315,7 +399,8 @@ function resultOf<T>(
     ...('error' in s ? { error: bound(describe(s.error)) } : {}),
     ...(s.deadline === true ? { deadline: true } : {}),
     ...(s.dryRun === true ? { dryRun: true as const } : {}),
+    ...(s.idle === true ? { idle: true } : {}),
     durationMs: extra.durationMs,
-    ...(settled.outcome === 'succeeded' && extra.summary !== undefined ? extra.summary(value as T) : {}),
+    ...('idle' in settled ? settled.summary : settled.outcome === 'succeeded' && extra.summary !== undefined ? extra.summary(value as T) : {}),
   };
 }
