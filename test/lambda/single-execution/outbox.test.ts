@@ -52,8 +52,8 @@ describe('outboxPuts', () => {
   });
 
   it('gives the same change the same item key whatever run writes it', () => {
-    const a = outboxPuts([event], settings, context)[0]!.Put!.Item;
-    const b = outboxPuts([{ ...event, detail: { ...event.detail } }], settings, { runId: 'run-2', fence: 4, nowMs: context.nowMs + 60_000 })[0]!.Put!.Item;
+    const a = outboxPuts([event], settings, context)[0]!.Put!.Item!;
+    const b = outboxPuts([{ ...event, detail: { ...event.detail } }], settings, { runId: 'run-2', fence: 4, nowMs: context.nowMs + 60_000 })[0]!.Put!.Item!;
     expect(a.pk).toBe(b.pk);
     expect(outboxKey('contest-sync.contests', event.id)).toBe(a.pk);
   });
