@@ -27,6 +27,7 @@ import { localDynamoClient } from '../../local/dynamodb-local.js';
 import { mappingFromTemplate, startStreamPoller, type StreamPoller } from '../../local/stream-poller.js';
 import { createTableFromResource, type CfnTableProperties } from '../../local/tables.js';
 import { bundleDirOfFunction, type CfnTemplate } from '../../local/template.js';
+import { alarmMetrics, extractEmf, unfed } from '../support/emf.js';
 import { invokeBundle, scheduledEvent, type InvocationOutcome } from '../support/processes.js';
 
 const LEASE_SECONDS = 10;
@@ -58,7 +59,7 @@ beforeAll(async () => {
   // Synthesis runs cdk-nag over the job, the delivery and the consumer: a finding fails it.
   template = app.synth().getStackArtifact(stack.artifactId).template;
   const id = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnFunction);
-  ids = { job: id(job.function), relay: id(delivery.relay), consumer: id(subscriber.function), bus: id(delivery.eventBus as never), outbox: id(delivery.table) };
+  ids = { job: id(job.function), relay: id(delivery.relay), consumer: id(subscriber.function), bus: id(delivery.eventBus), outbox: id(delivery.table) };
   bundles = { job: join(bundleDirOfFunction(outdir, template, ids.job), 'index.mjs'), relay: join(bundleDirOfFunction(outdir, template, ids.relay), 'index.mjs') };
 
   const client = localDynamoClient(inject('dynamoEndpoint'));
@@ -88,7 +89,7 @@ afterAll(async () => {
 /** The relay's bundle, one child process per batch, against the bus stand-in (or `endpoint`). */
 function relay(endpoint: () => string) {
   return async (records: unknown[]) => {
-    const running = invokeBundle({ entry: bundles.relay, event: { Records: records }, env: envOf(ids.relay, { AWS_ENDPOINT_URL_EVENTBRIDGE: endpoint(), AWS_MAX_ATTEMPTS: '1' }), timeoutMs: 60_000 });
+    const running = invokeBundle({ entry: bundles.relay, event: { Records: records }, env: envOf(ids.relay, { AWS_ENDPOINT_URL_EVENTBRIDGE: endpoint(), AWS_MAX_ATTEMPTS: '1', EMULATE_LAMBDA_JSON_LOGS: 'true' }), timeoutMs: 60_000 });
     const outcome = await running.done;
     relayRuns.push(outcome);
     if (!outcome.ok) throw new Error(`relay failed: ${outcome.error?.message ?? outcome.stderr.slice(0, 500)}`);
@@ -214,5 +215,9 @@ describe('the outbox end to end on the bundles', () => {
     const summaries = relayRuns.flatMap((run) => run.logs.filter((line) => line.summary === true));
     expect(summaries.some((line) => line.message === 'delivered in part')).toBe(true);
     expect(summaries.some((line) => Number(line.resent) > 0)).toBe(true);
+    // Under the JSON log format the relay's EMF lines feed the delivery alarm that reads them.
+    const relayAlarms = alarmMetrics(template).filter((m) => m.dimensions.service === 'heartbeat-events');
+    expect(relayAlarms.map((m) => m.name)).toEqual(['EventsFailed']);
+    expect(unfed(relayAlarms, relayRuns.flatMap((run) => extractEmf(run.stdout)))).toEqual([]);
   });
 });
