@@ -35,3 +35,4 @@ export type { JobContext, LambdaContextLike, RunOutcome, RunResult, ScheduledSin
 export { EventValidationError, intervalOf, invokedThroughVersion, MAX_SCHEDULE_SKEW_MS, parseInvocation, type Invocation, type ParseOptions } from './invocation.js';
 export { emfLine, jsonLogger, metricValues, writeStdout, type JobLogger, type LogLevel, type RunMetrics, type Write } from './report.js';
 export { JOB_ENV, METRIC, METRIC_UNIT, SERVICE_DIMENSION, type JobEnvNames, type MetricName } from '../contract.js';
+export { dynamoCoordination, type CoordinationConfig, type CoordinationPorts, type CoordinationStore } from './coordination.js';

@@ -13,13 +13,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { JOB_ENV, type JobEnvNames } from '../contract.js';
 import { describe } from './aws-errors.js';
 import { DYNAMO_CLIENT_SETTINGS } from './client-budget.js';
-import { DynamoLease } from './dynamo-lease.js';
+import { dynamoCoordination, type CoordinationStore } from './coordination.js';
 import { LeaseConfigError } from './errors.js';
-import { DynamoFencedWriter } from './fenced-writer.js';
 import { EventValidationError, parseInvocation, type Invocation } from './invocation.js';
 import type { WorkContext } from './ports.js';
 import { ledgerRetentionMs } from './record.js';
@@ -59,6 +57,11 @@ export interface ScheduledSingletonOptions<T> {
   consoleOptions?: readonly string[];
   /** The DynamoDB client of the lease and the fenced writes (default: one with the module's time budget). */
   dynamo?: DynamoDBClient;
+  /**
+   * Where the lease and the fenced writes live (default: DynamoDB through `dynamo`). A unit test
+   * passes `new MemoryCoordination()` from `@contest-sync/scheduled-singleton/testing`.
+   */
+  coordination?: CoordinationStore;
   /** Default process.env, and the names ScheduledSingletonJob uses (override only if the stack did). */
   env?: Record<string, string | undefined>;
   envNames?: Partial<JobEnvNames>;
@@ -102,7 +105,14 @@ export class JobConfigError extends Error {
   override readonly name = 'JobConfigError';
 }
 
-export type ScheduledSingletonHandler = (event: unknown, context: LambdaContextLike) => Promise<RunResult>;
+export interface ScheduledSingletonHandler<T = unknown> {
+  (event: unknown, context: LambdaContextLike): Promise<RunResult>;
+  /**
+   * The same work with these options merged over the handler's own (a test's `coordination`,
+   * `env`, `now`, `write`): a new handler with its own container state.
+   */
+  with(overrides: ScheduledSingletonOptions<T>): ScheduledSingletonHandler<T>;
+}
 
 /** Built once per container from the environment the construct sets. */
 interface Setup {
@@ -112,7 +122,12 @@ interface Setup {
 
 type Settlement<T> = ExclusiveOutcome<T> | { outcome: 'failed'; reason: 'event' | 'config'; error: unknown; dryRun?: undefined };
 
-export function scheduledSingleton<T>(work: (job: JobContext) => Promise<T>, options: ScheduledSingletonOptions<T> = {}): ScheduledSingletonHandler {
+export function scheduledSingleton<T>(work: (job: JobContext) => Promise<T>, options: ScheduledSingletonOptions<T> = {}): ScheduledSingletonHandler<T> {
+  const handler = invocationHandler(work, options);
+  return Object.assign(handler, { with: (overrides: ScheduledSingletonOptions<T>) => scheduledSingleton(work, { ...options, ...overrides }) });
+}
+
+function invocationHandler<T>(work: (job: JobContext) => Promise<T>, options: ScheduledSingletonOptions<T>): (event: unknown, context: LambdaContextLike) => Promise<RunResult> {
   const env = options.env ?? process.env;
   const names: JobEnvNames = { ...JOB_ENV, ...options.envNames };
   const now = options.now ?? Date.now;
@@ -154,7 +169,7 @@ interface ParseInput<T> {
 function parse<T>(event: unknown, context: LambdaContextLike, input: ParseInput<T>): { invocation: Invocation; setup: Setup } | { failure: Settlement<T> } {
   const { container, options } = input;
   try {
-    container.setup ??= setup(input.env, input.names, options.dynamo, input.now, (message, fields) => container.log?.warn(message, fields));
+    container.setup ??= setup(input.env, input.names, options, input.now, (message, fields) => container.log?.warn(message, fields));
     refuseShortTimeout(container.setup, context.getRemainingTimeInMillis());
     const invocation = parseInvocation(event, {
       periodMinutes: container.setup.periodMinutes,
@@ -196,10 +211,10 @@ function report<T>(settled: Settlement<T> | DrySettlement<T>, invocation: Invoca
 }
 
 /** The deps of runExclusively, from the environment ScheduledSingletonJob sets. */
-function setup(
+function setup<T>(
   env: Record<string, string | undefined>,
   names: JobEnvNames,
-  dynamo: DynamoDBClient | undefined,
+  options: Pick<ScheduledSingletonOptions<T>, 'dynamo' | 'coordination'>,
   now: () => number,
   warn: (message: string, fields: Record<string, unknown>) => void,
 ): Setup {
@@ -220,16 +235,24 @@ function setup(
     throw error instanceof JobConfigError ? error : new JobConfigError(`${names.leaseDurationSeconds}: ${(error as Error).message}`);
   }
   const periodMinutes = positive('scheduleRateMinutes');
-  const client =
-    dynamo ??
-    new DynamoDBClient({
-      maxAttempts: DYNAMO_CLIENT_SETTINGS.maxAttempts,
-      requestHandler: { connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs, requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs },
-    });
-  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  const store =
+    options.coordination ??
+    dynamoCoordination(
+      options.dynamo ??
+        new DynamoDBClient({
+          maxAttempts: DYNAMO_CLIENT_SETTINGS.maxAttempts,
+          requestHandler: { connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs, requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs },
+        }),
+    );
   const contention = (operation: string, reason: string, attempt: number) => warn('DynamoDB contention; retrying', { operation, reason, attempt });
-  const lease = new DynamoLease({ doc, table: read('coordinationTable'), key: read('leaseKey'), timing, now, ledgerRetentionMs: ledgerRetentionMs(periodMinutes), onContention: contention });
-  const writer = new DynamoFencedWriter(doc, { now, onContention: (reason, attempt) => contention('commit', reason, attempt) });
+  const { lease, writer } = store.open({
+    table: read('coordinationTable'),
+    key: read('leaseKey'),
+    timing,
+    now,
+    ledgerRetentionMs: ledgerRetentionMs(periodMinutes),
+    onContention: contention,
+  });
   return { deps: { lease, writer, timing, now, runRecordPrefix: read('runRecordPrefix') }, periodMinutes };
 }
 
