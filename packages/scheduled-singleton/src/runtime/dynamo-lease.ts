@@ -1,6 +1,6 @@
 /**
  * The lease on DynamoDB: one conditional UpdateItem to acquire, ownership-conditioned renew and
- * release, and the lease action that fences every data write. Decisions live in record.ts.
+ * release, and the lease action that fences every data write. The decisions are pure functions apart.
  * Contention (conflicts, throttling, 5xx) is retried within a small budget (retry.ts).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -39,7 +39,7 @@ export interface LeaseStoreOptions {
   now: () => number;
   /** The partition key of the job's lease item, e.g. `lease#contest-sync`. */
   key: string;
-  /** How long succeeded intervals are remembered; default: for an hourly schedule (record.ts). */
+  /** How long succeeded intervals are remembered; default: for an hourly schedule (`ledgerRetentionMs(60)`). */
   ledgerRetentionMs?: number;
   /** Contention (conflicts, throttling, 5xx) is retried with these; defaults: real sleep, Math.random. */
   sleep?: Sleep;

@@ -1,7 +1,7 @@
 /**
  * Fenced writes on DynamoDB: a job's data actions go out in `TransactWriteItems` of at most 100
  * actions, each led by the lease action, so every transaction commits only while the run holds
- * the lease (docs/design.md, lease rule 5). Contention is retried with a fresh lease action inside
+ * the lease (the package README, "What it guarantees"). Contention is retried with a fresh lease action inside
  * a bounded budget; a refused lease action is a LeaseLostError; a data action refused by its own
  * condition is a FencedWriteError naming it.
  */

@@ -1,7 +1,7 @@
 /**
  * The runtime part of @contest-sync/scheduled-singleton: single execution for scheduled jobs on
  * Lambda + DynamoDB (one run per interval, never two at once, and a run that lost its lease writes
- * nothing), and the handler wrapper `scheduledSingleton` built on it. See the package's README.md
+ * nothing), and the handler wrapper `scheduledSingleton` built on it. See the package README
  * for what it guarantees, the item layout, the timing rules and the failure modes.
  */
 export { runExclusively, runUnfenced } from './run.js';

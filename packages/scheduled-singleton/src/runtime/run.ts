@@ -8,7 +8,7 @@
  * runs, gives the work an AbortSignal that fires when the lease is lost or the run's deadline comes,
  * commits the work's writes fenced by the lease (the interval marked done with the last one), and
  * releases with a run record. It never throws for an expected failure: the outcome says what
- * happened. See README.md beside this file.
+ * happened. See the package README.
  */
 import { describe } from './aws-errors.js';
 import { LeaseLostError, LeaseUnavailableError, RunDeadlineError } from './errors.js';
