@@ -327,7 +327,7 @@ export class OutboxDelivery extends Construct {
       deadLetters: alarm('DeadLetters', {
         alarmDescription:
           'Outbox batches were given up after every retry: their events did not reach the bus. Read a message of the ' +
-          'dead-letter queue (shard, sequence range), fix the cause, then redrive (docs/runbook.md "Events not delivered").',
+          'dead-letter queue (shard, sequence range), fix the cause, then redrive (the package README, "Side effects").',
         metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
         ...atLeastOne,
       }),
