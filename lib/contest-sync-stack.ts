@@ -17,10 +17,12 @@ import { ENV, LEASE_PK, METRIC, METRICS_NAMESPACE, RUN_PK_PREFIX, SERVICE_NAME }
 import type { ContestSyncConfig } from './config.js';
 import { DataTables } from './constructs/data-tables.js';
 import { Monitoring } from './constructs/monitoring.js';
-import { ScheduledSingletonJob, type JobAlarm } from '@contest-sync/scheduled-singleton/cdk';
+import { OutboxDelivery, ScheduledSingletonJob, type JobAlarm } from '@contest-sync/scheduled-singleton/cdk';
 import { TABLE_ACTIONS, TABLE_ROLES, type TableRole } from './table-access.js';
 
 export const STACK_ID = 'ContestSync';
+/** The EventBridge `source` of each job's events (one source per job: its outbox grant is scoped to it). */
+export const EVENT_SOURCES = { contests: 'contest-sync.contests', reminders: 'contest-sync.reminders' } as const;
 export const APP_TAG = 'contest-sync';
 /** The `stage` tag and SSM path segment of the stage "" (stack `ContestSync`). */
 export const DEFAULT_STAGE_NAME = 'default';
@@ -79,6 +81,12 @@ export class ContestSyncStack extends Stack {
   public readonly tables: DataTables;
   public readonly sync: ScheduledSingletonJob;
   public readonly monitoring: Monitoring;
+  /**
+   * Where the jobs' events go (docs/events.md): the outbox table and its stream, the relay, the
+   * bus the app subscribes to, its schema registry, the delivery alarms. A job publishes with
+   * `outbox: { delivery: stack.events, source: EVENT_SOURCES.<job>, schemas }`.
+   */
+  public readonly events: OutboxDelivery;
   public readonly tableParameters: Record<TableRole, ssm.StringParameter>;
 
   constructor(scope: Construct, id: string, props: ContestSyncStackProps) {
@@ -96,6 +104,11 @@ export class ContestSyncStack extends Stack {
     // Construct ids and paths of the tables are their logical ids: never change them.
     this.tables = new DataTables(this, 'Tables');
     this.monitoring = new Monitoring(this, 'Monitoring', { config });
+    this.events = new OutboxDelivery(this, 'Events', {
+      metrics: { namespace: METRICS_NAMESPACE, service: `${SERVICE_NAME}-events` },
+      alarmTopic: this.monitoring.topic,
+      logRetention: config.logRetentionDays,
+    });
     this.sync = new ScheduledSingletonJob(this, 'Sync', {
       description: 'Syncs Codeforces contests into DynamoDB under a lease (contest-sync)',
       roleDescription: 'contest-sync function: its log group, its failure queue, and the listed DynamoDB actions only',
@@ -153,6 +166,7 @@ export class ContestSyncStack extends Stack {
       (this.sync.alarms[alarm].node.defaultChild as cloudwatch.CfnAlarm).overrideLogicalId(logicalId);
     }
     this.monitoring.addDashboard(this.sync);
+    this.monitoring.addDelivery(this.events);
 
     // Where the app (and other stacks) read the table names of this stage.
     this.tableParameters = Object.fromEntries(
@@ -190,6 +204,9 @@ export class ContestSyncStack extends Stack {
     output('LogGroupName', this.sync.logGroup.logGroupName, 'Function logs: one summary line per invocation (aws logs tail)');
     output('FailureQueueUrl', this.sync.failureQueue.queueUrl, 'Failed async invocations and undeliverable schedule events');
     output('AlarmTopicArn', this.monitoring.topic.topicArn, 'Alarm notifications');
+    output('EventBusName', this.events.eventBus.eventBusName, 'EventBridge bus of the events the app subscribes to (docs/events.md)');
+    output('EventBusArn', this.events.eventBus.eventBusArn, 'Its ARN, for rules in other stacks');
+    output('EventsDeadLetterQueueUrl', this.events.deadLetterQueue.queueUrl, 'Outbox batches given up after every retry (docs/runbook.md, "Events not delivered")');
     output('DashboardName', this.monitoring.dashboard.dashboardName, 'CloudWatch dashboard');
   }
 }
