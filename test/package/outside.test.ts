@@ -5,14 +5,15 @@
  * place of the package's name; write every ```ts and ```jsonc block of the README as the file its
  * first line names; type-check them with the TypeScript installed and with the lowest one the
  * README names (installed from npm, exact); run the README's unit test (`npx vitest run`), its
- * synth command (cdk-nag on, and refusing a stack without PITR), its local run on DynamoDB Local
- * (the one difference: the endpoint is this run's DynamoDB Local, not localhost:8000), a job that
- * ignores its signal on DynamoDB Local, and the bundle esbuild built in the app in 4 processes with
+ * synth command (cdk-nag on, and refusing a stack without PITR), its local-run block as written
+ * (the one difference: PORT is a free port, not 8000: it starts DynamoDB Local, waits for it, runs
+ * local.ts and stops it, the java child included), a job that ignores its signal on DynamoDB Local, and the bundle esbuild built in the app in 4 processes with
  * the runtime's JSON-log `console` wrapping emulated: one run succeeds, the others skip, and the
  * EMF lines feed every metric the alarms read. The packed declarations point at no unshipped file.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify, stripVTControlCharacters } from 'node:util';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { localDynamoClient } from '../../local/dynamodb-local.js';
+import { freePort, localDynamoClient } from '../../local/dynamodb-local.js';
 import { createTableFromResource, type CfnTableProperties } from '../../local/tables.js';
 import { bundleDirOfFunction, type CfnTemplate } from '../../local/template.js';
 import { alarmMetrics, extractEmf, unfed } from '../support/emf.js';
@@ -61,6 +62,7 @@ let unitTest: string;
 let synthOutput: string;
 let unsafeSynth: string;
 let localRun: string;
+let localPort: number;
 let ignoresSignal: string;
 
 /** A child process's output, whether it succeeded or not ('' + output on success when `keep`). */
@@ -69,7 +71,16 @@ const outputOf = (child: Promise<{ stdout: string; stderr: string }>, success?: 
     (done) => success ?? stripVTControlCharacters(`${done.stdout}${done.stderr}`),
     (error: { stdout?: string; stderr?: string; message: string }) => `FAILED ${stripVTControlCharacters(`${error.stdout ?? ''}${error.stderr ?? ''}${error.message}`)}`,
   );
-const sh = (line: string, env: NodeJS.ProcessEnv = npmEnv) => run('sh', ['-c', line], { cwd: app, env, maxBuffer: 1 << 26 });
+const sh = (line: string, env: NodeJS.ProcessEnv = npmEnv, timeout = 0) => run('sh', ['-c', line], { cwd: app, env, maxBuffer: 1 << 26, timeout });
+/** Whether something listens on the port (DynamoDB Local left running). */
+const listening = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
 
 /** A job that ignores its signal, on DynamoDB Local: written by this test, not by the README. */
 const IGNORES_SIGNAL = `
@@ -135,9 +146,12 @@ beforeAll(async () => {
   const functionId = Object.keys(template.Resources).find((id) => template.Resources[id].Properties?.Environment?.Variables?.LEASE_KEY !== undefined)!;
   bundle = join(bundleDirOfFunction(join(app, 'cdk.out'), template, functionId), 'index.mjs');
 
-  // The local run as the README writes it, on this run's DynamoDB Local; then the deaf job.
-  const localLine = shBlocks().flat().find((line) => line.includes('npx tsx local.ts'))!;
-  localRun = await outputOf(sh(localLine.replace('http://localhost:8000', inject('dynamoEndpoint'))));
+  // The local-run block as the README writes it, on a free port (the shell returns only when the
+  // java child has closed its output too: left running, it would hold the pipe until the timeout).
+  const localBlock = shBlocks().find((lines) => lines.some((line) => line.includes('npx tsx local.ts')))!;
+  expect(localBlock[0]).toBe('PORT=8000');
+  localPort = await freePort();
+  localRun = await outputOf(sh([`PORT=${localPort}`, ...localBlock.slice(1)].join('\n'), npmEnv, 180_000));
   writeFileSync(join(app, 'ignores-signal.test.ts'), IGNORES_SIGNAL);
   ignoresSignal = await outputOf(sh('npx vitest run ignores-signal', { ...npmEnv, AWS_ENDPOINT_URL_DYNAMODB: inject('dynamoEndpoint') }));
 }, 600_000);
@@ -198,7 +212,7 @@ describe('the packed package, installed in a fresh app', () => {
   it("passes the README's unit test as written (npx vitest run)", () => {
     console.log('README unit test:', /Tests\s+.*/.exec(unitTest)?.[0]);
     expect(unitTest).not.toMatch(/^FAILED/);
-    expect(unitTest).toMatch(/Tests\s+2 passed/);
+    expect(unitTest).toMatch(/Tests\s+3 passed/);
   });
 
   it("synthesizes with the README's command; cdk-nag says what it checked, and refuses a finding nobody acknowledged", () => {
@@ -207,9 +221,10 @@ describe('the packed package, installed in a fresh app', () => {
     expect(unsafeSynth).toMatch(/AwsSolutions-DDB3|Serverless-DynamoDBPITREnabled/);
   });
 
-  it("passes the README's local run on DynamoDB Local as written", () => {
+  it("passes the README's local run on DynamoDB Local as written, and its stop line leaves nothing running", async () => {
     expect(localRun).not.toMatch(/^FAILED/);
     expect(localRun).toMatch(/local run passed: \d{4}-\d\d-\d\dT\d\d:\d\d:00Z/);
+    expect(await listening(localPort)).toBe(false);
   });
 
   it('reports a job that ignores its signal failed (deadline), writes nothing of it, and renews nothing after the deadline', () => {
