@@ -1,0 +1,259 @@
+/**
+ * The pure decisions of reminder delivery (docs/delivery.md): which rows the byDue index returned
+ * are deliverable now, what the ReminderDue event of one says and what its id is, and how claims
+ * are packed into fenced transactions. No I/O: lambda/delivery/dynamo-due.ts reads and writes.
+ *
+ * The rules, one function each:
+ *   validRow       — a row the app wrote is believed only if every attribute the event needs is
+ *                    present and sane (`invalid` with the reason otherwise: skipped, counted, never
+ *                    claimed);
+ *   contestAgrees  — the notification is the one irreversible act: it is sent only when the stored
+ *                    contest agrees with the row (same start, not vanished, not paused, not over);
+ *   reminderDueId  — the event id is a function of (contestId, userId, dueStart) only, so a retry,
+ *                    a duplicate run or a second job cannot make a second event for one start;
+ *   entryBytes     — an event larger than EventBridge's entry limit is refused before the claim;
+ *   packClaims     — at most MAX_CLAIMS_PER_TRANSACTION claims and TRANSACTION_BYTE_BUDGET bytes
+ *                    per transaction.
+ */
+import { createHash } from 'node:crypto';
+
+/** EventBridge `source` of every event contest-sync publishes (docs/events.md). */
+export const EVENT_SOURCE = 'contest-sync';
+export const REMINDER_DUE = 'ReminderDue';
+
+/** EventBridge refuses a PutEvents entry above 256 KB (Source + DetailType + Detail + Resources + 14 for Time). */
+export const EVENTBRIDGE_ENTRY_LIMIT_BYTES = 256 * 1024;
+
+/**
+ * Claims per transaction: each is two actions (the row's conditional Update and its outbox Put),
+ * and the lease's ConditionCheck takes one of DynamoDB's 100: 49 × 2 + 1 = 99.
+ */
+export const MAX_CLAIMS_PER_TRANSACTION = 49;
+/** DynamoDB caps a transaction at 4 MB of items; claims are packed below this, with room to spare. */
+export const TRANSACTION_BYTE_BUDGET = 3 * 1024 * 1024;
+/** What an outbox item adds to its event's bytes (keys, type, timestamps, TTL): an upper estimate. */
+export const OUTBOX_ITEM_OVERHEAD_BYTES = 512;
+
+/** Bounds of a believable row (the app writes them; docs/delivery.md, "Bad rows"). */
+export const ROW_LIMITS = {
+  /** DynamoDB's sort key limit is 1024 bytes; an id longer than this is not an app's user id. */
+  maxUserIdBytes: 1024,
+  /** A week before the start. */
+  maxMinutesBefore: 7 * 24 * 60,
+  /** Epoch seconds of 2000-01-01 and 2100-01-01: the contest model's bounds of a start. */
+  minEpochSeconds: 946_684_800,
+  maxEpochSeconds: 4_102_444_800,
+  maxContestId: 2 ** 31 - 1,
+} as const;
+
+/** A row of the byDue index, as DynamoDB returned it (the app wrote it: nothing is trusted). */
+export type RawRow = Record<string, unknown>;
+
+/** A row that passed validation: what the claim and the event need. */
+export interface DueRow {
+  contestId: number;
+  userId: string;
+  minutesBefore: number;
+  /** The due time the claim is conditional on (epoch s). */
+  dueAt: number;
+  /** The contest start the due time was computed for (epoch s). */
+  dueStart: number;
+  /** Estimated stored size of the row (bytes), for the transaction's 4 MB. */
+  bytes: number;
+}
+
+export type InvalidReason =
+  | 'contestId'
+  | 'userId'
+  | 'minutesBefore'
+  | 'dueAt'
+  | 'dueStart'
+  | 'notifiedStart'
+  | 'already-notified'
+  | 'too-large';
+
+/** Why a valid row is not delivered now: the stored contest does not agree (the sync will put it right). */
+export type DeferReason = 'contest-missing' | 'contest-moved' | 'contest-vanished' | 'contest-paused' | 'contest-over';
+
+/** What delivery needs of a contest (Contests table). */
+export interface ContestView {
+  contestId: number;
+  name: string;
+  url: string;
+  startTimeSeconds: number;
+  durationSeconds: number;
+  vanishedAt?: number;
+  remindersPaused?: string;
+}
+
+/** The detail of a ReminderDue event (docs/events.md); `eventId` is added by the outbox. */
+export interface ReminderDueDetail {
+  contestId: number;
+  userId: string;
+  minutesBefore: number;
+  startTimeSeconds: number;
+  /** ISO time of the start, for people reading events. */
+  startTime: string;
+  name: string;
+  url: string;
+  /** The due time it was sent for (epoch s). */
+  dueAt: number;
+}
+
+export interface ReminderDueEvent {
+  id: string;
+  detailType: typeof REMINDER_DUE;
+  detail: ReminderDueDetail;
+}
+
+const isInteger = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value);
+const inEpochRange = (value: number) => value >= ROW_LIMITS.minEpochSeconds && value <= ROW_LIMITS.maxEpochSeconds;
+
+export function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/**
+ * validRow: every attribute the claim and the event need, present and sane. A row the app wrote
+ * with a missing or absurd attribute is skipped with its reason (never claimed: the claim would
+ * mark it sent). A row already notified for its start (the sync should not have made it due) is
+ * refused too: at most once per start time.
+ */
+export function validRow(raw: RawRow): { ok: true; row: DueRow } | { ok: false; reason: InvalidReason; key?: { contestId: unknown; userId: unknown } } {
+  const key = { contestId: raw.contestId, userId: raw.userId };
+  const { contestId, userId, minutesBefore, dueAt, dueStart, notifiedStart } = raw;
+  if (!isInteger(contestId) || contestId <= 0 || contestId > ROW_LIMITS.maxContestId) return { ok: false, reason: 'contestId', key };
+  if (typeof userId !== 'string' || userId.length === 0 || utf8Bytes(userId) > ROW_LIMITS.maxUserIdBytes) return { ok: false, reason: 'userId', key };
+  if (!isInteger(minutesBefore) || minutesBefore < 0 || minutesBefore > ROW_LIMITS.maxMinutesBefore) return { ok: false, reason: 'minutesBefore', key };
+  if (!isInteger(dueStart) || !inEpochRange(dueStart)) return { ok: false, reason: 'dueStart', key };
+  // Due no earlier than the lead time allows and no later than the start plus a day.
+  if (!isInteger(dueAt) || dueAt < dueStart - 60 * ROW_LIMITS.maxMinutesBefore || dueAt > dueStart + 24 * 3600) return { ok: false, reason: 'dueAt', key };
+  if (notifiedStart !== undefined && !isInteger(notifiedStart)) return { ok: false, reason: 'notifiedStart', key };
+  if (notifiedStart === dueStart) return { ok: false, reason: 'already-notified', key };
+  return { ok: true, row: { contestId, userId, minutesBefore, dueAt, dueStart, bytes: itemBytes(raw) } };
+}
+
+/**
+ * contestAgrees: the row is delivered only if the stored contest says the same as the row — it
+ * exists, starts at `dueStart`, is neither vanished nor paused for reminders, and has not ended.
+ * Otherwise the row waits (unclaimed, still due) for the next sync to put it right: a wrong
+ * pause costs lateness, a wrong notification cannot be taken back.
+ */
+export function contestAgrees(row: DueRow, contest: ContestView | undefined, nowSeconds: number): { ok: true } | { ok: false; reason: DeferReason } {
+  if (contest === undefined) return { ok: false, reason: 'contest-missing' };
+  if (contest.startTimeSeconds !== row.dueStart) return { ok: false, reason: 'contest-moved' };
+  if (contest.vanishedAt !== undefined) return { ok: false, reason: 'contest-vanished' };
+  if (contest.remindersPaused !== undefined) return { ok: false, reason: 'contest-paused' };
+  if (nowSeconds >= contest.startTimeSeconds + Math.max(0, contest.durationSeconds)) return { ok: false, reason: 'contest-over' };
+  return { ok: true };
+}
+
+/** A contest item as read, or undefined when it lacks what an event needs (then its rows wait). */
+export function contestView(item: Record<string, unknown> | undefined): ContestView | undefined {
+  if (item === undefined) return undefined;
+  const { contestId, name, url, startTimeSeconds, durationSeconds, vanishedAt, remindersPaused } = item;
+  if (!isInteger(contestId) || typeof name !== 'string' || typeof url !== 'string') return undefined;
+  if (!isInteger(startTimeSeconds) || !isInteger(durationSeconds)) return undefined;
+  return {
+    contestId,
+    name,
+    url,
+    startTimeSeconds,
+    durationSeconds,
+    ...(vanishedAt !== undefined ? { vanishedAt: Number(vanishedAt) } : {}),
+    ...(remindersPaused !== undefined ? { remindersPaused: typeof remindersPaused === 'string' ? remindersPaused : 'set' } : {}),
+  };
+}
+
+/**
+ * reminderDueId: the same reminder and start always give the same id (and a new start a new one),
+ * whoever computes it; hashed, so that a long user id cannot make an oversized key.
+ */
+export function reminderDueId(contestId: number, userId: string, dueStart: number): string {
+  const digest = createHash('sha256').update(JSON.stringify([contestId, userId, dueStart])).digest('hex');
+  return `reminder-due:${digest.slice(0, 32)}`;
+}
+
+export function reminderDueEvent(row: DueRow, contest: ContestView): ReminderDueEvent {
+  return {
+    id: reminderDueId(row.contestId, row.userId, row.dueStart),
+    detailType: REMINDER_DUE,
+    detail: {
+      contestId: row.contestId,
+      userId: row.userId,
+      minutesBefore: row.minutesBefore,
+      startTimeSeconds: row.dueStart,
+      startTime: new Date(row.dueStart * 1000).toISOString(),
+      name: contest.name,
+      url: contest.url,
+      dueAt: row.dueAt,
+    },
+  };
+}
+
+/**
+ * entryBytes: the size EventBridge computes for a PutEvents entry (UTF-8 of Source, DetailType,
+ * Detail and Resources, plus 14 for Time), with the `eventId` the outbox adds to the detail.
+ */
+export function entryBytes(event: { id: string; detailType: string; detail: Record<string, unknown> }): number {
+  const detail = JSON.stringify({ ...event.detail, eventId: event.id });
+  return utf8Bytes(EVENT_SOURCE) + utf8Bytes(event.detailType) + utf8Bytes(detail) + 14;
+}
+
+/** A DynamoDB item's size as DynamoDB counts it, closely enough for a budget (names + values). */
+export function itemBytes(item: Record<string, unknown>): number {
+  let bytes = 0;
+  for (const [name, value] of Object.entries(item)) bytes += utf8Bytes(name) + valueBytes(value);
+  return bytes;
+}
+
+function valueBytes(value: unknown): number {
+  if (typeof value === 'string') return utf8Bytes(value);
+  if (typeof value === 'number' || typeof value === 'bigint') return 21;
+  if (typeof value === 'boolean' || value === null || value === undefined) return 1;
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (value instanceof Set) return [...(value as Set<unknown>)].reduce<number>((sum, v) => sum + valueBytes(v), 3);
+  if (Array.isArray(value)) return value.reduce<number>((sum, v) => sum + 1 + valueBytes(v), 3);
+  if (typeof value === 'object') return 3 + itemBytes(value as Record<string, unknown>) + Object.keys(value).length;
+  return 0;
+}
+
+/** A claim ready to be packed: its bytes in the transaction (the row after the update, and its outbox item). */
+export interface Packable {
+  bytes: number;
+}
+
+/**
+ * packClaims: consecutive groups of at most `maxClaims` claims whose bytes stay within `budget`
+ * (one transaction each). A claim larger than the budget alone cannot happen (rows are at most
+ * 400 KB, events at most 256 KB) and still gets a transaction of its own.
+ */
+export function packClaims<C extends Packable>(claims: readonly C[], maxClaims = MAX_CLAIMS_PER_TRANSACTION, budget = TRANSACTION_BYTE_BUDGET): C[][] {
+  const batches: C[][] = [];
+  let current: C[] = [];
+  let bytes = 0;
+  for (const claim of claims) {
+    if (current.length > 0 && (current.length >= maxClaims || bytes + claim.bytes > budget)) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(claim);
+    bytes += claim.bytes;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+/** Shards of the byDue index: a row's shard is `contestId mod dueShards` (docs/tables.md). */
+export function dueShardOf(contestId: number, dueShards: number): number {
+  return ((contestId % dueShards) + dueShards) % dueShards;
+}
+
+/**
+ * The shard a delivery function serves, from its configuration: an integer in [0, dueShards).
+ * Each shard is its own singleton (its own lease key), so shards run side by side.
+ */
+export function shardLeaseKey(prefix: string, shard: number): string {
+  return `${prefix}${shard}`;
+}
