@@ -12,6 +12,7 @@ const alias = [
   { find: /^@contest-sync\/scheduled-singleton\/cdk$/, replacement: packageSource('cdk/index.ts') },
   { find: /^@contest-sync\/scheduled-singleton\/nag$/, replacement: packageSource('nag.ts') },
   { find: /^@contest-sync\/scheduled-singleton\/contract$/, replacement: packageSource('contract.ts') },
+  { find: /^@contest-sync\/scheduled-singleton\/relay$/, replacement: packageSource('relay/index.ts') },
 ];
 
 /**

@@ -11,26 +11,27 @@
  *                    contest agrees with the row (same start, not vanished, not paused, not over);
  *   reminderDueId  — the event id is a function of (contestId, userId, dueStart) only, so a retry,
  *                    a duplicate run or a second job cannot make a second event for one start;
- *   entryBytes     — an event larger than EventBridge's entry limit is refused before the claim;
+ *   deliverable    — an event the outbox would refuse (above EventBridge's entry limit) is
+ *                    skipped before the claim, with the package's own check (validateEvent);
  *   packClaims     — at most MAX_CLAIMS_PER_TRANSACTION claims and TRANSACTION_BYTE_BUDGET bytes
  *                    per transaction.
  */
 import { createHash } from 'node:crypto';
+import { OutboxEventError, validateEvent } from '@contest-sync/scheduled-singleton';
 
-/** EventBridge `source` of every event contest-sync publishes (docs/events.md). */
-export const EVENT_SOURCE = 'contest-sync';
 export const REMINDER_DUE = 'ReminderDue';
-
-/** EventBridge refuses a PutEvents entry above 256 KB (Source + DetailType + Detail + Resources + 14 for Time). */
-export const EVENTBRIDGE_ENTRY_LIMIT_BYTES = 256 * 1024;
 
 /**
  * Claims per transaction: each is two actions (the row's conditional Update and its outbox Put),
  * and the lease's ConditionCheck takes one of DynamoDB's 100: 49 × 2 + 1 = 99.
  */
 export const MAX_CLAIMS_PER_TRANSACTION = 49;
-/** DynamoDB caps a transaction at 4 MB of items; claims are packed below this, with room to spare. */
-export const TRANSACTION_BYTE_BUDGET = 3 * 1024 * 1024;
+/**
+ * DynamoDB caps a transaction at 4 MB of items, and the package packs its transactions below
+ * 3.75 MB of action text: claims are packed below 2 MB as claimBytes counts them, so a batch
+ * always goes out as one transaction.
+ */
+export const TRANSACTION_BYTE_BUDGET = 2 * 1024 * 1024;
 /** What an outbox item adds to its event's bytes (keys, type, timestamps, TTL): an upper estimate. */
 export const OUTBOX_ITEM_OVERHEAD_BYTES = 512;
 
@@ -87,7 +88,7 @@ export interface ContestView {
 }
 
 /** The detail of a ReminderDue event (docs/events.md); `eventId` is added by the outbox. */
-export interface ReminderDueDetail {
+export type ReminderDueDetail = {
   contestId: number;
   userId: string;
   minutesBefore: number;
@@ -98,7 +99,7 @@ export interface ReminderDueDetail {
   url: string;
   /** The due time it was sent for (epoch s). */
   dueAt: number;
-}
+};
 
 export interface ReminderDueEvent {
   id: string;
@@ -192,12 +193,26 @@ export function reminderDueEvent(row: DueRow, contest: ContestView): ReminderDue
 }
 
 /**
- * entryBytes: the size EventBridge computes for a PutEvents entry (UTF-8 of Source, DetailType,
- * Detail and Resources, plus 14 for Time), with the `eventId` the outbox adds to the detail.
+ * deliverable: the outbox would accept the event (the package's check: EventBridge's 256 KB entry
+ * with the `eventId` it adds, id and detail-type bounds). Returns the bytes of its detail text, or
+ * undefined when it would be refused: the row is then skipped (`too-large`), never claimed.
  */
-export function entryBytes(event: { id: string; detailType: string; detail: Record<string, unknown> }): number {
-  const detail = JSON.stringify({ ...event.detail, eventId: event.id });
-  return utf8Bytes(EVENT_SOURCE) + utf8Bytes(event.detailType) + utf8Bytes(detail) + 14;
+export function deliverable(event: ReminderDueEvent, source: string): number | undefined {
+  try {
+    return utf8Bytes(validateEvent(event, source));
+  } catch (error) {
+    if (error instanceof OutboxEventError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The bytes a claim adds to its transaction, counted high so that the package never splits a
+ * batch (a claim and its event must share one transaction): the row after the update, the Update
+ * action's text, and the outbox item with its detail counted twice (JSON-escaped in the action).
+ */
+export function claimBytes(row: DueRow, detailBytes: number): number {
+  return row.bytes + 512 + 2 * detailBytes + OUTBOX_ITEM_OVERHEAD_BYTES;
 }
 
 /** A DynamoDB item's size as DynamoDB counts it, closely enough for a budget (names + values). */
@@ -250,10 +265,3 @@ export function dueShardOf(contestId: number, dueShards: number): number {
   return ((contestId % dueShards) + dueShards) % dueShards;
 }
 
-/**
- * The shard a delivery function serves, from its configuration: an integer in [0, dueShards).
- * Each shard is its own singleton (its own lease key), so shards run side by side.
- */
-export function shardLeaseKey(prefix: string, shard: number): string {
-  return `${prefix}${shard}`;
-}

@@ -16,6 +16,43 @@ export const JOB_ENV = {
   metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
   /** The `service` dimension's value; Powertools' Logger and Metrics read the same variable. */
   serviceName: 'POWERTOOLS_SERVICE_NAME',
+  /** The outbox table (set only for a job that publishes events: `outbox` in the construct). */
+  outboxTable: 'OUTBOX_TABLE_NAME',
+  /** The EventBridge `source` of the job's events. */
+  eventSource: 'OUTBOX_EVENT_SOURCE',
+  /** Days an outbox item is kept (its `ttl`): how long an event id stays written once. */
+  outboxRetentionDays: 'OUTBOX_RETENTION_DAYS',
+} as const;
+
+/** Environment variables OutboxDelivery sets on the relay function (the stream consumer). */
+export const RELAY_ENV = {
+  eventBusName: 'EVENT_BUS_NAME',
+} as const;
+
+/**
+ * An outbox item (one per event, key `pk` = `<source>#<event id>`, TTL `ttl`): written by the job
+ * in its fenced transaction, read by the relay from the table's stream (INSERT only) and put on
+ * the bus as is. `detail` is the event's JSON text, `eventId` included, sized at commit time.
+ */
+export const OUTBOX_ITEM = {
+  key: 'pk',
+  ttl: 'ttl',
+  eventId: 'eventId',
+  source: 'source',
+  detailType: 'detailType',
+  detail: 'detail',
+  /** Epoch ms of the commit: the event's `time` on the bus. */
+  createdAtMs: 'createdAtMs',
+  runId: 'runId',
+  fence: 'fence',
+} as const;
+
+/** Metrics the relay emits (same namespace and `service` dimension as its job's). */
+export const RELAY_METRIC = {
+  delivered: 'EventsDelivered',
+  failed: 'EventsFailed',
+  /** Milliseconds from an event's commit to its acceptance by the bus (maximum of the batch). */
+  lag: 'DeliveryLag',
 } as const;
 
 export type JobEnvNames = { readonly [K in keyof typeof JOB_ENV]: string };

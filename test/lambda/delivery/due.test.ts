@@ -1,13 +1,14 @@
 /** The pure decisions of reminder delivery: rows believed, contests agreeing, event ids, sizes, packing. */
 import { describe, expect, it } from 'vitest';
 import {
-  EVENTBRIDGE_ENTRY_LIMIT_BYTES,
   MAX_CLAIMS_PER_TRANSACTION,
+  TRANSACTION_BYTE_BUDGET,
   ROW_LIMITS,
   contestAgrees,
   contestView,
+  claimBytes,
+  deliverable,
   dueShardOf,
-  entryBytes,
   itemBytes,
   packClaims,
   reminderDueEvent,
@@ -125,12 +126,23 @@ describe('reminderDueId and the event', () => {
     });
   });
 
-  it('measures the entry as EventBridge does, with the eventId the outbox adds', () => {
+  it('is deliverable unless the outbox would refuse it (EventBridge entry above 256 KB with the eventId added)', () => {
     const event = reminderDueEvent(valid(), contest);
-    const detail = JSON.stringify({ ...event.detail, eventId: event.id });
-    expect(entryBytes(event)).toBe('contest-sync'.length + 'ReminderDue'.length + Buffer.byteLength(detail) + 14);
-    const huge = reminderDueEvent(valid(), { ...contest, name: 'é'.repeat(EVENTBRIDGE_ENTRY_LIMIT_BYTES / 2) });
-    expect(entryBytes(huge)).toBeGreaterThan(EVENTBRIDGE_ENTRY_LIMIT_BYTES);
+    expect(deliverable(event, 'contest-sync')).toBe(Buffer.byteLength(JSON.stringify({ eventId: event.id, ...event.detail })));
+    // 2 bytes per character: 128 Ki of them fill the entry by the name alone.
+    const huge = reminderDueEvent(valid(), { ...contest, name: 'é'.repeat(128 * 1024) });
+    expect(deliverable(huge, 'contest-sync')).toBeUndefined();
+    const justBelow = reminderDueEvent(valid(), { ...contest, name: 'e'.repeat(255 * 1024) });
+    expect(deliverable(justBelow, 'contest-sync')).toBeGreaterThan(255 * 1024);
+  });
+
+  it('counts a claim high enough that 49 of the largest deliverable events could never overflow a transaction', () => {
+    const typical = claimBytes(valid(), 400);
+    expect(typical * MAX_CLAIMS_PER_TRANSACTION).toBeLessThan(TRANSACTION_BYTE_BUDGET);
+    const largest = claimBytes(valid(), 256 * 1024);
+    expect(largest).toBeGreaterThan(2 * 256 * 1024);
+    // Packed by these bytes, a batch of the largest holds at most 3 claims: well within 4 MB.
+    expect(packClaims(Array.from({ length: 10 }, () => ({ bytes: largest }))).map((b) => b.length)).toEqual([3, 3, 3, 1]);
   });
 });
 

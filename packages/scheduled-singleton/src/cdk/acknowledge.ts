@@ -77,6 +77,43 @@ export function acknowledgeJobNagFindings(job: NagJobParts): void {
   if (job.emailSubscription !== undefined) acknowledgeEmailSubscription(job.emailSubscription);
 }
 
+/** The parts of an OutboxDelivery whose findings are acknowledged. */
+export interface NagOutboxParts {
+  readonly relay: IConstruct;
+  readonly deadLetterQueue: IConstruct;
+}
+
+/** The findings every OutboxDelivery acknowledges (it calls this on itself). */
+export function acknowledgeOutboxNagFindings(parts: NagOutboxParts): void {
+  const runtimeReason =
+    'The relay is pinned to nodejs22.x like the jobs it serves: bundle target, runtime and tests ' +
+    'move together, as a deliberate upgrade.';
+  acknowledge(
+    parts.relay,
+    { id: 'AwsSolutions-L1', reason: runtimeReason },
+    { id: 'Serverless-LambdaLatestVersion', reason: runtimeReason },
+    {
+      id: 'Serverless-LambdaDLQ',
+      reason:
+        'The relay is invoked synchronously by its DynamoDB stream event source mapping, never asynchronously: ' +
+        'a function DeadLetterConfig would never receive anything. Batches given up after the finite retries go ' +
+        "to the mapping's on-failure destination, the DeadLetterQueue, which has an alarm.",
+    },
+    {
+      id: 'Serverless-LambdaTracing',
+      reason:
+        'Each batch is one PutEvents request or a few, and the relay logs one summary line per batch ' +
+        '(delivered, failed, resent, lag) and emits their metrics; active tracing would add X-Ray ' +
+        'permissions on every resource for traces nobody reads.',
+    },
+  );
+  const queueReason =
+    "This queue is itself the dead-letter store: the outbox stream mapping's on-failure destination " +
+    '(the metadata of batches given up). It is read by an operator (DeadLetters alarm, runbook redrive) ' +
+    'and keeps messages 14 days; a redrive queue behind it would only hide them one level deeper.';
+  acknowledge(parts.deadLetterQueue, { id: 'AwsSolutions-SQS3', reason: queueReason }, { id: 'Serverless-SQSRedrivePolicy', reason: queueReason });
+}
+
 /** The optional e-mail subscription of an alarm topic. */
 export function acknowledgeEmailSubscription(emailSubscription: IConstruct): void {
   acknowledge(emailSubscription, {

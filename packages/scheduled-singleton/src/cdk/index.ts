@@ -19,9 +19,11 @@ export {
   rateMinutes,
   type JobAlarm,
   type JobMetrics,
+  type JobOutbox,
   type ScheduledSingletonJobProps,
 } from './scheduled-singleton-job.js';
 export { acknowledgeCustomResourceProviderNagFindings, acknowledgeEmailSubscription, acknowledgeJobNagFindings, type NagJobParts } from './acknowledge.js';
+export { OutboxDelivery, OutboxDeliveryError, eventSchemaContent, relayEntry, type DetailSchema, type OutboxAlarm, type OutboxDeliveryProps } from './outbox-delivery.js';
 export { ConsoleTestEvents, ConsoleTestEventsError, TEST_EVENT_REGISTRY, testEventSchemaContent, type ConsoleTestEventsProps } from './console-test-events.js';
-export { JOB_ENV, METRIC, METRIC_UNIT, SERVICE_DIMENSION, type JobEnvNames, type MetricName } from '../contract.js';
+export { JOB_ENV, METRIC, METRIC_UNIT, OUTBOX_ITEM, RELAY_ENV, RELAY_METRIC, SERVICE_DIMENSION, type JobEnvNames, type MetricName } from '../contract.js';
 export { leaseTiming, minimumFunctionTimeoutMs, type LeaseTiming } from '../runtime/timing.js';

@@ -41,6 +41,17 @@ import { JOB_ENV, METRIC, SERVICE_DIMENSION, type JobEnvNames } from '../contrac
 import { leaseTiming, minimumFunctionTimeoutMs } from '../runtime/timing.js';
 import { acknowledgeJobNagFindings } from './acknowledge.js';
 import { ConsoleTestEvents } from './console-test-events.js';
+import type { DetailSchema, OutboxDelivery } from './outbox-delivery.js';
+
+/** A job's events: where they go, under which source, with which schemas (see OutboxDelivery). */
+export interface JobOutbox {
+  /** The outbox, its relay and bus (one OutboxDelivery may serve several jobs, each its own source). */
+  readonly delivery: OutboxDelivery;
+  /** The EventBridge `source` of the job's events, e.g. `contest-sync.reminders` (not `aws.`). */
+  readonly source: string;
+  /** JSON Schema (draft 4) of each detail-type's `detail`, published in the bus's schema registry. */
+  readonly schemas?: Readonly<Record<string, DetailSchema>>;
+}
 
 /** Lock files NodejsFunction understands, nearest first when looking up from the entry. */
 export const LOCK_FILES = ['package-lock.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lockb', 'bun.lock'] as const;
@@ -187,6 +198,11 @@ export interface ScheduledSingletonJobProps {
   readonly dashboard?: boolean;
   /** Payloads by name, deployed as the function's shareable console test events (ConsoleTestEvents). */
   readonly consoleTestEvents?: Readonly<Record<string, unknown>>;
+  /**
+   * Effectively-once events (`commit(actions, { events })`): the job writes them to this outbox,
+   * PutItem on its own source's keys only, and the delivery puts them on its bus.
+   */
+  readonly outbox?: JobOutbox;
 }
 
 export class ScheduledSingletonJobError extends Error {
@@ -268,6 +284,8 @@ export class ScheduledSingletonJob extends Construct {
   public readonly metrics: JobMetrics;
   public readonly dashboard?: cloudwatch.Dashboard;
   public readonly consoleTestEvents?: ConsoleTestEvents;
+  /** The job's outbox, when it publishes events. */
+  public readonly outbox?: JobOutbox;
 
   constructor(scope: Construct, id: string, props: ScheduledSingletonJobProps) {
     super(scope, id);
@@ -305,6 +323,12 @@ export class ScheduledSingletonJob extends Construct {
       }),
     );
 
+    if (props.outbox !== undefined) {
+      this.outbox = props.outbox;
+      props.outbox.delivery.addEventSource(props.outbox.source, props.outbox.schemas);
+      this.role.addToPolicy(props.outbox.delivery.publishStatement(props.outbox.source));
+    }
+
     this.failureQueue = new sqs.Queue(this, 'FailureQueue', {
       enforceSSL: true,
       encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -321,6 +345,13 @@ export class ScheduledSingletonJob extends Construct {
       [envNames.runRecordPrefix]: props.runRecordPrefix,
       [envNames.metricsNamespace]: props.metrics.namespace,
       [envNames.serviceName]: props.metrics.service,
+      ...(props.outbox !== undefined
+        ? {
+            [envNames.outboxTable]: props.outbox.delivery.table.tableName,
+            [envNames.eventSource]: props.outbox.source,
+            [envNames.outboxRetentionDays]: String(props.outbox.delivery.retentionDays),
+          }
+        : {}),
       NODE_OPTIONS: '--enable-source-maps',
     };
 
@@ -369,6 +400,8 @@ export class ScheduledSingletonJob extends Construct {
         executeAfter: [
           ...(props.deployRunAfter ?? []),
           ...(this.coordinationTable instanceof Construct ? [this.coordinationTable] : []),
+          // A deploy-time run's events are delivered: the relay reads the stream from its start.
+          ...(props.outbox !== undefined ? [props.outbox.delivery] : []),
           this.role,
         ],
         executeOnHandlerChange: true,

@@ -1,6 +1,6 @@
 /**
- * Fenced writes on DynamoDB: a job's data actions go out in `TransactWriteItems` of at most 100
- * actions, each led by the lease action, so every transaction commits only while the run holds
+ * Fenced writes on DynamoDB: a job's data actions (its outbox puts first) go out in
+ * `TransactWriteItems` of at most 100 actions and 4 MB, each led by the lease action, so every transaction commits only while the run holds
  * the lease (docs/design.md, lease rule 5). Contention is retried with a fresh lease action inside
  * a bounded budget; a refused lease action is a LeaseLostError; a data action refused by its own
  * condition is a FencedWriteError naming it.
@@ -8,7 +8,7 @@
 import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { cancellationCodes, describe, isCancelledAt } from './aws-errors.js';
 import { FencedWriteError, LeaseLostError } from './errors.js';
-import type { FencedWriterPort, TransactAction } from './ports.js';
+import type { FencedWriterPort, TransactAction, WriterResult } from './ports.js';
 import { COMMIT_CONTENTION_BUDGET, ContentionError, retryContention, retryOptions, type RetrySettings } from './retry.js';
 
 export const MAX_TRANSACTION_ACTIONS = 100;
@@ -35,29 +35,54 @@ export class DynamoFencedWriter implements FencedWriterPort {
   ) {}
 
   /**
-   * Commits `actions` in order, at most 99 per transaction. `fence(last)` gives the lease action of
-   * each transaction (fresh `:now`; `last` for the final one) or throws LeaseLostError.
+   * Commits `outbox` then `actions` in order, packed into transactions of at most 99 actions and
+   * about 4 MB. `fence(last)` gives the lease action of each transaction (fresh `:now`; `last` for
+   * the final one) or throws LeaseLostError. An outbox put refused by its condition is an event
+   * already written (by an earlier attempt of the same change): dropped, counted, not a failure.
    */
   async commit(
     actions: readonly TransactAction[],
     fence: (last: boolean) => TransactAction,
     signal?: AbortSignal,
-  ): Promise<{ transactions: number }> {
+    outbox: readonly TransactAction[] = [],
+  ): Promise<WriterResult> {
+    const chunks = packTransactions([...outbox.map((action) => ({ action, outbox: true })), ...actions.map((action) => ({ action, outbox: false }))]);
+    let duplicateEvents = 0;
     let transactions = 0;
-    for (let offset = 0; offset < actions.length; offset += MAX_WRITES_PER_TRANSACTION) {
-      const chunk = actions.slice(offset, offset + MAX_WRITES_PER_TRANSACTION);
-      await this.commitOne(chunk, () => fence(offset + MAX_WRITES_PER_TRANSACTION >= actions.length), signal);
-      transactions += 1;
+    for (const [index, chunk] of chunks.entries()) {
+      const last = index === chunks.length - 1;
+      const committed = await this.commitOne(chunk, () => fence(last), last, signal);
+      duplicateEvents += committed.duplicates;
+      if (committed.sent) transactions += 1;
     }
-    return { transactions };
+    return { transactions, duplicateEvents };
   }
 
   /**
-   * One fenced transaction. Retrying one whose answer was lost must be harmless: the job's actions
-   * are expected to be idempotent (whole-item puts, deletes, conditional updates).
+   * One fenced transaction, less the outbox puts found already written. Retrying one whose answer
+   * was lost must be harmless: the job's actions are expected to be idempotent (whole-item puts,
+   * deletes, conditional updates), and its outbox puts are then found written.
    */
-  private async commitOne(chunk: TransactAction[], fence: () => TransactAction, signal?: AbortSignal): Promise<void> {
+  private async commitOne(chunk: readonly Packed[], fence: () => TransactAction, last: boolean, signal?: AbortSignal): Promise<{ sent: boolean; duplicates: number }> {
+    let pending = [...chunk];
+    for (;;) {
+      // Every outbox put already written and nothing else to write: only the last transaction
+      // still goes, alone with its lease action (it may mark the interval done).
+      if (pending.length === 0 && !last) return { sent: false, duplicates: chunk.length };
+      const refused = await this.send(pending, fence, signal);
+      if (refused.length === 0) return { sent: true, duplicates: chunk.length - pending.length };
+      pending = pending.filter((_, position) => !refused.includes(position));
+    }
+  }
+
+  /**
+   * Sends one transaction. Returns the positions of the outbox puts refused by their condition
+   * when only those were refused (nothing was written); throws for anything else.
+   */
+  private async send(entries: readonly Packed[], fence: () => TransactAction, signal?: AbortSignal): Promise<number[]> {
     const { now } = this.options;
+    const items = entries.map((entry) => entry.action);
+    const isOutboxPut = (position: number) => entries[position]?.outbox === true;
     let check: TransactAction | undefined;
     let sentAtMs = 0;
     try {
@@ -66,7 +91,7 @@ export class DynamoFencedWriter implements FencedWriterPort {
           signal?.throwIfAborted();
           check = fence();
           sentAtMs = now();
-          await this.doc.send(new TransactWriteCommand({ TransactItems: [check, ...chunk] }), { abortSignal: signal });
+          await this.doc.send(new TransactWriteCommand({ TransactItems: [check, ...items] }), { abortSignal: signal });
         },
         retryOptions(this.options, COMMIT_CONTENTION_BUDGET, signal),
       );
@@ -83,12 +108,14 @@ export class DynamoFencedWriter implements FencedWriterPort {
         );
       }
       const reasons = cancellationCodes(error instanceof ContentionError ? error.cause : error);
-      const failedAt = reasons.findIndex((code) => code === 'ConditionalCheckFailed');
-      if (failedAt > 0) {
-        // Index 0 is the lease action; DynamoDB gives one reason per action, in order.
-        const refused = chunk.filter((_, index) => reasons[index + 1] === 'ConditionalCheckFailed');
+      // Index 0 is the lease action; DynamoDB gives one reason per action, in order.
+      const failed = reasons.flatMap((code, index) => (index > 0 && code === 'ConditionalCheckFailed' ? [index - 1] : []));
+      if (failed.length > 0 && failed.every(isOutboxPut)) return failed;
+      const failedAt = failed.find((position) => !isOutboxPut(position));
+      if (failedAt !== undefined) {
+        const refused = failed.filter((position) => !isOutboxPut(position)).map((position) => items[position]);
         throw new FencedWriteError(
-          `a write was refused by its condition (${describeAction(chunk[failedAt - 1])}` +
+          `a write was refused by its condition (${describeAction(items[failedAt])}` +
             `${refused.length > 1 ? ` and ${refused.length - 1} more` : ''}): the item changed during the run; the next run redoes it`,
           { cause: error, refused },
         );
@@ -97,8 +124,44 @@ export class DynamoFencedWriter implements FencedWriterPort {
         cause: error,
       });
     }
-    this.options.onCommit?.({ sentAtMs, committedAtMs: now(), actions: chunk });
+    this.options.onCommit?.({ sentAtMs, committedAtMs: now(), actions: items });
+    return [];
   }
+}
+
+/** An action of the commit, and whether it is an outbox put. */
+interface Packed {
+  action: TransactAction;
+  outbox: boolean;
+}
+
+/** DynamoDB's cap on a transaction's total size. */
+export const MAX_TRANSACTION_BYTES = 4 * 1024 * 1024;
+/** What packing fills a transaction up to: room is left for the lease action and DynamoDB's own accounting. */
+export const TRANSACTION_BYTE_BUDGET = MAX_TRANSACTION_BYTES - 256 * 1024;
+
+/** The size of an action as packing counts it: its JSON text (an upper bound of DynamoDB's item size for these shapes). */
+export function actionBytes(action: TransactAction): number {
+  return Buffer.byteLength(JSON.stringify(action), 'utf8');
+}
+
+/** Actions in order, in transactions of at most 99 actions and TRANSACTION_BYTE_BUDGET bytes. */
+function packTransactions(entries: readonly Packed[]): Packed[][] {
+  const chunks: Packed[][] = [];
+  let current: Packed[] = [];
+  let bytes = 0;
+  for (const entry of entries) {
+    const size = actionBytes(entry.action);
+    if (current.length > 0 && (current.length === MAX_WRITES_PER_TRANSACTION || bytes + size > TRANSACTION_BYTE_BUDGET)) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(entry);
+    bytes += size;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
 }
 
 function describeAction(action: TransactAction | undefined): string {

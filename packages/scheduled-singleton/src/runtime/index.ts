@@ -10,19 +10,38 @@ export type {
   AcquireRefusal,
   AcquireResult,
   CommitOptions,
+  CommitResult,
   FenceExtras,
   FencedWriterPort,
   HeldLease,
   InvocationSource,
   LeasePort,
+  OutboxEvent,
   ReleaseOptions,
   RunRecord,
   Sleep,
   TransactAction,
   WorkContext,
+  WriterResult,
 } from './ports.js';
+export {
+  DEFAULT_OUTBOX_RETENTION_DAYS,
+  MAX_DETAIL_TYPE_CHARS,
+  MAX_EVENT_ENTRY_BYTES,
+  MAX_EVENT_ID_BYTES,
+  MAX_SOURCE_CHARS,
+  OutboxEventError,
+  detailText,
+  entryBytes,
+  outboxKey,
+  outboxPuts,
+  validateEvent,
+  validateSource,
+  type OutboxSettings,
+  type OutboxWriteContext,
+} from './outbox.js';
 export { DynamoLease, type LeaseStoreOptions } from './dynamo-lease.js';
-export { DynamoFencedWriter, MAX_TRANSACTION_ACTIONS, MAX_WRITES_PER_TRANSACTION, type CommitInfo, type FencedWriterOptions } from './fenced-writer.js';
+export { DynamoFencedWriter, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, MAX_WRITES_PER_TRANSACTION, TRANSACTION_BYTE_BUDGET, actionBytes, type CommitInfo, type FencedWriterOptions } from './fenced-writer.js';
 export { leaseTiming, minimumFunctionTimeoutMs, validateTiming, type LeaseTiming, MIN_LEASE_DURATION_SECONDS } from './timing.js';
 export { ledgerRetentionMs, slotOf } from './record.js';
 export { DYNAMO_CLIENT_SETTINGS, worstCallMs } from './client-budget.js';
@@ -34,4 +53,4 @@ export { scheduledSingleton, ScheduledRunFailedError, JobConfigError } from './s
 export type { JobContext, LambdaContextLike, Precheck, PrecheckContext, RunOutcome, RunResult, ScheduledSingletonHandler, ScheduledSingletonOptions } from './singleton.js';
 export { EventValidationError, intervalOf, invokedThroughVersion, MAX_SCHEDULE_SKEW_MS, parseInvocation, type Invocation, type ParseOptions } from './invocation.js';
 export { emfLine, jsonLogger, metricValues, writeStdout, type JobLogger, type LogLevel, type RunMetrics, type Write } from './report.js';
-export { JOB_ENV, METRIC, METRIC_UNIT, SERVICE_DIMENSION, type JobEnvNames, type MetricName } from '../contract.js';
+export { JOB_ENV, METRIC, METRIC_UNIT, OUTBOX_ITEM, RELAY_ENV, RELAY_METRIC, SERVICE_DIMENSION, type JobEnvNames, type MetricName } from '../contract.js';

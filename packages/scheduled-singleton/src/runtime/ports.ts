@@ -71,16 +71,66 @@ export interface LeasePort {
   fenceCheck(lease: HeldLease, extras?: FenceExtras): TransactAction;
 }
 
+/**
+ * A side effect the job declares with its writes (an effectively-once event): it becomes an outbox
+ * item in the same fenced transaction, and reaches the EventBridge bus with `detail.eventId = id`.
+ */
+export interface OutboxEvent {
+  /**
+   * Derived from the logical change, never random: the same change, retried or run twice, has the
+   * same id and is written once (e.g. `contest-rescheduled#2051#1767200000`). Unique per source.
+   */
+  readonly id: string;
+  /** The event's `detail-type` on the bus, e.g. `ReminderDue`. */
+  readonly detailType: string;
+  /** The event's `detail` (a JSON object); the package adds `eventId`. */
+  readonly detail: Readonly<Record<string, unknown>>;
+}
+
 export interface CommitOptions {
   /** This is the work's last write: the run's interval is marked done in its last transaction. */
   final?: boolean;
   /** Entries to hand over to the next runs, recorded with every transaction of this commit. */
   handoff?: readonly string[];
+  /**
+   * Events published with these writes. A commit whose actions and events fit one transaction
+   * (`MAX_WRITES_PER_TRANSACTION` together, 4 MB) is atomic with them; a larger one is split, the
+   * events' transactions first, so a crash between two of them can only publish early, never lose
+   * one. An event whose id is already in the outbox is not written again (counted as a duplicate).
+   * Refused before anything is written (OutboxEventError) if an event cannot be delivered.
+   */
+  events?: readonly OutboxEvent[];
 }
 
-/** Writes fenced transactions (at most 99 actions each, plus the lease action). */
+/** What a commit did. */
+export interface CommitResult {
+  transactions: number;
+  events: {
+    /** Outbox items written by this commit. */
+    written: number;
+    /** Events whose id was already in the outbox (an earlier attempt of the same change): not written again. */
+    duplicates: number;
+  };
+}
+
+/** What the writer reports of a commit; `duplicateEvents` counts outbox puts refused as already written. */
+export interface WriterResult {
+  transactions: number;
+  duplicateEvents?: number;
+}
+
+/**
+ * Writes fenced transactions (at most 99 actions each, plus the lease action). `outbox` holds the
+ * outbox puts (conditional on `attribute_not_exists`): written first, and one refused by its
+ * condition is an event already written, dropped from the transaction, not a failure.
+ */
 export interface FencedWriterPort {
-  commit(actions: readonly TransactAction[], fence: (last: boolean) => TransactAction, signal?: AbortSignal): Promise<{ transactions: number }>;
+  commit(
+    actions: readonly TransactAction[],
+    fence: (last: boolean) => TransactAction,
+    signal?: AbortSignal,
+    outbox?: readonly TransactAction[],
+  ): Promise<WriterResult>;
 }
 
 /** What a job's work function receives. */
@@ -108,7 +158,7 @@ export interface WorkContext {
   readonly lastSucceededMs?: number;
   /**
    * Commits `actions` fenced by the lease: each transaction commits only while this run holds it.
-   * Throws LeaseLostError if it no longer does.
+   * Throws LeaseLostError if it no longer does. `options.events` are published with the writes.
    */
-  readonly commit: (actions: readonly TransactAction[], options?: CommitOptions) => Promise<{ transactions: number }>;
+  readonly commit: (actions: readonly TransactAction[], options?: CommitOptions) => Promise<CommitResult>;
 }

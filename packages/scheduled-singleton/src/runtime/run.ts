@@ -24,6 +24,7 @@ import type {
   Sleep,
   WorkContext,
 } from './ports.js';
+import { outboxPuts, OutboxEventError, type OutboxSettings } from './outbox.js';
 import { realSleep } from './retry.js';
 import type { LeaseTiming } from './timing.js';
 
@@ -53,6 +54,8 @@ export interface ExclusiveDeps {
   /** Called once the lease is held, and on every confirmed renewal. */
   onAcquired?: (lease: HeldLease) => void;
   onHeartbeat?: (lease: HeldLease) => void;
+  /** Where the work's events go (`commit(actions, { events })`); a commit with events fails without it. */
+  outbox?: OutboxSettings;
 }
 
 /** What the work left behind, for the run record (`heartbeats` counted by the module). */
@@ -184,6 +187,12 @@ function fencedContext(run: ExclusiveRun, deps: ExclusiveDeps, held: HeldLease, 
     },
     ...(held.ledger.size > 0 ? { lastSucceededMs: Math.max(...held.ledger) * 60_000 } : {}),
     commit: async (actions, commitOptions: CommitOptions = {}) => {
+      // Every event is checked before anything is written: nothing half-written, nothing undeliverable.
+      const events = commitOptions.events ?? [];
+      if (events.length > 0 && deps.outbox === undefined) {
+        throw new OutboxEventError('this job has no outbox: give ScheduledSingletonJob an `outbox` to publish events');
+      }
+      const outbox = events.length > 0 && deps.outbox !== undefined ? outboxPuts(events, deps.outbox, { runId: run.runId, fence: held.fence, nowMs: deps.now() }) : [];
       for (const entry of commitOptions.handoff ?? []) handedOver.add(entry);
       const handoff = [...handedOver];
       // The interval is marked done in the same transaction as the run's last data write, so a
@@ -193,9 +202,10 @@ function fencedContext(run: ExclusiveRun, deps: ExclusiveDeps, held: HeldLease, 
         signal.throwIfAborted();
         return deps.lease.fenceCheck(heartbeat.current, { handoff, ...(last && doneInterval !== undefined ? { doneInterval } : {}) });
       };
-      const written = await deps.writer.commit(actions, fence, signal);
+      const written = outbox.length > 0 ? await deps.writer.commit(actions, fence, signal, outbox) : await deps.writer.commit(actions, fence, signal);
       if (doneInterval !== undefined && written.transactions > 0) markedDone = true;
-      return written;
+      const duplicates = written.duplicateEvents ?? 0;
+      return { transactions: written.transactions, events: { written: outbox.length - duplicates, duplicates } };
     },
   };
   return { context, handedOver, markedDone: () => markedDone };

@@ -21,6 +21,7 @@ import { DynamoLease } from './dynamo-lease.js';
 import { LeaseConfigError } from './errors.js';
 import { DynamoFencedWriter } from './fenced-writer.js';
 import { EventValidationError, parseInvocation, type Invocation } from './invocation.js';
+import { DEFAULT_OUTBOX_RETENTION_DAYS, validateSource, type OutboxSettings } from './outbox.js';
 import type { WorkContext } from './ports.js';
 import { ledgerRetentionMs } from './record.js';
 import { emfLine, jsonLogger, logLevelFrom, writeStdout, type JobLogger, type Write } from './report.js';
@@ -286,7 +287,23 @@ function setup(
   const contention = (operation: string, reason: string, attempt: number) => warn('DynamoDB contention; retrying', { operation, reason, attempt });
   const lease = new DynamoLease({ doc, table: read('coordinationTable'), key: read('leaseKey'), timing, now, ledgerRetentionMs: ledgerRetentionMs(periodMinutes), onContention: contention });
   const writer = new DynamoFencedWriter(doc, { now, onContention: (reason, attempt) => contention('commit', reason, attempt) });
-  return { deps: { lease, writer, timing, now, runRecordPrefix: read('runRecordPrefix') }, periodMinutes };
+  const outbox = outboxSettings(env, names);
+  return { deps: { lease, writer, timing, now, runRecordPrefix: read('runRecordPrefix'), ...(outbox !== undefined ? { outbox } : {}) }, periodMinutes };
+}
+
+/** The job's outbox, when the construct gave it one (table, event source, retention). */
+function outboxSettings(env: Record<string, string | undefined>, names: JobEnvNames): OutboxSettings | undefined {
+  const table = env[names.outboxTable];
+  if (table === undefined || table === '') return undefined;
+  const source = env[names.eventSource] ?? '';
+  try {
+    validateSource(source);
+  } catch (error) {
+    throw new JobConfigError(`${names.eventSource}: ${(error as Error).message}`);
+  }
+  const days = Number(env[names.outboxRetentionDays] ?? DEFAULT_OUTBOX_RETENTION_DAYS);
+  if (!Number.isFinite(days) || days < 1) throw new JobConfigError(`${names.outboxRetentionDays} must be at least 1 (days), got ${env[names.outboxRetentionDays]}`);
+  return { table, source, retentionDays: days };
 }
 
 /** A function timeout the lease timing cannot honour is refused at the start of the invocation. */
