@@ -7,8 +7,10 @@
  *   validRow       — a row the app wrote is believed only if every attribute the event needs is
  *                    present and sane (`invalid` with the reason otherwise: skipped, counted, never
  *                    claimed);
- *   contestAgrees  — the notification is the one irreversible act: it is sent only when the stored
- *                    contest agrees with the row (same start, not vanished, not paused, not over);
+ *   contestAgrees  — the firing rule is the sync's (the row is due because every piece of evidence
+ *                    said so when the sync wrote it); delivery only refuses what it can see is
+ *                    not so now: a contest that is gone or marked vanished (the sync's next
+ *                    write pauses the row), and one without the name and URL the event needs;
  *   reminderDueId  — the event id is a function of (contestId, userId, dueStart) only, so a retry,
  *                    a duplicate run or a second job cannot make a second event for one start;
  *   deliverable    — an event the outbox would refuse (above EventBridge's entry limit) is
@@ -74,7 +76,7 @@ export type InvalidReason =
   | 'too-large';
 
 /** Why a valid row is not delivered now: the stored contest does not agree (the sync will put it right). */
-export type DeferReason = 'contest-missing' | 'contest-moved' | 'contest-vanished' | 'contest-paused' | 'contest-over';
+export type DeferReason = 'contest-missing' | 'contest-vanished';
 
 /** What delivery needs of a contest (Contests table). */
 export interface ContestView {
@@ -135,17 +137,18 @@ export function validRow(raw: RawRow): { ok: true; row: DueRow } | { ok: false; 
 }
 
 /**
- * contestAgrees: the row is delivered only if the stored contest says the same as the row — it
- * exists, starts at `dueStart`, is neither vanished nor paused for reminders, and has not ended.
- * Otherwise the row waits (unclaimed, still due) for the next sync to put it right: a wrong
- * pause costs lateness, a wrong notification cannot be taken back.
+ * contestAgrees: when, and at which start, a reminder fires is the sync's firing rule
+ * (docs/tables.md): `dueAt` and `dueStart` say it, and the claim is conditional on both. Delivery
+ * does not judge the evidence again (a second copy of the rule would drift from the first; a
+ * contest may rightly show another start while its reminders are due at the confirmed one). It
+ * refuses only what contradicts the rule as it stands now: a contest that is gone (no name or URL
+ * for the event) or marked vanished, whose reminders the sync is pausing. Such a row waits,
+ * unclaimed and still due, for the sync to put it right: a wrong pause costs lateness, a wrong
+ * notification cannot be taken back.
  */
-export function contestAgrees(row: DueRow, contest: ContestView | undefined, nowSeconds: number): { ok: true } | { ok: false; reason: DeferReason } {
+export function contestAgrees(contest: ContestView | undefined): { ok: true } | { ok: false; reason: DeferReason } {
   if (contest === undefined) return { ok: false, reason: 'contest-missing' };
-  if (contest.startTimeSeconds !== row.dueStart) return { ok: false, reason: 'contest-moved' };
   if (contest.vanishedAt !== undefined) return { ok: false, reason: 'contest-vanished' };
-  if (contest.remindersPaused !== undefined) return { ok: false, reason: 'contest-paused' };
-  if (nowSeconds >= contest.startTimeSeconds + Math.max(0, contest.durationSeconds)) return { ok: false, reason: 'contest-over' };
   return { ok: true };
 }
 
