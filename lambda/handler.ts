@@ -212,8 +212,6 @@ function planSettingsOf(config: Config, options: HandlerOptions): PlanSettings {
     finishedRetentionSeconds: config.finishedRetentionDays * 24 * 3600,
     missingSyncsBeforeDelete: config.missingSyncsBeforeDelete,
     acceptHeldAfterReplies: config.acceptHeldAfterReplies,
-    // A reminder moved earlier into the next period could fire before the next sync undoes it.
-    nearSeconds: config.scheduleRateMinutes * 60 + 600,
     ...options.planSettings,
   };
 }

@@ -12,8 +12,14 @@ export interface RunCounts {
   contestsWritten: number;
   contestsUnchanged: number;
   contestsRemoved: number;
+  /** Reminders whose remindAt followed a new start. */
   remindersMoved: number;
-  remindersDeleted: number;
+  /** Reminders made due (dueAt set or moved) by the firing rule. */
+  remindersDue: number;
+  /** Reminders paused (dueAt removed): the sync never deletes a reminder. */
+  remindersPaused: number;
+  /** 1 when the reply was stale (made before the newest one applied): nothing of it was applied. */
+  repliesStale: number;
   codeforcesAttempts: number;
   codeforcesLatencyMs: number;
   heartbeats: number;
@@ -59,6 +65,8 @@ export interface RunSummary {
   dryRun?: boolean;
   /** Changes this run held (the first 50; `counts.contestsHeld` has the total). */
   held?: HeldChangeView[];
+  /** A stale reply (never applied): when it was made, and when the newest applied one was (ISO times). */
+  stale?: { madeAt: string; newestApplied: string };
   /** Held changes this run acted on (the first 50; `counts.contestsAccepted` has the total). */
   accepted?: HeldChangeView[];
   /** `dryRun`: what the run would have changed (the first 50 writes and cancellations, and totals). */
@@ -71,7 +79,8 @@ export interface RunSummary {
     vanish: number[];
     vanishTotal: number;
     moveReminders: number;
-    deleteReminders: number;
+    pauseReminders: number;
+    dueReminders: number;
   };
   counts: RunCounts;
   durationMs: number;
@@ -85,7 +94,9 @@ export function emptyCounts(): RunCounts {
     contestsUnchanged: 0,
     contestsRemoved: 0,
     remindersMoved: 0,
-    remindersDeleted: 0,
+    remindersDue: 0,
+    remindersPaused: 0,
+    repliesStale: 0,
     codeforcesAttempts: 0,
     codeforcesLatencyMs: 0,
     heartbeats: 0,

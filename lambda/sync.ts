@@ -7,8 +7,10 @@
  */
 import type { FetchContestsResult } from './codeforces/client.js';
 import { CodeforcesError } from './codeforces/errors.js';
-import type { ContestItem, ReminderItem } from './contests/model.js';
-import { DEFAULT_PLAN_SETTINGS, planContests, planRecheck, planReminderMoves, type ContestPlan, type HeldChange, type PlanSettings } from './contests/plan.js';
+import { judgeReply, type ReplyVerdict } from './contests/judge.js';
+import { REPLY_CLOCK_ID, type ContestItem, type ReminderItem, type ReplyClockItem } from './contests/model.js';
+import { DEFAULT_PLAN_SETTINGS, planContests, type ContestPlan, type HeldChange, type PlanSettings } from './contests/plan.js';
+import { planReminders, type ReminderUpdate } from './contests/reminders.js';
 import { RUN_PK_PREFIX } from './contract.js';
 import type { Invocation } from './events.js';
 import { failurePhase } from './phases.js';
@@ -29,9 +31,10 @@ import type { StoreChanges } from './store/dynamo-store.js';
 import { emptyCounts, type RunCounts, type RunSummary } from './summary.js';
 
 export interface StorePort {
-  scanContests(signal?: AbortSignal): Promise<ContestItem[]>;
+  /** Every item of the Contests table: the contests and the reply clock. */
+  scanContests(signal?: AbortSignal): Promise<(ContestItem | ReplyClockItem)[]>;
   remindersOf(contestId: number, signal?: AbortSignal): Promise<ReminderItem[]>;
-  actionsFor(changes: StoreChanges): TransactAction[];
+  actionsFor(changes: StoreChanges, updatedAt: string): TransactAction[];
 }
 
 export interface SyncLog {
@@ -63,7 +66,9 @@ export interface RunContext {
 }
 
 interface Synced {
-  plan: ContestPlan;
+  /** Undefined when the reply was stale (nothing judged). */
+  plan?: ContestPlan;
+  verdict: ReplyVerdict;
   changes: StoreChanges;
 }
 
@@ -87,7 +92,7 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
     if (dry.outcome === 'failed') {
       return finish({ outcome: 'failed', reason: failurePhase(dry.error), dryRun: true, error: errorText(dry.error, dry.deadline) });
     }
-    return finish({ outcome: 'succeeded', dryRun: true, ...heldOf(dry.value.plan), changes: describeChanges(dry.value.plan, dry.value.changes) });
+    return finish({ outcome: 'succeeded', dryRun: true, ...judgedOf(dry.value), changes: describeChanges(dry.value.plan, dry.value.changes) });
   }
 
   const outcome = await runExclusively(
@@ -114,7 +119,7 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
       record: ({ value, error, heartbeats }) => ({
         dryRun: false,
         counts: { ...counts, heartbeats },
-        ...(value !== undefined ? heldOf(value.plan) : {}),
+        ...(value !== undefined ? judgedOf(value) : {}),
         ...(error !== undefined ? { reason: failurePhase(error), error: describe(error) } : {}),
       }),
     },
@@ -135,7 +140,7 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
       );
     case 'succeeded':
       counts.heartbeats = outcome.heartbeats;
-      return finish({ outcome: 'succeeded', fence: outcome.fence, ...heldOf(outcome.value.plan) });
+      return finish({ outcome: 'succeeded', fence: outcome.fence, ...judgedOf(outcome.value) });
     case 'failed': {
       counts.heartbeats = outcome.heartbeats;
       const fence = outcome.fence !== undefined ? { fence: outcome.fence } : {};
@@ -147,33 +152,37 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
   }
 }
 
-/** The contest work: fetch, read, plan, and (under the lease, unless a dry run) write. */
+/**
+ * The contest work, as gather, judge, act: fetch the reply and read what is stored; judge the
+ * reply (stale or not) and each contest (plan.ts); read the reminders the plan names and judge each
+ * (reminders.ts); then, under the lease unless a dry run, write it all in one fenced commit.
+ */
 async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts, write: boolean, acceptHeld: boolean): Promise<Synced> {
   const { now } = deps;
-  const { signal } = work;
-  // Leave part of the remaining time for reading and writing DynamoDB.
-  const storeReserveMs = Math.min(10_000, Math.max(0, (work.deadline - now()) / 3));
-  let fetched: FetchContestsResult;
-  try {
-    fetched = await deps.fetchContests({ signal, deadline: work.deadline - storeReserveMs });
-  } catch (error) {
-    if (error instanceof CodeforcesError) counts.codeforcesAttempts = error.attempts;
-    throw error;
-  }
-  counts.contestsFetched = fetched.contests.length;
-  counts.contestsInvalid = fetched.invalid;
-  counts.codeforcesAttempts = fetched.attempts;
-  counts.codeforcesLatencyMs = fetched.latencyMs;
-
-  signal.throwIfAborted();
-  const stored = await deps.store.scanContests(signal);
   const settings = deps.planSettings ?? DEFAULT_PLAN_SETTINGS;
+
+  // Gather: the reply and the stored contests (with the reply clock).
+  const fetched = await fetchReply(deps, work, counts);
+  work.signal.throwIfAborted();
+  const { contests: stored, replyMadeAt } = splitClock(await deps.store.scanContests(work.signal));
+
+  // Judge the reply: a stale one is never applied.
+  const nowMs = now();
+  const verdict = judgeReply(fetched.contests, replyMadeAt, Math.floor(nowMs / 1000));
+  if (verdict.stale) {
+    counts.repliesStale = 1;
+    if (write) work.keep([...work.handoff]);
+    return { verdict, changes: emptyChanges() };
+  }
+
+  // Judge each contest.
+  const lastSeenMs = replyMadeAt !== undefined ? replyMadeAt * 1000 : work.lastSucceededMs;
   const plan = planContests({
     fetched: fetched.contests,
     listedIds: new Set(fetched.listedIds),
     stored,
-    nowMs: now(),
-    ...(work.lastSucceededMs !== undefined ? { lastSyncMs: work.lastSucceededMs } : {}),
+    nowMs,
+    ...(lastSeenMs !== undefined ? { lastSeenMs } : {}),
     acceptHeld,
     settings,
   });
@@ -183,54 +192,80 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
   counts.contestsHeld = plan.held.length;
   counts.contestsAccepted = plan.accepted.length;
 
-  // Contests whose reminders this run acts on: handed over so the next run checks them again.
-  const touched = new Set<number>([...plan.reminderDeletes, ...plan.reminderMoves.map(({ contestId }) => contestId)]);
-  const reminderDeletes: StoreChanges['reminderDeletes'] = [];
-  for (const contestId of plan.reminderDeletes) {
-    for (const reminder of await deps.store.remindersOf(contestId, signal)) reminderDeletes.push({ contestId, userId: reminder.userId });
-  }
-  const reminderMoves = [];
-  for (const { contestId, startTimeSeconds, confirmed } of plan.reminderMoves) {
-    const policy = { confirmed, nearSeconds: settings.nearSeconds };
-    reminderMoves.push(...planReminderMoves(await deps.store.remindersOf(contestId, signal), startTimeSeconds, now(), policy));
-  }
-  // Contests an earlier run changed: the app may have written a reminder against the old state.
+  // Gather the reminders whose contests changed, and those an earlier run handed over (the app
+  // may have written one against the state that run replaced); judge each.
   const after = contestsAfter(plan, stored);
-  for (const entry of work.handoff) {
-    const contestId = Number(entry);
-    // Reminders this run already reads and changes above are not changed twice in one transaction.
-    if (!Number.isSafeInteger(contestId) || touched.has(contestId)) continue;
-    counts.contestsRechecked += 1;
-    const state = after.get(contestId);
-    const fix = planRecheck(contestId, state, await deps.store.remindersOf(contestId, signal), now(), settings.nearSeconds);
-    // A contest in its grace period, or whose change awaits confirmation, keeps what it cannot
-    // settle yet: it is checked again once it is back, gone or confirmed.
-    if (fix.deletes.length + fix.moves.length > 0 || state?.vanishedAt !== undefined || state?.pending !== undefined) touched.add(contestId);
-    reminderDeletes.push(...fix.deletes);
-    reminderMoves.push(...fix.moves);
+  const toCheck = new Set(plan.remindersToCheck);
+  const handedOver = [...work.handoff].map(Number).filter((id) => Number.isSafeInteger(id) && !toCheck.has(id));
+  counts.contestsRechecked = handedOver.length;
+  const reminderUpdates: ReminderUpdate[] = [];
+  const nowSeconds = Math.floor(now() / 1000);
+  for (const contestId of [...toCheck, ...handedOver]) {
+    const reminders = await deps.store.remindersOf(contestId, work.signal);
+    reminderUpdates.push(...planReminders(contestId, after.get(contestId), reminders, settings, nowSeconds));
   }
   const changes: StoreChanges = {
-    reminderDeletes,
-    reminderMoves,
+    reminderUpdates,
     contestPuts: [...plan.upserts, ...plan.bookkeeping, ...plan.vanished],
     contestDeletes: plan.cancelled,
+    // Recorded with the run's writes (a run that writes nothing showed nothing new).
+    ...(verdict.madeAt !== undefined ? { replyMadeAt: verdict.madeAt } : {}),
   };
+  countReminders(counts, reminderUpdates);
 
-  if (!write) return { plan, changes };
-  const actions = deps.store.actionsFor(changes);
-  const handoff = [...touched].map(String);
+  // Act: one fenced commit; the contests whose reminders changed state are handed over, so the
+  // next run reads them again.
+  if (!write) return { plan, verdict, changes };
+  const actions = deps.store.actionsFor(changes, new Date(nowMs).toISOString());
   if (actions.length > 0) {
-    const written = await work.commit(actions, { final: true, handoff });
+    const written = await work.commit(actions, { final: true, handoff: [...toCheck].map(String) });
     counts.transactions = written.transactions;
-  } else {
-    // Nothing to write: what was handed over and is not settled yet stays for the next run.
-    work.keep(handoff);
   }
   counts.contestsWritten = plan.upserts.length;
   counts.contestsRemoved = changes.contestDeletes.length;
-  counts.remindersMoved = changes.reminderMoves.length;
-  counts.remindersDeleted = changes.reminderDeletes.length;
-  return { plan, changes };
+  return { plan, verdict, changes };
+}
+
+async function fetchReply(deps: SyncDeps, work: WorkContext, counts: RunCounts): Promise<FetchContestsResult> {
+  // Leave part of the remaining time for reading and writing DynamoDB.
+  const storeReserveMs = Math.min(10_000, Math.max(0, (work.deadline - deps.now()) / 3));
+  let fetched: FetchContestsResult;
+  try {
+    fetched = await deps.fetchContests({ signal: work.signal, deadline: work.deadline - storeReserveMs });
+  } catch (error) {
+    if (error instanceof CodeforcesError) counts.codeforcesAttempts = error.attempts;
+    throw error;
+  }
+  counts.contestsFetched = fetched.contests.length;
+  counts.contestsInvalid = fetched.invalid;
+  counts.codeforcesAttempts = fetched.attempts;
+  counts.codeforcesLatencyMs = fetched.latencyMs;
+  return fetched;
+}
+
+/** The Contests table's items: the contests, and the reply clock (the sync's own item). */
+function splitClock(items: readonly (ContestItem | ReplyClockItem)[]): { contests: ContestItem[]; replyMadeAt?: number } {
+  const contests: ContestItem[] = [];
+  let replyMadeAt: number | undefined;
+  for (const item of items) {
+    if (item.contestId === REPLY_CLOCK_ID) {
+      const at = (item as ReplyClockItem).replyMadeAt;
+      if (typeof at === 'number' && Number.isFinite(at)) replyMadeAt = at;
+    } else contests.push(item as ContestItem);
+  }
+  return { contests, ...(replyMadeAt !== undefined ? { replyMadeAt } : {}) };
+}
+
+function emptyChanges(): StoreChanges {
+  return { reminderUpdates: [], contestPuts: [], contestDeletes: [] };
+}
+
+function countReminders(counts: RunCounts, updates: readonly ReminderUpdate[]): void {
+  for (const update of updates) {
+    if (update.set.remindAt !== undefined) counts.remindersMoved += 1;
+    if (update.set.dueAt !== undefined) counts.remindersDue += 1;
+    else if (update.set.paused !== undefined) counts.remindersPaused += 1;
+  }
 }
 
 /** Each contest as this run leaves it: written, marked vanished, untouched, or (absent) deleted. */
@@ -244,8 +279,11 @@ function contestsAfter(plan: ContestPlan, stored: readonly ContestItem[]): Map<n
 /** The summary, the result and the run record list at most this many held and accepted changes. */
 export const HELD_LISTED = 50;
 
-/** Held and accepted changes as the result, the summary line and the run record name them (only when there are any). */
-function heldOf(plan: ContestPlan): Pick<RunSummary, 'held' | 'accepted'> {
+/** The stale reply, held and accepted changes as the result, the summary line and the run record name them (only when there are any). */
+function judgedOf({ plan, verdict }: Synced): Pick<RunSummary, 'held' | 'accepted' | 'stale'> {
+  const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+  if (verdict.stale) return { stale: { madeAt: iso(verdict.madeAt), newestApplied: iso(verdict.newestApplied) } };
+  if (plan === undefined) return {};
   const listed = (changes: readonly HeldChange[]) =>
     changes.slice(0, HELD_LISTED).map(({ contestId, kind, since, replies }) => ({ contestId, kind, since: new Date(since * 1000).toISOString(), replies }));
   return {
@@ -257,7 +295,8 @@ function heldOf(plan: ContestPlan): Pick<RunSummary, 'held' | 'accepted'> {
 /** A dry run lists at most this many writes and cancellations (plus their totals): the result stays small. */
 export const DRY_RUN_LISTED = 50;
 
-function describeChanges(plan: ContestPlan, changes: StoreChanges): RunSummary['changes'] {
+function describeChanges(plan: ContestPlan | undefined, changes: StoreChanges): RunSummary['changes'] {
+  if (plan === undefined) return { write: [], writeTotal: 0, cancel: [], cancelTotal: 0, vanish: [], vanishTotal: 0, moveReminders: 0, pauseReminders: 0, dueReminders: 0 };
   return {
     write: plan.upserts.slice(0, DRY_RUN_LISTED).map(({ contestId, name, startTimeSeconds, phase }) => ({ contestId, name, startTimeSeconds, phase })),
     writeTotal: plan.upserts.length,
@@ -265,7 +304,8 @@ function describeChanges(plan: ContestPlan, changes: StoreChanges): RunSummary['
     cancelTotal: plan.cancelled.length,
     vanish: plan.vanished.slice(0, DRY_RUN_LISTED).map(({ contestId }) => contestId),
     vanishTotal: plan.vanished.length,
-    moveReminders: changes.reminderMoves.length,
-    deleteReminders: changes.reminderDeletes.length,
+    moveReminders: changes.reminderUpdates.filter((u) => u.set.remindAt !== undefined).length,
+    pauseReminders: changes.reminderUpdates.filter((u) => u.set.dueAt === undefined && u.set.paused !== undefined).length,
+    dueReminders: changes.reminderUpdates.filter((u) => u.set.dueAt !== undefined).length,
   };
 }

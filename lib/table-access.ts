@@ -15,7 +15,8 @@ export const TABLE_ROLES: readonly TableRole[] = ['contests', 'reminders', 'coor
 
 export const TABLE_ACTIONS: Readonly<Record<TableRole, readonly string[]>> = {
   contests: ['dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
-  reminders: ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  // The sync never deletes a reminder (docs/design.md, "The firing rule"): it reads and updates them.
+  reminders: ['dynamodb:Query', 'dynamodb:UpdateItem'],
   // What the single-execution module sends, granted by ScheduledSingletonJob on the job's own keys
   // (dynamodb:LeadingKeys). GetItem: the read-back of a release whose answer was lost. No Query.
   coordination: COORDINATION_ACTIONS,

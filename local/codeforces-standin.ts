@@ -73,6 +73,14 @@ export function recordedContestList(now: number = Date.now()): object[] {
   });
 }
 
+/** `relativeTimeSeconds` (now − start) of every scheduled entry, as of `nowSeconds`. */
+function made(list: readonly object[], nowSeconds: number): object[] {
+  return list.map((entry) => {
+    const start = (entry as { startTimeSeconds?: unknown }).startTimeSeconds;
+    return typeof start === 'number' ? { ...entry, relativeTimeSeconds: nowSeconds - start } : entry;
+  });
+}
+
 interface Gate {
   promise: Promise<void>;
   open: () => void;
@@ -144,7 +152,8 @@ export async function startCodeforcesStandin(
   }
 
   function send(res: ServerResponse, req: IncomingMessage, reply: StandinReply): void {
-    const body = reply.body ?? { status: 'OK', result: list };
+    // Like Codeforces, the default list's relativeTimeSeconds is computed as the reply is made.
+    const body = reply.body ?? { status: 'OK', result: made(list, Math.floor(Date.now() / 1000)) };
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     const isHtml = typeof body === 'string' && /^\s*</.test(body);
     const headers: Record<string, string> = {

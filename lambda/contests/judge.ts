@@ -1,16 +1,18 @@
 /**
- * The model of what one reply may change (docs/design.md, "A reply is evidence"), as pure rules:
- * is a listed change plausible against what is stored and the time since the last successful sync,
- * which changes of one kind are a suspicious mass change, and how evidence repeated by consecutive
- * replies is counted. plan.ts applies these rules to a whole reply.
+ * The model of what one reply may change (docs/design.md, "A reply is evidence"), as pure rules,
+ * one function each: when a reply was made and whether it is stale, whether a listed change is
+ * plausible against what is stored and the newest reply seen before, which changes of one kind are
+ * a suspicious mass change, how evidence repeated by consecutive replies is counted, and whether a
+ * start was shown before it began. plan.ts applies them to a whole reply; reminders.ts turns what
+ * they leave into the firing rule.
  */
 import type { ContestItem, Pending } from './model.js';
 
 /**
- * Why a change is held (not acted on):
- * - `start-in-past`: the start moved to before the last successful sync, which saw the old start.
+ * Why a change is held (not shown):
+ * - `start-in-past`: the start moved to before the newest reply seen before, which showed the old start.
  * - `finish`: reported FINISHED before its end.
- * - `phase`: running before its start, or a phase going backwards (FINISHED back to BEFORE).
+ * - `phase`: reported running before its start.
  * - `drop`, `reschedule`, `earlier`: one of many stored upcoming contests missing from the reply,
  *   moved later, or moved earlier in the same reply (a mass change of that kind).
  */
@@ -26,7 +28,7 @@ export interface JudgeSettings {
   massMinCount: number;
   /** ...and more than this share of them. */
   massMaxShare: number;
-  /** Evidence repeated by this many consecutive replies is accepted (held change lands). */
+  /** Evidence repeated by this many consecutive replies is accepted (held change is shown). */
   acceptHeldAfterReplies: number;
 }
 
@@ -35,24 +37,95 @@ export const SKEW_SECONDS = 10 * 60;
 
 const PHASE_ORDER: Record<string, number> = { BEFORE: 0, CODING: 1, PENDING_SYSTEM_TEST: 2, SYSTEM_TEST: 3, FINISHED: 4 };
 
+// ---- when a reply was made ----
+
+/** What dating a reply needs of an entry. */
+export interface DatedEntry {
+  phase: string;
+  startTimeSeconds: number;
+  durationSeconds: number;
+  relativeTimeSeconds?: number;
+}
+
+/**
+ * When Codeforces made the reply: it computes `relativeTimeSeconds` (now − start) as it makes it,
+ * so `startTimeSeconds + relativeTimeSeconds` dates each entry; the median of the entries' dates
+ * dates the reply (an entry whose start a lie moved without its relative time is outvoted).
+ * Undefined when no entry carries the field.
+ */
+export function replyMadeAt(entries: readonly DatedEntry[]): number | undefined {
+  const dates = entries.flatMap((e) => (e.relativeTimeSeconds === undefined ? [] : [e.startTimeSeconds + e.relativeTimeSeconds])).sort((a, b) => a - b);
+  if (dates.length === 0) return undefined;
+  return dates[Math.floor((dates.length - 1) / 2)];
+}
+
+/**
+ * The latest time an undated reply can have been made, from its phases: a contest it lists as
+ * not started yet had not started when it was made (skew allowed). Undefined: nothing bounds it.
+ */
+export function undatedMadeBefore(entries: readonly DatedEntry[]): number | undefined {
+  let bound: number | undefined;
+  for (const entry of entries) {
+    if (entry.phase !== 'BEFORE') continue;
+    const latest = entry.startTimeSeconds + SKEW_SECONDS;
+    if (bound === undefined || latest < bound) bound = latest;
+  }
+  return bound;
+}
+
+export type ReplyVerdict =
+  | { stale: false; /** When it was made (undefined: undated); recorded once applied. */ madeAt?: number }
+  | { stale: true; madeAt: number; newestApplied: number };
+
+/**
+ * A reply made before the newest reply already applied (a lagging replica, a cache), or that same
+ * reply served again long after it was made, is stale: never applied. An undated reply is stale
+ * when its phases show it was made before the newest applied one. What is recorded as applied is
+ * never later than our own clock, so a reply dated in the future cannot make honest ones stale.
+ */
+export function judgeReply(entries: readonly DatedEntry[], newestApplied: number | undefined, nowSeconds: number): ReplyVerdict {
+  const madeAt = replyMadeAt(entries);
+  if (madeAt === undefined) {
+    const before = undatedMadeBefore(entries);
+    if (newestApplied !== undefined && before !== undefined && before < newestApplied) return { stale: true, madeAt: before, newestApplied };
+    return { stale: false };
+  }
+  if (newestApplied !== undefined) {
+    const older = madeAt < newestApplied;
+    const servedAgain = madeAt === newestApplied && nowSeconds - madeAt > SKEW_SECONDS;
+    if (older || servedAgain) return { stale: true, madeAt, newestApplied };
+  }
+  return { stale: false, madeAt: Math.min(madeAt, nowSeconds) };
+}
+
+// ---- one change of one contest ----
+
 /**
  * Why a listed version of a stored contest cannot be believed now, or undefined if it can.
- * @param lastSyncSeconds when the last successful sync ran (it saw `stored`); the rules ask what
- *   could have happened since.
+ * @param lastSeenSeconds when the newest reply seen before was made (it showed `stored`); the rules
+ *   ask what could have happened since.
  */
-export function implausibility(stored: ContestItem, listed: ContestItem, nowSeconds: number, lastSyncSeconds: number): HeldKind | undefined {
+export function implausibility(stored: ContestItem, listed: ContestItem, nowSeconds: number, lastSeenSeconds: number): HeldKind | undefined {
   const moved = listed.startTimeSeconds !== stored.startTimeSeconds;
-  // The last sync saw the old start: had the contest moved to before that sync, that sync would
-  // have listed the new start already. A real move earlier is announced ahead of the new start.
-  if (moved && listed.startTimeSeconds < lastSyncSeconds - SKEW_SECONDS) return 'start-in-past';
-  const listedOrder = PHASE_ORDER[listed.phase] ?? 0;
-  const storedOrder = PHASE_ORDER[stored.phase] ?? 0;
-  if (listedOrder < storedOrder) return 'phase';
-  if (listedOrder >= 1 && listedOrder <= 3 && listed.startTimeSeconds > nowSeconds + SKEW_SECONDS) return 'phase';
+  // The last reply showed the old start: had the contest moved to before it, that reply would
+  // have shown the new start already. A real move earlier is announced ahead of the new start.
+  if (moved && listed.startTimeSeconds < lastSeenSeconds - SKEW_SECONDS) return 'start-in-past';
+  const order = PHASE_ORDER[listed.phase] ?? 0;
+  if (order >= 1 && order <= 3 && listed.startTimeSeconds > nowSeconds + SKEW_SECONDS) return 'phase';
   if (listed.phase === 'FINISHED' && stored.phase !== 'FINISHED' && listed.startTimeSeconds + listed.durationSeconds > nowSeconds + SKEW_SECONDS) {
     return 'finish';
   }
   return undefined;
+}
+
+/**
+ * The undo of a change: the reply lists the contest unfinished at its confirmed start again. It is
+ * shown at once and never held, whatever the rest of the reply does (the truth's return after a
+ * wrong upstream is a mass change of its own).
+ */
+export function isUndo(stored: ContestItem, listed: ContestItem | undefined): boolean {
+  const confirmed = confirmedStartOf(stored);
+  return listed !== undefined && listed.phase !== 'FINISHED' && confirmed > 0 && listed.startTimeSeconds === confirmed;
 }
 
 /** The mass-change kind a plausible change of a stored upcoming contest belongs to, if any. */
@@ -68,13 +141,52 @@ export function isMassChange(count: number, upcoming: number, settings: JudgeSet
   return count >= settings.massMinCount && upcoming > 0 && count / upcoming > settings.massMaxShare;
 }
 
-/** What a reply said of a contest, as compared between replies: its timing and phase, or `missing`. */
-export function evidenceOf(listed: ContestItem | undefined): string {
-  return listed === undefined ? 'missing' : `${listed.phase}@${listed.startTimeSeconds}+${listed.durationSeconds}`;
+// ---- evidence ----
+
+/**
+ * What a reply said of a contest, as compared between replies: `listed@<start>`, `finished@<start>`
+ * or `missing`. The phase's progress (BEFORE, CODING, SYSTEM_TEST) and the duration are not part
+ * of it, so evidence keeps counting while a contest runs.
+ */
+export function evidenceOf(listed: Pick<ContestItem, 'phase' | 'startTimeSeconds'> | undefined): string {
+  if (listed === undefined) return 'missing';
+  return `${listed.phase === 'FINISHED' ? 'finished' : 'listed'}@${listed.startTimeSeconds}`;
+}
+
+/** The start an evidence key names (undefined: `missing`, or a key of an older format). */
+export function startOfEvidence(said: string): number | undefined {
+  const match = /^(?:listed|finished)@(-?\d+)$/.exec(said);
+  return match === null ? undefined : Number(match[1]);
+}
+
+/** Whether an evidence key says the contest finished. */
+export function saysFinished(said: string): boolean {
+  return said.startsWith('finished@');
+}
+
+/** What the stored item shows, as evidence: what the previous replies said when nothing is pending. */
+export function shownEvidence(stored: ContestItem): string {
+  return stored.vanishedAt !== undefined ? 'missing' : evidenceOf(stored);
 }
 
 /** The evidence after this reply: counted on from the stored one if the reply says the same. */
 export function nextEvidence(stored: Pending | undefined, said: string, nowSeconds: number): Pick<Pending, 'said' | 'replies' | 'since'> {
   if (stored !== undefined && stored.said === said) return { said, replies: stored.replies + 1, since: stored.since };
   return { said, replies: 1, since: nowSeconds };
+}
+
+// ---- starts a reminder may be due at ----
+
+/**
+ * A start shown before it began: first reported by a reply made more than the skew before it. A
+ * start first reported after it began (a contest "started minutes ago") cannot be told from a lie,
+ * so it never makes a reminder due.
+ */
+export function shownAhead(start: number, firstSeenSeconds: number): boolean {
+  return start > firstSeenSeconds + SKEW_SECONDS;
+}
+
+/** The confirmed start of a stored contest (0: none); an item written before the rule: its start. */
+export function confirmedStartOf(stored: ContestItem): number {
+  return stored.confirmedStart ?? stored.startTimeSeconds;
 }

@@ -1,4 +1,4 @@
-/** Items of the Contests and Reminders tables: the data contract the app reads (docs/design.md, "Tables"). */
+/** Items of the Contests and Reminders tables: the data contract the app reads (docs/tables.md). */
 
 export type Phase = 'BEFORE' | 'CODING' | 'PENDING_SYSTEM_TEST' | 'SYSTEM_TEST' | 'FINISHED';
 
@@ -18,27 +18,52 @@ export interface ContestItem {
   /**
    * Vanished marker (docs/design.md, "Vanished contests"): set when the contest was missing from a
    * valid reply, epoch seconds of the first miss. The app does not show a contest that has it as
-   * upcoming. Removed if the contest comes back; the contest is deleted with its reminders once it
-   * has been missing from `missingSyncsBeforeDelete` consecutive successful syncs.
+   * upcoming. Removed if the contest is listed again (even with an entry that cannot be believed).
    */
   vanishedAt?: number;
   /** With `vanishedAt`: how many consecutive successful syncs missed it. */
   missingSyncs?: number;
   /**
-   * A change the replies reported that is not fully acted on yet (docs/design.md, "A reply is
-   * evidence"): held (the item is kept as stored), or acted on with its irreversible part
-   * (deleting reminders, clearing `notifiedAt`, moving a reminder into the near past) waiting for
-   * the next reply to confirm it. The app does not read it.
+   * Why the contest's reminders are not due at `startTimeSeconds` (docs/design.md, "The firing
+   * rule"): absent while they are. The app reads it: while present, it writes a new reminder
+   * without `dueAt` (the sync makes it due when the pause ends).
+   */
+  remindersPaused?: PauseReason;
+  /**
+   * The start that two consecutive replies agreed on (or the first listing, or an operator), and
+   * that a reply showed before it began: the only start besides a later one that a reminder may be
+   * due at. 0: none yet. Absent only on items written before the firing rule (read as the start).
+   * The app does not read it.
+   */
+  confirmedStart?: number;
+  /**
+   * What the latest replies said of the contest when it differs from what is stored or awaits a
+   * second reply (docs/design.md, "A reply is evidence"). The app does not read it.
    */
   pending?: Pending;
 }
 
+/**
+ * Why a reminder is not due (the `paused` attribute of a reminder; `remindersPaused` of a contest):
+ * - `held`: the latest reply reported a change that is held (a withdrawal, a finish, a postponement);
+ * - `vanished`: missing from the latest reply, or deleted after its misses;
+ * - `finished`: finished at a start other than the confirmed one;
+ * - `started`: no reply showed the start before it began (indistinguishable from a lie);
+ * - `expired`: left unfinished past its TTL;
+ * - `unconfirmed` (contests only): due at a start other than the listed one, awaiting a reply;
+ * - `notified` (reminders only): already sent for the start it would be due at.
+ */
+export type PauseReason = 'held' | 'vanished' | 'finished' | 'started' | 'expired' | 'unconfirmed' | 'notified';
+
 export interface Pending {
-  /** Held: nothing of the change is acted on. Otherwise the change is written and awaits confirmation. */
+  /** Held: nothing of the change is shown. Otherwise the change is shown and awaits a second reply. */
   held: boolean;
-  /** Why it is held (with `held`). */
+  /** Why it is held (with `held`), or what awaits confirmation. */
   kind?: string;
-  /** What the replies said: the listed phase, start and duration, or `missing`. */
+  /**
+   * What the replies said (the evidence key, which phase progress does not change):
+   * `listed@<start>`, `finished@<start>` or `missing`.
+   */
   said: string;
   /** How many consecutive replies said it. */
   replies: number;
@@ -50,9 +75,34 @@ export interface ReminderItem {
   contestId: number;
   userId: string;
   minutesBefore: number;
-  /** Epoch seconds: startTimeSeconds − 60 × minutesBefore. */
+  /** Epoch seconds: startTimeSeconds − 60 × minutesBefore (kept true by the sync). */
   remindAt: number;
+  /** Present only while the reminder may fire: the notifier sends it once `dueAt <= now`. */
+  dueAt?: number;
+  /** With `dueAt`: contestId mod dueShards (the `byDue` index's partition). */
+  dueShard?: number;
+  /** With `dueAt`: the contest start it was computed for. */
+  dueStart?: number;
+  /** Without `dueAt`: why (PauseReason). */
+  paused?: string;
+  /** Set by the notifier when it sends: when, and for which start. */
   notifiedAt?: number;
+  notifiedStart?: number;
+  /** TTL, epoch seconds: the contest's own `expiresAt`. */
+  expiresAt?: number;
+}
+
+/**
+ * The sync's own item in the Contests table (no `platform`, so never in the app's index): the
+ * time the newest applied reply was made (docs/design.md, "Stale replies").
+ */
+export const REPLY_CLOCK_ID = 0;
+
+export interface ReplyClockItem {
+  contestId: typeof REPLY_CLOCK_ID;
+  /** Epoch seconds: when Codeforces made the newest reply a sync applied. */
+  replyMadeAt: number;
+  updatedAt: string;
 }
 
 /** The fields that make two versions of a contest different (updatedAt is bookkeeping). */

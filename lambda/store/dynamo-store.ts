@@ -4,8 +4,8 @@
  * (docs/design.md, lease rule 5), in an order that is safe to stop at any point and redo.
  */
 import { QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ContestItem, ReminderItem } from '../contests/model.js';
-import type { ReminderMove } from '../contests/plan.js';
+import { REPLY_CLOCK_ID, type ContestItem, type ReminderItem, type ReplyClockItem } from '../contests/model.js';
+import type { ReminderUpdate } from '../contests/reminders.js';
 import {
   COMMIT_CONTENTION_BUDGET,
   describe,
@@ -21,10 +21,12 @@ export class StoreError extends Error {
 }
 
 export interface StoreChanges {
-  reminderDeletes: { contestId: number; userId: string }[];
-  reminderMoves: ReminderMove[];
+  /** The firing rule's state of reminders (never a delete: the sync never deletes a reminder). */
+  reminderUpdates: ReminderUpdate[];
   contestPuts: ContestItem[];
   contestDeletes: number[];
+  /** When the reply this run applied was made: recorded in the reply clock, last. */
+  replyMadeAt?: number;
 }
 
 export interface StoreTables {
@@ -42,17 +44,17 @@ export class DynamoContestStore {
     private readonly options: StoreOptions = {},
   ) {}
 
-  /** Every stored contest, strongly consistent (the table is small: TTL keeps it to weeks). */
-  async scanContests(signal?: AbortSignal): Promise<ContestItem[]> {
+  /** Every item of the Contests table (the reply clock too), strongly consistent (the table is small: TTL keeps it to weeks). */
+  async scanContests(signal?: AbortSignal): Promise<(ContestItem | ReplyClockItem)[]> {
     return this.read('scan the contests', async () => {
-      const items: ContestItem[] = [];
+      const items: (ContestItem | ReplyClockItem)[] = [];
       let start: Record<string, unknown> | undefined;
       do {
         const page = await this.doc.send(
           new ScanCommand({ TableName: this.tables.contests, ConsistentRead: true, ExclusiveStartKey: start }),
           { abortSignal: signal },
         );
-        items.push(...((page.Items ?? []) as ContestItem[]));
+        items.push(...((page.Items ?? []) as (ContestItem | ReplyClockItem)[]));
         start = page.LastEvaluatedKey;
       } while (start !== undefined);
       return items;
@@ -83,17 +85,22 @@ export class DynamoContestStore {
 
   /**
    * The write actions of `changes`, in an order that is safe to stop at any point and redo:
-   * reminders first (deleted or moved), then contests (written, then deleted). A run that stops
+   * reminders first, then contests (written, then deleted), then the reply clock. A run that stops
    * half-way leaves stored contests unchanged for what it did not reach, so the next run plans it
-   * again. Every action is idempotent, so a retried transaction is harmless.
+   * again, and the reply is not recorded as applied. Every action is idempotent, so a retried
+   * transaction is harmless.
    */
-  actionsFor(changes: StoreChanges): TransactAction[] {
-    return [
-      ...changes.reminderDeletes.map((key) => ({ Delete: { TableName: this.tables.reminders, Key: key } })),
-      ...changes.reminderMoves.map((move) => this.moveAction(move)),
+  actionsFor(changes: StoreChanges, updatedAt: string): TransactAction[] {
+    const clock: ReplyClockItem | undefined =
+      changes.replyMadeAt !== undefined ? { contestId: REPLY_CLOCK_ID, replyMadeAt: changes.replyMadeAt, updatedAt } : undefined;
+    const writes = [
+      ...changes.reminderUpdates.map((update) => this.reminderAction(update)),
       ...changes.contestPuts.map((item) => ({ Put: { TableName: this.tables.contests, Item: item } })),
       ...changes.contestDeletes.map((contestId) => ({ Delete: { TableName: this.tables.contests, Key: { contestId } } })),
     ];
+    // The clock alone is no reason to write: a run that changes nothing showed nothing new.
+    if (writes.length === 0 || clock === undefined) return writes;
+    return [...writes, { Put: { TableName: this.tables.contests, Item: clock } }];
   }
 
   /** The contest ids a committed transaction put and deleted (logged for the chaos checker). */
@@ -104,15 +111,37 @@ export class DynamoContestStore {
     };
   }
 
-  private moveAction(move: ReminderMove): TransactAction {
+  /**
+   * A reminder brought to its contest's gate. Conditional: the reminder still exists (the app may
+   * delete it), its minutesBefore is unchanged (the app may change it) and the notifier has not
+   * sent it since it was read (`notifiedStart` as read), so the sync never re-arms a sent reminder.
+   */
+  private reminderAction(update: ReminderUpdate): TransactAction {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':mb': update.minutesBefore };
+    const sets = Object.entries(update.set).map(([key, value]) => {
+      names[`#${key}`] = key;
+      values[`:${key}`] = value;
+      return `#${key} = :${key}`;
+    });
+    for (const key of update.remove) names[`#${key}`] = key;
+    const clauses = [
+      ...(sets.length > 0 ? [`SET ${sets.join(', ')}`] : []),
+      ...(update.remove.length > 0 ? [`REMOVE ${update.remove.map((key) => `#${key}`).join(', ')}`] : []),
+    ];
+    let notified = 'attribute_not_exists(notifiedStart)';
+    if (update.notifiedStart !== undefined) {
+      values[':ns'] = update.notifiedStart;
+      notified = 'notifiedStart = :ns';
+    }
     return {
       Update: {
         TableName: this.tables.reminders,
-        Key: { contestId: move.contestId, userId: move.userId },
-        UpdateExpression: move.clearNotified ? 'SET remindAt = :at REMOVE notifiedAt' : 'SET remindAt = :at',
-        // Do not resurrect a reminder the app deleted, nor undo a change of minutesBefore.
-        ConditionExpression: 'attribute_exists(userId) AND minutesBefore = :mb',
-        ExpressionAttributeValues: { ':at': move.remindAt, ':mb': move.minutesBefore },
+        Key: { contestId: update.contestId, userId: update.userId },
+        UpdateExpression: clauses.join(' '),
+        ConditionExpression: `attribute_exists(userId) AND minutesBefore = :mb AND ${notified}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
       },
     };
   }

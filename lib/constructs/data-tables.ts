@@ -12,6 +12,12 @@ import type { TableRole } from '../table-access.js';
 /** Name of the Contests GSI serving "upcoming contests" queries (platform + startTimeSeconds). */
 export const CONTESTS_BY_PLATFORM_START_INDEX = 'byPlatformStart';
 
+/**
+ * Name of the Reminders GSI a notifier queries (`dueShard = :s AND dueAt <= :now`): sparse, since
+ * only due reminders carry `dueShard` and `dueAt` (docs/tables.md).
+ */
+export const REMINDERS_BY_DUE_INDEX = 'byDue';
+
 export class DataTables extends Construct {
   public readonly contests: dynamodb.Table;
   public readonly reminders: dynamodb.Table;
@@ -39,12 +45,20 @@ export class DataTables extends Construct {
       projectionType: dynamodb.ProjectionType.ALL,
     });
 
-    // Written by the app (users' reminders): kept on stack deletion.
+    // Written by the app (users' reminders): kept on stack deletion. The sync never deletes one;
+    // `expiresAt` (the contest's end + retention) bounds them, orphans included.
     this.reminders = new dynamodb.Table(this, 'Reminders', {
       ...common,
       partitionKey: { name: 'contestId', type: dynamodb.AttributeType.NUMBER },
       sortKey: { name: 'userId', type: dynamodb.AttributeType.STRING },
+      timeToLiveAttribute: 'expiresAt',
       removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.reminders.addGlobalSecondaryIndex({
+      indexName: REMINDERS_BY_DUE_INDEX,
+      partitionKey: { name: 'dueShard', type: dynamodb.AttributeType.NUMBER },
+      sortKey: { name: 'dueAt', type: dynamodb.AttributeType.NUMBER },
+      projectionType: dynamodb.ProjectionType.ALL,
     });
 
     // Lease and run records only: nothing of value outlives the stack.

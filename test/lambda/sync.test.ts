@@ -17,11 +17,14 @@ const timing = leaseTiming(10);
 const interval = '2026-11-29T14:00:00Z';
 
 /** The contest the stand-in list holds, as stored after a sync: a run over it writes nothing. */
-const storedRound1 = toItem(
-  { id: 1, name: 'Round 1', type: 'CF', phase: 'BEFORE', frozen: false, durationSeconds: 7200, startTimeSeconds: 2_000_000_000 },
-  DEFAULT_PLAN_SETTINGS,
-  '2026-11-29T13:00:00.000Z',
-);
+const storedRound1: ContestItem = {
+  ...toItem(
+    { id: 1, name: 'Round 1', type: 'CF', phase: 'BEFORE', frozen: false, durationSeconds: 7200, startTimeSeconds: 2_000_000_000 },
+    DEFAULT_PLAN_SETTINGS,
+    '2026-11-29T13:00:00.000Z',
+  ),
+  confirmedStart: 2_000_000_000,
+};
 
 function ports(
   release: LeasePort['release'],
@@ -40,7 +43,7 @@ function ports(
   const store: StorePort = {
     scanContests: async () => options.stored ?? [],
     remindersOf: async () => [],
-    actionsFor: (changes) => actions.actionsFor(changes),
+    actionsFor: (changes, updatedAt) => actions.actionsFor(changes, updatedAt),
   };
   const writer = {
     commit: vi.fn<FencedWriterPort['commit']>(async (written, fence) => {
@@ -163,12 +166,27 @@ describe('runSync release', () => {
     expect(summary.holderExpiresAt).toBeUndefined();
   });
 
-  it('hands a contest in its grace period over again instead of resolving it (its reminders are checked once it is back)', async () => {
-    const vanished = { ...storedRound1, contestId: 7, url: 'https://codeforces.com/contest/7', vanishedAt: 1, missingSyncs: 1 };
+  it('resolves a handed-over contest once its reminders were read again (a paused contest refuses due reminders from the app)', async () => {
+    const vanished = { ...storedRound1, contestId: 7, url: 'https://codeforces.com/contest/7', vanishedAt: 1, missingSyncs: 1, remindersPaused: 'vanished' as const };
     const deps = ports(async () => true, async () => false, { stored: [storedRound1, vanished], handoff: ['7'] });
     const fenceCheck = vi.spyOn(deps.lease, 'fenceCheck');
     expect(await runSync(scheduled, deps, context)).toMatchObject({ outcome: 'succeeded', counts: { contestsVanished: 1, contestsRechecked: 1 } });
-    expect(fenceCheck.mock.calls.at(-1)?.[1]?.handoff).toEqual(['7']);
+    expect(fenceCheck.mock.calls.at(-1)?.[1]?.handoff).toEqual([]);
+    expect(vi.mocked(deps.lease.release).mock.calls[0]?.[1].resolved).toEqual(['7']);
+  });
+
+  it('a stale reply (made before the newest applied one) is never applied: counted, named, the handoff kept', async () => {
+    const clock = { contestId: 0, replyMadeAt: 2_000_000_000 - 100, updatedAt: 'x' } as never;
+    const deps = ports(async () => true, async () => false, { stored: [storedRound1, clock], handoff: ['1'] });
+    const old = { ...(await deps.fetchContests()).contests[0]!, startTimeSeconds: 2_000_000_000 + 99_999, relativeTimeSeconds: -200_000 };
+    deps.fetchContests = async () => ({ contests: [old], listedIds: [1], invalid: 0, unscheduled: 0, attempts: 1, latencyMs: 5 });
+    const summary = await runSync(scheduled, deps, context);
+    expect(summary).toMatchObject({
+      outcome: 'succeeded',
+      counts: { repliesStale: 1, contestsWritten: 0 },
+      stale: { madeAt: new Date((2_000_000_000 - 100_001) * 1000).toISOString(), newestApplied: new Date((2_000_000_000 - 100) * 1000).toISOString() },
+    });
+    expect(deps.writer.commit).not.toHaveBeenCalled();
     expect(vi.mocked(deps.lease.release).mock.calls[0]?.[1].resolved).toEqual([]);
   });
 });

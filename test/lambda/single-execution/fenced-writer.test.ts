@@ -22,7 +22,7 @@ function writerFor(options: Partial<FencedWriterOptions> = {}) {
   const writer = new DynamoFencedWriter(doc, { now: Date.now, ...options });
   return {
     apply: (c: StoreChanges, fence: (last: boolean) => TransactAction, signal?: AbortSignal) =>
-      writer.commit(contestStore.actionsFor(c), fence, signal),
+      writer.commit(contestStore.actionsFor(c, '2026-11-29T14:00:00.000Z'), fence, signal),
   };
 }
 const fence = (): TransactAction => ({
@@ -50,7 +50,7 @@ function contest(contestId: number) {
 }
 
 function changes(overrides: Partial<StoreChanges> = {}): StoreChanges {
-  return { reminderDeletes: [], reminderMoves: [], contestPuts: [], contestDeletes: [], ...overrides };
+  return { reminderUpdates: [], contestPuts: [], contestDeletes: [], ...overrides };
 }
 
 function cancelled(...codes: string[]) {
@@ -69,7 +69,7 @@ describe('DynamoFencedWriter.commit', () => {
     const store = writerFor();
     const counts = await store.apply(
       changes({
-        reminderDeletes: [{ contestId: 1, userId: 'u' }],
+        reminderUpdates: [{ contestId: 1, userId: 'u', minutesBefore: 5, set: { paused: 'vanished' }, remove: ['dueAt', 'dueShard', 'dueStart'] }],
         contestPuts: Array.from({ length: 200 }, (_, i) => contest(i + 1)),
         contestDeletes: [999],
       }),
@@ -78,7 +78,7 @@ describe('DynamoFencedWriter.commit', () => {
     const calls = mock.commandCalls(TransactWriteCommand);
     expect(calls.map((call) => call.args[0].input.TransactItems?.length)).toEqual([100, 100, 5]);
     for (const call of calls) expect(call.args[0].input.TransactItems?.[0]).toHaveProperty('ConditionCheck');
-    expect(calls[0]?.args[0].input.TransactItems?.[1]).toHaveProperty('Delete.TableName', 'reminders');
+    expect(calls[0]?.args[0].input.TransactItems?.[1]).toHaveProperty('Update.TableName', 'reminders');
     expect(calls[2]?.args[0].input.TransactItems?.[4]).toEqual({ Delete: { TableName: 'contests', Key: { contestId: 999 } } });
     expect(counts).toEqual({ transactions: 3, duplicateEvents: 0 });
   });
@@ -148,8 +148,8 @@ describe('DynamoFencedWriter.commit', () => {
   it('names the write whose own condition was refused (a reminder the app changed meanwhile)', async () => {
     mock.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed'));
     const store = writerFor();
-    const move = { contestId: 7, userId: 'alice', minutesBefore: 30, remindAt: 100, clearNotified: false };
-    await expect(store.apply(changes({ reminderMoves: [move] }), fence)).rejects.toThrow(
+    const move = { contestId: 7, userId: 'alice', minutesBefore: 30, set: { remindAt: 100 }, remove: [] };
+    await expect(store.apply(changes({ reminderUpdates: [move] }), fence)).rejects.toThrow(
       /refused by its condition \(Update reminders \{"contestId":7,"userId":"alice"\}\)/,
     );
   });
@@ -182,21 +182,33 @@ describe('DynamoFencedWriter.commit', () => {
     expect(mock.calls()).toHaveLength(0);
   });
 
-  it('moves reminders under a condition that keeps app edits and deletions', async () => {
+  it('updates reminders under a condition that keeps app edits and deletions and a notifier\'s send', async () => {
     mock.on(TransactWriteCommand).resolves({});
     const store = writerFor();
     await store.apply(
-      changes({ reminderMoves: [{ contestId: 7, userId: 'alice', minutesBefore: 30, remindAt: 100, clearNotified: true }] }),
+      changes({
+        reminderUpdates: [
+          { contestId: 7, userId: 'alice', minutesBefore: 30, set: { remindAt: 100, dueAt: 100, dueShard: 0, dueStart: 1900 }, remove: ['paused'] },
+          { contestId: 7, userId: 'bob', minutesBefore: 10, notifiedStart: 1800, set: { paused: 'notified' }, remove: ['dueAt', 'dueShard', 'dueStart'] },
+        ],
+      }),
       fence,
     );
-    expect(mock.commandCalls(TransactWriteCommand)[0]?.args[0].input.TransactItems?.[1]).toEqual({
+    const items = mock.commandCalls(TransactWriteCommand)[0]?.args[0].input.TransactItems;
+    expect(items?.[1]).toEqual({
       Update: {
         TableName: 'reminders',
         Key: { contestId: 7, userId: 'alice' },
-        UpdateExpression: 'SET remindAt = :at REMOVE notifiedAt',
-        ConditionExpression: 'attribute_exists(userId) AND minutesBefore = :mb',
-        ExpressionAttributeValues: { ':at': 100, ':mb': 30 },
+        UpdateExpression: 'SET #remindAt = :remindAt, #dueAt = :dueAt, #dueShard = :dueShard, #dueStart = :dueStart REMOVE #paused',
+        ConditionExpression: 'attribute_exists(userId) AND minutesBefore = :mb AND attribute_not_exists(notifiedStart)',
+        ExpressionAttributeNames: { '#remindAt': 'remindAt', '#dueAt': 'dueAt', '#dueShard': 'dueShard', '#dueStart': 'dueStart', '#paused': 'paused' },
+        ExpressionAttributeValues: { ':remindAt': 100, ':dueAt': 100, ':dueShard': 0, ':dueStart': 1900, ':mb': 30 },
       },
+    });
+    expect(items?.[2]?.Update).toMatchObject({
+      UpdateExpression: 'SET #paused = :paused REMOVE #dueAt, #dueShard, #dueStart',
+      ConditionExpression: 'attribute_exists(userId) AND minutesBefore = :mb AND notifiedStart = :ns',
+      ExpressionAttributeValues: { ':paused': 'notified', ':mb': 10, ':ns': 1800 },
     });
   });
 });

@@ -17,17 +17,26 @@ const store = new DynamoContestStore(doc, { contests: 'contests', reminders: 're
 beforeEach(() => mock.reset());
 
 describe('DynamoContestStore', () => {
-  it('orders actions so that a run stopped half-way is redone: reminders first, then contests written, then deleted', () => {
-    const actions = store.actionsFor({
-      reminderDeletes: [{ contestId: 1, userId: 'u' }],
-      reminderMoves: [{ contestId: 2, userId: 'v', minutesBefore: 5, remindAt: 10, clearNotified: false }],
-      contestPuts: [{ contestId: 3 } as never],
-      contestDeletes: [4],
-    });
-    expect(actions.map((a) => Object.keys(a)[0])).toEqual(['Delete', 'Update', 'Put', 'Delete']);
-    expect(actions[0]).toEqual({ Delete: { TableName: 'reminders', Key: { contestId: 1, userId: 'u' } } });
-    expect(actions[3]).toEqual({ Delete: { TableName: 'contests', Key: { contestId: 4 } } });
-    expect(store.contestsIn(actions)).toEqual({ contestsPut: [3], contestsDeleted: [4] });
+  it('orders actions so that a run stopped half-way is redone: reminders first, then contests written, then deleted, then the reply clock', () => {
+    const actions = store.actionsFor(
+      {
+        reminderUpdates: [{ contestId: 2, userId: 'v', minutesBefore: 5, set: { remindAt: 10 }, remove: [] }],
+        contestPuts: [{ contestId: 3 } as never],
+        contestDeletes: [4],
+        replyMadeAt: 1_900_000_000,
+      },
+      '2026-11-29T14:00:00.000Z',
+    );
+    expect(actions.map((a) => Object.keys(a)[0])).toEqual(['Update', 'Put', 'Delete', 'Put']);
+    expect(actions[2]).toEqual({ Delete: { TableName: 'contests', Key: { contestId: 4 } } });
+    expect(actions[3]).toEqual({ Put: { TableName: 'contests', Item: { contestId: 0, replyMadeAt: 1_900_000_000, updatedAt: '2026-11-29T14:00:00.000Z' } } });
+    expect(store.contestsIn(actions.slice(0, 3))).toEqual({ contestsPut: [3], contestsDeleted: [4] });
+  });
+
+  it('never deletes a reminder, and records the reply clock only with other writes', () => {
+    expect(store.actionsFor({ reminderUpdates: [], contestPuts: [], contestDeletes: [], replyMadeAt: 5 }, 'x')).toEqual([]);
+    const actions = store.actionsFor({ reminderUpdates: [{ contestId: 1, userId: 'u', minutesBefore: 5, set: { paused: 'vanished' }, remove: ['dueAt'] }], contestPuts: [], contestDeletes: [1] }, 'x');
+    expect(actions.filter((a) => a.Delete?.TableName === 'reminders')).toEqual([]);
   });
 
   it('retries a read that meets throttling or a 500 past the SDK\'s own attempts, then reads', async () => {

@@ -1,0 +1,133 @@
+/**
+ * The firing rule, "when in doubt, delay" (docs/design.md, "The firing rule"), as pure functions:
+ * the gate of a contest (due at which start, or paused and why) from what the sync stores of it,
+ * and the state each of its reminders must have (`dueAt`, `dueShard`, `dueStart`, `paused`,
+ * `remindAt`, `expiresAt`). The notifier reads nothing else: it sends a reminder once `dueAt <= now`.
+ */
+import { confirmedStartOf, saysFinished, shownAhead, startOfEvidence } from './judge.js';
+import type { ContestItem, PauseReason, ReminderItem } from './model.js';
+
+/** Whether a contest's reminders may fire, and at which start. */
+export type Gate = { due: true; start: number } | { due: false; reason: PauseReason };
+
+/**
+ * A reminder is due only when every current piece of evidence says so:
+ * - deleted, vanished, or missing from the latest reply (a held drop): paused;
+ * - the latest reply says it finished while that is held: paused; finished at its confirmed start:
+ *   due there (a reminder that never fired, say after a pause, fires late); otherwise paused;
+ * - left unfinished past its TTL: paused;
+ * - otherwise due at the later of the confirmed start and the latest reply's start, the latter
+ *   counting only if a reply showed it ahead: a move later lands at once, a move earlier only once
+ *   confirmed (then it is the confirmed start), the undo of an unconfirmed change at once (the
+ *   confirmed start is the later one again); with neither: paused (`started`).
+ */
+export function gateOf(contest: ContestItem | undefined, nowSeconds: number): Gate {
+  if (contest === undefined || contest.vanishedAt !== undefined) return { due: false, reason: 'vanished' };
+  const pending = contest.pending;
+  const said = pending?.held === true ? pending.said : undefined;
+  if (said === 'missing') return { due: false, reason: 'held' };
+  if (said !== undefined && saysFinished(said)) return { due: false, reason: 'held' };
+  if (contest.phase !== 'FINISHED' && contest.expiresAt <= nowSeconds) return { due: false, reason: 'expired' };
+  const confirmed = confirmedStartOf(contest);
+  const latest = said !== undefined ? (startOfEvidence(said) ?? contest.startTimeSeconds) : contest.startTimeSeconds;
+  if (contest.phase === 'FINISHED') return confirmed > 0 && latest === confirmed ? { due: true, start: confirmed } : { due: false, reason: 'finished' };
+  // The latest start counts if it is the confirmed one, or a reply showed it ahead (its evidence says when).
+  const latestCounts = latest === confirmed || (pending !== undefined && startOfEvidence(pending.said) === latest && shownAhead(latest, pending.since));
+  const start = Math.max(confirmed, latestCounts ? latest : 0);
+  return start > 0 ? { due: true, start } : { due: false, reason: 'started' };
+}
+
+/** The contest's `remindersPaused`: absent while its reminders are due at the start it shows. */
+export function remindersPausedOf(contest: ContestItem, gate: Gate): PauseReason | undefined {
+  if (!gate.due) return gate.reason;
+  if (contest.pending?.held === true) return 'held';
+  return gate.start === contest.startTimeSeconds ? undefined : 'unconfirmed';
+}
+
+export function sameGate(a: Gate, b: Gate): boolean {
+  return a.due ? b.due && a.start === b.start : !b.due && a.reason === b.reason;
+}
+
+/** The start a reminder was last sent for (a reminder sent before the rule: the start its remindAt was for). */
+export function notifiedStartOf(reminder: ReminderItem): number | undefined {
+  if (reminder.notifiedStart !== undefined) return reminder.notifiedStart;
+  return reminder.notifiedAt !== undefined ? reminder.remindAt + 60 * reminder.minutesBefore : undefined;
+}
+
+/** The attributes of a reminder the sync keeps. */
+export interface ReminderState {
+  remindAt: number;
+  expiresAt: number;
+  dueAt?: number;
+  dueShard?: number;
+  dueStart?: number;
+  paused?: string;
+}
+
+export const KEPT_ATTRIBUTES = ['remindAt', 'expiresAt', 'dueAt', 'dueShard', 'dueStart', 'paused'] as const satisfies readonly (keyof ReminderState)[];
+
+/**
+ * A reminder's new state, written only where it differs from what was read; the write is
+ * conditional on `minutesBefore` and `notifiedStart` being as read (the app may change the one,
+ * the notifier may send it meanwhile).
+ */
+export interface ReminderUpdate {
+  contestId: number;
+  userId: string;
+  minutesBefore: number;
+  /** As read: the write fails if the notifier sent it since. */
+  notifiedStart?: number;
+  set: Partial<ReminderState>;
+  remove: (keyof ReminderState)[];
+}
+
+export interface ReminderSettings {
+  dueShards: number;
+  finishedRetentionSeconds: number;
+}
+
+/**
+ * What a reminder must look like under its contest's gate. `contest` undefined: deleted (its
+ * reminders keep their time and TTL). At most once per start: never due again at the start it was
+ * sent for.
+ */
+export function reminderState(reminder: ReminderItem, contest: ContestItem | undefined, gate: Gate, settings: ReminderSettings, nowSeconds: number): ReminderState {
+  const minutes = reminder.minutesBefore;
+  const remindAt = contest !== undefined ? contest.startTimeSeconds - 60 * minutes : reminder.remindAt;
+  const expiresAt = contest?.expiresAt ?? reminder.expiresAt ?? nowSeconds + settings.finishedRetentionSeconds;
+  if (!gate.due) return { remindAt, expiresAt, paused: gate.reason };
+  if (notifiedStartOf(reminder) === gate.start) return { remindAt, expiresAt, paused: 'notified' };
+  return { remindAt, expiresAt, dueAt: gate.start - 60 * minutes, dueShard: reminder.contestId % settings.dueShards, dueStart: gate.start };
+}
+
+/** The updates that bring a contest's reminders to its gate (none for reminders already right). */
+export function planReminders(
+  contestId: number,
+  contest: ContestItem | undefined,
+  reminders: readonly ReminderItem[],
+  settings: ReminderSettings,
+  nowSeconds: number,
+): ReminderUpdate[] {
+  const gate = gateOf(contest, nowSeconds);
+  const updates: ReminderUpdate[] = [];
+  for (const reminder of reminders) {
+    // A reminder the app wrote without a usable minutesBefore cannot be timed; it is left alone
+    // rather than fail every sync on it.
+    if (!Number.isFinite(reminder.minutesBefore)) continue;
+    const next = reminderState(reminder, contest, gate, settings, nowSeconds);
+    const set: Partial<ReminderState> = {};
+    const remove: (keyof ReminderState)[] = [];
+    for (const key of KEPT_ATTRIBUTES) {
+      const value = next[key];
+      if (value === undefined) {
+        if (reminder[key] !== undefined) remove.push(key);
+      } else if (reminder[key] !== value) {
+        (set as Record<string, unknown>)[key] = value;
+      }
+    }
+    if (Object.keys(set).length === 0 && remove.length === 0) continue;
+    const notifiedStart = reminder.notifiedStart;
+    updates.push({ contestId, userId: reminder.userId, minutesBefore: reminder.minutesBefore, ...(notifiedStart !== undefined ? { notifiedStart } : {}), set, remove });
+  }
+  return updates;
+}
