@@ -13,6 +13,7 @@ import {
   type DynamoDBClient,
   type KeySchemaElement,
   type Projection,
+  type StreamViewType,
 } from '@aws-sdk/client-dynamodb';
 import { ENV } from '../lambda/contract.js';
 import { TABLE_ROLES, type TableRole } from '../lib/table-access.js';
@@ -52,6 +53,7 @@ export interface CfnTableProperties {
   AttributeDefinitions?: { AttributeName: string; AttributeType: string }[];
   GlobalSecondaryIndexes?: { IndexName: string; KeySchema: CfnKey[]; Projection?: { ProjectionType?: string; NonKeyAttributes?: string[] } }[];
   TimeToLiveSpecification?: { AttributeName?: string; Enabled?: boolean };
+  StreamSpecification?: { StreamViewType?: string };
 }
 
 const keySchema = (keys: CfnKey[] | undefined): KeySchemaElement[] =>
@@ -135,6 +137,7 @@ export async function createTableFromResource(client: DynamoDBClient, TableName:
               },
             })),
           }),
+      ...streamOf(properties),
     }),
   );
   await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1, maxDelay: 2 }, { TableName });
@@ -142,6 +145,12 @@ export async function createTableFromResource(client: DynamoDBClient, TableName:
   if (ttl?.Enabled === true && ttl.AttributeName !== undefined) {
     await client.send(new UpdateTimeToLiveCommand({ TableName, TimeToLiveSpecification: { AttributeName: ttl.AttributeName, Enabled: true } }));
   }
+}
+
+/** The table's stream as the template declares it (DynamoDB Local serves DynamoDB Streams). */
+function streamOf(properties: CfnTableProperties): { StreamSpecification?: { StreamEnabled: true; StreamViewType: StreamViewType } } {
+  const view = properties.StreamSpecification?.StreamViewType;
+  return view === undefined ? {} : { StreamSpecification: { StreamEnabled: true, StreamViewType: view as StreamViewType } };
 }
 
 /** The local table names for a prefix: `${namePrefix}-contests` etc. */

@@ -108,14 +108,15 @@ export class DynamoFencedWriter implements FencedWriterPort {
         );
       }
       const reasons = cancellationCodes(error instanceof ContentionError ? error.cause : error);
-      // Index 0 is the lease action; DynamoDB gives one reason per action, in order.
       const failed = reasons.flatMap((code, index) => (index > 0 && code === 'ConditionalCheckFailed' ? [index - 1] : []));
+      // Only outbox puts refused: those events are written already; the caller sends the rest again.
       if (failed.length > 0 && failed.every(isOutboxPut)) return failed;
-      const failedAt = failed.find((position) => !isOutboxPut(position));
-      if (failedAt !== undefined) {
-        const refused = failed.filter((position) => !isOutboxPut(position)).map((position) => items[position]);
+      const refusedAt = failed.filter((position) => !isOutboxPut(position));
+      if (refusedAt.length > 0) {
+        // The job's data actions its own condition refused (outbox puts found written are not refusals).
+        const refused = refusedAt.map((position) => items[position]!);
         throw new FencedWriteError(
-          `a write was refused by its condition (${describeAction(items[failedAt])}` +
+          `a write was refused by its condition (${describeAction(refused[0])}` +
             `${refused.length > 1 ? ` and ${refused.length - 1} more` : ''}): the item changed during the run; the next run redoes it`,
           { cause: error, refused },
         );

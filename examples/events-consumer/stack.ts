@@ -1,0 +1,62 @@
+/**
+ * Subscribing to the events (docs/events.md): a rule on the bus matching a source and its
+ * detail-types, targeting the consumer function (with retries and a dead-letter queue), and the
+ * tables the consumer needs (idempotency records with their TTL, the in-app inbox).
+ */
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { BUNDLING } from '@contest-sync/scheduled-singleton/cdk';
+
+export interface EventsConsumerProps {
+  readonly bus: events.IEventBus;
+  readonly source: string;
+  readonly detailTypes: readonly string[];
+}
+
+export class EventsConsumer extends Construct {
+  readonly rule: events.Rule;
+  readonly function: NodejsFunction;
+  readonly idempotency: dynamodb.Table;
+  readonly inbox: dynamodb.Table;
+  readonly deadLetters: sqs.Queue;
+
+  constructor(scope: Construct, id: string, props: EventsConsumerProps) {
+    super(scope, id);
+    const table = (name: string, key: string, ttl?: string) =>
+      new dynamodb.Table(this, name, {
+        partitionKey: { name: key, type: dynamodb.AttributeType.STRING },
+        ...(name === 'Inbox' ? { sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING } } : {}),
+        billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        ...(ttl !== undefined ? { timeToLiveAttribute: ttl } : {}),
+        removalPolicy: RemovalPolicy.DESTROY,
+      });
+    // Powertools' record layout: key `id`, TTL `expiration`.
+    this.idempotency = table('Idempotency', 'id', 'expiration');
+    this.inbox = table('Inbox', 'pk');
+    this.deadLetters = new sqs.Queue(this, 'DeadLetters', { enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED, retentionPeriod: Duration.days(14) });
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: fileURLToPath(new URL('./handler.ts', import.meta.url)),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      timeout: Duration.seconds(30),
+      environment: { IDEMPOTENCY_TABLE_NAME: this.idempotency.tableName, INBOX_TABLE_NAME: this.inbox.tableName },
+      bundling: { ...BUNDLING, mainFields: [...BUNDLING.mainFields], externalModules: [] },
+    });
+    this.idempotency.grant(this.function, 'dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem');
+    this.inbox.grant(this.function, 'dynamodb:PutItem');
+    this.rule = new events.Rule(this, 'Rule', {
+      eventBus: props.bus,
+      description: `${props.detailTypes.join(', ')} from ${props.source}`,
+      eventPattern: { source: [props.source], detailType: [...props.detailTypes] },
+    });
+    this.rule.addTarget(new targets.LambdaFunction(this.function, { retryAttempts: 8, maxEventAge: Duration.hours(24), deadLetterQueue: this.deadLetters }));
+  }
+}

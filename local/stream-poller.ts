@@ -1,0 +1,235 @@
+/**
+ * A local Lambda event source mapping for a DynamoDB stream (Lambda's poller does not run here;
+ * DynamoDB Local serves DynamoDB Streams on its own endpoint). It reads the table's stream with
+ * `@aws-sdk/client-dynamodb-streams` from TRIM_HORIZON, shard by shard, and invokes a function
+ * with batches shaped as Lambda's DynamoDB event, behaving as the synthesized
+ * `AWS::Lambda::EventSourceMapping` says (mappingFromTemplate):
+ *
+ *   - FilterCriteria: records that match no filter are dropped (checkpointed, never invoked);
+ *   - BatchSize: at most that many records per invocation;
+ *   - ReportBatchItemFailures: a returned `batchItemFailures` checkpoints before the lowest of
+ *     them, and the batch is retried from there;
+ *   - MaximumRetryAttempts and BisectBatchOnFunctionError: a failing batch (thrown, or a partial
+ *     failure) is split in two and retried, finitely; what still fails is given up to `onFailure`
+ *     (the on-failure destination: shard, sequence range), and the shard moves on.
+ * One batch per shard at a time (ParallelizationFactor 1), in stream order.
+ */
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
+import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './dynamodb-local.js';
+import { matches, type Pattern } from './event-pattern.js';
+
+export interface MappingConfig {
+  batchSize: number;
+  maxRetryAttempts: number;
+  bisect: boolean;
+  reportBatchItemFailures: boolean;
+  filters: Pattern[];
+}
+
+interface CfnResource {
+  Type: string;
+  Properties?: Record<string, any>;
+}
+
+/** The event source mapping on `tableLogicalId`'s stream in a synthesized template, and its function's logical id. */
+export function mappingFromTemplate(template: { Resources: Record<string, CfnResource> }, tableLogicalId: string): { config: MappingConfig; functionLogicalId: string } {
+  const found = Object.values(template.Resources).find(
+    (r) => r.Type === 'AWS::Lambda::EventSourceMapping' && r.Properties?.EventSourceArn?.['Fn::GetAtt']?.[0] === tableLogicalId,
+  );
+  if (found === undefined) throw new Error(`no event source mapping reads the stream of ${tableLogicalId}`);
+  const p = found.Properties!;
+  const fn = p.FunctionName as { Ref?: string } | string;
+  return {
+    functionLogicalId: typeof fn === 'string' ? fn : (fn.Ref ?? ''),
+    config: {
+      batchSize: Number(p.BatchSize ?? 100),
+      maxRetryAttempts: Number(p.MaximumRetryAttempts ?? -1),
+      bisect: p.BisectBatchOnFunctionError === true,
+      reportBatchItemFailures: ((p.FunctionResponseTypes as string[] | undefined) ?? []).includes('ReportBatchItemFailures'),
+      filters: ((p.FilterCriteria?.Filters as { Pattern: string }[] | undefined) ?? []).map((f) => JSON.parse(f.Pattern) as Pattern),
+    },
+  };
+}
+
+/** A stream record in the shape Lambda passes to a function. */
+export interface LambdaStreamRecord {
+  eventID?: string;
+  eventName?: string;
+  eventVersion?: string;
+  eventSource: 'aws:dynamodb';
+  awsRegion: string;
+  eventSourceARN: string;
+  dynamodb: Record<string, unknown> & { SequenceNumber?: string };
+}
+
+export type Invoke = (records: LambdaStreamRecord[]) => Promise<{ batchItemFailures?: { itemIdentifier: string }[] } | undefined>;
+
+export interface GivenUp {
+  shardId: string;
+  startSequenceNumber: string;
+  endSequenceNumber: string;
+  batchSize: number;
+  reason: string;
+}
+
+export interface StreamPoller {
+  /** Invocations made, and records handed over in them (a record retried counts again). */
+  readonly stats: { invocations: number; records: number; filtered: number; retries: number; bisections: number };
+  readonly givenUp: GivenUp[];
+  /** Resolves once every shard has been read to its end and nothing was invoked for `quietMs`. */
+  drained(quietMs?: number, timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function toLambda(record: StreamRecord, arn: string): LambdaStreamRecord {
+  const data = record.dynamodb ?? {};
+  const created = data.ApproximateCreationDateTime;
+  return {
+    ...(record.eventID !== undefined ? { eventID: record.eventID } : {}),
+    ...(record.eventName !== undefined ? { eventName: record.eventName } : {}),
+    eventVersion: record.eventVersion ?? '1.1',
+    eventSource: 'aws:dynamodb',
+    awsRegion: LOCAL_REGION,
+    eventSourceARN: arn,
+    dynamodb: { ...data, ...(created instanceof Date ? { ApproximateCreationDateTime: Math.floor(created.getTime() / 1000) } : {}) } as LambdaStreamRecord['dynamodb'],
+  };
+}
+
+export async function startStreamPoller(options: {
+  endpoint: string;
+  dynamo: DynamoDBClient;
+  tableName: string;
+  config: MappingConfig;
+  invoke: Invoke;
+  onFailure?: (given: GivenUp) => void;
+  pollMs?: number;
+}): Promise<StreamPoller> {
+  const { config, invoke } = options;
+  const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const table = await options.dynamo.send(new DescribeTableCommand({ TableName: options.tableName }));
+  const arn = table.Table?.LatestStreamArn;
+  if (arn === undefined) throw new Error(`table ${options.tableName} has no stream`);
+  const stats = { invocations: 0, records: 0, filtered: 0, retries: 0, bisections: 0 };
+  const givenUp: GivenUp[] = [];
+  let stopped = false;
+  let lastActivity = Date.now();
+  const caughtUp = new Map<string, boolean>();
+  const started = new Set<string>();
+  const loops: Promise<void>[] = [];
+  const pollMs = options.pollMs ?? 100;
+
+  const giveUp = (shardId: string, batch: LambdaStreamRecord[], reason: string) => {
+    const given = { shardId, startSequenceNumber: batch[0]?.dynamodb.SequenceNumber ?? '', endSequenceNumber: batch.at(-1)?.dynamodb.SequenceNumber ?? '', batchSize: batch.length, reason };
+    givenUp.push(given);
+    options.onFailure?.(given);
+  };
+
+  /** One batch, with its retries and bisection; returns when it is done or given up. */
+  const handleBatch = async (shardId: string, batch: LambdaStreamRecord[], attempt = 0): Promise<void> => {
+    if (batch.length === 0) return;
+    stats.invocations += 1;
+    stats.records += batch.length;
+    lastActivity = Date.now();
+    let failedFrom = -1;
+    let reason = '';
+    try {
+      const result = await invoke(batch);
+      const failures = config.reportBatchItemFailures ? (result?.batchItemFailures ?? []) : [];
+      if (failures.length > 0) {
+        const ids = new Set(failures.map((f) => f.itemIdentifier));
+        failedFrom = batch.findIndex((r) => ids.has(r.dynamodb.SequenceNumber ?? ''));
+        // An identifier that names no record of the batch fails the whole batch, as Lambda does.
+        if (failedFrom === -1) failedFrom = 0;
+        reason = 'partial batch failure';
+      }
+    } catch (error) {
+      failedFrom = 0;
+      reason = `function error: ${String((error as Error)?.message ?? error)}`;
+    }
+    if (failedFrom === -1) return;
+    const rest = batch.slice(failedFrom);
+    const retries = config.maxRetryAttempts < 0 ? Number.POSITIVE_INFINITY : config.maxRetryAttempts;
+    if (attempt >= retries) {
+      giveUp(shardId, rest, reason);
+      return;
+    }
+    stats.retries += 1;
+    if (config.bisect && rest.length > 1) {
+      stats.bisections += 1;
+      const half = Math.ceil(rest.length / 2);
+      await handleBatch(shardId, rest.slice(0, half), attempt + 1);
+      await handleBatch(shardId, rest.slice(half), attempt + 1);
+      return;
+    }
+    await handleBatch(shardId, rest, attempt + 1);
+  };
+
+  const readShard = async (shardId: string) => {
+    let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator;
+    const buffer: LambdaStreamRecord[] = [];
+    while (!stopped && iterator !== undefined) {
+      const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
+      iterator = page.NextShardIterator;
+      for (const record of page.Records ?? []) {
+        const shaped = toLambda(record, arn);
+        if (config.filters.length > 0 && !config.filters.some((filter) => matches(filter, shaped))) {
+          stats.filtered += 1;
+          continue;
+        }
+        buffer.push(shaped);
+      }
+      while (buffer.length > 0 && !stopped) await handleBatch(shardId, buffer.splice(0, config.batchSize));
+      const empty = (page.Records ?? []).length === 0;
+      caughtUp.set(shardId, empty || iterator === undefined);
+      if (empty && iterator !== undefined) await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+    caughtUp.set(shardId, true);
+  };
+
+  /** Starts a reader for every shard not read yet (new shards appear as DynamoDB rolls them over). */
+  const discover = async () => {
+    const description = await streams.send(new DescribeStreamCommand({ StreamArn: arn }));
+    for (const shard of description.StreamDescription?.Shards ?? []) {
+      const id = shard.ShardId!;
+      if (started.has(id)) continue;
+      // A child shard is read after its parent, in order.
+      if (shard.ParentShardId !== undefined && started.has(shard.ParentShardId) && caughtUp.get(shard.ParentShardId) !== true) continue;
+      started.add(id);
+      caughtUp.set(id, false);
+      loops.push(readShard(id));
+    }
+  };
+  await discover();
+  const discovery = (async () => {
+    while (!stopped) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      if (!stopped) await discover();
+    }
+  })();
+
+  return {
+    stats,
+    givenUp,
+    async drained(quietMs = 1_000, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const allCaughtUp = [...caughtUp.values()].every(Boolean);
+        if (allCaughtUp && Date.now() - lastActivity >= quietMs) return;
+        if (Date.now() > deadline) throw new Error(`stream not drained within ${timeoutMs} ms (${JSON.stringify(stats)})`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+    async stop() {
+      stopped = true;
+      await Promise.allSettled([...loops, discovery]);
+      streams.destroy();
+    },
+  };
+}
