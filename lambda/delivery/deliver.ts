@@ -57,6 +57,8 @@ export interface DeliveryDeps {
   now: () => number;
   /** Stop starting batches this long before the run's deadline (ms). */
   stopBeforeDeadlineMs?: number;
+  /** Claims per transaction (default and most: MAX_CLAIMS_PER_TRANSACTION); the bench compares 1. */
+  claimsPerTransaction?: number;
   log?: { warn(message: string, fields?: Record<string, unknown>): void };
 }
 
@@ -124,7 +126,7 @@ export async function deliverDue(run: DeliveryRun, deps: DeliveryDeps): Promise<
       }
       claims.push({ row, event, action: deps.store.claim(row, nowSeconds), bytes: claimBytes(row, detailBytes) });
     }
-    for (const batch of packClaims(claims)) {
+    for (const batch of packClaims(claims, deps.claimsPerTransaction)) {
       if (deps.now() >= stopAt) {
         counts.more = true;
         return counts;

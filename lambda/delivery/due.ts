@@ -246,7 +246,10 @@ export interface Packable {
  * (one transaction each). A claim larger than the budget alone cannot happen (rows are at most
  * 400 KB, events at most 256 KB) and still gets a transaction of its own.
  */
-export function packClaims<C extends Packable>(claims: readonly C[], maxClaims = MAX_CLAIMS_PER_TRANSACTION, budget = TRANSACTION_BYTE_BUDGET): C[][] {
+export function packClaims<C extends Packable>(claims: readonly C[], maxClaims: number = MAX_CLAIMS_PER_TRANSACTION, budget = TRANSACTION_BYTE_BUDGET): C[][] {
+  if (!Number.isInteger(maxClaims) || maxClaims < 1 || maxClaims > MAX_CLAIMS_PER_TRANSACTION) {
+    throw new RangeError(`claims per transaction must be 1 to ${MAX_CLAIMS_PER_TRANSACTION}, got ${maxClaims}`);
+  }
   const batches: C[][] = [];
   let current: C[] = [];
   let bytes = 0;

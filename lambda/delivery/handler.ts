@@ -54,6 +54,8 @@ export interface DeliveryHandlerOptions {
   now?: () => number;
   newRunId?: () => string;
   write?: Write;
+  /** Claims per transaction (the bench compares per-row transactions); default the most that fit. */
+  claimsPerTransaction?: number;
 }
 
 /** The summary line's fields of a pass (and of an idle minute: what the look saw). */
@@ -85,7 +87,14 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
       const { config, store } = setup();
       return deliverDue(
         { signal: job.signal, deadline: job.deadline, commit: job.commit, ...(job.precheck !== undefined ? { firstPage: job.precheck } : {}) },
-        { store, shard: config.shard, eventSource: config.eventSource, now, log: job.log },
+        {
+          store,
+          shard: config.shard,
+          eventSource: config.eventSource,
+          now,
+          log: job.log,
+          ...(options.claimsPerTransaction !== undefined ? { claimsPerTransaction: options.claimsPerTransaction } : {}),
+        },
       );
     },
     {
