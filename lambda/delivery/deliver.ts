@@ -29,6 +29,8 @@ export interface DeliveryCounts {
   retries: number;
   /** Rows may be left due for the next run (the deadline came, or the index has more pages). */
   more: boolean;
+  /** A dry run: the claims it would have committed (nothing is written). */
+  wouldDeliver?: number;
 }
 
 export function emptyDeliveryCounts(): DeliveryCounts {
@@ -68,6 +70,8 @@ export interface DeliveryRun {
   commit: (actions: readonly TransactAction[], options?: CommitOptions) => Promise<CommitResult>;
   /** The first page, read before the lease by the precheck (may be stale: every claim is conditional). */
   firstPage?: DuePage;
+  /** A console dry run: read and judge, count what would be claimed, write nothing. */
+  dryRun?: boolean;
 }
 
 const DEFAULT_STOP_BEFORE_DEADLINE_MS = 3_000;
@@ -125,6 +129,10 @@ export async function deliverDue(run: DeliveryRun, deps: DeliveryDeps): Promise<
         continue;
       }
       claims.push({ row, event, action: deps.store.claim(row, nowSeconds), bytes: claimBytes(row, detailBytes) });
+    }
+    if (run.dryRun === true) {
+      counts.wouldDeliver = (counts.wouldDeliver ?? 0) + claims.length;
+      claims.length = 0;
     }
     for (const batch of packClaims(claims, deps.claimsPerTransaction)) {
       if (deps.now() >= stopAt) {

@@ -8,17 +8,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { DYNAMO_CLIENT_SETTINGS, JOB_ENV, scheduledSingleton, type JobContext, type ScheduledSingletonHandler, type Write } from '@contest-sync/scheduled-singleton';
-import { ENV } from '../contract.js';
+import { DELIVERY_ENV } from './env.js';
 import { deliverDue, emptyDeliveryCounts, screenRows, type DeliveryCounts } from './deliver.js';
 import { DynamoDueStore, type DuePage } from './dynamo-due.js';
-
-/** The delivery function's own settings (the construct sets the package's JOB_ENV besides). */
-export const DELIVERY_ENV = {
-  contestsTable: ENV.contestsTable,
-  remindersTable: ENV.remindersTable,
-  /** The byDue partition this function serves: `contestId mod dueShards` (default 0). */
-  dueShard: 'DUE_SHARD',
-} as const;
 
 const tableName = z.string({ error: 'is not set' }).regex(/^[a-zA-Z0-9_.-]{3,255}$/, 'is not a DynamoDB table name');
 const schema = z.object({
@@ -86,7 +78,7 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
     async (job: JobContext<DuePage>) => {
       const { config, store } = setup();
       return deliverDue(
-        { signal: job.signal, deadline: job.deadline, commit: job.commit, ...(job.precheck !== undefined ? { firstPage: job.precheck } : {}) },
+        { signal: job.signal, deadline: job.deadline, commit: job.commit, dryRun: job.dryRun, ...(job.precheck !== undefined ? { firstPage: job.precheck } : {}) },
         {
           store,
           shard: config.shard,
@@ -121,4 +113,5 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
   );
 }
 
+export { DELIVERY_ENV };
 export const handler = createDeliveryHandler();
