@@ -13,6 +13,7 @@ const alias = [
   { find: /^@contest-sync\/scheduled-singleton\/nag$/, replacement: packageSource('nag.ts') },
   { find: /^@contest-sync\/scheduled-singleton\/contract$/, replacement: packageSource('contract.ts') },
   { find: /^@contest-sync\/scheduled-singleton\/relay$/, replacement: packageSource('relay/index.ts') },
+  { find: /^@contest-sync\/scheduled-singleton\/testing$/, replacement: packageSource('testing/index.ts') },
 ];
 
 /**

@@ -19,11 +19,13 @@ import { DataTables } from './constructs/data-tables.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { OutboxDelivery, ScheduledSingletonJob, type JobAlarm } from '@contest-sync/scheduled-singleton/cdk';
 import { DELIVERY_ENV } from '../lambda/delivery/env.js';
-import { DUE_SHARDS, REMINDER_DUE_DETAIL_SCHEMA, REMINDER_EVENT_SOURCE, deliveryLeaseKey, deliveryRunRecordPrefix } from '../lambda/delivery/schema.js';
+import { DUE_SHARDS, REMINDER_DUE_DETAIL_SCHEMA, deliveryLeaseKey, deliveryRunRecordPrefix } from '../lambda/delivery/schema.js';
 import { REMINDERS_BY_DUE_INDEX } from './constructs/data-tables.js';
 import { TABLE_ACTIONS, TABLE_ROLES, type TableRole } from './table-access.js';
 
 export const STACK_ID = 'ContestSync';
+/** The EventBridge `source` of each job's events (one source per job: its outbox grant is scoped to it). */
+export const EVENT_SOURCES = { contests: 'contest-sync.contests', reminders: 'contest-sync.reminders' } as const;
 export const APP_TAG = 'contest-sync';
 /** The `stage` tag and SSM path segment of the stage "" (stack `ContestSync`). */
 export const DEFAULT_STAGE_NAME = 'default';
@@ -92,9 +94,13 @@ export class ContestSyncStack extends Stack {
   public readonly tables: DataTables;
   public readonly sync: ScheduledSingletonJob;
   public readonly monitoring: Monitoring;
-  public readonly tableParameters: Record<TableRole, ssm.StringParameter>;
-  /** The outbox, its relay and the bus the app subscribes to (docs/events.md). */
+  /**
+   * Where the jobs' events go (docs/events.md): the outbox table and its stream, the relay, the
+   * bus the app subscribes to, its schema registry, the delivery alarms. A job publishes with
+   * `outbox: { delivery: stack.events, source: EVENT_SOURCES.<job>, schemas }`.
+   */
   public readonly events: OutboxDelivery;
+  public readonly tableParameters: Record<TableRole, ssm.StringParameter>;
   /** Reminder delivery, one job per byDue shard (docs/delivery.md). */
   public readonly delivery: ScheduledSingletonJob[];
 
@@ -113,6 +119,11 @@ export class ContestSyncStack extends Stack {
     // Construct ids and paths of the tables are their logical ids: never change them.
     this.tables = new DataTables(this, 'Tables');
     this.monitoring = new Monitoring(this, 'Monitoring', { config });
+    this.events = new OutboxDelivery(this, 'Events', {
+      metrics: { namespace: METRICS_NAMESPACE, service: `${SERVICE_NAME}-events` },
+      alarmTopic: this.monitoring.topic,
+      logRetention: config.logRetentionDays,
+    });
     this.sync = new ScheduledSingletonJob(this, 'Sync', {
       description: 'Syncs Codeforces contests into DynamoDB under a lease (contest-sync)',
       roleDescription: 'contest-sync function: its log group, its failure queue, and the listed DynamoDB actions only',
@@ -170,11 +181,8 @@ export class ContestSyncStack extends Stack {
       (this.sync.alarms[alarm].node.defaultChild as cloudwatch.CfnAlarm).overrideLogicalId(logicalId);
     }
     this.monitoring.addDashboard(this.sync);
+    this.monitoring.addDelivery(this.events);
 
-    this.events = new OutboxDelivery(this, 'Events', {
-      metrics: { namespace: METRICS_NAMESPACE, service: 'contest-sync-events' },
-      alarmTopic: this.monitoring.topic,
-    });
     this.delivery = Array.from({ length: DUE_SHARDS }, (_, shard) => this.deliveryJob(shard, config));
 
     // Where the app (and other stacks) read the table names of this stage.
@@ -213,8 +221,10 @@ export class ContestSyncStack extends Stack {
     output('LogGroupName', this.sync.logGroup.logGroupName, 'Function logs: one summary line per invocation (aws logs tail)');
     output('FailureQueueUrl', this.sync.failureQueue.queueUrl, 'Failed async invocations and undeliverable schedule events');
     output('AlarmTopicArn', this.monitoring.topic.topicArn, 'Alarm notifications');
+    output('EventBusName', this.events.eventBus.eventBusName, 'EventBridge bus of the events the app subscribes to (docs/events.md)');
+    output('EventBusArn', this.events.eventBus.eventBusArn, 'Its ARN, for rules in other stacks');
+    output('EventsDeadLetterQueueUrl', this.events.deadLetterQueue.queueUrl, 'Outbox batches given up after every retry (docs/runbook.md, "Events not delivered")');
     output('DashboardName', this.monitoring.dashboard.dashboardName, 'CloudWatch dashboard');
-    output('EventBusName', this.events.eventBus.eventBusName, 'Bus of ReminderDue and contest events (docs/events.md)');
     output('DeliveryFunctionName', this.delivery[0]!.function.functionName, 'Reminder delivery function of shard 0 (console "Test" delivers what is due now)');
   }
 
@@ -254,14 +264,10 @@ export class ContestSyncStack extends Stack {
       metrics: { namespace: METRICS_NAMESPACE, service: `reminder-delivery-${shard}` },
       alarmTopic: this.monitoring.topic,
       noSuccessPeriods: 10,
-      outbox: { delivery: this.events, source: shard === 0 ? REMINDER_EVENT_SOURCE : `${REMINDER_EVENT_SOURCE}.${shard}`, schemas: { ReminderDue: REMINDER_DUE_DETAIL_SCHEMA } },
+      outbox: { delivery: this.events, source: shard === 0 ? EVENT_SOURCES.reminders : `${EVENT_SOURCES.reminders}.${shard}`, schemas: { ReminderDue: REMINDER_DUE_DETAIL_SCHEMA } },
       consoleTestEvents: consoleTestEventPayloads(DELIVERY_CONSOLE_TEST_EVENTS),
     });
   }
-}
-
-export interface DeliveryJobOptions {
-  readonly shard: number;
 }
 
 /** contest-sync's runbook text for each alarm. */

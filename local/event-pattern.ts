@@ -31,7 +31,7 @@ export function matches(pattern: Pattern, event: unknown): boolean {
   return Object.entries(pattern).every(([key, rule]) => {
     if (key === '$or') return orMatches(rule, event);
     const present = isObject(event) && Object.prototype.hasOwnProperty.call(event, key);
-    const value = present ? (event as Record<string, unknown>)[key] : undefined;
+    const value = present ? (event)[key] : undefined;
     if (Array.isArray(rule)) return leafMatches(rule, present, value);
     if (isObject(rule)) return present && isObject(value) ? matches(rule, value) : nestedAbsent(rule);
     throw new EventPatternError(`pattern field ${key} must be an array of values or an object, got ${JSON.stringify(rule)}`);

@@ -98,7 +98,7 @@ function toLambda(record: StreamRecord, arn: string): LambdaStreamRecord {
     eventSource: 'aws:dynamodb',
     awsRegion: LOCAL_REGION,
     eventSourceARN: arn,
-    dynamodb: { ...data, ...(created instanceof Date ? { ApproximateCreationDateTime: Math.floor(created.getTime() / 1000) } : {}) } as LambdaStreamRecord['dynamodb'],
+    dynamodb: { ...data, ...(created instanceof Date ? { ApproximateCreationDateTime: Math.floor(created.getTime() / 1000) } : {}) },
   };
 }
 

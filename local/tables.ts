@@ -21,6 +21,9 @@ import { findSyncFunction, type CfnTemplate } from './template.js';
 
 export type { TableRole } from '../lib/table-access.js';
 
+/** Besides the data tables: the outbox of the jobs' events (the table whose stream the relay reads). */
+export type LocalTableRole = TableRole | 'outbox';
+
 export interface GlobalSecondaryIndexDefinition {
   indexName: string;
   keySchema: KeySchemaElement[];
@@ -29,15 +32,18 @@ export interface GlobalSecondaryIndexDefinition {
 
 export interface TableDefinition {
   logicalId: string;
-  role: TableRole;
+  role: LocalTableRole;
   keySchema: KeySchemaElement[];
   attributeDefinitions: AttributeDefinition[];
   globalSecondaryIndexes: GlobalSecondaryIndexDefinition[];
   /** TTL attribute (epoch seconds), if the table has TTL enabled. */
   ttlAttribute?: string;
+  /** The stream's view type, if the table has a stream (the outbox). */
+  streamViewType?: StreamViewType;
 }
 
-export type TableNames = Record<TableRole, string>;
+/** The data tables' local names, and the outbox's when the template has one. */
+export type TableNames = Record<TableRole, string> & { outbox?: string };
 
 const ENV_OF_ROLE: Record<TableRole, string> = {
   contests: ENV.contestsTable,
@@ -60,9 +66,14 @@ const keySchema = (keys: CfnKey[] | undefined): KeySchemaElement[] =>
   (keys ?? []).map((k) => ({ AttributeName: k.AttributeName, KeyType: k.KeyType as KeySchemaElement['KeyType'] }));
 
 /** Role of each table logical id, from the `{ Ref }` values of the sync function's environment. */
-function rolesByLogicalId(template: CfnTemplate): Map<string, TableRole> {
+function rolesByLogicalId(template: CfnTemplate): Map<string, LocalTableRole> {
   const variables = (findSyncFunction(template).resource.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
-  const roles = new Map<string, TableRole>();
+  const roles = new Map<string, LocalTableRole>();
+  // The outbox: the table whose stream an event source mapping (the relay's) reads.
+  for (const resource of Object.values((template?.Resources ?? {}) as Record<string, { Type: string; Properties?: { EventSourceArn?: { 'Fn::GetAtt'?: [string, string] } } }>)) {
+    const source = resource.Type === 'AWS::Lambda::EventSourceMapping' ? resource.Properties?.EventSourceArn?.['Fn::GetAtt'] : undefined;
+    if (source?.[1] === 'StreamArn') roles.set(source[0], 'outbox');
+  }
   for (const role of TABLE_ROLES) {
     const value = variables[ENV_OF_ROLE[role]] as { Ref?: unknown } | undefined;
     if (typeof value?.Ref !== 'string') {
@@ -120,6 +131,7 @@ export function tableDefinitionsFromTemplate(template: CfnTemplate): TableDefini
         },
       })),
       ...(ttl?.Enabled === true && ttl.AttributeName !== undefined ? { ttlAttribute: ttl.AttributeName } : {}),
+      ...(props.StreamSpecification?.StreamViewType !== undefined ? { streamViewType: props.StreamSpecification.StreamViewType as StreamViewType } : {}),
     });
   }
   for (const role of TABLE_ROLES) {
@@ -174,8 +186,9 @@ function streamOf(properties: CfnTableProperties): { StreamSpecification?: { Str
 }
 
 /** The local table names for a prefix: `${namePrefix}-contests` etc. */
-export function localTableNames(namePrefix: string): TableNames {
-  return Object.fromEntries(TABLE_ROLES.map((role) => [role, `${namePrefix}-${role}`])) as TableNames;
+export function localTableNames(namePrefix: string, withOutbox = false): TableNames {
+  const names = Object.fromEntries(TABLE_ROLES.map((role) => [role, `${namePrefix}-${role}`])) as TableNames;
+  return withOutbox ? { ...names, outbox: `${namePrefix}-outbox` } : names;
 }
 
 /**
@@ -190,7 +203,7 @@ export async function createTablesFromTemplate(
   options: { existing?: 'fail' | 'keep' } = {},
 ): Promise<TableNames> {
   const definitions = tableDefinitionsFromTemplate(template);
-  const names = localTableNames(namePrefix);
+  const names = localTableNames(namePrefix, definitions.some((d) => d.role === 'outbox'));
   const present = new Set<string>();
   if (options.existing === 'keep') {
     let ExclusiveStartTableName: string | undefined;
@@ -201,8 +214,8 @@ export async function createTablesFromTemplate(
     } while (ExclusiveStartTableName !== undefined);
   }
   await Promise.all(
-    definitions.filter((definition) => !present.has(names[definition.role])).map(async (definition) => {
-      const TableName = names[definition.role];
+    definitions.filter((definition) => !present.has(names[definition.role]!)).map(async (definition) => {
+      const TableName = names[definition.role]!;
       await client.send(
         new CreateTableCommand({
           TableName,
@@ -218,6 +231,7 @@ export async function createTablesFromTemplate(
                   Projection: gsi.projection,
                 })),
               }),
+          ...(definition.streamViewType !== undefined ? { StreamSpecification: { StreamEnabled: true, StreamViewType: definition.streamViewType } } : {}),
         }),
       );
       await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1, maxDelay: 2 }, { TableName });

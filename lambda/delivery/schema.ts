@@ -16,8 +16,6 @@ export const REMINDER_DUE_DETAIL_SCHEMA = {
   },
 } as const;
 
-/** The delivery job's event source on the bus. */
-export const REMINDER_EVENT_SOURCE = 'contest-sync.reminders';
 /** The delivery job's lease key and run-record prefix of shard `n` (each shard is its own singleton). */
 export const deliveryLeaseKey = (shard: number) => `lease#reminder-delivery#${shard}`;
 export const deliveryRunRecordPrefix = (shard: number) => `run#reminder-delivery#${shard}#`;

@@ -12,7 +12,7 @@ import { Construct } from 'constructs';
 import { METRIC } from '../../lambda/contract.js';
 import type { ContestSyncConfig } from '../config.js';
 import { acknowledgeEmailSubscription } from '../nag.js';
-import type { ScheduledSingletonJob } from '@contest-sync/scheduled-singleton/cdk';
+import type { OutboxDelivery, ScheduledSingletonJob } from '@contest-sync/scheduled-singleton/cdk';
 
 export interface MonitoringProps {
   readonly config: ContestSyncConfig;
@@ -44,6 +44,11 @@ export class Monitoring extends Construct {
       this.emailSubscription = this.topic.addSubscription(new subscriptions.EmailSubscription(config.alarmEmail));
       acknowledgeEmailSubscription(this.emailSubscription);
     }
+  }
+
+  /** A row of event delivery (lag, events, dead letters, delivery alarms) on the dashboard. */
+  addDelivery(delivery: OutboxDelivery): void {
+    this.dashboard.addWidgets(...delivery.widgets());
   }
 
   addDashboard(job: ScheduledSingletonJob): cloudwatch.Dashboard {

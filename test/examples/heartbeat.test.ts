@@ -125,15 +125,16 @@ describe('heartbeat job: the synthesized stack', () => {
     expect(handler.imports.filter((name) => !name.startsWith('node:'))).toEqual(['@contest-sync/scheduled-singleton']);
   });
 
-  it('has its own coordination table, the beats table, and grants scoped to its lease key and run records', () => {
+  it('has its own coordination table, the beats table, its outbox, and grants scoped to its lease key, run records and event source', () => {
     const tables = Object.values(template.Resources as Record<string, { Type: string }>).filter((r) => r.Type === 'AWS::DynamoDB::Table');
-    expect(tables).toHaveLength(2);
+    expect(tables).toHaveLength(3);
     const statements = Object.values(template.Resources as Record<string, { Type: string; Properties: any }>)
       .filter((r) => r.Type === 'AWS::IAM::Policy')
       .flatMap((r) => r.Properties.PolicyDocument.Statement as { Sid?: string; Condition?: unknown }[]);
     expect(statements.find((s) => s.Sid === 'CoordinationTable')?.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [LEASE_KEY, `${RUN_RECORD_PREFIX}*`] },
     });
+    expect(statements.find((s) => s.Sid === 'OutboxTable')?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['heartbeat#*'] } });
   });
 });
 
@@ -159,6 +160,9 @@ describe('heartbeat job: several processes on DynamoDB Local', () => {
     const rows = await beats(tables);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ pk: `beat#${interval}`, runId: succeeded[0]!.runId, fence: 1 });
+    // Its Beat event: one outbox item, written with the row.
+    const outbox = (await tables.doc.send(new ScanCommand({ TableName: tables.env.OUTBOX_TABLE_NAME, ConsistentRead: true }))).Items ?? [];
+    expect(outbox).toEqual([expect.objectContaining({ pk: `heartbeat#beat#${interval}`, detailType: 'Beat', runId: succeeded[0]!.runId, fence: 1 })]);
 
     const record = await tables.doc.send(new GetCommand({ TableName: tables.coordination, Key: { pk: `${RUN_RECORD_PREFIX}${interval}` }, ConsistentRead: true }));
     expect(record.Item).toMatchObject({ runId: succeeded[0]!.runId, outcome: 'succeeded', fence: 1, source: 'schedule' });
@@ -172,8 +176,12 @@ describe('heartbeat job: several processes on DynamoDB Local', () => {
       expect(value('RunSkipped')).toBe(results[i]!.outcome === 'skipped' ? 1 : 0);
       expect(value('RunFailed')).toBe(0);
     }
-    const read = [...alarmMetrics(template), ...widgetMetrics(template)];
-    expect(alarmMetrics(template).map((m) => m.name).sort()).toEqual(['LeaseLost', 'RunFailed', 'RunSucceeded']);
+    // The job's own metrics (service `heartbeat`); the relay's (`heartbeat-events`) are its own
+    // processes' to feed (test/multiprocess/outbox.test.ts).
+    const jobs = (metrics: ReturnType<typeof alarmMetrics>) => metrics.filter((m) => m.dimensions.service !== 'heartbeat-events');
+    const read = [...jobs(alarmMetrics(template)), ...widgetMetrics(template)];
+    expect(jobs(alarmMetrics(template)).map((m) => m.name).sort()).toEqual(['LeaseLost', 'RunFailed', 'RunSucceeded']);
+    expect(alarmMetrics(template).filter((m) => m.dimensions.service === 'heartbeat-events').map((m) => m.name)).toEqual(['EventsFailed']);
     expect(new Set(widgetMetrics(template).map((m) => m.name))).toEqual(new Set(['RunSucceeded', 'RunSkipped', 'RunFailed', 'LeaseLost', 'Duration']));
     expect(unfed(read, emitted.flat())).toEqual([]);
     console.log('metrics:', `${emitted.flat().length} EMF data from ${outcomes.length} processes feed ${read.length} alarm/widget metrics`);

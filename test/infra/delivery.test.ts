@@ -6,8 +6,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lambda/contract.js';
-import { REMINDER_EVENT_SOURCE, deliveryLeaseKey, deliveryRunRecordPrefix } from '../../lambda/delivery/schema.js';
-import { DELIVERY_ACTIONS, DELIVERY_CONSOLE_TEST_EVENTS, consoleTestEventPayloads } from '../../lib/contest-sync-stack.js';
+import { deliveryLeaseKey, deliveryRunRecordPrefix } from '../../lambda/delivery/schema.js';
+import { DELIVERY_ACTIONS, EVENT_SOURCES, DELIVERY_CONSOLE_TEST_EVENTS, consoleTestEventPayloads } from '../../lib/contest-sync-stack.js';
 import { findDeliveryFunction, findSyncFunction, synthTemplate, type CfnTemplate } from '../../local/template.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
@@ -40,7 +40,7 @@ describe('reminder delivery job', () => {
       LEASE_KEY: deliveryLeaseKey(0),
       RUN_RECORD_PREFIX: deliveryRunRecordPrefix(0),
       SCHEDULE_RATE_MINUTES: '1',
-      OUTBOX_EVENT_SOURCE: REMINDER_EVENT_SOURCE,
+      OUTBOX_EVENT_SOURCE: EVENT_SOURCES.reminders,
       [ENV.contestsTable]: { Ref: tableRef(ENV.contestsTable) },
       [ENV.remindersTable]: { Ref: tableRef(ENV.remindersTable) },
     });
@@ -72,7 +72,7 @@ describe('reminder delivery job', () => {
 
   it('writes only its own keys of the outbox, and its own lease item and run records', () => {
     const outbox = statements().find((s) => s.Sid === 'OutboxTable');
-    expect(outbox).toMatchObject({ Action: 'dynamodb:PutItem', Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${REMINDER_EVENT_SOURCE}#*`] } } });
+    expect(outbox).toMatchObject({ Action: 'dynamodb:PutItem', Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${EVENT_SOURCES.reminders}#*`] } } });
     const coordination = statements().find((s) => s.Sid === 'CoordinationTable');
     expect(coordination.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [deliveryLeaseKey(0), `${deliveryRunRecordPrefix(0)}*`] } });
   });
@@ -81,7 +81,7 @@ describe('reminder delivery job', () => {
     const schemas = Object.values(resources()).filter((r) => r.Type === 'AWS::EventSchemas::Schema' && String(r.Properties.SchemaName ?? '').includes('ReminderDue'));
     expect(schemas).toHaveLength(1);
     const content = JSON.parse(schemas[0]!.Properties.Content as string);
-    expect(content.properties.source.enum).toEqual([REMINDER_EVENT_SOURCE]);
+    expect(content.properties.source.enum).toEqual([EVENT_SOURCES.reminders]);
     expect(content.properties.detail.required).toEqual(expect.arrayContaining(['eventId', 'contestId', 'userId', 'minutesBefore', 'startTimeSeconds', 'name', 'url']));
   });
 

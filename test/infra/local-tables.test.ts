@@ -32,9 +32,10 @@ const sortKeys = <T extends { AttributeName?: string }>(list: T[] | undefined): 
   [...(list ?? [])].sort((a, b) => (a.AttributeName ?? '').localeCompare(b.AttributeName ?? ''));
 
 describe('tableDefinitionsFromTemplate', () => {
-  it('finds the three tables and their roles from the function environment', () => {
+  it('finds the three tables and their roles from the function environment, and the outbox from the stream its relay reads', () => {
     const definitions = tableDefinitionsFromTemplate(template);
-    expect(definitions.map((d) => d.role).sort()).toEqual(['contests', 'coordination', 'reminders']);
+    expect(definitions.map((d) => d.role).sort()).toEqual(['contests', 'coordination', 'outbox', 'reminders']);
+    expect(definitions.find((d) => d.role === 'outbox')).toMatchObject({ keySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], ttlAttribute: 'ttl', streamViewType: 'NEW_IMAGE' });
     const byRole = Object.fromEntries(definitions.map((d) => [d.role, d]));
     expect(byRole.contests).toMatchObject({
       keySchema: [{ AttributeName: 'contestId', KeyType: 'HASH' }],
@@ -78,6 +79,7 @@ describe('createTablesFromTemplate', () => {
       contests: `${prefix}-contests`,
       reminders: `${prefix}-reminders`,
       coordination: `${prefix}-coordination`,
+      outbox: `${prefix}-outbox`,
     });
   });
 

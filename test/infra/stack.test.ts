@@ -9,7 +9,9 @@ import { TABLE_ACTIONS, TABLE_ROLES, type TableRole } from '../../lib/table-acce
 import { synthTemplate, type CfnTemplate } from '../../local/template.js';
 
 let json: CfnTemplate;
+/** The template less the event delivery (OutboxDelivery `Events`), which has its own block below. */
 let template: Template;
+let full: Template;
 
 type Resources = Record<string, { Type: string; Properties: Record<string, any>; DependsOn?: string[]; DeletionPolicy?: string; UpdateReplacePolicy?: string }>;
 
@@ -62,7 +64,9 @@ function alarm(metricName: string): Record<string, any> {
 
 beforeAll(async () => {
   ({ template: json } = await synthTemplate({ bundle: false }));
-  template = Template.fromJSON(json);
+  full = Template.fromJSON(json);
+  const resources = Object.fromEntries(Object.entries(json.Resources as Record<string, unknown>).filter(([id]) => !id.startsWith('Events')));
+  template = Template.fromJSON({ ...json, Resources: resources });
 });
 
 describe('tables', () => {
@@ -477,6 +481,8 @@ describe('outputs', () => {
   it('is environment-agnostic (no account or region baked in)', () => {
     // The console test events are sample payloads: the scheduled tick's placeholder account and
     // region are data, not where the stack deploys.
+    const eventSchemas = Object.values(full.findResources('AWS::EventSchemas::Schema') as Resources).filter((schema) => schema.Properties.Type === 'JSONSchemaDraft4');
+    expect(eventSchemas.every((schema) => !/\b\d{12}\b/.test(String(schema.Properties.Content)))).toBe(true);
     // (The sync's and the delivery job's console test events both carry a scheduled tick.)
     const samples = Object.values(template.findResources('AWS::EventSchemas::Schema') as Resources)
       .map((schema) => schema.Properties.Content)
@@ -489,5 +495,62 @@ describe('outputs', () => {
     }
     expect(text).not.toMatch(/\b\d{12}\b/);
     expect(text).not.toMatch(/"(us|eu|ap|sa|ca|me|af)-[a-z]+-\d"/);
+  });
+});
+
+describe('event delivery (OutboxDelivery, docs/events.md)', () => {
+  const events = (type: string) => Object.entries(full.findResources(type) as Resources).filter(([id]) => id.startsWith('Events'));
+
+  it('has an outbox table with a new-image stream, TTL, on demand and PITR, deleted with the stack', () => {
+    const [[, table]] = events('AWS::DynamoDB::Table') as [[string, Resources[string]]];
+    expect(table.Properties).toMatchObject({
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
+      TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+    expect(table.DeletionPolicy).toBe('Delete');
+  });
+
+  it('reads the stream with finite retries, bisection, partial-batch checkpoints, INSERTs only, and a dead-letter queue', () => {
+    const [[, mapping]] = events('AWS::Lambda::EventSourceMapping') as [[string, Resources[string]]];
+    const [[queueId]] = events('AWS::SQS::Queue') as [[string, Resources[string]]];
+    expect(mapping.Properties).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: 100,
+      MaximumRetryAttempts: 5,
+      BisectBatchOnFunctionError: true,
+      MaximumRecordAgeInSeconds: 86400,
+      ParallelizationFactor: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'] }) }] },
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
+    });
+  });
+
+  it('lets the relay do exactly what it does: PutEvents on its bus, read its stream, send to its queue, write its log group', () => {
+    const [[, policy]] = events('AWS::IAM::Policy') as [[string, Resources[string]]];
+    const [[busId]] = events('AWS::Events::EventBus') as [[string, Resources[string]]];
+    const [[tableId]] = events('AWS::DynamoDB::Table') as [[string, Resources[string]]];
+    const [[queueId]] = events('AWS::SQS::Queue') as [[string, Resources[string]]];
+    const [[logId]] = events('AWS::Logs::LogGroup') as [[string, Resources[string]]];
+    const statements = policy.Properties.PolicyDocument.Statement.map((s: { Action: string | string[]; Resource: unknown }) => ({ Action: [s.Action].flat().sort(), Resource: s.Resource }));
+    expect(statements).toEqual([
+      { Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [logId, 'Arn'] } },
+      { Action: ['events:PutEvents'], Resource: { 'Fn::GetAtt': [busId, 'Arn'] } },
+      { Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'], Resource: { 'Fn::GetAtt': [tableId, 'StreamArn'] } },
+      { Action: ['sqs:GetQueueAttributes', 'sqs:SendMessage'], Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } },
+    ]);
+  });
+
+  it('alarms on dead letters, the iterator age and failed deliveries, notifying the topic; a registry for the schemas; the bus exported', () => {
+    const topic = { Ref: only('AWS::SNS::Topic')[0] };
+    const alarms = events('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+    expect(alarms.map((a) => a.MetricName).sort()).toEqual(['ApproximateNumberOfMessagesVisible', 'EventsFailed', 'IteratorAge']);
+    for (const a of alarms) expect(a.AlarmActions).toEqual([topic]);
+    expect(events('AWS::EventSchemas::Registry')).toHaveLength(1);
+    const outputs = full.findOutputs('*');
+    expect(outputs.EventBusName?.Value).toEqual({ Ref: events('AWS::Events::EventBus')[0]![0] });
   });
 });

@@ -62,8 +62,10 @@ describe.each([
     const resources = synthesized.template.Resources as Resources;
     const taggable = Object.entries(resources).filter(([id, r]) => !UNTAGGABLE.has(r.Type) && !isCdkProvider(id));
     // 3 tables, log group, role, function, queue, topic, 3 SSM parameters; the console test
-    // events' schema, and their provider's function, role and log group
-    expect(taggable.length).toBe(15);
+    // events' schema, and their provider's function, role and log group; the event delivery's
+    // outbox table, bus, schema registry, dead-letter queue, log group, relay role and function
+    // and its event source mapping
+    expect(taggable.length).toBe(23);
     for (const [id, resource] of taggable) {
       expect(tagsOf(resource), `${id} (${resource.Type})`).toMatchObject({ app: 'contest-sync', stage: stageTag });
     }
@@ -72,7 +74,7 @@ describe.each([
   it(`publishes each table name as /contest-sync/${stageTag}/tables/<role>, with outputs`, () => {
     const template = Template.fromJSON(synthesized.template);
     const env = (template.findResources('AWS::Lambda::Function', { Properties: { Handler: 'index.handler' } }) as Resources);
-    const variables = Object.values(env)[0]!.Properties!.Environment.Variables as Record<string, { Ref: string }>;
+    const variables = Object.values(env).find((fn) => fn.Properties?.Environment?.Variables?.COORDINATION_TABLE_NAME)!.Properties!.Environment.Variables as Record<string, { Ref: string }>;
     const refOf = { contests: variables.CONTESTS_TABLE_NAME!.Ref, reminders: variables.REMINDERS_TABLE_NAME!.Ref, coordination: variables.COORDINATION_TABLE_NAME!.Ref };
     for (const role of TABLE_ROLES) {
       const name = `/contest-sync/${stageTag}/tables/${role}`;

@@ -126,7 +126,7 @@ export function acknowledgeEmailSubscription(emailSubscription: IConstruct): voi
 }
 
 /**
- * AwsCustomResource's singleton provider function (console-test-events.ts): a
+ * AwsCustomResource's singleton provider function (ConsoleTestEvents): a
  * CDK-managed function that CloudFormation invokes synchronously during deployments.
  */
 export function acknowledgeCustomResourceProviderNagFindings(provider: IConstruct): void {

@@ -285,8 +285,8 @@ export class OutboxDelivery extends Construct {
   }
 
   /** The stream's iterator age (ms): how far delivery is behind the newest outbox write. */
-  iteratorAge(period: Duration = Duration.minutes(5)): cloudwatch.Metric {
-    return this.relay.metric('IteratorAge', { statistic: 'Maximum', period, label: 'Iterator age (max)' });
+  iteratorAge(period: Duration = Duration.minutes(5), label?: string): cloudwatch.Metric {
+    return this.relay.metric('IteratorAge', { statistic: 'Maximum', period, ...(label !== undefined ? { label } : {}) });
   }
 
   /** Widgets: delivery lag, events delivered and failed, dead letters, the alarms. */
@@ -294,7 +294,7 @@ export class OutboxDelivery extends Construct {
     return [
       new cloudwatch.GraphWidget({
         title: 'Event delivery lag (ms)',
-        left: [this.iteratorAge(), this.metric(RELAY_METRIC.lag, 'Maximum', Duration.minutes(5), 'Commit to bus (max)')],
+        left: [this.iteratorAge(Duration.minutes(5), 'Iterator age (max)'), this.metric(RELAY_METRIC.lag, 'Maximum', Duration.minutes(5), 'Commit to bus (max)')],
       }),
       new cloudwatch.GraphWidget({
         title: 'Events',
@@ -327,7 +327,7 @@ export class OutboxDelivery extends Construct {
       deadLetters: alarm('DeadLetters', {
         alarmDescription:
           'Outbox batches were given up after every retry: their events did not reach the bus. Read a message of the ' +
-          'dead-letter queue (shard, sequence range), fix the cause, then redrive (docs/runbook.md "Events not delivered").',
+          'dead-letter queue (shard, sequence range), fix the cause, then redrive (the package README, "Side effects").',
         metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
         ...atLeastOne,
       }),

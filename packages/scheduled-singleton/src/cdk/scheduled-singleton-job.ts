@@ -74,13 +74,7 @@ export function findProject(entry: string): { projectRoot: string; depsLockFileP
 /** An ESM bundle has no `require`; some CommonJS dependencies inside the bundle still call it. */
 export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
-/** Largest `index.mjs` contest-sync's function may ship (its test/infra/bundle.test.ts fails above it). */
-export const BUNDLE_BUDGET_BYTES = 1024 * 1024;
-
-/**
- * How esbuild bundles a job's function. local/bundle-deps.ts builds with the same settings to
- * attribute the bundle's bytes to dependencies (esbuild metafile).
- */
+/** How esbuild bundles a job's function (a build of your own with the same settings gets the same bundle). */
 export const BUNDLING = {
   format: OutputFormat.ESM,
   target: 'node22',
@@ -98,7 +92,7 @@ export const BUNDLING = {
 export const ASYNC_MAX_EVENT_AGE = Duration.hours(2);
 export const ASYNC_RETRY_ATTEMPTS = 2;
 
-/** Bounds the module's timing imposes on a job (see lambda/single-execution/timing.ts). */
+/** Bounds the runtime's lease timing (`leaseTiming`) imposes on a job. */
 export const JOB_LIMITS = {
   /** A crashed run's lease must lapse before Lambda's first async retry (about a minute later). */
   maxLeaseSeconds: 50,
@@ -372,7 +366,7 @@ export class ScheduledSingletonJob extends Construct {
       logGroup: this.logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
       applicationLogLevelV2: lambda.ApplicationLogLevel[logLevel],
-      // Nothing is instrumented; active tracing would record empty segments (README "Tracing").
+      // Nothing is instrumented; active tracing would record empty segments (nothing in the wrapper calls X-Ray).
       tracing: lambda.Tracing.DISABLED,
       environment,
       // The deploy-time run invokes a published version; old ones serve nothing once replaced.

@@ -1,7 +1,7 @@
 /**
  * The DynamoDB client the function uses, and the worst case of one call through it: the time
  * budgets of a run (the stop margin kept for the release) are derived from it, so that the margin
- * covers the SDK's own timeouts and retries (docs/design.md, "Time budgets"). No imports: the CDK
+ * covers the SDK's own timeouts and retries (the package README, "Timing rules"). No imports: the CDK
  * app reads it too, to refuse a function timeout the lease timing cannot honour.
  */
 export const DYNAMO_CLIENT_SETTINGS = {

@@ -1,6 +1,6 @@
 /**
  * The lease on DynamoDB: one conditional UpdateItem to acquire, ownership-conditioned renew and
- * release, and the lease action that fences every data write. Decisions live in record.ts.
+ * release, and the lease action that fences every data write. The decisions are pure functions apart.
  * Contention (conflicts, throttling, 5xx) is retried within a small budget (retry.ts).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -11,6 +11,7 @@ import {
   OWNED_CONDITION,
   RELEASE_CONDITION,
   acquireCondition,
+  explainLoss,
   explainRefusal,
   leaseTtlSeconds,
   rememberDone,
@@ -38,7 +39,7 @@ export interface LeaseStoreOptions {
   now: () => number;
   /** The partition key of the job's lease item, e.g. `lease#contest-sync`. */
   key: string;
-  /** How long succeeded intervals are remembered; default: for an hourly schedule (record.ts). */
+  /** How long succeeded intervals are remembered; default: for an hourly schedule (`ledgerRetentionMs(60)`). */
   ledgerRetentionMs?: number;
   /** Contention (conflicts, throttling, 5xx) is retried with these; defaults: real sleep, Math.random. */
   sleep?: Sleep;
@@ -174,7 +175,7 @@ export class DynamoLease implements LeasePort {
       return { ...lease, expiresAtMs };
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
-        throw lostError(lease, oldItem(error), now);
+        throw new LeaseLostError(`lease lost: ${explainLoss(lease.runId, oldItem(error), now)}`, lease.runId, lease.fence);
       }
       throw error;
     }
@@ -288,16 +289,4 @@ function heldFrom(runId: string, item: LeaseItem, expiresAtMs: number): HeldLeas
 function oldItem(error: ConditionalCheckFailedException): LeaseItem | undefined {
   const raw = error.Item;
   return raw === undefined ? undefined : (unmarshall(raw) as LeaseItem);
-}
-
-function lostError(lease: HeldLease, old: LeaseItem | undefined, now: number): LeaseLostError {
-  let why: string;
-  if (old?.holder !== undefined && old.holder !== lease.runId) {
-    why = `taken over by ${old.holder} (fence ${String(old.fence)})`;
-  } else if (old?.expiresAtMs !== undefined && old.expiresAtMs <= now) {
-    why = `expired ${now - old.expiresAtMs} ms ago`;
-  } else {
-    why = 'released or missing';
-  }
-  return new LeaseLostError(`lease lost: ${why}`, lease.runId, lease.fence);
 }

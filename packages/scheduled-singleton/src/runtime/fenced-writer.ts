@@ -1,7 +1,8 @@
 /**
  * Fenced writes on DynamoDB: a job's data actions (its outbox puts first) go out in
- * `TransactWriteItems` of at most 100 actions and 4 MB, each led by the lease action, so every transaction commits only while the run holds
- * the lease (docs/design.md, lease rule 5). Contention is retried with a fresh lease action inside
+ * `TransactWriteItems` of at most 100 actions and 4 MB, each led by the lease action, so every
+ * transaction commits only while the run holds the lease (the package README, "What it
+ * guarantees"). Contention is retried with a fresh lease action inside
  * a bounded budget; a refused lease action is a LeaseLostError; a data action refused by its own
  * condition is a FencedWriteError naming it.
  */
@@ -55,7 +56,7 @@ export class DynamoFencedWriter implements FencedWriterPort {
       duplicateEvents += committed.duplicates;
       if (committed.sent) transactions += 1;
     }
-    return { transactions, duplicateEvents };
+    return outbox.length > 0 ? { transactions, duplicateEvents } : { transactions };
   }
 
   /**

@@ -20,6 +20,8 @@ export interface HeartbeatOptions {
   lease: HeldLease;
   timing: LeaseTiming;
   now: () => number;
+  /** No renewal is sent at or after this instant (the run's deadline): the lease then lapses on its own. */
+  stopAtMs?: number;
   /** Aborted with a LeaseLostError when the lease is lost. */
   controller: AbortController;
   onRenewed?: (lease: HeldLease) => void;
@@ -69,7 +71,7 @@ export class Heartbeat {
   }
 
   private schedule(delayMs: number): void {
-    if (this.stopped) return;
+    if (this.stopped || this.pastStop(delayMs)) return;
     this.timer = setTimeout(() => {
       this.inFlight = this.beat();
     }, delayMs);
@@ -77,7 +79,7 @@ export class Heartbeat {
 
   private async beat(): Promise<void> {
     const { renewer, timing, now, controller } = this.options;
-    if (this.stopped || controller.signal.aborted) return;
+    if (this.stopped || controller.signal.aborted || this.pastStop(0)) return;
     if (now() - this.confirmedAtMs >= timing.renewDeadlineMs) {
       this.lose(`no renewal confirmed within ${timing.renewDeadlineMs} ms`);
       return;
@@ -102,6 +104,11 @@ export class Heartbeat {
       this.options.onRenewError?.(error);
       this.schedule(timing.renewRetryMs);
     }
+  }
+
+  /** Whether a renewal `delayMs` from now would be at or after `stopAtMs`. */
+  private pastStop(delayMs: number): boolean {
+    return this.options.stopAtMs !== undefined && this.options.now() + delayMs >= this.options.stopAtMs;
   }
 
   /** Fires at the latest moment the holder may still act: the renew deadline after the last confirmation. */

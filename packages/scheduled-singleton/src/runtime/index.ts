@@ -1,7 +1,7 @@
 /**
  * The runtime part of @contest-sync/scheduled-singleton: single execution for scheduled jobs on
  * Lambda + DynamoDB (one run per interval, never two at once, and a run that lost its lease writes
- * nothing), and the handler wrapper `scheduledSingleton` built on it. See the package's README.md
+ * nothing), and the handler wrapper `scheduledSingleton` built on it. See the package README
  * for what it guarantees, the item layout, the timing rules and the failure modes.
  */
 export { runExclusively, runUnfenced } from './run.js';
@@ -54,3 +54,4 @@ export type { JobContext, LambdaContextLike, Precheck, PrecheckContext, RunOutco
 export { EventValidationError, intervalOf, invokedThroughVersion, MAX_SCHEDULE_SKEW_MS, parseInvocation, type Invocation, type ParseOptions } from './invocation.js';
 export { emfLine, jsonLogger, metricValues, writeStdout, type JobLogger, type LogLevel, type RunMetrics, type Write } from './report.js';
 export { JOB_ENV, METRIC, METRIC_UNIT, OUTBOX_ITEM, RELAY_ENV, RELAY_METRIC, SERVICE_DIMENSION, type JobEnvNames, type MetricName } from '../contract.js';
+export { dynamoCoordination, type CoordinationConfig, type CoordinationPorts, type CoordinationStore } from './coordination.js';

@@ -3,8 +3,8 @@
  * EventBridge entry is, and the outbox item (a conditional Put) each event becomes in the job's
  * fenced transaction. Every event of a commit is checked before anything is written: one that
  * EventBridge or DynamoDB would refuse fails the commit with an OutboxEventError naming it, so
- * that nothing is half-written and nothing undeliverable reaches the stream. See README.md
- * ("Side effects") beside the package.
+ * that nothing is half-written and nothing undeliverable reaches the stream. See the package
+ * README, "Side effects".
  */
 import { OUTBOX_ITEM } from '../contract.js';
 import type { OutboxEvent, TransactAction } from './ports.js';

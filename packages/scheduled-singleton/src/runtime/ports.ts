@@ -2,7 +2,7 @@
  * The ports of the single-execution module: what it needs from a lease store (`LeasePort`), what a
  * fenced write looks like (`TransactAction`), and what a job's work may call (`WorkContext`). The
  * DynamoDB adapters (`DynamoLease`, `DynamoFencedWriter`) implement them; tests may stand in for
- * them. See README.md beside this file.
+ * them. See the package README.
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 

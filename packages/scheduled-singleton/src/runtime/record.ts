@@ -107,3 +107,10 @@ export function explainRefusal(old: LeaseItem | undefined, now: number, interval
     fence: old?.fence,
   };
 }
+
+/** Why a renewal was refused, from the item the failed conditional write returned. */
+export function explainLoss(runId: string, old: LeaseItem | undefined, now: number): string {
+  if (old?.holder !== undefined && old.holder !== runId) return `taken over by ${old.holder} (fence ${String(old.fence)})`;
+  if (old?.expiresAtMs !== undefined && old.expiresAtMs <= now) return `expired ${now - old.expiresAtMs} ms ago`;
+  return 'released or missing';
+}

@@ -2,7 +2,7 @@
  * Contention on real DynamoDB: what the SDK does not retry (a plain write to an item that an
  * in-flight transaction holds answers `TransactionConflictException`), and what it retries only a
  * few times (throttling, 5xx). The lease and the store retry these themselves, with full-jitter
- * backoff inside a small bounded budget (docs/design.md, "Contention"). Pure classification plus
+ * backoff inside a small bounded budget (the package README, "What it guarantees"). Pure classification plus
  * one loop; the sleep and the random source are injected so tests control time.
  */
 import { setTimeout as sleepTimer } from 'node:timers/promises';

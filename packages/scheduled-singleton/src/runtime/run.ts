@@ -8,7 +8,7 @@
  * runs, gives the work an AbortSignal that fires when the lease is lost or the run's deadline comes,
  * commits the work's writes fenced by the lease (the interval marked done with the last one), and
  * releases with a run record. It never throws for an expected failure: the outcome says what
- * happened. See README.md beside this file.
+ * happened. See the package README.
  */
 import { describe } from './aws-errors.js';
 import { LeaseLostError, LeaseUnavailableError, RunDeadlineError } from './errors.js';
@@ -153,6 +153,8 @@ async function hold<T>(run: ExclusiveRun, work: (context: WorkContext) => Promis
     lease,
     timing: deps.timing,
     now: deps.now,
+    // No renewal is sent at or after the deadline: a run that ignores its signal lets the lease lapse.
+    stopAtMs: deadline,
     controller,
     onRenewed: (renewed) => deps.onHeartbeat?.(renewed),
     onRenewError: (error) => deps.log?.warn('lease renewal failed; retrying', { error: describe(error) }),
@@ -166,6 +168,12 @@ async function hold<T>(run: ExclusiveRun, work: (context: WorkContext) => Promis
   const held: Omit<Held<T>, 'current' | 'heartbeats' | 'abortReason' | 'markedDone'> = { received: lease, failed: false, handedOver: fenced.handedOver };
   try {
     held.value = await work(fenced.context);
+    // The work returned although its signal had aborted (it ignored the deadline or the lost
+    // lease): not a success, since what it committed after the signal was refused.
+    if (controller.signal.aborted) {
+      held.failed = true;
+      held.failure = lateReturn(controller.signal.reason, deps.now() - deadline);
+    }
   } catch (error) {
     held.failed = true;
     held.failure = error;
@@ -250,8 +258,28 @@ async function settle<T>(run: ExclusiveRun, deps: ExclusiveDeps, options: Exclus
     const error = new LeaseLostError('lease lost before release: another run holds it now', run.runId, fence);
     return { outcome: 'failed', reason: 'lease-lost', error, fence, heartbeats };
   }
-  if (failed) return { outcome: 'failed', reason: 'work', error: failure, deadline: held.abortReason instanceof RunDeadlineError, fence, heartbeats };
+  if (failed) return { outcome: 'failed', reason: 'work', ...workFailure(failure, held.abortReason), fence, heartbeats };
   return { outcome: 'succeeded', fence, value: held.value as T, heartbeats };
+}
+
+/**
+ * The failure of work that threw: at the deadline, the RunDeadlineError the signal carried (the work
+ * itself usually sees the AbortError of the call it passed the signal to), with the work's error as
+ * its cause.
+ */
+function workFailure(failure: unknown, abortReason: unknown): { error: unknown; deadline: boolean } {
+  if (!(abortReason instanceof RunDeadlineError)) return { error: failure, deadline: false };
+  if (failure instanceof RunDeadlineError) return { error: failure, deadline: true };
+  return { error: new RunDeadlineError(abortReason.message, { cause: failure }), deadline: true };
+}
+
+/** What a work that returned after its signal aborted is reported with. */
+function lateReturn(reason: unknown, lateMs: number): unknown {
+  if (!(reason instanceof RunDeadlineError)) return reason;
+  return new RunDeadlineError(
+    `the work returned ${Math.max(0, Math.round(lateMs))} ms after the run's deadline without stopping at its signal: not a success (what it committed after the deadline was refused)`,
+    { cause: reason },
+  );
 }
 
 /** The run record: `<prefix><interval>` for a scheduled run, `<prefix><source>#<runId>` otherwise. */
@@ -297,9 +325,10 @@ export async function runUnfenced<T>(
       keep: () => undefined,
       commit: () => Promise.reject(new Error('a run without the lease cannot write')),
     });
+    if (controller.signal.aborted) return { outcome: 'failed', error: lateReturn(controller.signal.reason, deps.now() - deadline), deadline: true };
     return { outcome: 'succeeded', value };
   } catch (error) {
-    return { outcome: 'failed', error, deadline: controller.signal.reason instanceof RunDeadlineError };
+    return { outcome: 'failed', ...workFailure(error, controller.signal.reason) };
   } finally {
     clearTimeout(timer);
   }

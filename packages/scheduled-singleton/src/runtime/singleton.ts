@@ -13,13 +13,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { JOB_ENV, type JobEnvNames } from '../contract.js';
 import { describe } from './aws-errors.js';
 import { DYNAMO_CLIENT_SETTINGS } from './client-budget.js';
-import { DynamoLease } from './dynamo-lease.js';
+import { dynamoCoordination, type CoordinationStore } from './coordination.js';
 import { LeaseConfigError } from './errors.js';
-import { DynamoFencedWriter } from './fenced-writer.js';
 import { EventValidationError, parseInvocation, type Invocation } from './invocation.js';
 import { DEFAULT_OUTBOX_RETENTION_DAYS, validateSource, type OutboxSettings } from './outbox.js';
 import type { WorkContext } from './ports.js';
@@ -90,6 +88,11 @@ export interface ScheduledSingletonOptions<T, P = undefined> {
   consoleOptions?: readonly string[];
   /** The DynamoDB client of the lease and the fenced writes (default: one with the module's time budget). */
   dynamo?: DynamoDBClient;
+  /**
+   * Where the lease and the fenced writes live (default: DynamoDB through `dynamo`). A unit test
+   * passes `new MemoryCoordination()` from `@contest-sync/scheduled-singleton/testing`.
+   */
+  coordination?: CoordinationStore;
   /** Default process.env, and the names ScheduledSingletonJob uses (override only if the stack did). */
   env?: Record<string, string | undefined>;
   envNames?: Partial<JobEnvNames>;
@@ -135,7 +138,14 @@ export class JobConfigError extends Error {
   override readonly name = 'JobConfigError';
 }
 
-export type ScheduledSingletonHandler = (event: unknown, context: LambdaContextLike) => Promise<RunResult>;
+export interface ScheduledSingletonHandler<T = unknown> {
+  (event: unknown, context: LambdaContextLike): Promise<RunResult>;
+  /**
+   * The same work with these options merged over the handler's own (a test's `coordination`,
+   * `env`, `now`, `write`): a new handler with its own container state.
+   */
+  with(overrides: ScheduledSingletonOptions<T>): ScheduledSingletonHandler<T>;
+}
 
 /** The precheck's settlement when it ended the run before the lease. */
 type PrecheckSettlement =
@@ -156,7 +166,17 @@ type Settlement<T> =
 export function scheduledSingleton<T, P = undefined>(
   work: (job: JobContext<P>) => Promise<T>,
   options: ScheduledSingletonOptions<T, P> = {},
-): ScheduledSingletonHandler {
+): ScheduledSingletonHandler<T> {
+  const handler = invocationHandler(work, options);
+  return Object.assign(handler, {
+    with: (overrides: ScheduledSingletonOptions<T>) => scheduledSingleton(work, { ...options, ...(overrides as ScheduledSingletonOptions<T, P>) }),
+  });
+}
+
+function invocationHandler<T, P>(
+  work: (job: JobContext<P>) => Promise<T>,
+  options: ScheduledSingletonOptions<T, P>,
+): (event: unknown, context: LambdaContextLike) => Promise<RunResult> {
   const env = options.env ?? process.env;
   const names: JobEnvNames = { ...JOB_ENV, ...options.envNames };
   const now = options.now ?? Date.now;
@@ -211,7 +231,7 @@ interface ParseInput<T, P> {
 function parse<T, P>(event: unknown, context: LambdaContextLike, input: ParseInput<T, P>): { invocation: Invocation; setup: Setup } | { failure: Settlement<T> } {
   const { container, options } = input;
   try {
-    container.setup ??= setup(input.env, input.names, options.dynamo, input.now, (message, fields) => container.log?.warn(message, fields));
+    container.setup ??= setup(input.env, input.names, options, input.now, (message, fields) => container.log?.warn(message, fields));
     refuseShortTimeout(container.setup, context.getRemainingTimeInMillis());
     const invocation = parseInvocation(event, {
       periodMinutes: container.setup.periodMinutes,
@@ -253,10 +273,10 @@ function report<T>(settled: Settlement<T> | DrySettlement<T>, invocation: Invoca
 }
 
 /** The deps of runExclusively, from the environment ScheduledSingletonJob sets. */
-function setup(
+function setup<T>(
   env: Record<string, string | undefined>,
   names: JobEnvNames,
-  dynamo: DynamoDBClient | undefined,
+  options: Pick<ScheduledSingletonOptions<T>, 'dynamo' | 'coordination'>,
   now: () => number,
   warn: (message: string, fields: Record<string, unknown>) => void,
 ): Setup {
@@ -277,16 +297,24 @@ function setup(
     throw error instanceof JobConfigError ? error : new JobConfigError(`${names.leaseDurationSeconds}: ${(error as Error).message}`);
   }
   const periodMinutes = positive('scheduleRateMinutes');
-  const client =
-    dynamo ??
-    new DynamoDBClient({
-      maxAttempts: DYNAMO_CLIENT_SETTINGS.maxAttempts,
-      requestHandler: { connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs, requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs },
-    });
-  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  const store =
+    options.coordination ??
+    dynamoCoordination(
+      options.dynamo ??
+        new DynamoDBClient({
+          maxAttempts: DYNAMO_CLIENT_SETTINGS.maxAttempts,
+          requestHandler: { connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs, requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs },
+        }),
+    );
   const contention = (operation: string, reason: string, attempt: number) => warn('DynamoDB contention; retrying', { operation, reason, attempt });
-  const lease = new DynamoLease({ doc, table: read('coordinationTable'), key: read('leaseKey'), timing, now, ledgerRetentionMs: ledgerRetentionMs(periodMinutes), onContention: contention });
-  const writer = new DynamoFencedWriter(doc, { now, onContention: (reason, attempt) => contention('commit', reason, attempt) });
+  const { lease, writer } = store.open({
+    table: read('coordinationTable'),
+    key: read('leaseKey'),
+    timing,
+    now,
+    ledgerRetentionMs: ledgerRetentionMs(periodMinutes),
+    onContention: contention,
+  });
   const outbox = outboxSettings(env, names);
   return { deps: { lease, writer, timing, now, runRecordPrefix: read('runRecordPrefix'), ...(outbox !== undefined ? { outbox } : {}) }, periodMinutes };
 }

@@ -5,7 +5,7 @@
  * it can lapse; a run stops `stopMarginMs` before Lambda's own timeout so that it can release.
  * The stop margin covers one DynamoDB call at its worst (every SDK attempt timing out, with the
  * SDK's backoff between them) plus a second, so the release is never cut short by the SDK's own
- * timeouts (docs/design.md, "Time budgets").
+ * timeouts (the package README, "Timing rules").
  *
  *   0 < renewEveryMs < renewDeadlineMs < durationMs,   stopMarginMs + renewEveryMs < function timeout
  */
