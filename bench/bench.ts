@@ -131,8 +131,6 @@ async function main(): Promise<void> {
       proxy: env.proxy,
       admin: deliveryAdmin,
       createTables: (label) => env.createTables(label),
-      // The outbox table's keys as OutboxDelivery declares them (its stream is not read here).
-      outboxProperties: { KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }] },
     });
     deliveryAdmin.destroy();
     const { batched } = delivery;

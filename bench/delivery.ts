@@ -14,7 +14,6 @@ import { MAX_CLAIMS_PER_TRANSACTION, reminderDueId } from '../lambda/delivery/du
 import { DUE_INDEX } from '../lambda/delivery/dynamo-due.js';
 import { ENV } from '../lambda/contract.js';
 import type { DynamoProxy } from '../local/dynamo-proxy.js';
-import { createTableFromResource } from '../local/tables.js';
 import type { TableNames } from '../local/tables.js';
 import { benchClient } from '../local/counting-client.js';
 import { round, sortedCounts, total } from './stats.js';
@@ -135,14 +134,14 @@ interface Setup {
   proxy: DynamoProxy;
   admin: DynamoDBClient;
   createTables(label: string): Promise<TableNames>;
-  outboxProperties: Parameters<typeof createTableFromResource>[2];
 }
 
 async function deliverAll(setup: Setup, label: string, count: number, claimsPerTransaction: number): Promise<{ pass: DeliveryPass; handler: ReturnType<typeof createDeliveryHandler>; tables: TableNames; outbox: string; client: ReturnType<typeof benchClient> }> {
   const { proxy, admin } = setup;
   const tables = await setup.createTables(label);
-  const outbox = `${tables.coordination}-outbox`;
-  await createTableFromResource(admin, outbox, setup.outboxProperties);
+  // The template's outbox table (local/tables.ts creates it with the data tables).
+  const outbox = tables.outbox;
+  if (outbox === undefined) throw new Error('the template has no outbox table');
   const contestId = 2051;
   const start = await seed(admin, tables, contestId, count, Math.floor(Date.now() / 1000));
   const client = benchClient(proxy.endpoint, { trackCapacity: true });

@@ -84,24 +84,6 @@ function rolesByLogicalId(template: CfnTemplate): Map<string, LocalTableRole> {
   return roles;
 }
 
-/** Logical ids of the tables some function of the template names as its outbox (OUTBOX_TABLE_NAME). */
-function outboxTableIds(template: CfnTemplate): Set<string> {
-  const ids = new Set<string>();
-  for (const resource of Object.values((template?.Resources ?? {}) as Record<string, { Type: string; Properties?: Record<string, unknown> }>)) {
-    if (resource.Type !== 'AWS::Lambda::Function') continue;
-    const ref = ((resource.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.OUTBOX_TABLE_NAME as { Ref?: unknown } | undefined)?.Ref;
-    if (typeof ref === 'string') ids.add(ref);
-  }
-  return ids;
-}
-
-/** The outbox table's properties as the template declares them (keys, TTL, stream), if the stack has one. */
-export function outboxTableFromTemplate(template: CfnTemplate): CfnTableProperties | undefined {
-  const [id] = [...outboxTableIds(template)];
-  if (id === undefined) return undefined;
-  return ((template?.Resources ?? {}) as Record<string, { Properties?: CfnTableProperties }>)[id]?.Properties;
-}
-
 export function tableDefinitionsFromTemplate(template: CfnTemplate): TableDefinition[] {
   const roles = rolesByLogicalId(template);
   const resources = (template?.Resources ?? {}) as Record<string, { Type: string; Properties?: CfnTableProperties }>;
@@ -109,8 +91,6 @@ export function tableDefinitionsFromTemplate(template: CfnTemplate): TableDefini
   for (const [logicalId, resource] of Object.entries(resources)) {
     if (!TABLE_TYPES.has(resource.Type)) continue;
     const role = roles.get(logicalId);
-    // The outbox (OutboxDelivery's table, named to the jobs as OUTBOX_TABLE_NAME) is not a data table: outboxTableFromTemplate.
-    if (role === undefined && outboxTableIds(template).has(logicalId)) continue;
     if (role === undefined) throw new Error(`table ${logicalId} is not referenced by the sync function's environment`);
     const props = resource.Properties ?? {};
     const ttl = props.TimeToLiveSpecification;
