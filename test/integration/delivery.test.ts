@@ -1,14 +1,16 @@
 /**
  * Reminder delivery on DynamoDB Local, tables from the synthesized template: the real handler
  * (createDeliveryHandler on the package's wrapper, lease and fenced outbox). Each due reminder is
- * claimed once with exactly one outbox item, whatever duplicate or concurrent invocations do; a
- * bad row is skipped and never marked sent; an idle minute sends one Query and takes no lease.
+ * claimed once with exactly one outbox item, whatever duplicate or concurrent invocations do, a
+ * lease lost mid-batch (another run takes it over) or a run that ends between its claims and its
+ * release (in-process: the release fails, as if the process died there); a bad row is skipped and
+ * never marked sent; an idle minute sends one Query and takes no lease.
  * And every DynamoDB request the job sends is allowed by the delivery role's synthesized policy,
  * which grants nothing the job does not use (DynamoDB Local enforces no IAM).
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ENV } from '../../lambda/contract.js';
 import { createDeliveryHandler } from '../../lambda/delivery/handler.js';
 import { reminderDueId } from '../../lambda/delivery/due.js';
@@ -41,7 +43,14 @@ interface Call {
 }
 
 /** Set to lose the answer of the next release (it lands; the package reads the lease back: GetItem). */
-const faults = { loseNextReleaseAnswer: false };
+const faults = {
+  loseNextReleaseAnswer: false,
+  /** After this many claim transactions commit, another run takes the lease over (a lost lease mid-batch). */
+  stealAfterClaims: undefined as number | undefined,
+  /** Every release fails (the run ends between its last claim and its release, as a crash would). */
+  failReleases: false,
+};
+let claimTransactions = 0;
 
 function handler(calls?: Call[]) {
   const client = localDynamoClient(tables.endpoint);
@@ -63,8 +72,20 @@ function handler(calls?: Call[]) {
           const key = keyValue((input.Key ?? input.Item)?.pk);
           calls.push({ action: `dynamodb:${operation}`, table: input.TableName, ...(input.IndexName ? { index: input.IndexName } : {}), ...(key !== undefined ? { key } : {}) });
         }
-        const result = await next(args);
         const releases = ((input.TransactItems ?? []) as { Put?: { Item?: { pk?: unknown } } }[]).some((i) => String(i.Put?.Item?.pk ?? '').startsWith('run#'));
+        if (releases && faults.failReleases) throw Object.assign(new Error('the process died before its release'), { name: 'ValidationException', $fault: 'client' });
+        const result = await next(args);
+        const claims = ((input.TransactItems ?? []) as { Update?: { TableName?: string } }[]).some((i) => i.Update?.TableName === tables.names.reminders);
+        if (claims && faults.stealAfterClaims !== undefined && ++claimTransactions === faults.stealAfterClaims) {
+          await tables.doc.send(
+            new UpdateCommand({
+              TableName: tables.names.coordination,
+              Key: { pk: deliveryLeaseKey(0) },
+              UpdateExpression: 'SET holder = :other, fence = fence + :one, expiresAtMs = :later',
+              ExpressionAttributeValues: { ':other': 'another-run', ':one': 1, ':later': Date.now() + 2_000 },
+            }),
+          );
+        }
         if (releases && faults.loseNextReleaseAnswer) {
           faults.loseNextReleaseAnswer = false;
           throw Object.assign(new Error('socket hang up after the write was applied'), { name: 'TimeoutError' });
@@ -135,6 +156,37 @@ describe('reminder delivery on DynamoDB Local', () => {
     const detail = JSON.parse(String(outbox[0]!.detail)) as Record<string, unknown>;
     expect(detail).toMatchObject({ contestId: 2051, minutesBefore: 60, startTimeSeconds: start, name: 'Codeforces Round 2051', url: 'https://codeforces.com/contest/2051' });
     expect(outbox[0]).toMatchObject({ source: EVENT_SOURCES.reminders, detailType: 'ReminderDue' });
+  });
+
+  it('a run that loses its lease mid-batch writes no more; the next run sends the rest; each reminder once', async () => {
+    const start = await seed(150);
+    faults.stealAfterClaims = 1;
+    claimTransactions = 0;
+    const first = await handler([])(minute(), context()).catch((error: { summary?: Record<string, unknown> }) => error.summary);
+    faults.stealAfterClaims = undefined;
+    expect(first).toMatchObject({ outcome: 'failed', reason: 'lease-lost' });
+    const claimed = (await scan(tables.names.reminders)).filter((r) => r.notifiedStart === start);
+    expect(claimed).toHaveLength(49); // the first transaction only
+    expect(await scan(outboxOf(tables))).toHaveLength(49);
+    await new Promise((resolve) => setTimeout(resolve, 2_100)); // the thief's lease lapses
+    expect(await handler()({}, context())).toMatchObject({ outcome: 'succeeded', counts: { delivered: 101 } });
+    const outbox = await scan(outboxOf(tables));
+    expect(outbox).toHaveLength(150);
+    expect(new Set(outbox.map((item) => item.eventId)).size).toBe(150);
+  });
+
+  it('a run that ends after its claims and before its release delivers nothing twice: the retry finds nothing due', async () => {
+    await seed(30);
+    faults.failReleases = true;
+    const crashed = await handler([])(minute(), context()).catch((error: { summary?: Record<string, unknown> }) => error.summary);
+    faults.failReleases = false;
+    expect(crashed).toMatchObject({ outcome: 'failed', reason: 'lease' });
+    expect(await scan(outboxOf(tables))).toHaveLength(30);
+    // Lambda's retry of the same minute, while the lease has not lapsed yet and after it has.
+    expect(await handler()(minute(), context())).toMatchObject({ outcome: 'succeeded', idle: true });
+    await new Promise((resolve) => setTimeout(resolve, 5_100));
+    expect(await handler()(minute(), context())).toMatchObject({ outcome: 'succeeded', idle: true });
+    expect(await scan(outboxOf(tables))).toHaveLength(30);
   });
 
   it('skips and counts bad rows without marking them sent; the rest of the batch is delivered', async () => {
