@@ -133,6 +133,9 @@ export function validRow(raw: RawRow): { ok: true; row: DueRow } | { ok: false; 
   if (!isInteger(dueAt) || dueAt < dueStart - 60 * ROW_LIMITS.maxMinutesBefore || dueAt > dueStart + 24 * 3600) return { ok: false, reason: 'dueAt', key };
   if (notifiedStart !== undefined && !isInteger(notifiedStart)) return { ok: false, reason: 'notifiedStart', key };
   if (notifiedStart === dueStart) return { ok: false, reason: 'already-notified', key };
+  // Every start it was sent for before (kept by the sync): never again at one of them.
+  const sent = raw.sentStarts;
+  if ((sent instanceof Set || Array.isArray(sent)) && [...(sent as Iterable<unknown>)].includes(dueStart)) return { ok: false, reason: 'already-notified', key };
   return { ok: true, row: { contestId, userId, minutesBefore, dueAt, dueStart, bytes: itemBytes(raw) } };
 }
 

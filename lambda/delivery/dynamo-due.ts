@@ -83,7 +83,7 @@ export class DynamoDueStore {
 
   /**
    * The claim of a row: it commits only if the row is still due as read (same due time, start and
-   * lead time) and not yet notified for this start. It marks the row sent for the start and takes
+   * lead time) and not yet sent for this start (`notifiedStart`, nor any earlier one in `sentStarts`, which the sync keeps). It marks the row sent for the start and takes
    * it out of the index, in the transaction that writes its event.
    */
   claim(row: DueRow, nowSeconds: number): TransactAction {
@@ -92,7 +92,7 @@ export class DynamoDueStore {
         TableName: this.tables.reminders,
         Key: { contestId: row.contestId, userId: row.userId },
         UpdateExpression: 'SET notifiedAt = :now, notifiedStart = :start REMOVE dueAt, dueShard',
-        ConditionExpression: 'dueAt = :seen AND dueStart = :start AND minutesBefore = :mb AND (attribute_not_exists(notifiedStart) OR notifiedStart <> :start)',
+        ConditionExpression: 'dueAt = :seen AND dueStart = :start AND minutesBefore = :mb AND (attribute_not_exists(notifiedStart) OR notifiedStart <> :start) AND NOT contains(sentStarts, :start)',
         ExpressionAttributeValues: { ':now': nowSeconds, ':start': row.dueStart, ':seen': row.dueAt, ':mb': row.minutesBefore },
       },
     };

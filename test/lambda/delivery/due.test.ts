@@ -63,6 +63,7 @@ describe('validRow', () => {
     ['dueAt', { dueAt: Number.MAX_SAFE_INTEGER + 2 }],
     ['notifiedStart', { notifiedStart: 'yesterday' }],
     ['already-notified', { notifiedStart: START }],
+    ['already-notified', { notifiedStart: START + 600, sentStarts: new Set([START - 86_400, START]) }],
   ])('refuses a row with a missing or absurd attribute: %s %j', (reason, overrides) => {
     expect(validRow(row(overrides))).toMatchObject({ ok: false, reason });
   });

@@ -119,7 +119,7 @@ describe('DynamoDueStore', () => {
         TableName: 'reminders',
         Key: { contestId: 2051, userId: 'u' },
         UpdateExpression: 'SET notifiedAt = :now, notifiedStart = :start REMOVE dueAt, dueShard',
-        ConditionExpression: 'dueAt = :seen AND dueStart = :start AND minutesBefore = :mb AND (attribute_not_exists(notifiedStart) OR notifiedStart <> :start)',
+        ConditionExpression: 'dueAt = :seen AND dueStart = :start AND minutesBefore = :mb AND (attribute_not_exists(notifiedStart) OR notifiedStart <> :start) AND NOT contains(sentStarts, :start)',
         ExpressionAttributeValues: { ':now': START - 3000, ':start': START, ':seen': START - 3600, ':mb': 60 },
       },
     });
