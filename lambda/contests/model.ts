@@ -60,10 +60,7 @@ export interface Pending {
   held: boolean;
   /** Why it is held (with `held`), or what awaits confirmation. */
   kind?: string;
-  /**
-   * What the replies said (the evidence key, which phase progress does not change):
-   * `listed@<start>`, `finished@<start>` or `missing`.
-   */
+  /** What the replies said (the evidence key, which phase progress does not change): `listed@<start>` or `missing`. */
   said: string;
   /** How many consecutive replies said it. */
   replies: number;
@@ -88,6 +85,11 @@ export interface ReminderItem {
   /** Set by the notifier when it sends: when, and for which start. */
   notifiedAt?: number;
   notifiedStart?: number;
+  /**
+   * Every start it was sent for before `notifiedStart` (kept by the sync, which copies
+   * `notifiedStart` in when it makes the reminder due again): never due again at any of them.
+   */
+  sentStarts?: Set<number>;
   /** TTL, epoch seconds: the contest's own `expiresAt`. */
   expiresAt?: number;
 }

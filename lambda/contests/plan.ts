@@ -37,7 +37,19 @@ export interface PlanSettings extends JudgeSettings {
   missingSyncsBeforeDelete: number;
   /** Partitions of the Reminders table's `byDue` index: a due reminder's `dueShard` is contestId mod this. */
   dueShards: number;
+  /**
+   * false: the firing rule off (reminders due at the shown start, whatever the evidence): only for
+   * showing that the simulated year's checker and the tests bite.
+   */
+  firingRule: boolean;
+  /** While the upstream gives no current evidence, reminders due within this many seconds are paused: one period + 10 min. */
+  doubtSeconds: number;
 }
+
+/** A held mass change (drop, reschedule, earlier) is shown when this many consecutive replies say it. */
+export const MASS_ACCEPT_AFTER_REPLIES = 2;
+
+const isMass = (kind: HeldKind): boolean => kind === 'drop' || kind === 'reschedule' || kind === 'earlier';
 
 export const DEFAULT_PLAN_SETTINGS: PlanSettings = {
   finishedRetentionSeconds: 7 * 24 * 3600,
@@ -47,6 +59,8 @@ export const DEFAULT_PLAN_SETTINGS: PlanSettings = {
   massMaxShare: 0.5,
   acceptHeldAfterReplies: 3,
   dueShards: 1,
+  firingRule: true,
+  doubtSeconds: 3600 + 600,
 };
 
 /** A change not shown (or, in `accepted`, shown now after being held). */
@@ -149,7 +163,7 @@ export function planContests(input: PlanInput): ContestPlan {
 
   /** Writes `item` with the firing rule's state; its reminders follow if that state changed. */
   const put = (into: ContestItem[], before: ContestItem | undefined, item: ContestItem): void => {
-    const gate = gateOf(item, nowSeconds);
+    const gate = gateOf(item, nowSeconds, settings.firingRule);
     const paused = remindersPausedOf(item, gate);
     const written: ContestItem = { ...without(item, 'remindersPaused'), ...(paused !== undefined ? { remindersPaused: paused } : {}), updatedAt };
     into.push(written);
@@ -158,7 +172,8 @@ export function planContests(input: PlanInput): ContestPlan {
       before.confirmedStart === undefined ||
       before.startTimeSeconds !== written.startTimeSeconds ||
       before.expiresAt !== written.expiresAt ||
-      !sameGate(gateOf(before, nowSeconds), gate);
+      before.remindersPaused !== written.remindersPaused ||
+      !sameGate(gateOf(before, nowSeconds, settings.firingRule), gate);
     if (follow) plan.remindersToCheck.push(item.contestId);
   };
   const keep = (before: ContestItem, item: ContestItem, pending?: Pending): void =>
@@ -190,8 +205,11 @@ export function planContests(input: PlanInput): ContestPlan {
   const upcomingIds = new Set(upcoming.map(({ contestId }) => contestId));
   const massCount: Record<MassKind, number> = { drop: 0, reschedule: 0, earlier: 0 };
   for (const change of changes) {
-    if (change.undo) continue;
     if (change.listed !== undefined) change.kind = implausibility(change.stored, change.listed, nowSeconds, lastSeenSeconds);
+    if (change.undo) {
+      if (change.kind === 'start-in-past') delete change.kind;
+      continue;
+    }
     if (change.kind !== undefined || !upcomingIds.has(change.stored.contestId)) continue;
     change.mass = massKindOf(change.stored, change.listed);
     if (change.mass !== undefined) massCount[change.mass] += 1;
@@ -246,7 +264,9 @@ export function planContests(input: PlanInput): ContestPlan {
   /** The reply agrees with what is stored: a start awaiting confirmation is confirmed, held evidence is forgotten. */
   function agrees(before: ContestItem, listed: ContestItem): void {
     const pending = before.pending;
-    if (pending === undefined && before.confirmedStart !== undefined) {
+    // Unchanged, unless its reminders were paused for doubt (a stale reply, an outage): the pause ends.
+    const paused = remindersPausedOf(before, gateOf(before, nowSeconds, settings.firingRule));
+    if (pending === undefined && before.confirmedStart !== undefined && before.remindersPaused === paused) {
       plan.unchanged += 1;
       return;
     }
@@ -268,7 +288,10 @@ export function planContests(input: PlanInput): ContestPlan {
     let accepted = false;
     if (holdKind !== undefined) {
       const held: HeldChange = { contestId: before.contestId, kind: holdKind, since: evidence.since, replies: evidence.replies };
-      const converged = evidence.replies >= settings.acceptHeldAfterReplies;
+      // A mass change may be honest (a mass postponement near the start): shown once a second reply
+      // repeats it. What cannot be honest is held until acceptHeldAfterReplies.
+      const needed = isMass(holdKind) ? Math.min(MASS_ACCEPT_AFTER_REPLIES, settings.acceptHeldAfterReplies) : settings.acceptHeldAfterReplies;
+      const converged = evidence.replies >= needed;
       if (!converged && input.acceptHeld !== true) {
         plan.held.push(held);
         hold(before, listed, { held: true, kind: holdKind, ...evidence });

@@ -4,7 +4,7 @@
  * and the state each of its reminders must have (`dueAt`, `dueShard`, `dueStart`, `paused`,
  * `remindAt`, `expiresAt`). The notifier reads nothing else: it sends a reminder once `dueAt <= now`.
  */
-import { confirmedStartOf, saysFinished, shownAhead, startOfEvidence } from './judge.js';
+import { confirmedStartOf, shownAhead, startOfEvidence } from './judge.js';
 import type { ContestItem, PauseReason, ReminderItem } from './model.js';
 
 /** Whether a contest's reminders may fire, and at which start. */
@@ -12,8 +12,9 @@ export type Gate = { due: true; start: number } | { due: false; reason: PauseRea
 
 /**
  * A reminder is due only when every current piece of evidence says so:
- * - deleted, vanished, or missing from the latest reply (a held drop): paused;
- * - the latest reply says it finished while that is held: paused; finished at its confirmed start:
+ * - deleted, vanished, or the latest reply reports a change that is held (a drop, a finish, a
+ *   postponement, a move into the past): paused;
+ * - finished at its confirmed start:
  *   due there (a reminder that never fired, say after a pause, fires late); otherwise paused;
  * - left unfinished past its TTL: paused;
  * - otherwise due at the later of the confirmed start and the latest reply's start, the latter
@@ -21,12 +22,14 @@ export type Gate = { due: true; start: number } | { due: false; reason: PauseRea
  *   confirmed (then it is the confirmed start), the undo of an unconfirmed change at once (the
  *   confirmed start is the later one again); with neither: paused (`started`).
  */
-export function gateOf(contest: ContestItem | undefined, nowSeconds: number): Gate {
+export function gateOf(contest: ContestItem | undefined, nowSeconds: number, firingRule = true): Gate {
   if (contest === undefined || contest.vanishedAt !== undefined) return { due: false, reason: 'vanished' };
+  // The broken variant: due at whatever the contest shows, as a notifier reading remindAt would.
+  if (!firingRule) return contest.phase === 'FINISHED' ? { due: false, reason: 'finished' } : { due: true, start: contest.startTimeSeconds };
   const pending = contest.pending;
   const said = pending?.held === true ? pending.said : undefined;
-  if (said === 'missing') return { due: false, reason: 'held' };
-  if (said !== undefined && saysFinished(said)) return { due: false, reason: 'held' };
+  // Any held change is doubt: a withdrawal, a finish, a move (later or earlier, or into the past).
+  if (said !== undefined) return { due: false, reason: 'held' };
   if (contest.phase !== 'FINISHED' && contest.expiresAt <= nowSeconds) return { due: false, reason: 'expired' };
   const confirmed = confirmedStartOf(contest);
   const latest = said !== undefined ? (startOfEvidence(said) ?? contest.startTimeSeconds) : contest.startTimeSeconds;
@@ -54,6 +57,14 @@ export function notifiedStartOf(reminder: ReminderItem): number | undefined {
   return reminder.notifiedAt !== undefined ? reminder.remindAt + 60 * reminder.minutesBefore : undefined;
 }
 
+/** Every start a reminder was sent for: the last one and those before it. */
+export function sentStartsOf(reminder: ReminderItem): Set<number> {
+  const sent = new Set<number>(reminder.sentStarts ?? []);
+  const last = notifiedStartOf(reminder);
+  if (last !== undefined) sent.add(last);
+  return sent;
+}
+
 /** The attributes of a reminder the sync keeps. */
 export interface ReminderState {
   remindAt: number;
@@ -62,9 +73,15 @@ export interface ReminderState {
   dueShard?: number;
   dueStart?: number;
   paused?: string;
+  sentStarts?: Set<number>;
 }
 
-export const KEPT_ATTRIBUTES = ['remindAt', 'expiresAt', 'dueAt', 'dueShard', 'dueStart', 'paused'] as const satisfies readonly (keyof ReminderState)[];
+export const KEPT_ATTRIBUTES = ['remindAt', 'expiresAt', 'dueAt', 'dueShard', 'dueStart', 'paused', 'sentStarts'] as const satisfies readonly (keyof ReminderState)[];
+
+function same(a: unknown, b: unknown): boolean {
+  if (a instanceof Set && b instanceof Set) return a.size === b.size && [...a].every((x) => b.has(x));
+  return a === b;
+}
 
 /**
  * A reminder's new state, written only where it differs from what was read; the write is
@@ -84,6 +101,8 @@ export interface ReminderUpdate {
 export interface ReminderSettings {
   dueShards: number;
   finishedRetentionSeconds: number;
+  /** false: the broken variant (reminders due at the shown start, whatever the evidence), to show the checks bite. */
+  firingRule?: boolean;
 }
 
 /**
@@ -95,10 +114,25 @@ export function reminderState(reminder: ReminderItem, contest: ContestItem | und
   const minutes = reminder.minutesBefore;
   const remindAt = contest !== undefined ? contest.startTimeSeconds - 60 * minutes : reminder.remindAt;
   const expiresAt = contest?.expiresAt ?? reminder.expiresAt ?? nowSeconds + settings.finishedRetentionSeconds;
-  if (!gate.due) return { remindAt, expiresAt, paused: gate.reason };
-  if (notifiedStartOf(reminder) === gate.start) return { remindAt, expiresAt, paused: 'notified' };
-  return { remindAt, expiresAt, dueAt: gate.start - 60 * minutes, dueShard: reminder.contestId % settings.dueShards, dueStart: gate.start };
+  if (!gate.due && !returnsAtKeptStart(reminder, contest, gate)) return { remindAt, expiresAt, paused: gate.reason };
+  const start = gate.due ? gate.start : contest!.startTimeSeconds;
+  const sent = sentStartsOf(reminder);
+  if (sent.has(start)) return { remindAt, expiresAt, paused: 'notified' };
+  // Due again after a send: the start it was sent for joins sentStarts (the notifier overwrites notifiedStart).
+  return { remindAt, expiresAt, dueAt: start - 60 * minutes, dueShard: reminder.contestId % settings.dueShards, dueStart: start, ...(sent.size > 0 ? { sentStarts: sent } : {}) };
 }
+
+/**
+ * A contest deleted after its misses and listed again at the start its reminders were kept at
+ * brings them back at once, even if that start has passed meanwhile (a partial list longer than
+ * the grace period): the app set them against that start when a reply showed it ahead. Its own
+ * item is new, so it knows no confirmed start (`started`); the reminders do.
+ */
+function returnsAtKeptStart(reminder: ReminderItem, contest: ContestItem | undefined, gate: Gate): boolean {
+  if (gate.due || (gate.reason !== 'started' && gate.reason !== 'finished') || contest === undefined) return false;
+  return reminder.paused === 'vanished' && reminder.remindAt + 60 * reminder.minutesBefore === contest.startTimeSeconds;
+}
+
 
 /** The updates that bring a contest's reminders to its gate (none for reminders already right). */
 export function planReminders(
@@ -108,7 +142,7 @@ export function planReminders(
   settings: ReminderSettings,
   nowSeconds: number,
 ): ReminderUpdate[] {
-  const gate = gateOf(contest, nowSeconds);
+  const gate = gateOf(contest, nowSeconds, settings.firingRule);
   const updates: ReminderUpdate[] = [];
   for (const reminder of reminders) {
     // A reminder the app wrote without a usable minutesBefore cannot be timed; it is left alone
@@ -120,8 +154,9 @@ export function planReminders(
     for (const key of KEPT_ATTRIBUTES) {
       const value = next[key];
       if (value === undefined) {
-        if (reminder[key] !== undefined) remove.push(key);
-      } else if (reminder[key] !== value) {
+        // sentStarts is only ever added to: a pause keeps it.
+        if (reminder[key] !== undefined && key !== 'sentStarts') remove.push(key);
+      } else if (!same(reminder[key], value)) {
         (set as Record<string, unknown>)[key] = value;
       }
     }
@@ -130,4 +165,29 @@ export function planReminders(
     updates.push({ contestId, userId: reminder.userId, minutesBefore: reminder.minutesBefore, ...(notifiedStart !== undefined ? { notifiedStart } : {}), set, remove });
   }
   return updates;
+}
+
+/**
+ * When in doubt, delay: while the upstream gives no current evidence (a stale reply, Codeforces
+ * failing), the truth may move unseen. Reminders that would fire before the next sync could see it
+ * (`dueAt <= now + windowSeconds`) are paused (`held`) with their contest (`remindersPaused: held`,
+ * so the app writes none due); the next applied reply ends the pause (plan.ts sees the contest's
+ * pause disagree with its evidence and reads its reminders again). Contests whose reminders are not
+ * due are not read.
+ */
+export function contestsToDoubt(contests: readonly ContestItem[]): ContestItem[] {
+  return contests.filter((c) => c.remindersPaused === undefined && c.vanishedAt === undefined);
+}
+
+export function doubtUpdates(contestId: number, reminders: readonly ReminderItem[], nowSeconds: number, windowSeconds: number): ReminderUpdate[] {
+  return reminders
+    .filter((r) => r.dueAt !== undefined && r.dueAt <= nowSeconds + windowSeconds && Number.isFinite(r.minutesBefore))
+    .map((r) => ({
+      contestId,
+      userId: r.userId,
+      minutesBefore: r.minutesBefore,
+      ...(r.notifiedStart !== undefined ? { notifiedStart: r.notifiedStart } : {}),
+      set: { paused: 'held' },
+      remove: ['dueAt', 'dueShard', 'dueStart'] as (keyof ReminderState)[],
+    }));
 }
