@@ -179,3 +179,48 @@ describe('the synthesized IAM policy against the calls the code makes', () => {
     expect(statements.some((s) => allows(s, 'dynamodb:Query', coordination, 'run#x'))).toBe(false);
   });
 });
+
+describe('the relay’s synthesized policy against the calls it makes', () => {
+  it('allows the relay’s PutEvents on its bus and grants nothing else its code or its stream mapping does not use', async () => {
+    const { EventBridgeClient } = await import('@aws-sdk/client-eventbridge');
+    const { outboxRelay } = await import('@contest-sync/scheduled-singleton/relay');
+    const { outboxPuts } = await import('@contest-sync/scheduled-singleton');
+    const { marshall } = await import('@aws-sdk/util-dynamodb');
+    const { startBusStandin } = await import('../../local/bus-standin.js');
+    const resources = (synthesizedTemplate() as { Resources: Record<string, { Type: string; Properties: any }> }).Resources;
+    const [relayId, relayFn] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.EVENT_BUS_NAME)!;
+    const roleId = relayFn.Properties.Role['Fn::GetAtt'][0];
+    const statements = Object.values(resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((role: { Ref?: string }) => role.Ref === roleId))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+    const busId = relayFn.Properties.Environment.Variables.EVENT_BUS_NAME.Ref as string;
+    const [mapping] = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && r.Properties.FunctionName.Ref === relayId);
+    const streamOf = mapping!.Properties.EventSourceArn as { 'Fn::GetAtt': [string, string] };
+    const dlq = mapping!.Properties.DestinationConfig.OnFailure.Destination as { 'Fn::GetAtt': [string, string] };
+
+    // The relay's own calls, recorded on its client, through a batch with a partial failure.
+    const bus = await startBusStandin({ rules: [], targets: {}, faults: { failEntry: (_entry, request) => (request === 1 ? 'ThrottlingException' : undefined) } });
+    const client = new EventBridgeClient({ endpoint: bus.endpoint });
+    const used: string[] = [];
+    client.middlewareStack.add((next, context) => async (args) => {
+      used.push(`events:${String(context.commandName).replace(/Command$/, '')}`);
+      return next(args);
+    }, { step: 'initialize', name: 'recordCalls' });
+    const { PutEventsCommand } = await import('@aws-sdk/client-eventbridge');
+    const relay = outboxRelay({ putEvents: (entries) => client.send(new PutEventsCommand({ Entries: entries })), env: { EVENT_BUS_NAME: 'bus' }, sleep: async () => undefined, write: () => undefined });
+    const [put] = outboxPuts([{ id: 'e1', detailType: 'T', detail: {} }], { table: 'outbox', source: 'contest-sync.contests', retentionDays: 7 }, { runId: 'r', fence: 1, nowMs: Date.now() });
+    expect(await relay({ Records: [{ eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(put!.Put!.Item) } }] })).toEqual({ batchItemFailures: [] });
+    await bus.close();
+    expect(used).toEqual(['events:PutEvents', 'events:PutEvents']);
+
+    const on = (resource: unknown) => JSON.stringify(resource);
+    const allowed = (action: string, resource: unknown) => statements.some((s) => s.Effect === 'Allow' && [s.Action].flat().includes(action) && [s.Resource].flat().some((r) => on(r) === on(resource)));
+    for (const action of new Set(used)) expect(allowed(action, { 'Fn::GetAtt': [busId, 'Arn'] }), action).toBe(true);
+    // What Lambda's event source mapping does with the function's role: read the stream, send to the queue.
+    const mappingActions = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'];
+    for (const action of mappingActions) expect(allowed(action, streamOf), action).toBe(true);
+    for (const action of ['sqs:SendMessage', 'sqs:GetQueueAttributes']) expect(allowed(action, dlq), action).toBe(true);
+    const granted = statements.flatMap((s) => [s.Action].flat()).filter((a) => !a.startsWith('logs:')).sort();
+    expect(granted).toEqual([...new Set(used), ...mappingActions, 'sqs:SendMessage', 'sqs:GetQueueAttributes'].sort());
+  });
+});

@@ -65,7 +65,7 @@ describe('a persisted DynamoDB Local (npm start -- --persist)', () => {
     try {
       const client = local.client();
       const names = await createTablesFromTemplate(client, synthesizedTemplate(), 'local', { existing: 'keep' });
-      expect(names).toEqual(localTableNames('local'));
+      expect(names).toEqual(localTableNames('local', true)); // the stack's three tables and its outbox
       const handler = createHandler({
         env: {
           CONTESTS_TABLE_NAME: names.contests,

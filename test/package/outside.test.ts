@@ -1,18 +1,23 @@
 /**
- * The package from outside this repository, as an adopter gets it: `npm pack` it, install the
- * tarball into a fresh app in a temporary folder (its own package.json, the same pinned versions as
- * this repository, served from npm's cache), write the job from the README's code blocks alone
- * (every block type-checks there), synthesize it with cdk-nag, then run the bundle esbuild built in
- * the app in 4 processes on DynamoDB Local with the runtime's JSON-log `console` wrapping emulated:
- * one run succeeds, the others skip, and the EMF lines feed every metric the alarms read.
+ * The package from outside this repository, as an adopter gets it, following its README alone:
+ * build and `npm pack` it; in a fresh folder, run the README's install lines as written (`npm init
+ * -y`, `npm pkg set type=module`, the pinned installs, the Powertools line), with the tarball in
+ * place of the package's name; write every ```ts and ```jsonc block of the README as the file its
+ * first line names; type-check them with the TypeScript installed and with the lowest one the
+ * README names (installed from npm, exact); run the README's unit test (`npx vitest run`), its
+ * synth command (cdk-nag on, and refusing a stack without PITR), its local run on DynamoDB Local
+ * (the one difference: the endpoint is this run's DynamoDB Local, not localhost:8000), a job that
+ * ignores its signal on DynamoDB Local, and the bundle esbuild built in the app in 4 processes with
+ * the runtime's JSON-log `console` wrapping emulated: one run succeeds, the others skip, and the
+ * EMF lines feed every metric the alarms read. The packed declarations point at no unshipped file.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { promisify, stripVTControlCharacters } from 'node:util';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { localDynamoClient } from '../../local/dynamodb-local.js';
@@ -24,87 +29,118 @@ import { invokeBundle, scheduledEvent } from '../support/processes.js';
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const packageDir = join(repo, 'packages/scheduled-singleton');
-const tsc = join(repo, 'node_modules/typescript/bin/tsc');
-const tsx = join(repo, 'node_modules/tsx/dist/cli.mjs');
-const rootPackage = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
-const pinned = (...names: string[]) =>
-  Object.fromEntries(names.map((name) => [name, rootPackage.dependencies?.[name] ?? rootPackage.devDependencies?.[name] ?? 'missing']));
+const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
+const npmEnv = { ...process.env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
 
-/** The README's ```ts blocks, each opening with `// <file>.ts`. */
+/** The README's ```ts and ```jsonc blocks, each opening with `// <file>`. */
 function readmeBlocks(): { file: string; code: string }[] {
-  const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
-  return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => {
+  return [...readme.matchAll(/```(?:ts|jsonc)\n([\s\S]*?)```/g)].map((match) => {
     const code = match[1]!;
-    const file = /^\/\/ (\S+\.ts)\n/.exec(code)?.[1];
-    if (file === undefined) throw new Error(`a README ts block does not open with "// <file>.ts":\n${code}`);
+    const file = /^\/\/ (\S+\.(?:ts|json))\n/.exec(code)?.[1];
+    if (file === undefined) throw new Error(`a README block does not open with "// <file>":\n${code}`);
     return { file, code };
   });
 }
+
+/** The lines of the README's ```sh blocks, in order. */
+const shBlocks = (): string[][] => [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.split('\n').filter((line) => line.trim() !== ''));
+/** The README's install lines (its first sh block) and the Powertools install line. */
+const installLines = (): string[] => [...shBlocks()[0]!, /`(npm install @aws-lambda-powertools\/[^`]+)`/.exec(readme)![1]!];
+const lowestTypeScript = (): string => /\| TypeScript \| (\d+\.\d+\.\d+) \(the lowest supported\)/.exec(readme)![1]!;
 
 let root: string;
 let app: string;
 let packOutput: string;
 let template: CfnTemplate;
 let bundle: string;
-/** What `tsc` said about the README's blocks, and what synthesizing a stack nag must refuse printed. */
+let installed: Record<string, unknown>;
+/** What each step printed (empty or 'ok' when it succeeded), and what synthesizing the unsafe stack printed. */
 let typecheck: string;
+let typecheckLowest: string;
+let unitTest: string;
+let synthOutput: string;
 let unsafeSynth: string;
+let localRun: string;
+let ignoresSignal: string;
 
-/** A child process's output, whether it succeeded or not. */
-const outputOf = (child: Promise<{ stdout: string; stderr: string }>, success = ''): Promise<string> =>
+/** A child process's output, whether it succeeded or not ('' + output on success when `keep`). */
+const outputOf = (child: Promise<{ stdout: string; stderr: string }>, success?: string): Promise<string> =>
   child.then(
-    (done) => success || `${done.stdout}${done.stderr}`,
-    (error: { stdout?: string; stderr?: string; message: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}${error.message}`,
+    (done) => success ?? stripVTControlCharacters(`${done.stdout}${done.stderr}`),
+    (error: { stdout?: string; stderr?: string; message: string }) => `FAILED ${stripVTControlCharacters(`${error.stdout ?? ''}${error.stderr ?? ''}${error.message}`)}`,
   );
+const sh = (line: string, env: NodeJS.ProcessEnv = npmEnv) => run('sh', ['-c', line], { cwd: app, env, maxBuffer: 1 << 26 });
+
+/** A job that ignores its signal, on DynamoDB Local: written by this test, not by the README. */
+const IGNORES_SIGNAL = `
+import { setTimeout as sleep } from 'node:timers/promises';
+import { GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { expect, it } from 'vitest';
+import { scheduledSingleton, worstCallMs } from '@contest-sync/scheduled-singleton';
+import { localJob, scheduledTick } from '@contest-sync/scheduled-singleton/testing';
+
+for (const commitsLate of [true, false]) {
+  it(\`a job that ignores its signal \${commitsLate ? 'and commits late' : 'and returns late'}\`, async () => {
+    const handler = scheduledSingleton(async ({ commit, interval }) => {
+      await sleep(4_000); // deaf to the deadline
+      if (commitsLate) await commit([{ Put: { TableName: process.env.TABLE_NAME, Item: { pk: \`late#\${interval}\` } } }], { final: true });
+      return { late: true };
+    });
+    const job = await localJob(handler, { template: 'cdk.out/Reports.template.json', env: { LEASE_DURATION_SECONDS: '3' }, print: false });
+    const invocation = scheduledTick(Date.now(), { remainingMs: 15_500 });
+    const deadline = Date.now() + 15_500 - (worstCallMs() + 1_000);
+    const { result, threw } = await job.invoke(invocation);
+    console.log('ignores its signal:', JSON.stringify(result));
+    expect(threw).toBe(true);
+    expect(result).toMatchObject({ outcome: 'failed', reason: 'work', deadline: true });
+    expect(result.error).toMatch(commitsLate ? /^RunDeadlineError: the run reached its deadline/ : /^RunDeadlineError: the work returned \\d+ ms after the run's deadline/);
+    const rows = await job.client.send(new ScanCommand({ TableName: job.env.TABLE_NAME, ConsistentRead: true }));
+    expect(rows.Count).toBe(0);
+    const lease = (await job.client.send(new GetItemCommand({ TableName: job.env.COORDINATION_TABLE_NAME, Key: { pk: { S: 'lease#report' } }, ConsistentRead: true }))).Item!;
+    expect(Number(lease.renewedAtMs!.N)).toBeLessThan(deadline + 50);
+    expect(lease.ledger).toBeUndefined(); // the interval is not done: the retry runs it
+  }, 30_000);
+}
+`;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'scheduled-singleton-outside-'));
   app = join(root, 'app');
   mkdirSync(app);
-  // `npm pack` builds (prepack: tsc to dist) and packs.
+  // Build, then `npm pack` (prepack only verifies that dist/ is a build of src/).
+  await run('npm', ['run', 'build'], { cwd: packageDir, maxBuffer: 1 << 24 });
   const packed = await run('npm', ['pack', '--pack-destination', root, '--json'], { cwd: packageDir, maxBuffer: 1 << 24 });
   packOutput = packed.stdout;
   const [tarball] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string }[];
-  writeFileSync(
-    join(app, 'package.json'),
-    JSON.stringify({
-      name: 'outside-app',
-      private: true,
-      type: 'module',
-      dependencies: {
-        '@contest-sync/scheduled-singleton': `file:../${tarball!.filename}`,
-        ...pinned('aws-cdk-lib', 'constructs', '@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/util-dynamodb'),
-      },
-      devDependencies: pinned('esbuild', 'cdk-nag', '@types/node'),
-    }),
-  );
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 1 << 24 });
+  for (const line of installLines()) await sh(line.replace(/ @contest-sync\/scheduled-singleton( |$)/, ` ${join(root, tarball!.filename)}$1`));
+  installed = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as Record<string, unknown>;
   for (const { file, code } of readmeBlocks()) writeFileSync(join(app, file), code);
-  writeFileSync(
-    join(app, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] },
-      include: ['*.ts'],
-    }),
-  );
-  // In parallel: the blocks type-checked; the README's stack (a whole CDK app) synthesized with
-  // bundling (the app's esbuild) and cdk-nag; and the same stack without the table's PITR, which
-  // cdk-nag must refuse (proof that the checks run: an accepted synthesis reports no plugin).
+  await sh(`npm install --no-save typescript-lowest@npm:typescript@${lowestTypeScript()}`);
+
+  // In parallel: the blocks type-checked (the installed TypeScript, the lowest named); the README's
+  // unit test; its synth command (bundling with the app's esbuild, cdk-nag); and the same stack
+  // without the table's PITR, which cdk-nag must refuse.
   const unsafe = readFileSync(join(app, 'stack.ts'), 'utf8').replace(/\s*pointInTimeRecoverySpecification: \{[^}]*\},/, '');
   writeFileSync(join(app, 'stack-unsafe.ts'), unsafe);
-  const synth = (file: string, outdir: string, extra: Record<string, string> = {}) =>
-    run(process.execPath, [tsx, file], { cwd: app, env: { ...process.env, CDK_OUTDIR: outdir, ...extra }, maxBuffer: 1 << 24 });
-  let synthesized: string;
-  [typecheck, synthesized, unsafeSynth] = await Promise.all([
-    outputOf(run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app })),
-    outputOf(synth('stack.ts', join(app, 'cdk.out')), 'synthesized'),
-    outputOf(synth('stack-unsafe.ts', join(root, 'unsafe.out'), { CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [] }) }), 'synthesized'),
+  const synthLine = shBlocks().flat().find((line) => line.startsWith('npx cdk synth'))!;
+  [typecheck, typecheckLowest, unitTest, synthOutput, unsafeSynth] = await Promise.all([
+    outputOf(sh('npx tsc -p tsconfig.json'), ''),
+    outputOf(sh('node node_modules/typescript-lowest/bin/tsc -p tsconfig.json'), ''),
+    outputOf(sh('npx vitest run')),
+    outputOf(sh(synthLine)),
+    outputOf(sh('npx tsx stack-unsafe.ts', { ...npmEnv, CDK_OUTDIR: join(root, 'unsafe.out'), CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [] }) }), 'synthesized'),
   ]);
-  expect(synthesized).toBe('synthesized');
+  expect(synthOutput).not.toMatch(/^FAILED/);
   template = JSON.parse(readFileSync(join(app, 'cdk.out', 'Reports.template.json'), 'utf8'));
   const functionId = Object.keys(template.Resources).find((id) => template.Resources[id].Properties?.Environment?.Variables?.LEASE_KEY !== undefined)!;
   bundle = join(bundleDirOfFunction(join(app, 'cdk.out'), template, functionId), 'index.mjs');
-}, 300_000);
+
+  // The local run as the README writes it, on this run's DynamoDB Local; then the deaf job.
+  const localLine = shBlocks().flat().find((line) => line.includes('npx tsx local.ts'))!;
+  localRun = await outputOf(sh(localLine.replace('http://localhost:8000', inject('dynamoEndpoint'))));
+  writeFileSync(join(app, 'ignores-signal.test.ts'), IGNORES_SIGNAL);
+  ignoresSignal = await outputOf(sh('npx vitest run ignores-signal', { ...npmEnv, AWS_ENDPOINT_URL_DYNAMODB: inject('dynamoEndpoint') }));
+}, 600_000);
 
 describe('the packed package, installed in a fresh app', () => {
   it('packs dist (JavaScript and declarations) and the README, nothing else', () => {
@@ -113,15 +149,73 @@ describe('the packed package, installed in a fresh app', () => {
     expect(info!.name).toBe('@contest-sync/scheduled-singleton');
     expect(info!.version).toMatch(/^0\./);
     expect(paths.filter((p) => !p.startsWith('dist/') && !['README.md', 'package.json'].includes(p))).toEqual([]);
-    for (const entry of ['runtime/index', 'cdk/index', 'nag', 'contract']) {
+    for (const entry of ['runtime/index', 'cdk/index', 'testing/index', 'nag', 'contract']) {
       expect(paths).toContain(`dist/${entry}.js`);
       expect(paths).toContain(`dist/${entry}.d.ts`);
     }
   });
 
-  it("type-checks every code block of the README as written, against the installed package's declarations", () => {
-    expect(readmeBlocks().map((b) => b.file)).toEqual(expect.arrayContaining(['handler.ts', 'stack.ts']));
+  it('ships declarations whose comments point at no file it does not ship', () => {
+    const dist = join(app, 'node_modules/@contest-sync/scheduled-singleton/dist');
+    const declarations = (readdirSync(dist, { recursive: true }) as string[]).filter((file) => file.endsWith('.d.ts'));
+    expect(declarations.length).toBeGreaterThan(20);
+    const offending: string[] = [];
+    for (const file of declarations) {
+      const text = readFileSync(join(dist, file), 'utf8').split('\n').filter((line) => !/^\s*(import|export) .* from '/.test(line)).join('\n');
+      const mentions = [
+        ...[...text.matchAll(/[\w./-]*\b[\w-]+\.ts\b/g)].map((m) => m[0]).filter((m) => !m.endsWith('.d.ts')), // a source file
+        ...[...text.matchAll(/\b(?:docs|test|lambda|local|lib|bin|bench|examples|src)\/[\w./-]+/g)].map((m) => m[0]), // a repository path
+        ...[...text.matchAll(/\b[\w-]+\.md\b/g)].map((m) => m[0]).filter((m) => m !== 'README.md'),
+        ...[...text.matchAll(/beside this file/g)].map((m) => m[0]),
+      ];
+      offending.push(...mentions.map((mention) => `${file}: ${mention}`));
+    }
+    expect(offending).toEqual([]);
+  });
+
+  it("ends with npm's default package.json plus only what the README adds", () => {
+    const names = (kind: '--save-dev' | '') =>
+      installLines()
+        .filter((line) => line.startsWith('npm install') && (kind === '' ? !line.includes('--save-dev') : line.includes(kind)))
+        .flatMap((line) => line.split(' ').slice(2).filter((word) => !word.startsWith('-')))
+        .map((spec) => spec.replace(/(.)@[^@/]*$/, '$1'))
+        .sort();
+    expect(installLines().slice(0, 2)).toEqual(['npm init -y', 'npm pkg set type=module']);
+    expect(installed.type).toBe('module');
+    expect(Object.keys(installed.dependencies as object).sort()).toEqual(names(''));
+    expect(Object.keys(installed.devDependencies as object).sort()).toEqual(names('--save-dev'));
+    expect(Object.keys(installed).sort()).toEqual(expect.arrayContaining(['name', 'version', 'main', 'scripts', 'type', 'dependencies', 'devDependencies']));
+  });
+
+  it("type-checks every block of the README with the TypeScript it installs and with the lowest it names", () => {
+    expect(readmeBlocks().map((b) => b.file)).toEqual(expect.arrayContaining(['tsconfig.json', 'handler.ts', 'stack.ts', 'handler.test.ts', 'local.ts', 'powertools.ts']));
+    expect(lowestTypeScript()).toMatch(/^5\.0\./);
+    expect(JSON.parse(readFileSync(join(app, 'node_modules/typescript-lowest/package.json'), 'utf8')).version).toBe(lowestTypeScript());
     expect(typecheck).toBe('');
+    expect(typecheckLowest).toBe('');
+  });
+
+  it("passes the README's unit test as written (npx vitest run)", () => {
+    console.log('README unit test:', /Tests\s+.*/.exec(unitTest)?.[0]);
+    expect(unitTest).not.toMatch(/^FAILED/);
+    expect(unitTest).toMatch(/Tests\s+2 passed/);
+  });
+
+  it("synthesizes with the README's command; cdk-nag says what it checked, and refuses a finding nobody acknowledged", () => {
+    expect(synthOutput).toMatch(/cdk-nag AwsSolutions: checked \d+ resources in 1 template\(s\): 0 finding\(s\) not acknowledged/);
+    expect(synthOutput).toMatch(/cdk-nag Serverless: checked \d+ resources/);
+    expect(unsafeSynth).toMatch(/AwsSolutions-DDB3|Serverless-DynamoDBPITREnabled/);
+  });
+
+  it("passes the README's local run on DynamoDB Local as written", () => {
+    expect(localRun).not.toMatch(/^FAILED/);
+    expect(localRun).toMatch(/local run passed: \d{4}-\d\d-\d\dT\d\d:\d\d:00Z/);
+  });
+
+  it('reports a job that ignores its signal failed (deadline), writes nothing of it, and renews nothing after the deadline', () => {
+    console.log('ignores its signal:', /Tests\s+.*/.exec(ignoresSignal)?.[0]);
+    expect(ignoresSignal, ignoresSignal).not.toMatch(/^FAILED/);
+    expect(ignoresSignal).toMatch(/Tests\s+2 passed/);
   });
 
   it('bundles the entry from the app (its own lock file and node_modules), not from this repository', () => {

@@ -1,7 +1,7 @@
 /**
  * The relay part of @contest-sync/scheduled-singleton (`/relay`): the stream consumer that
- * OutboxDelivery deploys, delivering a job's outbox to its EventBridge bus. `outboxRelay()` is the
- * Lambda handler (OutboxDelivery's bundle is `handler.ts` beside this file); `relayBatch` is the
+ * OutboxDelivery deploys, delivering a job's outbox to its EventBridge bus. `outboxRelay()` makes
+ * the Lambda handler (OutboxDelivery bundles this package's relay handler module); `relayBatch` is the
  * logic, with the PutEvents call injected. Imports the EventBridge client; the runtime part does not.
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';

@@ -263,14 +263,11 @@ async function settle<T>(run: ExclusiveRun, deps: ExclusiveDeps, options: Exclus
 }
 
 /**
- * The failure of work that threw: at the deadline, the RunDeadlineError the signal carried (the work
- * itself usually sees the AbortError of the call it passed the signal to), with the work's error as
- * its cause.
+ * The failure of work that threw, and whether the deadline had come (the error is then usually the
+ * AbortError of the call the work passed its signal to; the wrapper reports the RunDeadlineError).
  */
 function workFailure(failure: unknown, abortReason: unknown): { error: unknown; deadline: boolean } {
-  if (!(abortReason instanceof RunDeadlineError)) return { error: failure, deadline: false };
-  if (failure instanceof RunDeadlineError) return { error: failure, deadline: true };
-  return { error: new RunDeadlineError(abortReason.message, { cause: failure }), deadline: true };
+  return { error: failure, deadline: abortReason instanceof RunDeadlineError };
 }
 
 /** What a work that returned after its signal aborted is reported with. */

@@ -17,7 +17,7 @@ import { JOB_ENV, type JobEnvNames } from '../contract.js';
 import { describe } from './aws-errors.js';
 import { DYNAMO_CLIENT_SETTINGS } from './client-budget.js';
 import { dynamoCoordination, type CoordinationStore } from './coordination.js';
-import { LeaseConfigError } from './errors.js';
+import { LeaseConfigError, RunDeadlineError } from './errors.js';
 import { EventValidationError, parseInvocation, type Invocation } from './invocation.js';
 import { DEFAULT_OUTBOX_RETENTION_DAYS, validateSource, type OutboxSettings } from './outbox.js';
 import type { WorkContext } from './ports.js';
@@ -424,11 +424,20 @@ function resultOf<T>(
     ...(typeof s.holder === 'string' ? { holder: s.holder } : {}),
     ...(typeof s.holderExpiresAt === 'string' ? { holderExpiresAt: s.holderExpiresAt } : {}),
     ...(typeof s.detail === 'string' ? { detail: s.detail } : {}),
-    ...('error' in s ? { error: bound(describe(s.error)) } : {}),
+    ...('error' in s ? { error: bound(describe(s.deadline === true ? asDeadlineError(s.error) : s.error)) } : {}),
     ...(s.deadline === true ? { deadline: true } : {}),
     ...(s.dryRun === true ? { dryRun: true as const } : {}),
     ...(s.idle === true ? { idle: true } : {}),
     durationMs: extra.durationMs,
     ...('idle' in settled ? settled.summary : settled.outcome === 'succeeded' && extra.summary !== undefined ? extra.summary(value as T) : {}),
   };
+}
+
+/**
+ * What a run stopped by its deadline reports: the RunDeadlineError its signal carried, whatever the
+ * work threw on seeing it (an AbortError of the call it passed the signal to, usually).
+ */
+function asDeadlineError(error: unknown): unknown {
+  if (error instanceof RunDeadlineError) return error;
+  return new RunDeadlineError('the run reached its deadline before Lambda timeout', { cause: error });
 }
