@@ -80,7 +80,7 @@ describe('DynamoFencedWriter.commit', () => {
     for (const call of calls) expect(call.args[0].input.TransactItems?.[0]).toHaveProperty('ConditionCheck');
     expect(calls[0]?.args[0].input.TransactItems?.[1]).toHaveProperty('Update.TableName', 'reminders');
     expect(calls[2]?.args[0].input.TransactItems?.[4]).toEqual({ Delete: { TableName: 'contests', Key: { contestId: 999 } } });
-    expect(counts).toEqual({ transactions: 3, duplicateEvents: 0 });
+    expect(counts).toEqual({ transactions: 3 });
   });
 
   it('writes nothing and sends nothing when there is nothing to change', async () => {

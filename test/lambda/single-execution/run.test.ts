@@ -75,7 +75,7 @@ describe('runExclusively', () => {
     let inFlight = 0;
     vi.mocked(deps.lease.renew).mockImplementation(async (l: HeldLease) => {
       timeline.push(inFlight > 0 ? 'renew during a commit' : 'renew');
-      return l;
+      return { ...l, expiresAtMs: Date.now() + 10_000 };
     });
     deps.writer.commit.mockImplementation(async (actions, fence) => {
       inFlight += 1;
@@ -94,7 +94,7 @@ describe('runExclusively', () => {
       },
       deps,
     );
-    expect(outcome).toMatchObject({ outcome: 'succeeded' });
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ outcome: 'succeeded' });
     expect(timeline).toContain('renew');
     expect(timeline).not.toContain('renew during a commit');
     expect(timeline.indexOf('renew')).toBe(1); // after the first commit, before the second
