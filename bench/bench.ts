@@ -20,6 +20,8 @@ import { runPeers } from './peers.js';
 import { renderReport, type BenchResults } from './report.js';
 import { round } from './stats.js';
 import { runSteadyState } from './steady-state.js';
+import { DELIVERY_BUDGET_MS, PER_ROW_SAMPLE, runDelivery } from './delivery.js';
+import { MINUTE_RUNS_PER_MONTH, deliveryMonthlyCost, type DeliveryCostInputs } from './delivery-cost.js';
 
 const RESULTS = new URL('./results.json', import.meta.url);
 
@@ -35,6 +37,13 @@ const CODEFORCES_DELAY_MS = 1_500;
 const CONTENTION_LEASE_SECONDS = 10;
 
 const BUNDLE_RUNS = 7;
+
+/** Reminders delivered a month in the delivery job's cost row (an assumption: a popular app). */
+const DELIVERY_REMINDERS_PER_MONTH = 100_000;
+/** Billed duration assumed for an idle minute in AWS (one Query); not measured there. */
+const ASSUMED_IDLE_BILLED_SECONDS = 0.1;
+/** Bytes of an idle delivery invocation's output: its summary and EMF lines, and Lambda's platform lines (estimate). */
+const results_logBytes = () => 1_000 + PLATFORM_LOG_BYTES;
 
 const PEER_WORKERS = [1, 8];
 const PEER_ROUNDS = 4;
@@ -116,6 +125,36 @@ async function main(): Promise<void> {
     progress('steady state');
     const steadyState = await runSteadyState({ proxy: env.proxy, standin, tables: await env.createTables('steady'), contests });
 
+    progress('delivery: 20,000 reminders due at once, an idle minute, and per-row transactions on a sample');
+    const deliveryAdmin = env.dynamo.client();
+    const delivery = await runDelivery({
+      proxy: env.proxy,
+      admin: deliveryAdmin,
+      createTables: (label) => env.createTables(label),
+    });
+    deliveryAdmin.destroy();
+    const { batched } = delivery;
+    if (batched.claimed !== batched.reminders || batched.outboxItems !== batched.reminders || batched.leftDue !== 0 || batched.duplicateIds !== 0) {
+      throw new Error(`delivery was not exactly once: ${JSON.stringify(batched)}`);
+    }
+    if (batched.wallMs > DELIVERY_BUDGET_MS) throw new Error(`20,000 reminders took ${batched.wallMs} ms, above the ${DELIVERY_BUDGET_MS} ms budget`);
+    if (delivery.idle.requests > 1 || delivery.idle.leaseTaken) throw new Error(`an idle minute cost more than one request or took the lease: ${JSON.stringify(delivery.idle)}`);
+    const deliveryInputs: DeliveryCostInputs = {
+      runsPerMonth: MINUTE_RUNS_PER_MONTH,
+      remindersPerMonth: DELIVERY_REMINDERS_PER_MONTH,
+      idleRequests: delivery.idle.requests,
+      transactionsPerReminder: batched.transactions / batched.reminders,
+      memoryMb: 256,
+      idleBilledSeconds: ASSUMED_IDLE_BILLED_SECONDS,
+      // The local rate, doubled for margin.
+      billedSecondsPerReminder: round((2 * batched.wallMs) / 1000 / batched.reminders, 4),
+      logBytesPerRun: results_logBytes(),
+      metricSeries: 5,
+      alarms: 5,
+      relayBatch: 100,
+    };
+    const deliveryCostRows = deliveryMonthlyCost(deliveryInputs);
+
     progress(`contention: ${CONTENTION_PLAN.map((p) => `${p.invocations}×${p.rounds}`).join(', ')} (invocations × rounds)`);
     const contention = await runContention({
       proxy: env.proxy,
@@ -145,6 +184,11 @@ async function main(): Promise<void> {
       machine: machine(loadAtStart),
       durationSeconds: round((performance.now() - startedAt) / 1000, 1),
       method: {
+        delivery:
+          'createDeliveryHandler in-process on the proxy (one run on a Scheduled Event, then forced re-runs of the minute while rows ' +
+          'are left), 20,000 reminders of one contest seeded due, the real package wrapper, lease and fenced outbox; per-row ' +
+          `transactions measured on ${PER_ROW_SAMPLE.toLocaleString('en-US')} rows; then one more tick with nothing due. Checked after each pass: ` +
+          'every row claimed for its start and out of byDue, one outbox item per reminder with the id of (contest, user, start)',
         requests: 'counted on the wire by the proxy in front of DynamoDB Local (local/dynamo-proxy.ts), by X-Amz-Target operation',
         latency: 'wall-clock on DynamoDB Local on this machine: for local comparison only, not AWS latency',
         contention:
@@ -175,6 +219,7 @@ async function main(): Promise<void> {
       dependencies,
       runOutput,
       cost: { pricesAsOf: PRICES_AS_OF, region: 'us-east-1', prices: PRICES, inputs, rows: costRows, totalUsd: totalUsd(costRows) },
+      delivery: { ...delivery, cost: { inputs: deliveryInputs, rows: deliveryCostRows, totalUsd: totalUsd(deliveryCostRows) } },
     };
     writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
     progress(`wrote ${RESULTS.pathname} in ${results.durationSeconds} s`);

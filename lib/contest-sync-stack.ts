@@ -18,6 +18,9 @@ import type { ContestSyncConfig } from './config.js';
 import { DataTables } from './constructs/data-tables.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { OutboxDelivery, ScheduledSingletonJob, type JobAlarm } from '@contest-sync/scheduled-singleton/cdk';
+import { DELIVERY_ENV } from '../lambda/delivery/env.js';
+import { DUE_SHARDS, REMINDER_DUE_DETAIL_SCHEMA, deliveryLeaseKey, deliveryRunRecordPrefix } from '../lambda/delivery/schema.js';
+import { REMINDERS_BY_DUE_INDEX } from './constructs/data-tables.js';
 import { TABLE_ACTIONS, TABLE_ROLES, type TableRole } from './table-access.js';
 
 export const STACK_ID = 'ContestSync';
@@ -57,6 +60,16 @@ export const CONSOLE_TEST_EVENTS = [
   // A new event: its name here, its payload in events/<name>.json, its invocation in the test.
 ] as const;
 
+/** The delivery job's console test events (events/<name>.json), deployed like the sync's. */
+export const DELIVERY_CONSOLE_TEST_EVENTS = ['delivery-tick', 'delivery-now', 'delivery-dry-run'] as const;
+
+/** What the delivery job may send to the data tables: one Query on byDue, the claim, the contests' names. */
+export const DELIVERY_ACTIONS = {
+  remindersIndex: ['dynamodb:Query'],
+  reminders: ['dynamodb:UpdateItem'],
+  contests: ['dynamodb:BatchGetItem'],
+} as const;
+
 /** The payloads of CONSOLE_TEST_EVENTS, read from events/ at synth time. */
 export function consoleTestEventPayloads(names: readonly string[] = CONSOLE_TEST_EVENTS): Record<string, unknown> {
   return Object.fromEntries(
@@ -88,6 +101,8 @@ export class ContestSyncStack extends Stack {
    */
   public readonly events: OutboxDelivery;
   public readonly tableParameters: Record<TableRole, ssm.StringParameter>;
+  /** Reminder delivery, one job per byDue shard (docs/delivery.md). */
+  public readonly delivery: ScheduledSingletonJob[];
 
   constructor(scope: Construct, id: string, props: ContestSyncStackProps) {
     const stageTag = props.config.stage === '' ? DEFAULT_STAGE_NAME : props.config.stage;
@@ -168,6 +183,8 @@ export class ContestSyncStack extends Stack {
     this.monitoring.addDashboard(this.sync);
     this.monitoring.addDelivery(this.events);
 
+    this.delivery = Array.from({ length: DUE_SHARDS }, (_, shard) => this.deliveryJob(shard, config));
+
     // Where the app (and other stacks) read the table names of this stage.
     this.tableParameters = Object.fromEntries(
       TABLE_ROLES.map((role) => {
@@ -208,6 +225,48 @@ export class ContestSyncStack extends Stack {
     output('EventBusArn', this.events.eventBus.eventBusArn, 'Its ARN, for rules in other stacks');
     output('EventsDeadLetterQueueUrl', this.events.deadLetterQueue.queueUrl, 'Outbox batches given up after every retry (docs/runbook.md, "Events not delivered")');
     output('DashboardName', this.monitoring.dashboard.dashboardName, 'CloudWatch dashboard');
+    output('DeliveryFunctionName', this.delivery[0]!.function.functionName, 'Reminder delivery function of shard 0 (console "Test" delivers what is due now)');
+  }
+
+  /**
+   * The delivery job of one byDue shard: every minute, its own lease (each shard is its own
+   * singleton, so shards run side by side), its events through the shared outbox.
+   */
+  private deliveryJob(shard: number, config: ContestSyncConfig): ScheduledSingletonJob {
+    const { reminders, contests } = this.tables;
+    return new ScheduledSingletonJob(this, shard === 0 ? 'Delivery' : `Delivery${shard}`, {
+      description: `Delivers due reminders of byDue shard ${shard} as ReminderDue events, each once (contest-sync)`,
+      roleDescription: 'contest-sync reminder delivery: its log group, its failure queue, the byDue query, the claim, contest names, its outbox keys',
+      scheduleDescription: config.schedulePaused ? 'Reminder delivery - PAUSED (context contestSync:schedulePaused)' : 'Reminder delivery, every minute',
+      entry: fileURLToPath(new URL('../lambda/delivery/handler.ts', import.meta.url)),
+      schedule: events.Schedule.rate(Duration.minutes(1)),
+      periodMinutes: 1,
+      paused: config.schedulePaused,
+      leaseKey: deliveryLeaseKey(shard),
+      runRecordPrefix: deliveryRunRecordPrefix(shard),
+      coordinationTable: this.tables.coordination,
+      leaseDuration: Duration.seconds(30),
+      timeout: Duration.seconds(120),
+      logRetention: config.logRetentionDays,
+      logLevel: config.logLevel,
+      environment: {
+        [DELIVERY_ENV.contestsTable]: contests.tableName,
+        [DELIVERY_ENV.remindersTable]: reminders.tableName,
+        [DELIVERY_ENV.dueShard]: String(shard),
+        POWERTOOLS_LOG_LEVEL: config.logLevel,
+      },
+      statements: [
+        new iam.PolicyStatement({ sid: 'RemindersDueIndex', actions: [...DELIVERY_ACTIONS.remindersIndex], resources: [`${reminders.tableArn}/index/${REMINDERS_BY_DUE_INDEX}`] }),
+        new iam.PolicyStatement({ sid: 'RemindersClaim', actions: [...DELIVERY_ACTIONS.reminders], resources: [reminders.tableArn] }),
+        new iam.PolicyStatement({ sid: 'ContestsRead', actions: [...DELIVERY_ACTIONS.contests], resources: [contests.tableArn] }),
+      ],
+      deployRunAfter: [this.tables],
+      metrics: { namespace: METRICS_NAMESPACE, service: `reminder-delivery-${shard}` },
+      alarmTopic: this.monitoring.topic,
+      noSuccessPeriods: 10,
+      outbox: { delivery: this.events, source: shard === 0 ? EVENT_SOURCES.reminders : `${EVENT_SOURCES.reminders}.${shard}`, schemas: { ReminderDue: REMINDER_DUE_DETAIL_SCHEMA } },
+      consoleTestEvents: consoleTestEventPayloads(DELIVERY_CONSOLE_TEST_EVENTS),
+    });
   }
 }
 

@@ -47,10 +47,11 @@ export function findSyncFunction(template: CfnTemplate): { logicalId: string; re
   const found = Object.entries(resources).filter(([, resource]) => {
     if (resource.Type !== 'AWS::Lambda::Function') return false;
     const variables = (resource.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
-    return variables !== undefined && ENV.contestsTable in variables;
+    // The delivery job reads the Contests table too; only the sync calls Codeforces.
+    return variables !== undefined && ENV.contestsTable in variables && ENV.codeforcesApiUrl in variables;
   });
   if (found.length !== 1) {
-    throw new Error(`expected exactly one Lambda function with ${ENV.contestsTable} in its environment, found ${found.length}`);
+    throw new Error(`expected exactly one Lambda function with ${ENV.contestsTable} and ${ENV.codeforcesApiUrl} in its environment, found ${found.length}`);
   }
   const [logicalId, resource] = found[0]!;
   return { logicalId, resource };
@@ -110,4 +111,17 @@ export async function synthTemplate(options: SynthTemplateOptions): Promise<Synt
   const assembly = app.synth();
   const template: CfnTemplate = assembly.getStackArtifact(stack.artifactId).template;
   return options.bundle ? { template, outdir, bundleDir: bundleDirOf(outdir, template) } : { template, outdir };
+}
+
+/** The reminder delivery function of byDue shard `shard` (DUE_SHARD in its environment). */
+export function findDeliveryFunction(template: CfnTemplate, shard = 0): { logicalId: string; resource: CfnResource } {
+  const resources = (template?.Resources ?? {}) as Record<string, CfnResource>;
+  const found = Object.entries(resources).filter(([, resource]) => {
+    if (resource.Type !== 'AWS::Lambda::Function') return false;
+    const variables = (resource.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
+    return variables?.DUE_SHARD === String(shard);
+  });
+  if (found.length !== 1) throw new Error(`expected exactly one delivery function of shard ${shard}, found ${found.length}`);
+  const [logicalId, resource] = found[0]!;
+  return { logicalId, resource };
 }

@@ -156,15 +156,14 @@ describe('DynamoFencedWriter.commit', () => {
 
   it('carries every data action refused by its own condition, as sent, so that a job can drop them and retry the rest', async () => {
     mock.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed', 'None', 'ConditionalCheckFailed'));
-    const store = writerFor();
-    const moves = ['alice', 'bob', 'carol'].map((userId) => ({ contestId: 7, userId, minutesBefore: 30, remindAt: 100, clearNotified: false }));
-    const failure = await store.apply(changes({ reminderMoves: moves }), fence).catch((error: unknown) => error);
+    const claims: TransactAction[] = ['alice', 'bob', 'carol'].map((userId) => ({
+      Update: { TableName: 'reminders', Key: { contestId: 7, userId }, UpdateExpression: 'REMOVE dueAt', ConditionExpression: 'attribute_exists(dueAt)' },
+    }));
+    const writer = new DynamoFencedWriter(doc, { now: Date.now });
+    const failure = await writer.commit(claims, fence).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(FencedWriteError);
-    const refused = (failure as FencedWriteError).refused as { Update: { Key: unknown } }[];
-    expect(refused.map((action) => action.Update.Key)).toEqual([
-      { contestId: 7, userId: 'alice' },
-      { contestId: 7, userId: 'carol' },
-    ]);
+    expect((failure as FencedWriteError).refused).toEqual([claims[0], claims[2]]);
+    expect((failure as FencedWriteError).refused[0]).toBe(claims[0]);
     expect((failure as Error).message).toMatch(/and 1 more/);
   });
 

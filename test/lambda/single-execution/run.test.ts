@@ -69,6 +69,37 @@ describe('runExclusively', () => {
     expect(never).toMatchObject({ outcome: 'succeeded', value: undefined });
   });
 
+  it('never renews while its own commit is in flight (DynamoDB would refuse the renewal: the lease item is in the transaction)', async () => {
+    const deps = ports();
+    const timeline: string[] = [];
+    let inFlight = 0;
+    vi.mocked(deps.lease.renew).mockImplementation(async (l: HeldLease) => {
+      timeline.push(inFlight > 0 ? 'renew during a commit' : 'renew');
+      return { ...l, expiresAtMs: Date.now() + 10_000 };
+    });
+    deps.writer.commit.mockImplementation(async (actions, fence) => {
+      inFlight += 1;
+      fence(true);
+      // Longer than the renewal period: the heartbeat comes due while this transaction is in flight.
+      await new Promise((resolve) => setTimeout(resolve, timing.renewEveryMs + 200));
+      inFlight -= 1;
+      timeline.push('commit');
+      return { transactions: 1 };
+    });
+    const outcome = await runExclusively(
+      run,
+      async (ctx) => {
+        await ctx.commit([put]);
+        await ctx.commit([put]);
+      },
+      deps,
+    );
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ outcome: 'succeeded' });
+    expect(timeline).toContain('renew');
+    expect(timeline).not.toContain('renew during a commit');
+    expect(timeline.indexOf('renew')).toBe(1); // after the first commit, before the second
+  }, 20_000);
+
   it('skips with the holder, or already-done, without running the work', async () => {
     const deps = ports();
     vi.mocked(deps.lease.acquire).mockResolvedValueOnce({ acquired: false, reason: 'lease-held', holder: 'run-0', expiresAtMs: 0, fence: 4 });

@@ -144,8 +144,12 @@ interface Held<T> {
 /** Keeps the lease by heartbeat while the work runs, with a deadline, and fences its commits. */
 async function hold<T>(run: ExclusiveRun, work: (context: WorkContext) => Promise<T>, deps: ExclusiveDeps, lease: HeldLease, deadline: number): Promise<Held<T>> {
   const controller = new AbortController();
+  // The lease item is in every fenced transaction, and DynamoDB refuses a plain write (the
+  // renewal) to an item an in-flight transaction holds: a run that commits back to back would
+  // starve its own heartbeat and lose the lease. Renewals and commits take turns instead.
+  const turns = new Turns();
   const heartbeat = new Heartbeat({
-    renewer: deps.lease,
+    renewer: { renew: (held, signal) => turns.run(() => deps.lease.renew(held, signal)) },
     lease,
     timing: deps.timing,
     now: deps.now,
@@ -160,7 +164,7 @@ async function hold<T>(run: ExclusiveRun, work: (context: WorkContext) => Promis
     () => controller.abort(new RunDeadlineError('the run reached its deadline before Lambda timeout')),
     Math.max(0, deadline - deps.now()),
   );
-  const fenced = fencedContext(run, deps, lease, heartbeat, controller.signal, deadline);
+  const fenced = fencedContext(run, deps, lease, heartbeat, controller.signal, deadline, turns);
   const held: Omit<Held<T>, 'current' | 'heartbeats' | 'abortReason' | 'markedDone'> = { received: lease, failed: false, handedOver: fenced.handedOver };
   try {
     held.value = await work(fenced.context);
@@ -181,7 +185,7 @@ async function hold<T>(run: ExclusiveRun, work: (context: WorkContext) => Promis
 }
 
 /** The WorkContext of a held lease: every commit fenced by it, the interval marked done with the last. */
-function fencedContext(run: ExclusiveRun, deps: ExclusiveDeps, held: HeldLease, heartbeat: Heartbeat, signal: AbortSignal, deadline: number) {
+function fencedContext(run: ExclusiveRun, deps: ExclusiveDeps, held: HeldLease, heartbeat: Heartbeat, signal: AbortSignal, deadline: number, turns: Turns) {
   const handedOver = new Set<string>();
   let markedDone = false;
   const context: WorkContext = {
@@ -210,7 +214,7 @@ function fencedContext(run: ExclusiveRun, deps: ExclusiveDeps, held: HeldLease, 
         signal.throwIfAborted();
         return deps.lease.fenceCheck(heartbeat.current, { handoff, ...(last && doneInterval !== undefined ? { doneInterval } : {}) });
       };
-      const written = outbox.length > 0 ? await deps.writer.commit(actions, fence, signal, outbox) : await deps.writer.commit(actions, fence, signal);
+      const written = await turns.run(() => (outbox.length > 0 ? deps.writer.commit(actions, fence, signal, outbox) : deps.writer.commit(actions, fence, signal)));
       if (doneInterval !== undefined && written.transactions > 0) markedDone = true;
       const duplicates = written.duplicateEvents ?? 0;
       return { transactions: written.transactions, events: { written: outbox.length - duplicates, duplicates } };
@@ -347,5 +351,19 @@ async function releaseWithRetry(
       if (attempt >= 3 || signal.aborted) throw error;
       await sleep(50 * attempt, signal);
     }
+  }
+}
+
+/**
+ * One at a time: the run's writes to its lease item (renewals, fenced commits) never overlap, so
+ * that its own transaction never makes its own renewal conflict (TransactionConflictException).
+ */
+class Turns {
+  private last: Promise<unknown> = Promise.resolve();
+
+  run<R>(task: () => Promise<R>): Promise<R> {
+    const turn = this.last.then(task, task);
+    this.last = turn.catch(() => undefined);
+    return turn;
   }
 }

@@ -1,0 +1,96 @@
+/**
+ * The reminder delivery job and the outbox in the synthesized ContestSync template (bundling
+ * skipped): a minute schedule, its own lease key, exactly the DynamoDB calls the job makes (one
+ * Query on byDue, the claim, the contests' BatchGetItem, PutItem on its own outbox keys), its
+ * events' source and schema, and its console test events deployed like the sync's.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '../../lambda/contract.js';
+import { deliveryLeaseKey, deliveryRunRecordPrefix } from '../../lambda/delivery/schema.js';
+import { DELIVERY_ACTIONS, EVENT_SOURCES, DELIVERY_CONSOLE_TEST_EVENTS, consoleTestEventPayloads } from '../../lib/contest-sync-stack.js';
+import { findDeliveryFunction, findSyncFunction, synthTemplate, type CfnTemplate } from '../../local/template.js';
+
+type Resource = { Type: string; Properties: Record<string, any> };
+let json: CfnTemplate;
+let fn: Resource;
+let fnId: string;
+
+beforeAll(async () => {
+  ({ template: json } = await synthTemplate({ bundle: false }));
+  const found = findDeliveryFunction(json, 0);
+  fn = found.resource as Resource;
+  fnId = found.logicalId;
+});
+
+const resources = () => json.Resources as Record<string, Resource>;
+const variables = () => fn.Properties.Environment.Variables as Record<string, any>;
+const statements = (): any[] => {
+  const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
+  return Object.values(resources())
+    .filter((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleId))
+    .flatMap((r) => r.Properties.PolicyDocument.Statement as any[]);
+};
+const tableRef = (name: string) => (findSyncFunction(json).resource.Properties?.Environment as { Variables: Record<string, { Ref: string }> }).Variables[name]!.Ref;
+
+describe('reminder delivery job', () => {
+  it('is a separate function from the sync, on the same tables, serving shard 0 under its own lease', () => {
+    expect(fnId).not.toBe(findSyncFunction(json).logicalId);
+    expect(variables()).toMatchObject({
+      DUE_SHARD: '0',
+      LEASE_KEY: deliveryLeaseKey(0),
+      RUN_RECORD_PREFIX: deliveryRunRecordPrefix(0),
+      SCHEDULE_RATE_MINUTES: '1',
+      OUTBOX_EVENT_SOURCE: EVENT_SOURCES.reminders,
+      [ENV.contestsTable]: { Ref: tableRef(ENV.contestsTable) },
+      [ENV.remindersTable]: { Ref: tableRef(ENV.remindersTable) },
+    });
+    expect(variables()[ENV.codeforcesApiUrl]).toBeUndefined();
+    expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Timeout: 120 });
+  });
+
+  it('runs every minute', () => {
+    const rules = Object.values(resources()).filter(
+      (r) => r.Type === 'AWS::Events::Rule' && (r.Properties.Targets as { Arn: unknown }[]).some((t) => JSON.stringify(t.Arn).includes(fnId)),
+    );
+    expect(rules.map((r) => r.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
+  });
+
+  it('may send exactly its calls to the data tables: Query on byDue only, UpdateItem on Reminders, BatchGetItem on Contests', () => {
+    const data = statements().filter((s) => ['RemindersDueIndex', 'RemindersClaim', 'ContestsRead'].includes(s.Sid));
+    const reminders = tableRef(ENV.remindersTable);
+    const contests = tableRef(ENV.contestsTable);
+    expect(data).toEqual([
+      { Sid: 'RemindersDueIndex', Effect: 'Allow', Action: DELIVERY_ACTIONS.remindersIndex[0], Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [reminders, 'Arn'] }, '/index/byDue']] } },
+      { Sid: 'RemindersClaim', Effect: 'Allow', Action: DELIVERY_ACTIONS.reminders[0], Resource: { 'Fn::GetAtt': [reminders, 'Arn'] } },
+      { Sid: 'ContestsRead', Effect: 'Allow', Action: DELIVERY_ACTIONS.contests[0], Resource: { 'Fn::GetAtt': [contests, 'Arn'] } },
+    ]);
+    // No Scan anywhere, no grant on the table's other indexes, nothing on Contests but the read.
+    const all = JSON.stringify(statements());
+    expect(all).not.toMatch(/dynamodb:Scan/);
+    expect(all).not.toMatch(/index\/\*/);
+  });
+
+  it('writes only its own keys of the outbox, and its own lease item and run records', () => {
+    const outbox = statements().find((s) => s.Sid === 'OutboxTable');
+    expect(outbox).toMatchObject({ Action: 'dynamodb:PutItem', Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${EVENT_SOURCES.reminders}#*`] } } });
+    const coordination = statements().find((s) => s.Sid === 'CoordinationTable');
+    expect(coordination.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [deliveryLeaseKey(0), `${deliveryRunRecordPrefix(0)}*`] } });
+  });
+
+  it('publishes the ReminderDue schema in the bus registry', () => {
+    const schemas = Object.values(resources()).filter((r) => r.Type === 'AWS::EventSchemas::Schema' && String(r.Properties.SchemaName ?? '').includes('ReminderDue'));
+    expect(schemas).toHaveLength(1);
+    const content = JSON.parse(schemas[0]!.Properties.Content as string);
+    expect(content.properties.source.enum).toEqual([EVENT_SOURCES.reminders]);
+    expect(content.properties.detail.required).toEqual(expect.arrayContaining(['eventId', 'contestId', 'userId', 'minutesBefore', 'startTimeSeconds', 'name', 'url']));
+  });
+
+  it('deploys its console test events like the sync does, each a payload the handler accepts', () => {
+    const payloads = consoleTestEventPayloads(DELIVERY_CONSOLE_TEST_EVENTS);
+    expect(Object.keys(payloads)).toEqual(['delivery-tick', 'delivery-now', 'delivery-dry-run']);
+    const registry = Object.values(resources()).filter((r) => r.Type === 'AWS::EventSchemas::Schema' && r.Properties.RegistryName === 'lambda-testevent-schemas');
+    const ours = registry.find((r) => JSON.stringify(r.Properties.SchemaName).includes(fnId));
+    expect(ours, 'the delivery function has its shareable test events').toBeDefined();
+    for (const name of DELIVERY_CONSOLE_TEST_EVENTS) expect(ours!.Properties.Content as string).toContain(`"${name}"`);
+  });
+});

@@ -1,0 +1,249 @@
+/**
+ * Reminder delivery on DynamoDB Local, tables from the synthesized template: the real handler
+ * (createDeliveryHandler on the package's wrapper, lease and fenced outbox). Each due reminder is
+ * claimed once with exactly one outbox item, whatever duplicate or concurrent invocations do, a
+ * lease lost mid-batch (another run takes it over) or a run that ends between its claims and its
+ * release (in-process: the release fails, as if the process died there); a bad row is skipped and
+ * never marked sent; an idle minute sends one Query and takes no lease.
+ * And every DynamoDB request the job sends is allowed by the delivery role's synthesized policy,
+ * which grants nothing the job does not use (DynamoDB Local enforces no IAM).
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ENV } from '../../lambda/contract.js';
+import { createDeliveryHandler } from '../../lambda/delivery/handler.js';
+import { reminderDueId } from '../../lambda/delivery/due.js';
+import { deliveryLeaseKey, deliveryRunRecordPrefix } from '../../lambda/delivery/schema.js';
+import { EVENT_SOURCES } from '../../lib/contest-sync-stack.js';
+import { localDynamoClient } from '../../local/dynamodb-local.js';
+import { findDeliveryFunction } from '../../local/template.js';
+import { tableDefinitionsFromTemplate } from '../../local/tables.js';
+import { synthesizedTemplate, type TestTables } from '../support/tables.js';
+import { scheduledEvent } from '../support/processes.js';
+import { useWorld } from '../support/world.js';
+
+let tables: TestTables;
+useWorld('delivery', (world) => {
+  ({ tables } = world);
+});
+
+const outboxOf = (t: TestTables) => (t.names as TestTables['names'] & { outbox?: string }).outbox!;
+const context = () => ({ getRemainingTimeInMillis: () => 60_000 });
+
+/** A partition key value as the request carries it: native (document client) or marshalled. */
+const keyValue = (value: unknown): string | undefined =>
+  value === undefined ? undefined : typeof value === 'object' && value !== null ? String(Object.values(value)[0]) : String(value);
+
+interface Call {
+  action: string;
+  table: string;
+  index?: string;
+  key?: string;
+}
+
+/** Set to lose the answer of the next release (it lands; the package reads the lease back: GetItem). */
+const faults = {
+  loseNextReleaseAnswer: false,
+  /** After this many claim transactions commit, another run takes the lease over (a lost lease mid-batch). */
+  stealAfterClaims: undefined as number | undefined,
+  /** Every release fails (the run ends between its last claim and its release, as a crash would). */
+  failReleases: false,
+};
+let claimTransactions = 0;
+
+function handler(calls?: Call[]) {
+  const client = localDynamoClient(tables.endpoint);
+  if (calls !== undefined) {
+    client.middlewareStack.add(
+      (next, ctx) => async (args) => {
+        const input = args.input as Record<string, any>;
+        const operation = String(ctx.commandName).replace(/Command$/, '');
+        if (operation === 'TransactWriteItems') {
+          for (const item of input.TransactItems as Record<string, any>[]) {
+            const [kind, body] = Object.entries(item)[0] as [string, any];
+            const action = { ConditionCheck: 'ConditionCheckItem', Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem' }[kind]!;
+            const key = body.Key ?? body.Item;
+            calls.push({ action: `dynamodb:${action}`, table: body.TableName, key: keyValue(key.pk ?? key.contestId) });
+          }
+        } else if (operation === 'BatchGetItem') {
+          for (const table of Object.keys(input.RequestItems as object)) calls.push({ action: 'dynamodb:BatchGetItem', table });
+        } else {
+          const key = keyValue((input.Key ?? input.Item)?.pk);
+          calls.push({ action: `dynamodb:${operation}`, table: input.TableName, ...(input.IndexName ? { index: input.IndexName } : {}), ...(key !== undefined ? { key } : {}) });
+        }
+        const releases = ((input.TransactItems ?? []) as { Put?: { Item?: { pk?: unknown } } }[]).some((i) => String(i.Put?.Item?.pk ?? '').startsWith('run#'));
+        if (releases && faults.failReleases) throw Object.assign(new Error('the process died before its release'), { name: 'ValidationException', $fault: 'client' });
+        const result = await next(args);
+        const claims = ((input.TransactItems ?? []) as { Update?: { TableName?: string } }[]).some((i) => i.Update?.TableName === tables.names.reminders);
+        if (claims && faults.stealAfterClaims !== undefined && ++claimTransactions === faults.stealAfterClaims) {
+          await tables.doc.send(
+            new UpdateCommand({
+              TableName: tables.names.coordination,
+              Key: { pk: deliveryLeaseKey(0) },
+              UpdateExpression: 'SET holder = :other, fence = fence + :one, expiresAtMs = :later',
+              ExpressionAttributeValues: { ':other': 'another-run', ':one': 1, ':later': Date.now() + 2_000 },
+            }),
+          );
+        }
+        if (releases && faults.loseNextReleaseAnswer) {
+          faults.loseNextReleaseAnswer = false;
+          throw Object.assign(new Error('socket hang up after the write was applied'), { name: 'TimeoutError' });
+        }
+        return result;
+      },
+      { step: 'initialize', name: 'recordCalls' },
+    );
+  }
+  return createDeliveryHandler({
+    env: {
+      AWS_REGION: 'us-east-1',
+      [ENV.contestsTable]: tables.names.contests,
+      [ENV.remindersTable]: tables.names.reminders,
+      COORDINATION_TABLE_NAME: tables.names.coordination,
+      LEASE_DURATION_SECONDS: '5',
+      SCHEDULE_RATE_MINUTES: '1',
+      LEASE_KEY: deliveryLeaseKey(0),
+      RUN_RECORD_PREFIX: deliveryRunRecordPrefix(0),
+      OUTBOX_TABLE_NAME: outboxOf(tables),
+      OUTBOX_EVENT_SOURCE: EVENT_SOURCES.reminders,
+      OUTBOX_RETENTION_DAYS: '7',
+      POWERTOOLS_METRICS_NAMESPACE: 'ContestSync',
+      POWERTOOLS_SERVICE_NAME: 'reminder-delivery-0',
+      DUE_SHARD: '0',
+    },
+    dynamo: client,
+    write: () => undefined,
+    newRunId: randomUUID,
+  });
+}
+
+async function seed(count: number, extra: Record<string, unknown>[] = []): Promise<number> {
+  const start = Math.floor(Date.now() / 1000) + 1800;
+  await tables.doc.send(
+    new PutCommand({
+      TableName: tables.names.contests,
+      Item: { contestId: 2051, platform: 'codeforces', name: 'Codeforces Round 2051', type: 'CF', phase: 'BEFORE', startTimeSeconds: start, durationSeconds: 7200, url: 'https://codeforces.com/contest/2051', updatedAt: new Date().toISOString(), expiresAt: start + 86_400 },
+    }),
+  );
+  const rows = [
+    ...Array.from({ length: count }, (_, i) => ({ contestId: 2051, userId: `user-${i}`, minutesBefore: 60, remindAt: start - 3600, dueAt: start - 3600, dueShard: 0, dueStart: start })),
+    ...extra.map((row) => ({ contestId: 2051, dueShard: 0, dueStart: start, dueAt: start - 3600, remindAt: start - 3600, ...row })),
+  ];
+  await Promise.all(rows.map((Item) => tables.doc.send(new PutCommand({ TableName: tables.names.reminders, Item }))));
+  return start;
+}
+
+const scan = async (table: string) => ((await tables.doc.send(new ScanCommand({ TableName: table }))).Items ?? []) as Record<string, unknown>[];
+const minute = () => scheduledEvent(new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString());
+
+describe('reminder delivery on DynamoDB Local', () => {
+  it('claims each due reminder once, with one outbox item, however many invocations run at once or again', async () => {
+    const start = await seed(120);
+    const handlers = Array.from({ length: 4 }, () => handler());
+    const results = await Promise.all(handlers.map((h) => h(minute(), context()).catch((error: { summary?: unknown }) => error.summary)));
+    const outcomes = results.map((r) => (r as { outcome: string; reason?: string }).outcome);
+    expect(outcomes.filter((o) => o === 'succeeded').length).toBeGreaterThanOrEqual(1);
+    // Duplicates of the same minute and a console run afterwards: nothing more to send.
+    expect(await handlers[0]!(minute(), context())).toMatchObject({ outcome: 'succeeded' });
+    expect(await handlers[1]!({}, context())).toMatchObject({ outcome: 'succeeded', idle: true });
+
+    const reminders = await scan(tables.names.reminders);
+    expect(reminders.every((r) => r.notifiedStart === start && r.dueAt === undefined && r.dueShard === undefined)).toBe(true);
+    const outbox = await scan(outboxOf(tables));
+    expect(outbox).toHaveLength(120);
+    expect(new Set(outbox.map((item) => item.eventId))).toEqual(new Set(reminders.map((r) => reminderDueId(2051, String(r.userId), start))));
+    const detail = JSON.parse(String(outbox[0]!.detail)) as Record<string, unknown>;
+    expect(detail).toMatchObject({ contestId: 2051, minutesBefore: 60, startTimeSeconds: start, name: 'Codeforces Round 2051', url: 'https://codeforces.com/contest/2051' });
+    expect(outbox[0]).toMatchObject({ source: EVENT_SOURCES.reminders, detailType: 'ReminderDue' });
+  });
+
+  it('a run that loses its lease mid-batch writes no more; the next run sends the rest; each reminder once', async () => {
+    const start = await seed(150);
+    faults.stealAfterClaims = 1;
+    claimTransactions = 0;
+    const first = await handler([])(minute(), context()).catch((error: { summary?: Record<string, unknown> }) => error.summary);
+    faults.stealAfterClaims = undefined;
+    expect(first).toMatchObject({ outcome: 'failed', reason: 'lease-lost' });
+    const claimed = (await scan(tables.names.reminders)).filter((r) => r.notifiedStart === start);
+    expect(claimed).toHaveLength(49); // the first transaction only
+    expect(await scan(outboxOf(tables))).toHaveLength(49);
+    await new Promise((resolve) => setTimeout(resolve, 2_100)); // the thief's lease lapses
+    expect(await handler()({}, context())).toMatchObject({ outcome: 'succeeded', counts: { delivered: 101 } });
+    const outbox = await scan(outboxOf(tables));
+    expect(outbox).toHaveLength(150);
+    expect(new Set(outbox.map((item) => item.eventId)).size).toBe(150);
+  });
+
+  it('a run that ends after its claims and before its release delivers nothing twice: the retry finds nothing due', async () => {
+    await seed(30);
+    faults.failReleases = true;
+    const crashed = await handler([])(minute(), context()).catch((error: { summary?: Record<string, unknown> }) => error.summary);
+    faults.failReleases = false;
+    expect(crashed).toMatchObject({ outcome: 'failed', reason: 'lease' });
+    expect(await scan(outboxOf(tables))).toHaveLength(30);
+    // Lambda's retry of the same minute, while the lease has not lapsed yet and after it has.
+    expect(await handler()(minute(), context())).toMatchObject({ outcome: 'succeeded', idle: true });
+    await new Promise((resolve) => setTimeout(resolve, 5_100));
+    expect(await handler()(minute(), context())).toMatchObject({ outcome: 'succeeded', idle: true });
+    expect(await scan(outboxOf(tables))).toHaveLength(30);
+  });
+
+  it('skips and counts bad rows without marking them sent; the rest of the batch is delivered', async () => {
+    await seed(3, [
+      { userId: 'negative', minutesBefore: -5 },
+      { userId: 'no-lead' },
+      { userId: 'sent', minutesBefore: 60, notifiedStart: 0 },
+    ]);
+    const reminders = await scan(tables.names.reminders);
+    const sentRow = reminders.find((r) => r.userId === 'sent')!;
+    await tables.doc.send(new PutCommand({ TableName: tables.names.reminders, Item: { ...sentRow, notifiedStart: sentRow.dueStart } }));
+    const result = await handler()(minute(), context());
+    expect(result).toMatchObject({ outcome: 'succeeded', counts: { due: 6, delivered: 3, invalid: 3, invalidReasons: { minutesBefore: 2, 'already-notified': 1 } } });
+    const after = new Map((await scan(tables.names.reminders)).map((r) => [r.userId, r]));
+    for (const bad of ['negative', 'no-lead']) expect(after.get(bad)).toMatchObject({ dueAt: expect.any(Number) });
+    expect(after.get('negative')?.notifiedAt).toBeUndefined();
+    expect(await scan(outboxOf(tables))).toHaveLength(3);
+    // Only bad rows left: the next minute does not take the lease for them.
+    const lease = async () => (await tables.doc.send(new GetCommand({ TableName: tables.names.coordination, Key: { pk: deliveryLeaseKey(0) } }))).Item;
+    const before = JSON.stringify(await lease());
+    expect(await handler()({}, context())).toMatchObject({ outcome: 'succeeded', idle: true, counts: { invalid: 3 } });
+    expect(JSON.stringify(await lease())).toBe(before);
+  });
+
+  it('an idle minute sends one Query and takes no lease; every call is allowed by the synthesized policy, which grants only what is used', async () => {
+    const calls: Call[] = [];
+    const h = handler(calls);
+    expect(await h(minute(), context())).toMatchObject({ outcome: 'succeeded', idle: true });
+    expect(calls).toEqual([{ action: 'dynamodb:Query', table: tables.names.reminders, index: 'byDue' }]);
+    await seed(60);
+    faults.loseNextReleaseAnswer = true; // the release lands, its answer is lost: the read-back (GetItem) decides
+    expect(await h({}, context())).toMatchObject({ outcome: 'succeeded', counts: { delivered: 60, transactions: 2 } });
+    expect(calls.some((call) => call.action === 'dynamodb:GetItem')).toBe(true);
+
+    const template = synthesizedTemplate() as { Resources: Record<string, { Type: string; Properties: any }> };
+    const fn = findDeliveryFunction(template, 0).resource as { Properties: any };
+    const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
+    const statements = Object.values(template.Resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleId))
+      .flatMap((r) => r.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, string[]>> }[])
+      .filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
+    const definitions = tableDefinitionsFromTemplate(template);
+    const logicalIdOfName = new Map(definitions.map((d) => [(tables.names as Record<string, string>)[d.role], d.logicalId]));
+    const resourceOf = (call: Call) => {
+      const id = logicalIdOfName.get(call.table)!;
+      return call.index === undefined ? JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }) : JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [id, 'Arn'] }, `/index/${call.index}`]] });
+    };
+    const allows = (call: Call) =>
+      statements.some((s) => {
+        if (![s.Action].flat().includes(call.action) || ![s.Resource].flat().some((r) => JSON.stringify(r) === resourceOf(call))) return false;
+        const leading = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+        return leading === undefined || (call.key !== undefined && leading.some((p) => new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(call.key!)));
+      });
+    const refused = calls.filter((call) => !allows(call));
+    expect(refused, JSON.stringify(refused.slice(0, 3))).toEqual([]);
+    const used = new Set(calls.map((call) => `${call.action} ${resourceOf(call)}`));
+    const granted = new Set(statements.flatMap((s) => [s.Action].flat().flatMap((a) => [s.Resource].flat().map((r) => `${a} ${JSON.stringify(r)}`))));
+    expect([...used].sort()).toEqual([...granted].sort());
+  });
+});

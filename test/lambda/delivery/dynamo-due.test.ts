@@ -1,0 +1,216 @@
+/**
+ * The delivery port and pass on a mocked DynamoDB (aws-sdk-client-mock): the Query and the
+ * contest reads it sends, and how claims commit through the package's real fenced writer and
+ * outbox — one transaction per batch of 49 claims with their events, a lost row dropped and the
+ * rest sent again (DynamoDB names every refused action), never a failure of the others.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { mockClient } from 'aws-sdk-client-mock';
+import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, ScanCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoFencedWriter,
+  FencedWriteError,
+  LeaseLostError,
+  outboxPuts,
+  type CommitOptions,
+  type CommitResult,
+  type TransactAction,
+} from '@contest-sync/scheduled-singleton';
+import { deliverDue } from '../../../lambda/delivery/deliver.js';
+import { reminderDueId } from '../../../lambda/delivery/due.js';
+import { DUE_INDEX, DeliveryReadError, DynamoDueStore, commitClaims } from '../../../lambda/delivery/dynamo-due.js';
+
+const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
+const mock = mockClient(doc);
+const tables = { reminders: 'reminders', contests: 'contests' };
+const store = new DynamoDueStore(doc, tables);
+const START = 1_900_000_000;
+const NOW_MS = (START - 3000) * 1000;
+const now = () => NOW_MS;
+
+const row = (i: number, overrides: Record<string, unknown> = {}) => ({
+  contestId: 2051,
+  userId: `user-${i}`,
+  minutesBefore: 60,
+  remindAt: START - 3600,
+  dueAt: START - 3600,
+  dueShard: 0,
+  dueStart: START,
+  ...overrides,
+});
+const contest = { contestId: 2051, name: 'Codeforces Round 2051', url: 'https://codeforces.com/contest/2051', startTimeSeconds: START, durationSeconds: 7200 };
+
+const fence = (): TransactAction => ({
+  ConditionCheck: { TableName: 'coordination', Key: { pk: 'lease#deliver#0' }, ConditionExpression: 'holder = :runId', ExpressionAttributeValues: { ':runId': 'run-1', ':fence': 2 } },
+});
+/** The work's commit as the package builds it: the real writer, the real outbox puts. */
+function packageCommit() {
+  const writer = new DynamoFencedWriter(doc, { now, sleep: async () => undefined });
+  return async (actions: readonly TransactAction[], options: CommitOptions = {}): Promise<CommitResult> => {
+    const outbox = outboxPuts(options.events ?? [], { table: 'outbox', source: 'contest-sync', retentionDays: 7 }, { runId: 'run-1', fence: 2, nowMs: NOW_MS });
+    const written = await writer.commit(actions, fence, undefined, outbox);
+    return { transactions: written.transactions, events: { written: outbox.length - (written.duplicateEvents ?? 0), duplicates: written.duplicateEvents ?? 0 } };
+  };
+}
+const transactions = () => mock.commandCalls(TransactWriteCommand).map((call) => call.args[0].input);
+const userIdsOf = (input: TransactWriteCommandInput) => (input.TransactItems ?? []).flatMap((item) => (item.Update ? [String(item.Update.Key?.userId)] : []));
+
+function cancelled(codes: string[]) {
+  return new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
+}
+/** Refuses, once, the claims of the listed users in the next transaction that holds them. */
+function refuseClaimsOf(users: readonly string[]) {
+  let refusedOnce = false;
+  mock.on(TransactWriteCommand).callsFake((input: TransactWriteCommandInput) => {
+    const items = input.TransactItems ?? [];
+    const hit = items.map((item) => (item.Update !== undefined && users.includes(String(item.Update.Key?.userId)) ? 'ConditionalCheckFailed' : 'None'));
+    if (!refusedOnce && hit.includes('ConditionalCheckFailed')) {
+      refusedOnce = true;
+      throw cancelled(hit);
+    }
+    return {};
+  });
+}
+
+beforeEach(() => mock.reset());
+
+describe('DynamoDueStore', () => {
+  it('reads one page of the byDue index: the shard, due at or before now; never a Scan', async () => {
+    mock.on(QueryCommand).resolves({ Items: [row(1)], LastEvaluatedKey: { dueShard: 0, dueAt: 1, contestId: 2051, userId: 'user-1' } });
+    const page = await store.duePage(3, START, undefined);
+    expect(page.rows).toEqual([row(1)]);
+    expect(page.next).toBeDefined();
+    expect(mock.commandCalls(QueryCommand)[0]?.args[0].input).toEqual({
+      TableName: 'reminders',
+      IndexName: DUE_INDEX,
+      KeyConditionExpression: 'dueShard = :shard AND dueAt <= :now',
+      ExpressionAttributeValues: { ':shard': 3, ':now': START },
+    });
+    expect(mock.commandCalls(ScanCommand)).toHaveLength(0);
+  });
+
+  it('reads contests 100 keys at a time and reads throttled keys again', async () => {
+    const ids = Array.from({ length: 150 }, (_, i) => i + 1);
+    let first = true;
+    mock.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, { Keys: { contestId: number }[] }> }) => {
+      const keys = input.RequestItems.contests!.Keys;
+      if (first) {
+        first = false;
+        return { Responses: { contests: keys.slice(1).map((k) => ({ ...contest, contestId: k.contestId })) }, UnprocessedKeys: { contests: { Keys: [keys[0]] } } };
+      }
+      return { Responses: { contests: keys.map((k) => ({ ...contest, contestId: k.contestId })) } };
+    });
+    const found = await store.contests(ids);
+    expect(found.size).toBe(150);
+    expect(mock.commandCalls(BatchGetCommand).map((c) => (c.args[0].input.RequestItems?.contests?.Keys ?? []).length)).toEqual([100, 1, 50]);
+  });
+
+  it('gives up on keys still unprocessed after 5 rounds, with an error that says so', async () => {
+    mock.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, { Keys: unknown[] }> }) => ({ UnprocessedKeys: { contests: { Keys: input.RequestItems.contests!.Keys } } }));
+    await expect(store.contests([1, 2])).rejects.toThrow(DeliveryReadError);
+    await expect(store.contests([1, 2])).rejects.toThrow(/2 contests: still unprocessed after 5 rounds/);
+  });
+
+  it('claims a row only if it is still due as read and not notified for this start', () => {
+    const claim = store.claim({ contestId: 2051, userId: 'u', minutesBefore: 60, dueAt: START - 3600, dueStart: START, bytes: 0 }, START - 3000);
+    expect(claim).toEqual({
+      Update: {
+        TableName: 'reminders',
+        Key: { contestId: 2051, userId: 'u' },
+        UpdateExpression: 'SET notifiedAt = :now, notifiedStart = :start REMOVE dueAt, dueShard',
+        ConditionExpression: 'dueAt = :seen AND dueStart = :start AND minutesBefore = :mb AND (attribute_not_exists(notifiedStart) OR notifiedStart <> :start) AND NOT contains(sentStarts, :start)',
+        ExpressionAttributeValues: { ':now': START - 3000, ':start': START, ':seen': START - 3600, ':mb': 60 },
+      },
+    });
+  });
+});
+
+describe('deliverDue', () => {
+  const run = (firstPage?: { rows: Record<string, unknown>[]; next?: Record<string, unknown> }) => ({
+    signal: new AbortController().signal,
+    deadline: NOW_MS + 60_000,
+    commit: packageCommit(),
+    ...(firstPage !== undefined ? { firstPage } : {}),
+  });
+  const deps = { store, shard: 0, eventSource: 'contest-sync', now };
+
+  it('claims 120 due rows in 3 transactions (49 claims + 49 events + the lease each), one contest read, no second query', async () => {
+    mock.on(BatchGetCommand).resolves({ Responses: { contests: [contest] } });
+    mock.on(TransactWriteCommand).resolves({});
+    const counts = await deliverDue(run({ rows: Array.from({ length: 120 }, (_, i) => row(i)) }), deps);
+    expect(counts).toMatchObject({ due: 120, delivered: 120, invalid: 0, lost: 0, transactions: 3, queries: 1, contestReads: 1, more: false });
+    expect(transactions().map((t) => t.TransactItems?.length)).toEqual([99, 99, 45]);
+    expect(mock.commandCalls(QueryCommand)).toHaveLength(0);
+    // Each transaction holds the claim and the outbox item of the same rows.
+    for (const input of transactions()) {
+      const items = input.TransactItems ?? [];
+      const events = items.flatMap((item) => (item.Put ? [String(item.Put.Item?.eventId)] : []));
+      expect(events).toEqual(userIdsOf(input).map((userId) => reminderDueId(2051, userId, START)));
+      expect(items[0]).toHaveProperty('ConditionCheck');
+    }
+  });
+
+  it('drops the rows whose claim was refused and commits the rest of the batch', async () => {
+    mock.on(BatchGetCommand).resolves({ Responses: { contests: [contest] } });
+    refuseClaimsOf(['user-3', 'user-7']);
+    const counts = await deliverDue(run({ rows: Array.from({ length: 10 }, (_, i) => row(i)) }), deps);
+    expect(counts).toMatchObject({ delivered: 8, lost: 2, retries: 1, transactions: 1 });
+    const [refused, committed] = transactions();
+    expect(userIdsOf(refused!)).toHaveLength(10);
+    expect(userIdsOf(committed!)).toEqual(['user-0', 'user-1', 'user-2', 'user-4', 'user-5', 'user-6', 'user-8', 'user-9']);
+    expect((committed!.TransactItems ?? []).filter((item) => item.Put)).toHaveLength(8);
+  });
+
+  it('skips and counts rows that cannot be believed or whose event is too large; the rest of the batch goes out', async () => {
+    mock.on(BatchGetCommand).resolves({ Responses: { contests: [contest, { ...contest, contestId: 7, name: 'x'.repeat(300 * 1024) }, { ...contest, contestId: 8, vanishedAt: START - 100 }] } });
+    mock.on(TransactWriteCommand).resolves({});
+    const rows = [row(1), row(2, { minutesBefore: -1 }), row(3, { userId: undefined }), row(4, { contestId: 7 }), row(5, { contestId: 8 }), row(6, { contestId: 9 }), row(7)];
+    const counts = await deliverDue(run({ rows }), deps);
+    expect(counts).toMatchObject({
+      due: 7,
+      delivered: 2,
+      invalid: 3,
+      invalidReasons: { minutesBefore: 1, userId: 1, 'too-large': 1 },
+      deferred: 2,
+      deferredReasons: { 'contest-vanished': 1, 'contest-missing': 1 },
+    });
+    expect(userIdsOf(transactions()[0]!)).toEqual(['user-1', 'user-7']);
+  });
+
+  it('reads the next pages itself, and stops starting batches near the deadline (the rest stays due)', async () => {
+    mock.on(BatchGetCommand).resolves({ Responses: { contests: [contest] } });
+    mock.on(TransactWriteCommand).resolves({});
+    mock.on(QueryCommand).resolvesOnce({ Items: [row(100), row(101)] });
+    const counts = await deliverDue(run({ rows: [row(1)], next: { k: 1 } }), deps);
+    expect(counts).toMatchObject({ due: 3, delivered: 3, queries: 2, more: false });
+    expect(mock.commandCalls(QueryCommand)[0]?.args[0].input.ExclusiveStartKey).toEqual({ k: 1 });
+
+    mock.resetHistory();
+    const late = await deliverDue({ ...run({ rows: [row(1)] }), deadline: NOW_MS + 1_000 }, deps);
+    expect(late).toMatchObject({ delivered: 0, more: true });
+    expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(0);
+  });
+});
+
+describe('commitClaims', () => {
+  const claim = (userId: string) => ({ action: { Update: { TableName: 'reminders', Key: { userId }, UpdateExpression: 'SET x = :x' } } as TransactAction, event: { id: userId, detailType: 'ReminderDue' as const, detail: {} as never }, row: {} as never, bytes: 1 });
+
+  it('costs at most one transaction per lost row, and ends when every row was lost', async () => {
+    const batch = ['a', 'b', 'c'].map(claim);
+    let calls = 0;
+    const commit = async (actions: readonly TransactAction[]): Promise<CommitResult> => {
+      calls += 1;
+      throw new FencedWriteError('refused', { refused: [actions[0]] });
+    };
+    expect(await commitClaims(commit, batch)).toMatchObject({ delivered: 0, lost: 3, retries: 3 });
+    expect(calls).toBe(3);
+  });
+
+  it('rethrows what is not a lost row: a lost lease, or a refusal of something else', async () => {
+    const batch = ['a'].map(claim);
+    await expect(commitClaims(() => Promise.reject(new LeaseLostError('lost', 'r', 1)), batch)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(commitClaims(() => Promise.reject(new FencedWriteError('other', { refused: [{ Put: {} }] })), batch)).rejects.toThrow('other');
+    await expect(commitClaims(() => Promise.reject(new FencedWriteError('no reasons')), batch)).rejects.toThrow('no reasons');
+  });
+});
