@@ -3,8 +3,9 @@
  * it observed). Their bounds are what users are promised, not the model's settings
  * (docs/simulation.md, "Invariants: the user's promise"):
  *
- * - a reminder fires at most once per start time, never more than 10 minutes before its true time
- *   (the start Codeforces lists at that moment, minus its lead), and no later than 70 minutes after
+ * - a reminder fires at most once per start time (no two notifications announce the same start),
+ *   never more than 10 minutes before its true time (the start Codeforces lists at that moment,
+ *   minus its lead), and no later than 70 minutes after
  *   the latest of its true time, the end of a wrong-upstream episode and the first reply showing the
  *   current start;
  * - none fires for a contest withdrawn more than 70 minutes earlier;
@@ -60,12 +61,18 @@ export interface UpstreamHour {
   wrongFor?: number;
 }
 
+interface Fire {
+  at: number;
+  /** The start the notification announced (the claimed row's `dueStart`; undefined: unknown, judged by the truth). */
+  start: number | undefined;
+}
+
 interface SetReminder {
   contestId: number;
   userId: string;
   minutesBefore: number;
   setAt: number;
-  fires: number[];
+  fires: Fire[];
 }
 
 export interface ReminderFigures {
@@ -84,6 +91,8 @@ export interface ReminderFigures {
   forWithdrawn: number;
   /** Fired again for a new start time (the contest moved after the reminder fired). */
   refired: number;
+  /** Announced a start Codeforces did not list at that moment (a lie relayed, or a move not yet seen). */
+  untrueStart: number;
   /** The latest first notification for the final start, minutes after its true time. */
   maxLateMinutes: number;
 }
@@ -163,8 +172,8 @@ export class Checker {
     this.reminders.set(`${contestId}/${userId}`, { contestId, userId, minutesBefore, setAt, fires: [] });
   }
 
-  reminderFired(contestId: number, userId: string, firedAt: number): void {
-    this.reminders.get(`${contestId}/${userId}`)?.fires.push(firedAt);
+  reminderFired(contestId: number, userId: string, firedAt: number, announcedStart?: number): void {
+    this.reminders.get(`${contestId}/${userId}`)?.fires.push({ at: firedAt, start: announcedStart });
   }
 
   /** The reminder rows stored now (`contestId/userId`) and the ones TTL swept: any other set reminder that is gone was destroyed. */
@@ -230,7 +239,7 @@ export class Checker {
 
   /** Judges every reminder once the run is over (`end`: the last simulated second). */
   finishReminders(end: number): ReminderFigures {
-    const figures: ReminderFigures = { set: 0, expected: 0, fired: 0, onTime: 0, lateExcused: 0, early: 0, late: 0, missed: 0, duplicate: 0, forWithdrawn: 0, refired: 0, maxLateMinutes: 0 };
+    const figures: ReminderFigures = { set: 0, expected: 0, fired: 0, onTime: 0, lateExcused: 0, early: 0, late: 0, missed: 0, duplicate: 0, forWithdrawn: 0, refired: 0, untrueStart: 0, maxLateMinutes: 0 };
     for (const reminder of this.reminders.values()) {
       figures.set += 1;
       figures.fired += reminder.fires.length;
@@ -238,10 +247,11 @@ export class Checker {
       if (contest === undefined) continue;
       const label = `reminder ${reminder.contestId}/${reminder.userId} (${reminder.minutesBefore} min, set ${iso(reminder.setAt)})`;
       const lead = MINUTE * reminder.minutesBefore;
-      const fires = [...reminder.fires].sort((a, b) => a - b);
-      let previousStart: number | undefined;
-      for (const fired of fires) {
+      const fires = [...reminder.fires].sort((a, b) => a.at - b.at);
+      const announced = new Set<number>();
+      for (const { at: fired, start: said } of fires) {
         const start = startAt(contest, fired);
+        const claimed = said ?? start;
         if (!listedAt(contest, fired)) {
           const since = withdrawnSince(contest, fired) ?? fired;
           if (fired > since + PROMISE.withdrawnSeconds) {
@@ -249,24 +259,26 @@ export class Checker {
             this.violate(this.hourOf(fired), 'reminder-withdrawn', `${label} fired ${iso(fired)}, ${Math.round((fired - since) / 60)} min after its contest was withdrawn`);
             continue;
           }
+        } else if (claimed !== start) {
+          figures.untrueStart += 1;
         }
         if (fired < start - lead - PROMISE.earlySeconds) {
           figures.early += 1;
-          this.violate(this.hourOf(fired), 'reminder-early', `${label} fired ${iso(fired)}, ${Math.round((start - lead - fired) / 60)} min before its true time ${iso(start - lead)}`);
+          this.violate(this.hourOf(fired), 'reminder-early', `${label} fired ${iso(fired)} (announcing ${iso(claimed)}), ${Math.round((start - lead - fired) / 60)} min before its true time ${iso(start - lead)}`);
         }
-        if (previousStart === start) {
+        if (announced.has(claimed)) {
           figures.duplicate += 1;
-          this.violate(this.hourOf(fired), 'reminder-duplicate', `${label} fired again ${iso(fired)} for the same start ${iso(start)}`);
-        } else if (previousStart !== undefined) {
+          this.violate(this.hourOf(fired), 'reminder-duplicate', `${label} fired again ${iso(fired)} announcing the same start ${iso(claimed)} (true start then ${iso(start)})`);
+        } else if (announced.size > 0) {
           figures.refired += 1;
         }
-        previousStart = start;
+        announced.add(claimed);
       }
       if (!takesPlace(contest)) continue;
       const start = finalStart(contest);
       const due = start - lead;
-      const since = finalStartSince(contest);
-      const first = fires.find((fired) => fired >= since && listedAt(contest, fired) && startAt(contest, fired) === start);
+      // Delivered: a notification announcing the start it takes place at, not earlier than the promise allows.
+      const first = fires.find((fire) => (fire.start ?? startAt(contest, fire.at)) === start && fire.at >= due - PROMISE.earlySeconds)?.at;
       const deadline = this.deadline(contest, due, reminder.setAt);
       // Judged only when the promise's deadline lies inside the run.
       if (first === undefined && deadline > end) continue;

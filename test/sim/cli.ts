@@ -81,7 +81,7 @@ function readable(report: SimReport): string {
   out(`truth:            ${report.truth.contests} contests; changes ${pairs(report.truth.changes)} (${report.truth.massChanges} in mass changes, ${report.truth.nearChanges} within 3 h of the start)`);
   out(`staleness:        max ${report.maxStalenessIntervals} interval(s), ${report.staleHours} stale hour(s); contests deleted while listed ${report.contestsDeletedWhileListed}`);
   const r = report.reminders;
-  out(`reminders:        set ${r.set}, expected ${r.expected}, fired ${r.fired} (on time ${r.onTime}, late within the promise ${r.lateExcused}, refired for a new start ${r.refired}; latest ${r.maxLateMinutes} min after its true time)`);
+  out(`reminders:        set ${r.set}, expected ${r.expected}, fired ${r.fired} (on time ${r.onTime}, late within the promise ${r.lateExcused}, refired for a new start ${r.refired}, announcing a start not listed then ${r.untrueStart}; latest ${r.maxLateMinutes} min after its true time)`);
   out(`                  early ${r.early}, late ${r.late}, missed ${r.missed}, duplicate ${r.duplicate}, for withdrawn ${r.forWithdrawn}`);
   const n = report.notifier;
   out(`app:              ${n.passes} notifier passes, ${n.claimsLost} claims lost; reminders written due ${n.appWrites.due}, not due ${n.appWrites.notDue}, contest changed under the write ${n.appWrites.conditionRetries}`);

@@ -10,6 +10,7 @@
  * again every hour, with fresh `relativeTimeSeconds`: a persisting upstream bug).
  */
 import { prng } from '../chaos/faults.js';
+import { DAY, HOUR, listAt, phaseFor, type ApiEntry, type Truth } from './truth.js';
 
 export const CODEFORCES_GLITCHES = [
   /** One attempt answered 503, the next one honest. */
@@ -164,3 +165,52 @@ export const HARMFUL_GLITCHES: Partial<Record<Glitch, number>> = {
 
 /** Every glitch but the wrong lists: what the code before the model already survived. */
 export const BENIGN_GLITCHES: Partial<Record<Glitch, number>> = Object.fromEntries([...WRONG_LISTS].map((kind) => [kind, 0]));
+
+/**
+ * A wrong list made at `madeAt` for the episode `glitch` (first reply at `t0`): the truth then,
+ * changed the same way all episode long. `relativeTimeSeconds` is madeAt − start, as Codeforces
+ * computes it when it makes a reply.
+ */
+export function wrongList(truth: Truth, glitch: HourGlitch, t0: number, madeAt: number, target: number | undefined): ApiEntry[] {
+  const at = glitch.kind === 'stale' ? madeAt - (glitch.shiftSeconds ?? HOUR) : madeAt;
+  const dated = (entry: ApiEntry, startTimeSeconds: number, phase = entry.phase): ApiEntry => ({ ...entry, startTimeSeconds, phase, relativeTimeSeconds: at - startTimeSeconds });
+  const list = listAt(truth, at);
+  const back = glitch.shiftSeconds ?? HOUR;
+  switch (glitch.kind) {
+    case 'partial':
+      return list.filter((entry) => hash01(`keep/${entry.id}`, glitch.seed) < (glitch.keep ?? 0.5));
+    case 'all-finished':
+      return list.map((entry) => dated(entry, Math.min(entry.startTimeSeconds, t0 - back), 'FINISHED'));
+    case 'starts-past':
+      return list.map((entry) => (entry.startTimeSeconds > at ? dated(entry, t0 - back, 'BEFORE') : entry));
+    case 'one-started':
+      return list.map((entry) => {
+        if (entry.id !== target) return entry;
+        const start = t0 - 60 * (glitch.skewMinutes ?? 5);
+        return dated(entry, start, phaseFor(start, entry.durationSeconds, at));
+      });
+    case 'one-later':
+      return list.map((entry) => {
+        if (entry.id !== target) return entry;
+        const start = entry.startTimeSeconds + back;
+        return dated(entry, start, phaseFor(start, entry.durationSeconds, at));
+      });
+    default:
+      return list;
+  }
+}
+
+/** The contest a per-contest lie is about: one starting 1 hour to 3 days after the episode begins (undefined: none). */
+export function pickTarget(truth: Truth, glitch: HourGlitch, t: number): number | undefined {
+  if (glitch.kind !== 'one-started' && glitch.kind !== 'one-later') return undefined;
+  const candidates = listAt(truth, t).filter((entry) => entry.startTimeSeconds > t + HOUR && entry.startTimeSeconds < t + 3 * DAY);
+  if (candidates.length === 0) return undefined;
+  return candidates[Math.floor(hash01('target', glitch.seed) * candidates.length)]!.id;
+}
+
+/** A seeded draw in [0, 1) from a text (the same text and seed, the same draw). */
+export function hash01(text: string, seed: number): number {
+  let h = (seed ^ 0x811c9dc5) >>> 0;
+  for (let i = 0; i < text.length; i += 1) h = Math.imul(h ^ text.charCodeAt(i), 16777619) >>> 0;
+  return prng(h)();
+}

@@ -24,8 +24,8 @@ import { PRICES } from '../../local/prices.js';
 import { prng } from '../chaos/faults.js';
 import { scanAll } from '../support/contests.js';
 import { Checker, type ReminderFigures, type Violation } from './checker.js';
-import { DEFAULT_EPISODE, EPISODE_GLITCHES, glitchSchedule, isCodeforcesGlitch, WRONG_LISTS, type Glitch, type HourGlitch } from './glitches.js';
-import { buildTruth, DAY, HOUR, listAt, listedAt, phaseFor, upcomingAt, type ApiEntry, type Truth, type UpcomingEntry } from './truth.js';
+import { DEFAULT_EPISODE, EPISODE_GLITCHES, glitchSchedule, hash01, isCodeforcesGlitch, pickTarget, WRONG_LISTS, wrongList, type Glitch, type HourGlitch } from './glitches.js';
+import { buildTruth, DAY, HOUR, listAt, listedAt, upcomingAt, type Truth, type UpcomingEntry } from './truth.js';
 
 export interface SimOptions {
   seed: number;
@@ -437,7 +437,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
                 ExpressionAttributeValues: { ':now': nowSeconds, ':start': item.dueStart, ':seen': row.dueAt },
               }),
             );
-            checker.reminderFired(Number(item.contestId), String(item.userId), nowSeconds);
+            checker.reminderFired(Number(item.contestId), String(item.userId), nowSeconds, typeof item.dueStart === 'number' ? item.dueStart : undefined);
           } catch (error) {
             if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
             notifierFigures.claimsLost += 1;
@@ -673,50 +673,11 @@ function storageOf(month: number, contests: number, coordination: Record<string,
   };
 }
 
-function hash01(text: string, seed: number): number {
-  let h = (seed ^ 0x811c9dc5) >>> 0;
-  for (let i = 0; i < text.length; i += 1) h = Math.imul(h ^ text.charCodeAt(i), 16777619) >>> 0;
-  return prng(h)();
-}
 
 /** What the replies of one hour were: wrong for everyone, or a lie about one contest. */
 export interface HourServed {
   wrong: boolean;
   wrongFor?: number;
-}
-
-/**
- * A wrong list made at `madeAt` for the episode `glitch` (first reply at `t0`): the truth then,
- * changed the same way all episode long. `relativeTimeSeconds` is madeAt − start, as Codeforces
- * computes it when it makes a reply.
- */
-export function wrongList(truth: Truth, glitch: HourGlitch, t0: number, madeAt: number, target: number | undefined): ApiEntry[] {
-  const at = glitch.kind === 'stale' ? madeAt - (glitch.shiftSeconds ?? HOUR) : madeAt;
-  const dated = (entry: ApiEntry, startTimeSeconds: number, phase = entry.phase): ApiEntry => ({ ...entry, startTimeSeconds, phase, relativeTimeSeconds: at - startTimeSeconds });
-  const list = listAt(truth, at);
-  const back = glitch.shiftSeconds ?? HOUR;
-  switch (glitch.kind) {
-    case 'partial':
-      return list.filter((entry) => hash01(`keep/${entry.id}`, glitch.seed) < (glitch.keep ?? 0.5));
-    case 'all-finished':
-      return list.map((entry) => dated(entry, Math.min(entry.startTimeSeconds, t0 - back), 'FINISHED'));
-    case 'starts-past':
-      return list.map((entry) => (entry.startTimeSeconds > at ? dated(entry, t0 - back, 'BEFORE') : entry));
-    case 'one-started':
-      return list.map((entry) => {
-        if (entry.id !== target) return entry;
-        const start = t0 - 60 * (glitch.skewMinutes ?? 5);
-        return dated(entry, start, phaseFor(start, entry.durationSeconds, at));
-      });
-    case 'one-later':
-      return list.map((entry) => {
-        if (entry.id !== target) return entry;
-        const start = entry.startTimeSeconds + back;
-        return dated(entry, start, phaseFor(start, entry.durationSeconds, at));
-      });
-    default:
-      return list;
-  }
 }
 
 /** Codeforces: the truth at the virtual moment of each request, shaped by the current glitch. */
@@ -792,10 +753,3 @@ function codeforces(truth: Truth, clock: Clock) {
   };
 }
 
-/** The contest a per-contest lie is about: one starting 1 hour to 3 days after the episode begins (undefined: none). */
-function pickTarget(truth: Truth, glitch: HourGlitch, t: number): number | undefined {
-  if (glitch.kind !== 'one-started' && glitch.kind !== 'one-later') return undefined;
-  const candidates = listAt(truth, t).filter((entry) => entry.startTimeSeconds > t + HOUR && entry.startTimeSeconds < t + 3 * DAY);
-  if (candidates.length === 0) return undefined;
-  return candidates[Math.floor(hash01('target', glitch.seed) * candidates.length)]!.id;
-}
