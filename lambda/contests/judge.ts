@@ -120,8 +120,8 @@ export function implausibility(stored: ContestItem, listed: ContestItem, nowSeco
 
 /**
  * The undo of a change: the reply lists the contest unfinished at its confirmed start again. It is
- * shown at once and never held, whatever the rest of the reply does (the truth's return after a
- * wrong upstream is a mass change of its own).
+ * never held as a start in the past or as part of a mass change (the truth's return after a wrong
+ * upstream is a mass change of its own), so it is shown at once.
  */
 export function isUndo(stored: ContestItem, listed: ContestItem | undefined): boolean {
   const confirmed = confirmedStartOf(stored);
@@ -144,24 +144,18 @@ export function isMassChange(count: number, upcoming: number, settings: JudgeSet
 // ---- evidence ----
 
 /**
- * What a reply said of a contest, as compared between replies: `listed@<start>`, `finished@<start>`
- * or `missing`. The phase's progress (BEFORE, CODING, SYSTEM_TEST) and the duration are not part
- * of it, so evidence keeps counting while a contest runs.
+ * What a reply said of a contest, as compared between replies: `listed@<start>` or `missing`. The
+ * phase (BEFORE, CODING, SYSTEM_TEST, FINISHED) and the duration are not part of it, so evidence
+ * keeps counting while a contest runs and finishes; a held finish is told by its kind.
  */
-export function evidenceOf(listed: Pick<ContestItem, 'phase' | 'startTimeSeconds'> | undefined): string {
-  if (listed === undefined) return 'missing';
-  return `${listed.phase === 'FINISHED' ? 'finished' : 'listed'}@${listed.startTimeSeconds}`;
+export function evidenceOf(listed: Pick<ContestItem, 'startTimeSeconds'> | undefined): string {
+  return listed === undefined ? 'missing' : `listed@${listed.startTimeSeconds}`;
 }
 
 /** The start an evidence key names (undefined: `missing`, or a key of an older format). */
 export function startOfEvidence(said: string): number | undefined {
-  const match = /^(?:listed|finished)@(-?\d+)$/.exec(said);
+  const match = /^listed@(-?\d+)$/.exec(said);
   return match === null ? undefined : Number(match[1]);
-}
-
-/** Whether an evidence key says the contest finished. */
-export function saysFinished(said: string): boolean {
-  return said.startsWith('finished@');
 }
 
 /** What the stored item shows, as evidence: what the previous replies said when nothing is pending. */

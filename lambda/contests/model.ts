@@ -60,10 +60,7 @@ export interface Pending {
   held: boolean;
   /** Why it is held (with `held`), or what awaits confirmation. */
   kind?: string;
-  /**
-   * What the replies said (the evidence key, which phase progress does not change):
-   * `listed@<start>`, `finished@<start>` or `missing`.
-   */
+  /** What the replies said (the evidence key, which phase progress does not change): `listed@<start>` or `missing`. */
   said: string;
   /** How many consecutive replies said it. */
   replies: number;

@@ -37,6 +37,11 @@ export interface PlanSettings extends JudgeSettings {
   missingSyncsBeforeDelete: number;
   /** Partitions of the Reminders table's `byDue` index: a due reminder's `dueShard` is contestId mod this. */
   dueShards: number;
+  /**
+   * false: the firing rule off (reminders due at the shown start, whatever the evidence): only for
+   * showing that the simulated year's checker and the tests bite.
+   */
+  firingRule: boolean;
 }
 
 export const DEFAULT_PLAN_SETTINGS: PlanSettings = {
@@ -47,6 +52,7 @@ export const DEFAULT_PLAN_SETTINGS: PlanSettings = {
   massMaxShare: 0.5,
   acceptHeldAfterReplies: 3,
   dueShards: 1,
+  firingRule: true,
 };
 
 /** A change not shown (or, in `accepted`, shown now after being held). */
@@ -149,7 +155,7 @@ export function planContests(input: PlanInput): ContestPlan {
 
   /** Writes `item` with the firing rule's state; its reminders follow if that state changed. */
   const put = (into: ContestItem[], before: ContestItem | undefined, item: ContestItem): void => {
-    const gate = gateOf(item, nowSeconds);
+    const gate = gateOf(item, nowSeconds, settings.firingRule);
     const paused = remindersPausedOf(item, gate);
     const written: ContestItem = { ...without(item, 'remindersPaused'), ...(paused !== undefined ? { remindersPaused: paused } : {}), updatedAt };
     into.push(written);
@@ -158,7 +164,8 @@ export function planContests(input: PlanInput): ContestPlan {
       before.confirmedStart === undefined ||
       before.startTimeSeconds !== written.startTimeSeconds ||
       before.expiresAt !== written.expiresAt ||
-      !sameGate(gateOf(before, nowSeconds), gate);
+      before.remindersPaused !== written.remindersPaused ||
+      !sameGate(gateOf(before, nowSeconds, settings.firingRule), gate);
     if (follow) plan.remindersToCheck.push(item.contestId);
   };
   const keep = (before: ContestItem, item: ContestItem, pending?: Pending): void =>
@@ -190,8 +197,11 @@ export function planContests(input: PlanInput): ContestPlan {
   const upcomingIds = new Set(upcoming.map(({ contestId }) => contestId));
   const massCount: Record<MassKind, number> = { drop: 0, reschedule: 0, earlier: 0 };
   for (const change of changes) {
-    if (change.undo) continue;
     if (change.listed !== undefined) change.kind = implausibility(change.stored, change.listed, nowSeconds, lastSeenSeconds);
+    if (change.undo) {
+      if (change.kind === 'start-in-past') delete change.kind;
+      continue;
+    }
     if (change.kind !== undefined || !upcomingIds.has(change.stored.contestId)) continue;
     change.mass = massKindOf(change.stored, change.listed);
     if (change.mass !== undefined) massCount[change.mass] += 1;

@@ -4,7 +4,7 @@
  * and the state each of its reminders must have (`dueAt`, `dueShard`, `dueStart`, `paused`,
  * `remindAt`, `expiresAt`). The notifier reads nothing else: it sends a reminder once `dueAt <= now`.
  */
-import { confirmedStartOf, saysFinished, shownAhead, startOfEvidence } from './judge.js';
+import { confirmedStartOf, shownAhead, startOfEvidence } from './judge.js';
 import type { ContestItem, PauseReason, ReminderItem } from './model.js';
 
 /** Whether a contest's reminders may fire, and at which start. */
@@ -21,12 +21,14 @@ export type Gate = { due: true; start: number } | { due: false; reason: PauseRea
  *   confirmed (then it is the confirmed start), the undo of an unconfirmed change at once (the
  *   confirmed start is the later one again); with neither: paused (`started`).
  */
-export function gateOf(contest: ContestItem | undefined, nowSeconds: number): Gate {
+export function gateOf(contest: ContestItem | undefined, nowSeconds: number, firingRule = true): Gate {
   if (contest === undefined || contest.vanishedAt !== undefined) return { due: false, reason: 'vanished' };
+  // The broken variant: due at whatever the contest shows, as a notifier reading remindAt would.
+  if (!firingRule) return contest.phase === 'FINISHED' ? { due: false, reason: 'finished' } : { due: true, start: contest.startTimeSeconds };
   const pending = contest.pending;
   const said = pending?.held === true ? pending.said : undefined;
   if (said === 'missing') return { due: false, reason: 'held' };
-  if (said !== undefined && saysFinished(said)) return { due: false, reason: 'held' };
+  if (pending?.held === true && pending.kind === 'finish') return { due: false, reason: 'held' };
   if (contest.phase !== 'FINISHED' && contest.expiresAt <= nowSeconds) return { due: false, reason: 'expired' };
   const confirmed = confirmedStartOf(contest);
   const latest = said !== undefined ? (startOfEvidence(said) ?? contest.startTimeSeconds) : contest.startTimeSeconds;
@@ -84,6 +86,8 @@ export interface ReminderUpdate {
 export interface ReminderSettings {
   dueShards: number;
   finishedRetentionSeconds: number;
+  /** false: the broken variant (reminders due at the shown start, whatever the evidence), to show the checks bite. */
+  firingRule?: boolean;
 }
 
 /**
@@ -95,10 +99,23 @@ export function reminderState(reminder: ReminderItem, contest: ContestItem | und
   const minutes = reminder.minutesBefore;
   const remindAt = contest !== undefined ? contest.startTimeSeconds - 60 * minutes : reminder.remindAt;
   const expiresAt = contest?.expiresAt ?? reminder.expiresAt ?? nowSeconds + settings.finishedRetentionSeconds;
-  if (!gate.due) return { remindAt, expiresAt, paused: gate.reason };
-  if (notifiedStartOf(reminder) === gate.start) return { remindAt, expiresAt, paused: 'notified' };
-  return { remindAt, expiresAt, dueAt: gate.start - 60 * minutes, dueShard: reminder.contestId % settings.dueShards, dueStart: gate.start };
+  if (!gate.due && !returnsAtKeptStart(reminder, contest, gate)) return { remindAt, expiresAt, paused: gate.reason };
+  const start = gate.due ? gate.start : contest!.startTimeSeconds;
+  if (notifiedStartOf(reminder) === start) return { remindAt, expiresAt, paused: 'notified' };
+  return { remindAt, expiresAt, dueAt: start - 60 * minutes, dueShard: reminder.contestId % settings.dueShards, dueStart: start };
 }
+
+/**
+ * A contest deleted after its misses and listed again at the start its reminders were kept at
+ * brings them back at once, even if that start has passed meanwhile (a partial list longer than
+ * the grace period): the app set them against that start when a reply showed it ahead. Its own
+ * item is new, so it knows no confirmed start (`started`); the reminders do.
+ */
+function returnsAtKeptStart(reminder: ReminderItem, contest: ContestItem | undefined, gate: Gate): boolean {
+  if (gate.due || (gate.reason !== 'started' && gate.reason !== 'finished') || contest === undefined) return false;
+  return reminder.paused === 'vanished' && reminder.remindAt + 60 * reminder.minutesBefore === contest.startTimeSeconds;
+}
+
 
 /** The updates that bring a contest's reminders to its gate (none for reminders already right). */
 export function planReminders(
@@ -108,7 +125,7 @@ export function planReminders(
   settings: ReminderSettings,
   nowSeconds: number,
 ): ReminderUpdate[] {
-  const gate = gateOf(contest, nowSeconds);
+  const gate = gateOf(contest, nowSeconds, settings.firingRule);
   const updates: ReminderUpdate[] = [];
   for (const reminder of reminders) {
     // A reminder the app wrote without a usable minutesBefore cannot be timed; it is left alone

@@ -2,19 +2,12 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseContestList } from '../../../lambda/codeforces/client.js';
 import type { CodeforcesContest } from '../../../lambda/codeforces/schema.js';
-import type { ContestItem, ReminderItem } from '../../../lambda/contests/model.js';
-import {
-  DEFAULT_PLAN_SETTINGS,
-  planRecheck,
-  planContests,
-  type ContestPlan,
-  planReminderMoves,
-  toItem,
-} from '../../../lambda/contests/plan.js';
+import type { ContestItem } from '../../../lambda/contests/model.js';
+import { DEFAULT_PLAN_SETTINGS, planContests, toItem, type ContestPlan } from '../../../lambda/contests/plan.js';
+import { DAY, HOUR, MIN, PlannerWorld, entryAt, honestList, promiseBroken, type TrueContest } from './replay.js';
 
 const NOW = Date.parse('2026-11-29T14:00:00Z');
 const NOW_S = NOW / 1000;
-const DAY = 24 * 3600;
 
 function contest(id: number, overrides: Partial<CodeforcesContest> = {}): CodeforcesContest {
   return {
@@ -30,27 +23,20 @@ function contest(id: number, overrides: Partial<CodeforcesContest> = {}): Codefo
   };
 }
 
-const stored = (c: CodeforcesContest, updatedAt = '2026-11-28T00:00:00.000Z'): ContestItem => toItem(c, DEFAULT_PLAN_SETTINGS, updatedAt);
-const stored_ = stored;
+/** As a sync stores it: the listed start confirmed. */
+const stored = (c: CodeforcesContest, updatedAt = '2026-11-28T00:00:00.000Z'): ContestItem => ({
+  ...toItem(c, DEFAULT_PLAN_SETTINGS, updatedAt),
+  confirmedStart: c.startTimeSeconds,
+});
 const ids = (list: CodeforcesContest[]) => new Set(list.map((c) => c.id));
-const NOTHING: ContestPlan = {
-  upserts: [],
-  bookkeeping: [],
-  unchanged: 0,
-  vanished: [],
-  restored: [],
-  cancelled: [],
-  reminderDeletes: [],
-  reminderMoves: [],
-  held: [],
-  accepted: [],
-};
+const NOTHING: ContestPlan = { upserts: [], bookkeeping: [], unchanged: 0, vanished: [], restored: [], cancelled: [], held: [], accepted: [], remindersToCheck: [] };
+const plan = (fetched: CodeforcesContest[], storedItems: ContestItem[], nowMs = NOW, extra: Partial<Parameters<typeof planContests>[0]> = {}) =>
+  planContests({ fetched, listedIds: ids(fetched), stored: storedItems, nowMs, ...extra });
 
 describe('planContests', () => {
-  it('writes new contests with the data contract and a TTL in epoch seconds', () => {
-    const fetched = [contest(1)];
-    const plan = planContests({ fetched, listedIds: ids(fetched), stored: [], nowMs: NOW });
-    expect(plan.upserts).toEqual([
+  it('writes new contests with the data contract, a TTL in epoch seconds, and their start confirmed', () => {
+    const result = plan([contest(1)], []);
+    expect(result.upserts).toEqual([
       {
         contestId: 1,
         platform: 'codeforces',
@@ -62,443 +48,439 @@ describe('planContests', () => {
         url: 'https://codeforces.com/contest/1',
         updatedAt: '2026-11-29T14:00:00.000Z',
         expiresAt: NOW_S + 3600 + 7200 + 7 * DAY,
+        confirmedStart: NOW_S + 3600,
       },
     ]);
+    // A new contest may have reminders of an earlier listing under its id: they are read.
+    expect(result.remindersToCheck).toEqual([1]);
   });
 
-  it('rewrites nothing when nothing changed (updatedAt is not compared)', () => {
+  it('rewrites nothing when nothing changed (updatedAt is not compared), and reads no reminder', () => {
     const fetched = [contest(1), contest(2), contest(3, { phase: 'FINISHED', startTimeSeconds: NOW_S - DAY })];
-    const plan = planContests({ fetched, listedIds: ids(fetched), stored: fetched.map((c) => stored(c)), nowMs: NOW });
-    expect(plan).toEqual({ ...NOTHING, unchanged: 3 });
+    expect(plan(fetched, fetched.map((c) => stored(c)))).toEqual({ ...NOTHING, unchanged: 3 });
   });
 
-  it('rewrites a renamed contest and a rescheduled one, and moves reminders only for the latter', () => {
+  it('an item written before the firing rule is rewritten once with its start confirmed, and its reminders are read', () => {
+    const legacy = toItem(contest(1), DEFAULT_PLAN_SETTINGS, 'x');
+    const result = plan([contest(1)], [legacy]);
+    expect(result.bookkeeping).toMatchObject([{ contestId: 1, confirmedStart: NOW_S + 3600 }]);
+    expect(result.remindersToCheck).toEqual([1]);
+  });
+
+  it('a renamed contest is rewritten, its reminders untouched; a rescheduled one awaits a second reply for its new start', () => {
     const before = [contest(1, { name: 'Codeforces Round (Div. 2)' }), contest(2)];
     const after = [contest(1, { name: 'Codeforces Round 1001 (Div. 2)' }), contest(2, { startTimeSeconds: NOW_S + 99_000 })];
-    const plan = planContests({ fetched: after, listedIds: ids(after), stored: before.map((c) => stored(c)), nowMs: NOW });
-    expect(plan.upserts.map((u) => u.contestId)).toEqual([1, 2]);
-    // One reply's word: the reminders move only as far as the next sync can undo.
-    expect(plan.reminderMoves).toEqual([{ contestId: 2, startTimeSeconds: NOW_S + 99_000, confirmed: false }]);
-    expect(plan.upserts[1]?.pending).toEqual({ held: false, kind: 'reschedule', said: `BEFORE@${NOW_S + 99_000}+7200`, replies: 1, since: NOW_S });
-    expect(plan.reminderDeletes).toEqual([]);
-    // The next reply says the same: the move is confirmed (reminders that fired, or due soon, move too).
-    const next = planContests({ fetched: after, listedIds: ids(after), stored: plan.upserts, nowMs: NOW + 3_600_000 });
-    expect(next.reminderMoves).toEqual([{ contestId: 2, startTimeSeconds: NOW_S + 99_000, confirmed: true }]);
-    expect(next.bookkeeping.map((b) => [b.contestId, b.pending])).toEqual([[2, undefined]]);
-  });
-
-  it('writes a contest that just finished at once, and deletes its reminders when the next reply confirms it', () => {
-    const before = [contest(1, { phase: 'SYSTEM_TEST', startTimeSeconds: NOW_S - 7200 })];
-    const after = [contest(1, { phase: 'FINISHED', startTimeSeconds: NOW_S - 7200 })];
-    const plan = planContests({ fetched: after, listedIds: ids(after), stored: before.map((c) => stored(c)), nowMs: NOW });
-    expect(plan.upserts[0]?.phase).toBe('FINISHED');
-    expect(plan.reminderDeletes).toEqual([]);
-    const next = planContests({ fetched: after, listedIds: ids(after), stored: plan.upserts, nowMs: NOW + 3_600_000 });
-    expect(next.reminderDeletes).toEqual([1]);
-    expect(next.bookkeeping[0]).not.toHaveProperty('pending');
-    // Confirmed once: later replies change nothing.
-    const later = planContests({ fetched: after, listedIds: ids(after), stored: next.bookkeeping, nowMs: NOW + 7_200_000 });
-    expect(later).toEqual({ ...NOTHING, unchanged: 1 });
+    const first = plan(after, before.map((c) => stored(c)));
+    expect(first.upserts.map((u) => [u.contestId, u.confirmedStart, u.remindersPaused])).toEqual([
+      [1, NOW_S + 3600, undefined],
+      // Later: due at the new start at once (the later time), so the app may write due reminders at it.
+      [2, NOW_S + 7200, undefined],
+    ]);
+    expect(first.upserts[1]?.pending).toEqual({ held: false, kind: 'reschedule', said: `listed@${NOW_S + 99_000}`, replies: 1, since: NOW_S });
+    expect(first.remindersToCheck).toEqual([2]);
+    const next = plan(after, first.upserts, NOW + HOUR * 1000);
+    expect(next.bookkeeping.map((b) => [b.contestId, b.confirmedStart, b.pending, b.remindersPaused])).toEqual([[2, NOW_S + 99_000, undefined, undefined]]);
   });
 
   it('keeps recently finished contests, skips long-finished ones never stored', () => {
-    const fetched = [
-      contest(1, { phase: 'FINISHED', startTimeSeconds: NOW_S - 2 * DAY }),
-      contest(2, { phase: 'FINISHED', startTimeSeconds: NOW_S - 30 * DAY }),
-    ];
-    const plan = planContests({ fetched, listedIds: ids(fetched), stored: [], nowMs: NOW });
-    expect(plan.upserts.map((u) => u.contestId)).toEqual([1]);
+    const fetched = [contest(1, { phase: 'FINISHED', startTimeSeconds: NOW_S - 2 * DAY }), contest(2, { phase: 'FINISHED', startTimeSeconds: NOW_S - 30 * DAY })];
+    expect(plan(fetched, []).upserts.map((u) => u.contestId)).toEqual([1]);
   });
 
-  it('marks stored unfinished contests that vanished (reminders kept), but not ones listed with invalid data', () => {
-    const storedContests = [contest(1), contest(2), contest(3), contest(4), contest(5)];
-    const fetched = [contest(1), contest(2), contest(3)];
-    const listed = new Set([1, 2, 3, 5]); // 5 failed validation: listed, not vanished
-    const plan = planContests({ fetched, listedIds: listed, stored: storedContests.map((c) => stored(c)), nowMs: NOW });
-    expect(plan.cancelled).toEqual([]);
-    expect(plan.vanished).toEqual([expect.objectContaining({ contestId: 4, vanishedAt: NOW_S, missingSyncs: 1 })]);
-    expect(plan.upserts).toEqual([]);
+  it('marks stored unfinished contests that vanished, but not ones listed with invalid data', () => {
+    const storedItems = [stored(contest(1)), stored(contest(2)), stored(contest(3))];
+    const fetched = [contest(1)];
+    const result = planContests({ fetched, listedIds: new Set([1, 2]), stored: storedItems, nowMs: NOW });
+    expect(result.vanished).toMatchObject([{ contestId: 3, vanishedAt: NOW_S, missingSyncs: 1, remindersPaused: 'vanished' }]);
+    expect(result.remindersToCheck).toEqual([3]);
   });
 
-  it('deletes a vanished contest only when it was missing from missingSyncsBeforeDelete consecutive syncs', () => {
-    const kept = [1, 2, 3, 5].map((id) => stored(contest(id)));
-    const fetched = [1, 2, 3, 5].map((id) => contest(id));
-    let four = stored(contest(4));
-    const run = (nowMs: number) => planContests({ fetched, listedIds: ids(fetched), stored: [...kept, four], nowMs });
-    const first = run(NOW);
-    expect(first.vanished.map((v) => [v.contestId, v.missingSyncs])).toEqual([[4, 1]]);
-    four = first.vanished[0]!;
-    const second = run(NOW + 3_600_000);
-    expect(second.vanished).toEqual([expect.objectContaining({ contestId: 4, missingSyncs: 2, vanishedAt: NOW_S })]);
-    expect(second.cancelled).toEqual([]);
-    four = second.vanished[0]!;
-    const third = run(NOW + 7_200_000);
-    expect(third.vanished).toEqual([]);
-    expect(third.cancelled).toEqual([4]);
-  });
-
-  it('a list that loses one contest an hour never trips the shrink guard: contests in their grace period do not count again', () => {
-    let stored = [1, 2, 3, 4].map((id) => stored_(contest(id)));
-    for (let hour = 0; hour < 3; hour += 1) {
-      const fetched = [1, 2, 3, 4].filter((id) => id > hour + 1).map((id) => contest(id));
-      const plan = planContests({ fetched, listedIds: ids(fetched), stored, nowMs: NOW + hour * 3_600_000 });
-      const marked = new Map(plan.vanished.map((v) => [v.contestId, v]));
-      stored = stored.filter((s) => !plan.cancelled.includes(s.contestId)).map((s) => marked.get(s.contestId) ?? s);
+  it('deletes a vanished contest after missingSyncsBeforeDelete consecutive misses; its reminders are read (to be paused, never deleted)', () => {
+    let items = [stored(contest(1)), stored(contest(2))];
+    const fetched = [contest(1)];
+    for (let miss = 1; miss <= 3; miss += 1) {
+      const result = plan(fetched, items, NOW + miss * HOUR * 1000);
+      if (miss < 3) {
+        expect(result.vanished).toMatchObject([{ contestId: 2, missingSyncs: miss }]);
+        items = [items[0]!, ...result.vanished];
+      } else {
+        expect(result.cancelled).toEqual([2]);
+        expect(result.remindersToCheck).toEqual([2]);
+      }
     }
-    expect(stored.filter((s) => s.vanishedAt !== undefined).map((s) => s.contestId)).toEqual([2, 3]);
-    expect(stored.map((s) => s.contestId)).toEqual([2, 3, 4]); // 1 was missed 3 times: deleted
   });
 
   it('restores a vanished contest that comes back, without the marker', () => {
-    const back = { ...stored(contest(4)), vanishedAt: NOW_S - 3600, missingSyncs: 2 };
-    const fetched = [contest(4)];
-    const plan = planContests({ fetched, listedIds: ids(fetched), stored: [back], nowMs: NOW });
-    expect(plan.restored).toEqual([4]);
-    expect(plan.upserts).toHaveLength(1);
-    expect(plan.upserts[0]).not.toHaveProperty('vanishedAt');
-    expect(plan.upserts[0]).not.toHaveProperty('missingSyncs');
-    expect(plan.reminderMoves).toEqual([]);
-  });
-
-  it('with missingSyncsBeforeDelete 1, deletes a vanished contest at once', () => {
-    const plan = planContests({
-      fetched: [contest(1), contest(2), contest(3)],
-      listedIds: new Set([1, 2, 3]),
-      stored: [1, 2, 3, 4].map((id) => stored(contest(id))),
-      nowMs: NOW,
-      settings: { ...DEFAULT_PLAN_SETTINGS, missingSyncsBeforeDelete: 1 },
-    });
-    expect(plan.cancelled).toEqual([4]);
-  });
-
-  it('does not cancel finished stored contests that fell out of the list', () => {
-    const old = contest(9, { phase: 'FINISHED', startTimeSeconds: NOW_S - DAY });
-    const plan = planContests({ fetched: [contest(1)], listedIds: new Set([1]), stored: [stored(old)], nowMs: NOW });
-    expect(plan.cancelled).toEqual([]);
+    const vanished = { ...stored(contest(2)), vanishedAt: NOW_S - 3600, missingSyncs: 1, remindersPaused: 'vanished' as const };
+    const result = plan([contest(2)], [vanished]);
+    expect(result.restored).toEqual([2]);
+    expect(result.upserts[0]).not.toHaveProperty('vanishedAt');
+    expect(result.upserts[0]).not.toHaveProperty('remindersPaused');
+    expect(result.remindersToCheck).toEqual([2]);
   });
 
   it('writes a contest the API listed twice once (two writes of one item cannot share a transaction)', () => {
-    const fetched = [contest(1, { name: 'first' }), contest(1, { name: 'second' })];
-    const plan = planContests({ fetched, listedIds: ids(fetched), stored: [], nowMs: NOW });
-    expect(plan.upserts.map((u) => [u.contestId, u.name])).toEqual([[1, 'second']]);
+    const result = plan([contest(1), contest(1, { name: 'renamed' })], []);
+    expect(result.upserts.map((u) => u.name)).toEqual(['renamed']);
   });
 
-  it('holds the drops of a suspiciously shrunken list (the app keeps showing them), and writes the rest of the reply', () => {
-    const storedContests = [1, 2, 3, 4, 5, 6].map((id) => stored(contest(id)));
-    const fetched = [contest(1), contest(2, { name: 'renamed' }), contest(7)];
-    const plan = planContests({ fetched, listedIds: ids(fetched), stored: storedContests, nowMs: NOW });
-    expect(plan.held.map((h) => [h.contestId, h.kind, h.replies])).toEqual([3, 4, 5, 6].map((id) => [id, 'drop', 1]));
-    expect(plan.vanished).toEqual([]);
-    expect(plan.cancelled).toEqual([]);
-    expect(plan.upserts.map((u) => u.contestId).sort()).toEqual([2, 7]);
-    // Held means kept as stored: only the evidence is recorded.
-    for (const item of plan.bookkeeping) {
-      const { pending, updatedAt: _u, ...fields } = item;
-      const { updatedAt: _s, ...was } = storedContests.find((s) => s.contestId === item.contestId)!;
-      expect(fields).toEqual(was);
-      expect(pending).toMatchObject({ held: true, kind: 'drop', said: 'missing' });
-    }
-  });
-
-  it('lets a small list lose one or two contests (marked vanished)', () => {
-    const storedContests = [1, 2, 3].map((id) => stored(contest(id)));
-    const fetched = [contest(1)];
-    const plan = planContests({ fetched, listedIds: ids(fetched), stored: storedContests, nowMs: NOW });
-    expect(plan.vanished.map((v) => v.contestId)).toEqual([2, 3]);
+  it('holds the drops of a suspiciously shrunken list (the app keeps showing them; reminders paused), and writes the rest', () => {
+    const storedItems = [1, 2, 3, 4, 5].map((id) => stored(contest(id)));
+    const result = plan([contest(1), contest(6)], storedItems);
+    expect(result.held.map((h) => [h.contestId, h.kind])).toEqual([2, 3, 4, 5].map((id) => [id, 'drop']));
+    expect(result.bookkeeping.map((b) => [b.contestId, b.remindersPaused, b.vanishedAt])).toEqual([2, 3, 4, 5].map((id) => [id, 'held', undefined]));
+    expect(result.upserts.map((u) => u.contestId)).toEqual([6]);
   });
 });
 
-describe('planRecheck', () => {
-  const reminder = (userId: string, remindAt: number): ReminderItem => ({ contestId: 7, userId, minutesBefore: 30, remindAt });
-  const start = NOW_S + 10 * 3600;
-
-  it('moves a reminder the app wrote for the old start time while the contest was being moved', () => {
-    const fix = planRecheck(7, { phase: 'BEFORE', startTimeSeconds: start }, [reminder('late', start - 99_000 - 1800), reminder('ok', start - 1800)], NOW);
-    expect(fix.deletes).toEqual([]);
-    expect(fix.moves).toEqual([expect.objectContaining({ userId: 'late', remindAt: start - 1800 })]);
+describe('planContests: a listing breaks a run of misses (review: the held-entry branch kept missingSyncs)', () => {
+  it('miss, listed with a held change, miss, miss: never deleted', () => {
+    const world = new PlannerWorld();
+    const base = [contest(1), contest(8), contest(9)];
+    world.sync(base, NOW_S);
+    const without2 = [contest(1), contest(9)];
+    // Contest 8 listed running hours before its start: held ('phase').
+    const held2 = [...without2, contest(8, { phase: 'CODING' })];
+    const steps = [without2, held2, without2, without2];
+    steps.forEach((list, i) => {
+      const result = world.sync(list.map((c) => ({ ...c, relativeTimeSeconds: NOW_S + (i + 1) * HOUR - c.startTimeSeconds })), NOW_S + (i + 1) * HOUR);
+      expect(result.plan?.cancelled).toEqual([]);
+      if (i === 1) expect(result.plan?.held.map((h) => [h.contestId, h.kind])).toEqual([[8, 'phase']]);
+    });
+    expect(world.contests.get(8)).toMatchObject({ vanishedAt: NOW_S + 3 * HOUR, missingSyncs: 2 });
   });
 
-  it('deletes reminders written for a contest that finished or was deleted meanwhile', () => {
-    expect(planRecheck(7, { phase: 'FINISHED', startTimeSeconds: start }, [reminder('a', 1)], NOW).deletes).toEqual([{ contestId: 7, userId: 'a' }]);
-    expect(planRecheck(7, undefined, [reminder('b', 1)], NOW).deletes).toEqual([{ contestId: 7, userId: 'b' }]);
-  });
-
-  it('keeps the reminders of a contest marked vanished, and finds nothing to do for correct ones', () => {
-    expect(planRecheck(7, { phase: 'BEFORE', startTimeSeconds: start, vanishedAt: NOW_S }, [reminder('a', 1)], NOW)).toEqual({ deletes: [], moves: [] });
-    expect(planRecheck(7, { phase: 'BEFORE', startTimeSeconds: start }, [reminder('ok', start - 1800)], NOW)).toEqual({ deletes: [], moves: [] });
+  it('miss / invalid / miss / invalid / miss does not delete a contest Codeforces listed', () => {
+    let items = [stored(contest(1)), stored(contest(2))];
+    for (let i = 0; i < 5; i += 1) {
+      const listedIds = i % 2 === 0 ? new Set([1]) : new Set([1, 2]);
+      const result = planContests({ fetched: [contest(1)], listedIds, stored: items, nowMs: NOW + i * HOUR * 1000 });
+      expect(result.cancelled).toEqual([]);
+      const after = new Map(items.map((item) => [item.contestId, item]));
+      for (const item of [...result.upserts, ...result.bookkeeping, ...result.vanished]) after.set(item.contestId, item);
+      items = [...after.values()];
+    }
+    expect(items.find((c) => c.contestId === 2)).toMatchObject({ missingSyncs: 1 });
   });
 });
 
 describe('planContests: contests stuck unfinished long after their end', () => {
-  const YEAR = 365 * DAY;
-  const stuck = (id: number) => contest(id, { phase: 'PENDING_SYSTEM_TEST', startTimeSeconds: NOW_S - 5 * YEAR });
+  const stuck = contest(1308, { phase: 'PENDING_SYSTEM_TEST', startTimeSeconds: NOW_S - 5 * 365 * DAY });
 
   it('does not store one that is not stored (it would expire at once and be inserted again after every TTL deletion)', () => {
-    const fetched = [contest(1), stuck(1308), stuck(1309)];
-    const plan = planContests({ fetched, listedIds: ids(fetched), stored: [], nowMs: NOW });
-    expect(plan.upserts.map((u) => u.contestId)).toEqual([1]);
-    expect(plan.reminderDeletes).toEqual([]);
-    expect(plan.reminderMoves).toEqual([]);
+    expect(plan([stuck], []).upserts).toEqual([]);
   });
 
-  it('never rewrites one already stored, even if a field changed, and never cancels it while it is listed', () => {
-    const before = [stored(contest(1308, { phase: 'SYSTEM_TEST', startTimeSeconds: NOW_S - 5 * YEAR })), stored(contest(1))];
-    const fetched = [contest(1), { ...stuck(1308), name: 'renamed' }];
-    const plan = planContests({ fetched, listedIds: ids(fetched), stored: before, nowMs: NOW });
-    expect(plan).toEqual({ ...NOTHING, unchanged: 2 });
+  it('a stored one past its TTL is marked once (its reminders get its TTL, orphans bounded), then never rewritten', () => {
+    const item = stored(stuck);
+    const first = plan([{ ...stuck, name: 'renamed' }], [item]);
+    expect(first.bookkeeping).toMatchObject([{ contestId: 1308, name: item.name, remindersPaused: 'expired' }]);
+    expect(first.remindersToCheck).toEqual([1308]);
+    expect(plan([{ ...stuck, name: 'renamed' }], first.bookkeeping)).toEqual({ ...NOTHING, unchanged: 1 });
   });
 
-  it('still stores one that ended recently (its TTL ahead), and a stored one that finally finishes gets its final phase', () => {
-    const recent = contest(7, { phase: 'PENDING_SYSTEM_TEST', startTimeSeconds: NOW_S - 3 * DAY });
-    expect(planContests({ fetched: [recent], listedIds: ids([recent]), stored: [], nowMs: NOW }).upserts).toHaveLength(1);
-    const old = contest(1308, { phase: 'PENDING_SYSTEM_TEST', startTimeSeconds: NOW_S - YEAR });
-    const done = { ...old, phase: 'FINISHED' as const };
-    const plan = planContests({ fetched: [done], listedIds: ids([done]), stored: [stored(old)], nowMs: NOW });
-    expect(plan.upserts.map((u) => u.phase)).toEqual(['FINISHED']);
-    expect(plan.upserts[0]?.pending).toMatchObject({ held: false, kind: 'finish' });
-  });
-
-  it('on the recorded list plus two stuck entries like 1308 and 1309: hourly syncs write nothing after the first, TTL deletion or not', () => {
-    // The recorded fixture (test/fixtures/contest-list.json) does not contain 1308 and 1309; real
-    // replies list them in PENDING_SYSTEM_TEST years after they ended. Added here with that shape.
-    const recordedAt = (JSON.parse(readFileSync(new URL('../../fixtures/contest-list.meta.json', import.meta.url), 'utf8')) as { recordedAtSeconds: number })
-      .recordedAtSeconds;
-    const fixture = (JSON.parse(readFileSync(new URL('../../fixtures/contest-list.json', import.meta.url), 'utf8')) as { result: object[] }).result;
-    const stuckEntries = [1308, 1309].map((id) => ({
-      id,
-      name: `Stuck contest ${id}`,
-      type: 'CF',
-      phase: 'PENDING_SYSTEM_TEST',
-      frozen: false,
-      durationSeconds: 10_800,
-      startTimeSeconds: recordedAt - 5 * YEAR,
-      relativeTimeSeconds: 5 * YEAR,
-    }));
-    const parsed = parseContestList([...fixture, ...stuckEntries], { nowSeconds: recordedAt });
-    if (!parsed.ok) throw new Error(parsed.problem.message);
-    expect(parsed.value.invalid).toBe(0);
-    const nowMs = recordedAt * 1000;
-    const fetched = parsed.value.contests;
-    const listedIds = new Set(parsed.value.listedIds);
-
-    const first = planContests({ fetched, listedIds, stored: [], nowMs });
-    expect(first.upserts.map((u) => u.contestId)).not.toContain(1308);
-    expect(first.upserts.map((u) => u.contestId)).not.toContain(1309);
-    for (const item of first.upserts) expect(item.expiresAt).toBeGreaterThan(recordedAt);
-
-    // An hour later, nothing changed: nothing is written, nothing cancelled.
-    const second = planContests({ fetched, listedIds, stored: first.upserts, nowMs: nowMs + 3_600_000 });
-    expect(second.upserts).toEqual([]);
-    expect(second.cancelled).toEqual([]);
-    expect(second.unchanged).toBe(first.upserts.length);
-
-    // Stored by an older version and still there, or stored and deleted by TTL: neither is written.
-    const legacy = stuckEntries.map((entry) => toItem(entry as CodeforcesContest, DEFAULT_PLAN_SETTINGS, '2020-01-01T00:00:00.000Z'));
-    const third = planContests({ fetched, listedIds, stored: [...first.upserts, ...legacy], nowMs: nowMs + 7_200_000 });
-    expect(third.upserts).toEqual([]);
-    expect(third.cancelled).toEqual([]);
-  });
-});
-
-describe('planReminderMoves', () => {
-  const reminder = (userId: string, minutesBefore: number, remindAt: number, notifiedAt?: number): ReminderItem => ({
-    contestId: 2,
-    userId,
-    minutesBefore,
-    remindAt,
-    ...(notifiedAt !== undefined ? { notifiedAt } : {}),
-  });
-
-  it('leaves alone a reminder without a usable minutesBefore instead of failing every sync', () => {
-    const broken = { contestId: 2, userId: 'x', remindAt: 5 } as unknown as ReminderItem;
-    expect(planReminderMoves([broken], NOW_S + 3600, NOW)).toEqual([]);
-  });
-
-  it('sets remindAt = start − 60 × minutesBefore and leaves correct ones alone', () => {
-    const start = NOW_S + 10 * 3600;
-    const moves = planReminderMoves([reminder('a', 30, start - 1800), reminder('b', 60, NOW_S), reminder('c', 15, 0, NOW_S - 10)], start, NOW);
-    expect(moves).toEqual([
-      { contestId: 2, userId: 'b', minutesBefore: 60, remindAt: start - 3600, clearNotified: false },
-      { contestId: 2, userId: 'c', minutesBefore: 15, remindAt: start - 900, clearNotified: true },
-    ]);
-  });
-});
-
-/**
- * The defects the model fixes (issue #13), each as a reply a deployed sync meets. Each failed on the
- * planner before the model: it deleted reminders on one reply, refused every sync, or counted misses
- * across listed-but-invalid replies.
- */
-describe('planContests: a reply is evidence', () => {
-  const HOUR_MS = 3_600_000;
-  const upcoming = [1, 2, 3, 4, 5].map((id) => contest(id, { startTimeSeconds: NOW_S + id * DAY }));
-  /** Stores what a plan writes, as the store would. */
-  const apply = (before: readonly ContestItem[], plan: ContestPlan): ContestItem[] => {
-    const after = new Map(before.map((item) => [item.contestId, item]));
-    for (const item of [...plan.upserts, ...plan.bookkeeping, ...plan.vanished]) after.set(item.contestId, item);
-    for (const id of plan.cancelled) after.delete(id);
-    return [...after.values()];
-  };
-  const sync = (state: readonly ContestItem[], fetched: CodeforcesContest[], hour: number, options: { listedIds?: Set<number>; acceptHeld?: boolean } = {}) => {
-    const plan = planContests({
-      fetched,
-      listedIds: options.listedIds ?? ids(fetched),
-      stored: state,
-      nowMs: NOW + hour * HOUR_MS,
-      lastSyncMs: NOW + (hour - 1) * HOUR_MS,
-      ...(options.acceptHeld !== undefined ? { acceptHeld: options.acceptHeld } : {}),
-    });
-    return { plan, state: apply(state, plan) };
-  };
-
-  it('1. upcoming contests listed FINISHED with starts moved hours into the past: held, no reminder deleted; the honest reply clears it', () => {
-    const state = upcoming.map((c) => stored(c));
-    const glitch = upcoming.map((c) => ({ ...c, phase: 'FINISHED' as const, startTimeSeconds: NOW_S - 5 * 3600 }));
-    const first = sync(state, glitch, 0);
-    expect(first.plan.reminderDeletes).toEqual([]);
-    expect(first.plan.reminderMoves).toEqual([]);
-    expect(first.plan.upserts).toEqual([]);
-    expect(first.plan.held.map((h) => h.kind)).toEqual(Array(5).fill('start-in-past'));
-    // What the app reads is unchanged.
-    expect(first.state.map(({ phase, startTimeSeconds }) => ({ phase, startTimeSeconds }))).toEqual(
-      state.map(({ phase, startTimeSeconds }) => ({ phase, startTimeSeconds })),
-    );
-    const honest = sync(first.state, upcoming, 1);
-    expect(honest.plan.reminderMoves).toEqual([]);
-    expect(honest.plan.reminderDeletes).toEqual([]);
-    expect(honest.plan.held).toEqual([]);
-  });
-
-  it('1. many upcoming starts moved into the recent past: no reminder becomes due at once, none is cleared', () => {
-    const state = upcoming.map((c) => stored(c));
-    // Within the last hour (after the last sync): not impossible alone, but a mass move earlier.
-    const glitch = upcoming.map((c) => ({ ...c, startTimeSeconds: NOW_S - 1800 }));
-    const first = sync(state, glitch, 0);
-    expect(first.plan.held.map((h) => h.kind)).toEqual(Array(5).fill('earlier'));
-    expect(first.plan.reminderMoves).toEqual([]);
-    expect(first.plan.upserts).toEqual([]);
-    // One contest alone moved into the near past is written, but its reminders wait for confirmation.
-    const single = sync(state, [upcoming[0]!, ...upcoming.slice(1)].map((c, i) => (i === 0 ? { ...c, startTimeSeconds: NOW_S - 1800 } : c)), 0);
-    expect(single.plan.held).toEqual([]);
-    expect(single.plan.reminderMoves).toEqual([{ contestId: 1, startTimeSeconds: NOW_S - 1800, confirmed: false }]);
-    const reminders: ReminderItem[] = [{ contestId: 1, userId: 'u', minutesBefore: 60, remindAt: NOW_S + DAY - 3600 }];
-    expect(planReminderMoves(reminders, NOW_S - 1800, NOW, { confirmed: false, nearSeconds: 4200 })).toEqual([]);
-  });
-
-  it('2. Codeforces withdraws 3 of 5 rounds: held for two replies (the app still shows them), accepted on the third; new rounds land meanwhile', () => {
-    let state = upcoming.map((c) => stored(c));
-    const remaining = upcoming.slice(0, 2);
-    const added = contest(40, { startTimeSeconds: NOW_S + 9 * DAY });
-    for (const hour of [0, 1]) {
-      const { plan, state: next } = sync(state, [...remaining, added], hour);
-      expect(plan.held.map((h) => [h.contestId, h.kind, h.replies])).toEqual([3, 4, 5].map((id) => [id, 'drop', hour + 1]));
-      expect(plan.cancelled).toEqual([]);
-      expect(next.find((c) => c.contestId === 40)).toBeDefined();
-      expect(next.filter((c) => [3, 4, 5].includes(c.contestId) && c.vanishedAt === undefined)).toHaveLength(3);
-      state = next;
-    }
-    const { plan, state: last } = sync(state, [...remaining, added], 2);
-    expect(plan.accepted.map((h) => [h.contestId, h.kind, h.replies])).toEqual([3, 4, 5].map((id) => [id, 'drop', 3]));
-    // Missing from three consecutive replies: deleted with their reminders.
-    expect(plan.cancelled).toEqual([3, 4, 5]);
-    expect(plan.reminderDeletes).toEqual([3, 4, 5]);
-    expect(last.map((c) => c.contestId).sort((a, b) => a - b)).toEqual([1, 2, 40]);
-  });
-
-  it('2. a reply that briefly added rounds does not wedge the sync once they go', () => {
-    let state = upcoming.slice(0, 2).map((c) => stored(c));
-    const extra = [41, 42, 43].map((id) => contest(id, { startTimeSeconds: NOW_S + 8 * DAY }));
-    state = sync(state, [...upcoming.slice(0, 2), ...extra], 0).state;
-    for (const hour of [1, 2, 3]) state = sync(state, upcoming.slice(0, 2), hour).state;
-    expect(state.map((c) => c.contestId)).toEqual([1, 2]);
-  });
-
-  it('2. an operator accepts held change at once (named in the plan)', () => {
-    const state = upcoming.map((c) => stored(c));
-    const { plan } = sync(state, upcoming.slice(0, 2), 0, { acceptHeld: true });
-    expect(plan.held).toEqual([]);
-    expect(plan.accepted.map((h) => h.contestId)).toEqual([3, 4, 5]);
-    // Reversible first: marked vanished, deleted only after the grace period.
-    expect(plan.vanished.map((v) => v.contestId)).toEqual([3, 4, 5]);
-    expect(plan.cancelled).toEqual([]);
-  });
-
-  it('3. miss / invalid / miss / invalid / miss does not delete a contest Codeforces listed', () => {
-    let state = upcoming.map((c) => stored(c));
-    const others = upcoming.slice(1);
-    for (const hour of [0, 1, 2, 3, 4]) {
-      const listedIds = hour % 2 === 0 ? ids(others) : new Set([1, ...ids(others)]);
-      const { plan, state: next } = sync(state, others, hour, { listedIds });
-      expect(plan.cancelled).toEqual([]);
-      if (hour % 2 === 1) expect(plan.restored).toEqual([1]);
-      state = next;
-    }
-    const one = state.find((c) => c.contestId === 1);
-    expect(one).toMatchObject({ vanishedAt: expect.any(Number), missingSyncs: 1 });
-  });
-
-  it('held evidence that changes starts again; evidence that stops is forgotten', () => {
-    let state = upcoming.map((c) => stored(c));
-    const into = (start: number) => upcoming.map((c) => ({ ...c, phase: 'FINISHED' as const, startTimeSeconds: start }));
-    state = sync(state, into(NOW_S - 5 * 3600), 0).state;
-    const second = sync(state, into(NOW_S - 9 * 3600), 1);
-    expect(second.plan.held.map((h) => h.replies)).toEqual(Array(5).fill(1));
-    const honest = sync(second.state, upcoming, 2);
-    expect(honest.state.every((c) => c.pending === undefined || !c.pending.held)).toBe(true);
-  });
-
-  it('converges: an implausible change repeated by N consecutive replies is accepted', () => {
-    let state = [stored(contest(1, { startTimeSeconds: NOW_S + 2 * DAY }))];
-    const finished = [contest(1, { phase: 'FINISHED', startTimeSeconds: NOW_S - 5 * 3600 })];
-    const kinds: string[] = [];
-    for (const hour of [0, 1, 2]) {
-      const { plan, state: next } = sync(state, finished, hour);
-      kinds.push(plan.held.length > 0 ? 'held' : plan.accepted.length > 0 ? 'accepted' : 'none');
-      if (hour === 2) expect(plan.reminderDeletes).toEqual([1]);
-      state = next;
-    }
-    expect(kinds).toEqual(['held', 'held', 'accepted']);
-    expect(state[0]).toMatchObject({ phase: 'FINISHED', startTimeSeconds: NOW_S - 5 * 3600 });
-  });
-
-  it('with plausibility off (the broken variant) the glitch acts at once', () => {
-    const state = upcoming.map((c) => stored(c));
-    const glitch = upcoming.map((c) => ({ ...c, phase: 'FINISHED' as const, startTimeSeconds: NOW_S - 5 * 3600 }));
-    const plan = planContests({
-      fetched: glitch,
-      listedIds: ids(glitch),
-      stored: state,
-      nowMs: NOW,
-      settings: { ...DEFAULT_PLAN_SETTINGS, plausibility: false },
-    });
-    expect(plan.held).toEqual([]);
-    expect(plan.upserts).toHaveLength(5);
-  });
-});
-
-describe('planContests: confirmation while the phase moves on', () => {
-  it('a reschedule is confirmed by the next reply that keeps the start, even if the contest started meanwhile', () => {
-    const before = [stored(contest(1, { startTimeSeconds: NOW_S + 3 * 3600 }))];
-    const moved = [contest(1, { startTimeSeconds: NOW_S + 1800 })];
-    const first = planContests({ fetched: moved, listedIds: ids(moved), stored: before, nowMs: NOW });
-    expect(first.reminderMoves).toEqual([{ contestId: 1, startTimeSeconds: NOW_S + 1800, confirmed: false }]);
-    const running = [contest(1, { startTimeSeconds: NOW_S + 1800, phase: 'CODING' })];
-    const next = planContests({ fetched: running, listedIds: ids(running), stored: first.upserts, nowMs: NOW + 3_600_000 });
-    expect(next.reminderMoves).toEqual([{ contestId: 1, startTimeSeconds: NOW_S + 1800, confirmed: true }]);
-    expect(next.upserts[0]).not.toHaveProperty('pending');
-  });
-});
-
-describe('planReminderMoves: unconfirmed moves', () => {
-  const start = NOW_S + 10 * 3600;
-  const policy = { confirmed: false, nearSeconds: 4200 };
-  it('moves later at once, but waits to clear notifiedAt or to move a reminder earlier into the next period', () => {
-    const reminders: ReminderItem[] = [
-      { contestId: 1, userId: 'later', minutesBefore: 60, remindAt: start - 2 * 3600 - 3600 },
-      { contestId: 1, userId: 'fired', minutesBefore: 60, remindAt: NOW_S - 600, notifiedAt: NOW_S - 500 },
-      { contestId: 1, userId: 'soon', minutesBefore: 9 * 60 + 30, remindAt: NOW_S + 5 * 3600 },
+  it('on the recorded list plus two stuck entries like 1308 and 1309: hourly syncs write nothing after the first', () => {
+    const raw = JSON.parse(readFileSync(new URL('../../fixtures/contest-list.json', import.meta.url), 'utf8')) as { result: unknown[] };
+    const meta = JSON.parse(readFileSync(new URL('../../fixtures/contest-list.meta.json', import.meta.url), 'utf8')) as { recordedAtSeconds: number };
+    const stuckEntries = [
+      { id: 1308, name: 'VK Cup 2019-2020', type: 'CF', phase: 'PENDING_SYSTEM_TEST', frozen: false, durationSeconds: 10800, startTimeSeconds: 1584014700 },
+      { id: 1309, name: 'Codeforces Round (Div. 1)', type: 'CF', phase: 'PENDING_SYSTEM_TEST', frozen: false, durationSeconds: 7200, startTimeSeconds: 1583600000 },
     ];
-    expect(planReminderMoves(reminders, start, NOW, policy).map((m) => m.userId)).toEqual(['later']);
-    expect(planReminderMoves(reminders, start, NOW).map((m) => m.userId)).toEqual(['later', 'fired', 'soon']);
+    const nowS = meta.recordedAtSeconds;
+    const parsed = parseContestList([...raw.result, ...stuckEntries], { nowSeconds: nowS });
+    if (!parsed.ok) throw new Error('fixture did not parse');
+    const { contests, listedIds } = parsed.value;
+    const first = planContests({ fetched: contests, listedIds: new Set(listedIds), stored: [], nowMs: nowS * 1000 });
+    expect(first.upserts.some((u) => u.contestId === 1308 || u.contestId === 1309)).toBe(false);
+    let items = first.upserts;
+    for (let hour = 1; hour <= 3; hour += 1) {
+      const next = planContests({ fetched: contests, listedIds: new Set(listedIds), stored: items, nowMs: (nowS + hour * 3600) * 1000 });
+      expect(next.upserts).toEqual([]);
+      expect(next.bookkeeping).toEqual([]);
+      items = items.filter((item) => item.expiresAt > nowS + hour * 3600);
+    }
+  });
+});
+
+describe('planContests: evidence', () => {
+  it('held evidence that changes starts again; evidence that stops is forgotten', () => {
+    const items = [1, 2, 3, 4].map((id) => stored(contest(id)));
+    const first = plan([contest(1)], items);
+    expect(first.held).toHaveLength(3);
+    const back = plan([1, 2, 3, 4].map((id) => contest(id)), [items[0]!, ...first.bookkeeping], NOW + HOUR * 1000);
+    expect(back.held).toEqual([]);
+    expect(back.bookkeeping.every((b) => b.pending === undefined && b.remindersPaused === undefined)).toBe(true);
+  });
+
+  it('evidence counts across phase progress: a held contest converges while it runs', () => {
+    // Contest 1 is stored as starting in 10 h; a reply says it started 2 h ago (held: start-in-past).
+    const item = stored(contest(10));
+    const start = NOW_S - 2 * HOUR;
+    let items = [item];
+    const phases = ['CODING', 'SYSTEM_TEST', 'FINISHED'] as const;
+    phases.forEach((phase, i) => {
+      const result = plan([contest(10, { startTimeSeconds: start, phase, durationSeconds: 4 * HOUR })], items, NOW + i * HOUR * 1000, { lastSeenMs: NOW });
+      if (i < 2) {
+        expect(result.held.map((h) => [h.kind, h.replies])).toEqual([['start-in-past', i + 1]]);
+        items = result.bookkeeping;
+      } else {
+        expect(result.accepted.map((h) => [h.kind, h.replies])).toEqual([['start-in-past', 3]]);
+        // Shown, but the start was never shown ahead: not confirmed, so no reminder is due at it.
+        expect(result.upserts).toMatchObject([{ phase: 'FINISHED', startTimeSeconds: start, confirmedStart: NOW_S + 10 * HOUR, remindersPaused: 'finished' }]);
+      }
+    });
+  });
+
+  it('with plausibility off (the broken variant) the glitch is shown at once', () => {
+    const items = [stored(contest(1))];
+    const result = plan([contest(1, { phase: 'FINISHED', startTimeSeconds: NOW_S - DAY })], items, NOW, { settings: { ...DEFAULT_PLAN_SETTINGS, plausibility: false } });
+    expect(result.upserts.map((u) => u.phase)).toEqual(['FINISHED']);
+  });
+});
+
+// ---- the review's cases: hour by hour, with the app and a notifier every 10 minutes ----
+
+const T0 = Date.parse('2026-12-01T00:00:00Z') / 1000;
+const fixed = (id: number, start: number, durationSeconds = 2 * HOUR): TrueContest => ({ id, durationSeconds, startAt: () => start });
+const USERS: [string, number][] = [
+  ['a', 10],
+  ['b', 60],
+  ['c', 1440],
+];
+
+/** Upcoming rounds and two finished ones, synced once at T0 with reminders set by the app. */
+function worldWith(truth: TrueContest[]): PlannerWorld {
+  const world = new PlannerWorld();
+  world.sync(honestList(truth, T0 - HOUR + 2), T0 - HOUR + 2);
+  for (const c of truth) {
+    if (c.startAt(T0) <= T0) continue;
+    for (const [user, minutes] of USERS) if (c.startAt(T0) - 60 * minutes > T0) world.setReminder(c.id, user, minutes);
+  }
+  return world;
+}
+
+function brokenPromises(world: PlannerWorld, truth: TrueContest[], bounds: (c: TrueContest) => { episodeEnd?: number; firstShown?: number } = () => ({})): string[] {
+  const problems: string[] = [];
+  for (const reminder of world.reminders.values()) {
+    const c = truth.find((t) => t.id === reminder.contestId)!;
+    problems.push(...promiseBroken(world.fired, reminder, (t) => c.startAt(t), bounds(c)));
+  }
+  return problems;
+}
+
+const UPCOMING = (): TrueContest[] => [
+  fixed(101, T0 + 5 * HOUR + 35 * MIN),
+  fixed(102, T0 + 26 * HOUR + 35 * MIN),
+  fixed(103, T0 + 30 * HOUR + 5 * MIN),
+  fixed(104, T0 + 50 * HOUR),
+  fixed(105, T0 + 75 * HOUR + 20 * MIN),
+  fixed(90, T0 - 3 * DAY),
+];
+
+/** The harmful replies, each a persisting lie with fresh times (made at `t`). */
+const LIES: Record<string, (truth: TrueContest[], t: number) => CodeforcesContest[]> = {
+  'all-FINISHED (starts moved an hour back)': (truth, t) =>
+    honestList(truth, t).map((e) => {
+      if (e.phase === 'FINISHED') return e;
+      const start = Math.min(e.startTimeSeconds, t - HOUR);
+      return { ...e, phase: 'FINISHED', startTimeSeconds: start, relativeTimeSeconds: t - start };
+    }),
+  'all-FINISHED (starts kept)': (truth, t) => honestList(truth, t).map((e) => (e.phase === 'FINISHED' ? e : { ...e, phase: 'FINISHED' })),
+  'starts moved into the past': (truth, t) =>
+    honestList(truth, t).map((e) => (e.startTimeSeconds > t ? { ...e, startTimeSeconds: t - HOUR, relativeTimeSeconds: HOUR } : e)),
+  'a partial list': (truth, t) => honestList(truth, t).filter((e) => e.id % 2 === 0),
+};
+
+describe('the review: a wrong upstream repeated for hours costs lateness only (nothing lost, early or twice)', () => {
+  for (const [name, lie] of Object.entries(LIES)) {
+    for (const repeats of [3, 6]) {
+      it(`${name}, ${repeats} replies in a row`, () => {
+        const truth = UPCOMING();
+        const world = worldWith(truth);
+        const reminders = world.reminders.size;
+        const from = 3;
+        const episodeEnd = T0 + (from + repeats) * HOUR + 2;
+        world.run(T0, 100, (t, hour) => (hour >= from && hour < from + repeats ? lie(truth, t) : honestList(truth, t)));
+        expect(brokenPromises(world, truth, () => ({ episodeEnd }))).toEqual([]);
+        // Never lost: every reminder is still stored (the sync never deletes one).
+        expect(world.reminders.size).toBe(reminders);
+        expect(reminders).toBe(14);
+      });
+    }
+  }
+
+  it('the checks bite: with the firing rule and the guards off, the same lies send reminders early or twice', () => {
+    const broken = { ...DEFAULT_PLAN_SETTINGS, plausibility: false, firingRule: false };
+    for (const lie of [LIES['starts moved into the past']!]) {
+      const truth = UPCOMING();
+      const world = new PlannerWorld(broken);
+      world.sync(honestList(truth, T0 - HOUR + 2), T0 - HOUR + 2);
+      for (const c of truth) for (const [user, minutes] of USERS) if (c.startAt(T0) - 60 * minutes > T0) world.setReminder(c.id, user, minutes);
+      world.run(T0, 100, (t, hour) => (hour >= 3 && hour < 6 ? lie(truth, t) : honestList(truth, t)));
+      expect(brokenPromises(world, truth, () => ({ episodeEnd: T0 + 6 * HOUR + 2 })).length).toBeGreaterThan(0);
+    }
+  });
+
+  it('the view equals the truth one interval after the episode ends (also after the lie was accepted)', () => {
+    for (const lie of Object.values(LIES)) {
+      const truth = UPCOMING();
+      const world = worldWith(truth);
+      world.run(T0, 7, (t, hour) => (hour >= 1 && hour < 7 ? lie(truth, t) : honestList(truth, t)));
+      world.run(T0 + 7 * HOUR, 1, (t) => honestList(truth, t));
+      for (const c of truth.slice(0, 5)) {
+        expect(world.contests.get(c.id)).toMatchObject({ startTimeSeconds: c.startAt(0), phase: entryAt(c, T0 + 7 * HOUR + 2).phase });
+        expect(world.contests.get(c.id)?.vanishedAt).toBeUndefined();
+      }
+    }
+  });
+
+  it('a frozen stale reply served again is stale: never applied, so it never converges', () => {
+    const truth = UPCOMING();
+    const world = worldWith(truth);
+    const frozen = LIES['all-FINISHED (starts kept)']!(truth, T0 + 2);
+    const results = world.run(T0, 100, (t, hour) => (hour < 5 ? frozen : honestList(truth, t)));
+    expect(results.slice(0, 6).map((r) => r.verdict.stale)).toEqual([false, true, true, true, true, false]);
+    expect(results[0]?.plan?.held).toHaveLength(5);
+    // Paused by the held finish all along (never accepted): the first send comes after the episode.
+    expect(world.fired.filter((f) => f.at < T0 + 5 * HOUR)).toEqual([]);
+    expect(brokenPromises(world, truth, () => ({ episodeEnd: T0 + 5 * HOUR + 2 }))).toEqual([]);
+  });
+
+  it('a lie longer than any bound: only late — nothing lost, nothing twice, nothing early', () => {
+    const truth = UPCOMING();
+    const world = worldWith(truth);
+    const lie = LIES['all-FINISHED (starts moved an hour back)']!;
+    world.run(T0, 100, (t, hour) => (hour >= 2 && hour < 40 ? lie(truth, t) : honestList(truth, t)));
+    const problems = brokenPromises(world, truth, () => ({ episodeEnd: T0 + 40 * HOUR + 2 }));
+    expect(problems).toEqual([]);
+    // Those due during the lie were sent after it ended, late.
+    const late = world.fired.filter((f) => f.at > T0 + 40 * HOUR);
+    expect(late.length).toBeGreaterThan(0);
+    expect(new Set(world.fired.map((f) => `${f.contestId}/${f.userId}`)).size).toBe(world.fired.length);
+  });
+});
+
+describe('the review: honest change near the start', () => {
+  it('3 of 4 rounds postponed a day 90 minutes before the first start: held, and no reminder fires early or twice', () => {
+    const first = T0 + 5 * HOUR;
+    const postponedAt = first - 90 * MIN;
+    const moved = (id: number, start: number): TrueContest => ({ id, durationSeconds: 2 * HOUR, startAt: (t) => (t >= postponedAt ? start + DAY : start) });
+    const truth = [moved(201, first), moved(202, first + 30 * MIN), moved(203, first + 2 * HOUR), fixed(204, first + 3 * HOUR)];
+    const world = new PlannerWorld();
+    world.sync(honestList(truth, T0 - 30 * HOUR + 2), T0 - 30 * HOUR + 2);
+    for (const c of truth) for (const [user, minutes] of USERS) world.setReminder(c.id, user, minutes);
+    world.run(T0 - 29 * HOUR, 29 + 60, (t) => honestList(truth, t));
+    const firstShown = Math.ceil((postponedAt - T0) / HOUR) * HOUR + T0 + 2;
+    const problems = brokenPromises(world, truth, () => ({ firstShown }));
+    expect(problems).toEqual([]);
+    // The three moved rounds' 1-day reminders had fired for the old start; each fires once more for the new one.
+    expect(world.fired.filter((f) => f.userId === 'c' && f.contestId !== 204)).toHaveLength(6);
+  });
+
+  for (const [when, announced] of [
+    ['just before a sync', T0 + 2 * HOUR - 5 * MIN],
+    ['just after a sync', T0 + 2 * HOUR + 5 * MIN],
+  ] as const) {
+    it(`a round moved 2.5 h earlier, announced 1.5 h ahead ${when}: each reminder fires once, none early, within the promise`, () => {
+      const start = announced + 4 * HOUR;
+      const truth: TrueContest[] = [{ id: 301, durationSeconds: 2 * HOUR, startAt: (t) => (t >= announced ? start - 2.5 * HOUR : start) }];
+      const world = new PlannerWorld();
+      world.sync(honestList(truth, T0 - 2 * HOUR + 2), T0 - 2 * HOUR + 2);
+      for (const [user, minutes] of [['a', 10], ['d', 30], ['b', 60]] as const) world.setReminder(301, user, minutes);
+      world.run(T0 - HOUR, 12, (t) => honestList(truth, t));
+      const firstShown = Math.ceil((announced - T0) / HOUR) * HOUR + T0 + 2;
+      const problems = [...world.reminders.values()].flatMap((r) => promiseBroken(world.fired, r, (t) => truth[0]!.startAt(t), { firstShown }));
+      expect(problems).toEqual([]);
+      // Confirmed by the next reply: a reminder whose time comes after it fires on time.
+      const newStart = start - 2.5 * HOUR;
+      const a = world.fired.find((f) => f.userId === 'a')!;
+      if (when === 'just before a sync') expect(a.at - (newStart - 10 * MIN)).toBeLessThanOrEqual(10 * MIN);
+      expect(world.fired.every((f) => f.start === newStart)).toBe(true);
+    });
+  }
+
+  it('a mass withdrawal, held: reminders of the withdrawn rounds are paused at once and never fire', () => {
+    const truth = UPCOMING();
+    const withdrawnAt = T0 + 2 * HOUR;
+    for (const c of truth.slice(0, 4)) c.listedAt = (t) => t < withdrawnAt;
+    const world = worldWith(truth);
+    world.run(T0, 100, (t) => honestList(truth, t));
+    expect(world.fired.filter((f) => f.contestId <= 104)).toEqual([]);
+    expect(world.remindersOf(101).every((r) => r.dueAt === undefined)).toBe(true);
+    expect(world.reminders.size).toBe(14);
+  });
+});
+
+describe('the review: one believable lie per contest', () => {
+  for (const repeats of [2, 6]) {
+    it(`one contest listed as started 5 minutes ago in ${repeats} consecutive replies (fresh times): no reminder fires early`, () => {
+      const truth = UPCOMING();
+      const world = worldWith(truth);
+      const liar = 102;
+      world.run(T0, 100, (t, hour) => {
+        const list = honestList(truth, t);
+        if (hour < 2 || hour >= 2 + repeats) return list;
+        return list.map((e) => (e.id === liar ? { ...e, phase: 'CODING', startTimeSeconds: t - 5 * MIN, relativeTimeSeconds: 5 * MIN } : e));
+      });
+      expect(brokenPromises(world, truth, () => ({ episodeEnd: T0 + (2 + repeats) * HOUR + 2 }))).toEqual([]);
+    });
+  }
+
+  it('the same lie with one frozen start, repeated: confirmed by two replies, but never shown ahead, so never due', () => {
+    const truth = UPCOMING();
+    const world = worldWith(truth);
+    const lieStart = T0 + 2 * HOUR - 5 * MIN;
+    world.run(T0, 100, (t, hour) => {
+      const list = honestList(truth, t);
+      if (hour < 2 || hour >= 8) return list;
+      return list.map((e) => (e.id === 102 ? { ...e, phase: 'CODING', startTimeSeconds: lieStart, relativeTimeSeconds: t - lieStart } : e));
+    });
+    expect(brokenPromises(world, truth, () => ({ episodeEnd: T0 + 8 * HOUR + 2 }))).toEqual([]);
+  });
+
+  it('one reply lists a contest a day later: the move later lands at once, its undo too; reminders fire once, within the promise', () => {
+    const truth = UPCOMING();
+    const world = worldWith(truth);
+    world.run(T0, 100, (t, hour) => {
+      const list = honestList(truth, t);
+      return hour === 4 ? list.map((e) => (e.id === 101 ? { ...e, startTimeSeconds: e.startTimeSeconds + DAY, relativeTimeSeconds: t - e.startTimeSeconds - DAY } : e)) : list;
+    });
+    expect(brokenPromises(world, truth, (c) => (c.id === 101 ? { episodeEnd: T0 + 5 * HOUR + 2 } : {}))).toEqual([]);
+    // The undo landed at once: the 10-minute reminder fired on time.
+    const a = world.fired.find((f) => f.contestId === 101 && f.userId === 'a')!;
+    expect(a.at - (T0 + 5 * HOUR + 25 * MIN)).toBeLessThanOrEqual(10 * MIN);
+  });
+});
+
+describe('the review: reminders of a contest that returns, and orphans', () => {
+  it('a contest deleted after its misses and re-listed under its id brings its reminders back at once, at the listed time', () => {
+    const truth = UPCOMING();
+    const c = truth[2]!; // 103
+    c.listedAt = (t) => t < T0 + HOUR || t >= T0 + 6 * HOUR;
+    const world = worldWith(truth);
+    world.run(T0, 5, (t) => honestList(truth, t));
+    expect(world.contests.has(103)).toBe(false);
+    expect(world.remindersOf(103).map((r) => r.paused)).toEqual(['vanished', 'vanished', 'vanished']);
+    world.sync(honestList(truth, T0 + 6 * HOUR + 2), T0 + 6 * HOUR + 2);
+    expect(world.remindersOf(103).map((r) => r.dueAt)).toEqual(USERS.map(([, m]) => c.startAt(0) - 60 * m));
+    world.run(T0 + 6 * HOUR, 1, () => undefined);
+    world.run(T0 + 7 * HOUR, 100, (t) => honestList(truth, t));
+    expect(brokenPromises(world, truth, (x) => (x.id === 103 ? { firstShown: T0 + 6 * HOUR + 2 } : {}))).toEqual([]);
+  });
+
+  it('reminders keep a TTL: the contest\'s own, also when it is deleted or left unfinished past its TTL', () => {
+    const truth = UPCOMING();
+    truth[3]!.listedAt = (t) => t < T0 + HOUR;
+    const world = worldWith(truth);
+    const expiresAt = world.contests.get(104)!.expiresAt;
+    world.run(T0, 5, (t) => honestList(truth, t));
+    expect(world.contests.has(104)).toBe(false);
+    expect(world.remindersOf(104).map((r) => r.expiresAt)).toEqual([expiresAt, expiresAt, expiresAt]);
+    // A contest stuck unfinished: its reminders are paused when it passes its TTL, with that TTL.
+    const stuck = { ...stored(contest(7, { startTimeSeconds: T0 - 8 * DAY, phase: 'PENDING_SYSTEM_TEST' })) };
+    world.contests.set(7, stuck);
+    world.reminders.set('7/z', { contestId: 7, userId: 'z', minutesBefore: 10, remindAt: stuck.startTimeSeconds - 600 });
+    world.sync([...honestList(truth, T0 + 5 * HOUR), entryAt(fixed(7, stuck.startTimeSeconds), T0 + 5 * HOUR)].map((e) => (e.id === 7 ? { ...e, phase: 'PENDING_SYSTEM_TEST' as const } : e)), T0 + 5 * HOUR);
+    expect(world.reminders.get('7/z')).toMatchObject({ paused: 'expired', expiresAt: stuck.expiresAt });
   });
 });
