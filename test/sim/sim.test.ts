@@ -17,7 +17,7 @@ describe('a simulated month', () => {
     expect(report.intervals).toBe(720);
     // The generator is not tuned to the model: episodes of 3+ hours and near-start churn happen.
     expect(report.wrongUpstreamHours).toBeGreaterThan(20);
-    expect(report.notifier.passes).toBe(720 * 6);
+    expect(report.notifier.passes).toBeGreaterThanOrEqual(720 * 6);
     expect(report.violations).toEqual([]);
     expect(report.violationsTotal).toBe(0);
     expect(report.reminders.expected).toBeGreaterThan(30);
