@@ -13,7 +13,7 @@ export function summaryMessage(summary: Pick<RunSummary, 'outcome'>): 'ran' | 's
 }
 
 export function logSummary(logger: Logger, summary: RunSummary): void {
-  const { outcome, reason, holder, holderExpiresAt, error, durationMs, counts, dryRun, held, accepted } = summary;
+  const { outcome, reason, holder, holderExpiresAt, error, durationMs, counts, dryRun, held, accepted, stale } = summary;
   const fields = {
     summary: true,
     outcome,
@@ -26,6 +26,8 @@ export function logSummary(logger: Logger, summary: RunSummary): void {
     // Held and accepted changes (at most 50 each): what a reply said that was not acted on, and since when.
     ...(held !== undefined ? { held } : {}),
     ...(accepted !== undefined ? { accepted } : {}),
+    // A stale reply (never applied): when it was made, and the newest applied one.
+    ...(stale !== undefined ? { stale } : {}),
   };
   if (outcome === 'failed') logger.error(summaryMessage(summary), fields);
   else logger.info(summaryMessage(summary), fields);

@@ -218,7 +218,10 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
   if (!write) return { plan, verdict, changes };
   const actions = deps.store.actionsFor(changes, new Date(nowMs).toISOString());
   if (actions.length > 0) {
-    const written = await work.commit(actions, { final: true, handoff: [...toCheck].map(String) });
+    // A contest new to the table had no state the app could have written a reminder against.
+    const storedIds = new Set(stored.map(({ contestId }) => contestId));
+    const handoff = [...toCheck].filter((id) => storedIds.has(id)).map(String);
+    const written = await work.commit(actions, { final: true, handoff });
     counts.transactions = written.transactions;
   }
   counts.contestsWritten = plan.upserts.length;

@@ -35,6 +35,8 @@ export interface RunView {
   held?: HeldView[];
   /** Held changes the run acted on. */
   accepted?: HeldView[];
+  /** A stale reply the run did not apply (ISO times). */
+  stale?: { madeAt: string; newestApplied: string };
 }
 
 /** A held change as a run record names it (lambda/summary.ts). */
@@ -167,7 +169,7 @@ export function formatStatus(view: StatusView, now: number): string {
     const failed = view.runs.filter((run) => run.error !== undefined);
     for (const run of failed) out.push(`  ${run.runId ?? run.pk}: ${run.error}`);
   }
-  out.push('', ...heldLines(view.runs, now));
+  out.push('', ...heldLines(view.runs, now), ...staleLines(view.runs));
   return `${out.join('\n')}\n`;
 }
 
@@ -190,4 +192,17 @@ export function heldLines(runs: RunView[], now: number): string[] {
     textTable(['contest', 'kind', 'since', 'replies'], rows),
     'Each lands by itself once enough consecutive replies repeat it; to accept them all now, invoke the function with {"acceptHeld": true}.',
   ];
+}
+
+/**
+ * Stale replies among the runs shown (docs/design.md, "Stale replies"): how many, and the newest
+ * one's making time against the newest reply applied. A run of them means Codeforces serves an old
+ * copy (a lagging replica or cache): nothing of it is applied, the contests stay as they were.
+ */
+export function staleLines(runs: RunView[]): string[] {
+  const stale = runs.filter((run) => (run.counts?.repliesStale ?? 0) > 0);
+  if (stale.length === 0) return [`Stale replies: none in the ${runs.length} run${runs.length === 1 ? '' : 's'} shown.`];
+  const newest = stale[0]!;
+  const detail = newest.stale !== undefined ? `; newest made ${newest.stale.madeAt}, newest applied ${newest.stale.newestApplied}` : '';
+  return [`Stale replies: ${stale.length} of the ${runs.length} runs shown (never applied)${detail}.`];
 }

@@ -36,7 +36,14 @@ export const contestSchema = z.looseObject({
   frozen: z.boolean(),
   durationSeconds: z.number().int().nonnegative().max(CONTEST_LIMITS.maxDurationSeconds),
   startTimeSeconds: z.number().int().min(CONTEST_LIMITS.minStartTimeSeconds).max(CONTEST_LIMITS.maxStartTimeSeconds).optional(),
-  relativeTimeSeconds: z.number().int().optional(),
+  // now − start as Codeforces computed it when it made the reply (it dates the reply: contests/judge.ts);
+  // bounded by the span of storable starts, so a date stays a date.
+  relativeTimeSeconds: z
+    .number()
+    .int()
+    .min(CONTEST_LIMITS.minStartTimeSeconds - CONTEST_LIMITS.maxStartTimeSeconds)
+    .max(CONTEST_LIMITS.maxStartTimeSeconds - CONTEST_LIMITS.minStartTimeSeconds)
+    .optional(),
 });
 
 export type ApiContest = z.infer<typeof contestSchema>;

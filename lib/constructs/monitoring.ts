@@ -144,6 +144,28 @@ export class Monitoring extends Construct {
           }),
         ],
         [
+          // Stale replies (docs/design.md, "Stale replies"): replies made before the newest one
+          // applied (a lagging replica, a cache), never applied.
+          new cloudwatch.LogQueryWidget({
+            title: 'Stale replies (never applied)',
+            logGroupNames: [logGroup.logGroupName],
+            view: cloudwatch.LogQueryVisualizationType.LINE,
+            queryLines: [
+              SUMMARY_LINES,
+              'filter outcome = "succeeded" and not ispresent(dryRun)',
+              'stats sum(counts.repliesStale) as stale, sum(counts.remindersPaused) as remindersPaused by bin(1h)',
+            ],
+            width: 12,
+          }),
+          new cloudwatch.LogQueryWidget({
+            title: 'Stale replies: made at, newest applied',
+            logGroupNames: [logGroup.logGroupName],
+            view: cloudwatch.LogQueryVisualizationType.TABLE,
+            queryLines: [SUMMARY_LINES, 'filter counts.repliesStale > 0', 'fields @timestamp, stale.madeAt as madeAt, stale.newestApplied as newestApplied', 'sort @timestamp desc', 'limit 10'],
+            width: 12,
+          }),
+        ],
+        [
           new cloudwatch.LogQueryWidget({
             title: 'Recent runs (summary lines)',
             logGroupNames: [logGroup.logGroupName],

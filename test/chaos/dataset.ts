@@ -4,7 +4,7 @@
  * Every Codeforces reply is a numbered version of one list: names carry `[vN]`, so every version
  * rewrites every stored contest and any item in the table says which reply it came from. Two
  * contests move by an hour from version to version (their reminders must follow). The tables are
- * seeded with a contest that no version lists (cancelled: deleted with its reminders) and one
+ * seeded with a contest that no version lists (cancelled: deleted, its reminders kept) and one
  * that the sync before the trial saw finish, awaiting confirmation (its reminders are deleted).
  */
 
@@ -137,15 +137,17 @@ export function seedRows(dataset: Dataset): { contests: (ContestRow & { updatedA
 /**
  * The tables after a successful sync whose reply was `version`, from the seeded tables: every
  * listed contest except the one finished long ago (never stored), without the cancelled one; the
- * reminders of moved contests follow them; those of finished and cancelled contests are gone.
+ * reminders of moved contests follow them; those of finished and cancelled contests are kept
+ * (paused: the sync never deletes a reminder), at their last time.
  */
 export function expectedRows(dataset: Dataset, version: number): { contests: ContestRow[]; reminders: ReminderRow[] } {
   const contests = contestList(dataset, version)
     .filter((contest) => contest.id !== LONG_FINISHED_ID)
     .map((contest) => row(contest));
   const startById = new Map(contests.map((contest) => [contest.contestId, contest.startTimeSeconds]));
-  const reminders = seedRows(dataset)
-    .reminders.filter((reminder) => reminder.contestId !== FINISHING_ID && reminder.contestId !== CANCELLED_ID)
-    .map((reminder) => ({ ...reminder, remindAt: (startById.get(reminder.contestId) ?? 0) - 60 * reminder.minutesBefore }));
+  const reminders = seedRows(dataset).reminders.map((reminder) => {
+    const start = startById.get(reminder.contestId);
+    return start === undefined ? reminder : { ...reminder, remindAt: start - 60 * reminder.minutesBefore };
+  });
   return { contests, reminders };
 }

@@ -55,9 +55,18 @@ describe('tableDefinitionsFromTemplate', () => {
         { AttributeName: 'contestId', KeyType: 'HASH' },
         { AttributeName: 'userId', KeyType: 'RANGE' },
       ],
-      globalSecondaryIndexes: [],
+      ttlAttribute: 'expiresAt',
+      globalSecondaryIndexes: [
+        {
+          indexName: 'byDue',
+          keySchema: [
+            { AttributeName: 'dueShard', KeyType: 'HASH' },
+            { AttributeName: 'dueAt', KeyType: 'RANGE' },
+          ],
+          projection: { ProjectionType: 'ALL' },
+        },
+      ],
     });
-    expect(byRole.reminders?.ttlAttribute).toBeUndefined();
     expect(byRole.coordination).toMatchObject({ keySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], ttlAttribute: 'ttl' });
     for (const d of definitions) expect(d.logicalId in template.Resources).toBe(true);
   });
@@ -97,12 +106,12 @@ describe('createTablesFromTemplate', () => {
     }
   });
 
-  it('enables TTL on expiresAt (Contests) and ttl (Coordination), not on Reminders', async () => {
+  it('enables TTL on expiresAt (Contests, Reminders) and ttl (Coordination)', async () => {
     const ttl = async (TableName: string) =>
       (await client.send(new DescribeTimeToLiveCommand({ TableName }))).TimeToLiveDescription;
     expect(await ttl(names.contests)).toMatchObject({ AttributeName: 'expiresAt', TimeToLiveStatus: 'ENABLED' });
     expect(await ttl(names.coordination)).toMatchObject({ AttributeName: 'ttl', TimeToLiveStatus: 'ENABLED' });
-    expect((await ttl(names.reminders))?.TimeToLiveStatus).toBe('DISABLED');
+    expect(await ttl(names.reminders)).toMatchObject({ AttributeName: 'expiresAt', TimeToLiveStatus: 'ENABLED' });
   });
 
   it('serves "upcoming contests" from the byPlatformStart index', async () => {

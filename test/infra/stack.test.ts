@@ -94,7 +94,7 @@ describe('tables', () => {
     expect(table.UpdateReplacePolicy).toBe('Retain');
   });
 
-  it('Reminders: pk contestId (N), sk userId (S), no TTL, no GSI, retained', () => {
+  it('Reminders: pk contestId (N), sk userId (S), TTL expiresAt, the sparse byDue GSI (dueShard N, dueAt N), retained', () => {
     const table = json.Resources[tableIds().reminders];
     expect(table.Properties.KeySchema).toEqual([
       { AttributeName: 'contestId', KeyType: 'HASH' },
@@ -103,9 +103,20 @@ describe('tables', () => {
     expect(table.Properties.AttributeDefinitions).toEqual([
       { AttributeName: 'contestId', AttributeType: 'N' },
       { AttributeName: 'userId', AttributeType: 'S' },
+      { AttributeName: 'dueShard', AttributeType: 'N' },
+      { AttributeName: 'dueAt', AttributeType: 'N' },
     ]);
-    expect(table.Properties.TimeToLiveSpecification).toBeUndefined();
-    expect(table.Properties.GlobalSecondaryIndexes).toBeUndefined();
+    expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    expect(table.Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: 'byDue',
+        KeySchema: [
+          { AttributeName: 'dueShard', KeyType: 'HASH' },
+          { AttributeName: 'dueAt', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ]);
     expect(table.DeletionPolicy).toBe('Retain');
   });
 
@@ -199,7 +210,7 @@ describe('IAM', () => {
   it('pins the table action lists (change lib/table-access.ts and this test together): no Query on Coordination', () => {
     expect(TABLE_ACTIONS).toEqual({
       contests: ['dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
-      reminders: ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      reminders: ['dynamodb:Query', 'dynamodb:UpdateItem'],
       coordination: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
     });
   });

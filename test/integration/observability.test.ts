@@ -93,7 +93,9 @@ describe('a succeeded run', () => {
       contestsUnchanged: 0,
       contestsRemoved: 0,
       remindersMoved: 0,
-      remindersDeleted: 0,
+      remindersDue: 0,
+      remindersPaused: 0,
+      repliesStale: 0,
       codeforcesAttempts: 1,
       heartbeats: 0,
     });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { CodeforcesStandin } from '../../local/codeforces-standin.js';
-import { addReminder, apiContest, sampleList, snapshot } from '../support/contests.js';
+import { addReminder, apiContest, markNotified, sampleList, setReminder, snapshot } from '../support/contests.js';
 import { localHandler } from '../support/handler.js';
 import { scheduledEvent } from '../support/processes.js';
 import type { TestTables } from '../support/tables.js';
@@ -52,19 +52,21 @@ describe('a sync', () => {
     expect(await snapshot(tables)).toEqual(before);
   });
 
-  it('follows renames and reschedules, moving reminders; deletes reminders of finished contests; marks a vanished one', async () => {
+  it('follows renames and reschedules, moving reminders (due later at once); pauses reminders of a vanished contest, never deletes one', async () => {
     const now = Date.now();
     const list = sampleList(now);
     standin.setContests(list);
     const { invoke } = localHandler(tables, standin.baseUrl);
     await invoke({});
-    const start2104 = list.find((c) => c.id === 2104)?.startTimeSeconds as number;
     const start2100 = list.find((c) => c.id === 2100)?.startTimeSeconds as number;
     const start2103 = list.find((c) => c.id === 2103)?.startTimeSeconds as number;
-    await addReminder(tables, 2104, 'alice', 30, start2104);
-    await addReminder(tables, 2104, 'bob', 60, start2104);
-    await addReminder(tables, 2100, 'carol', 10, start2100);
-    await addReminder(tables, 2103, 'dave', 15, start2103);
+    const start2104 = list.find((c) => c.id === 2104)?.startTimeSeconds as number;
+    expect(await setReminder(tables, 2104, 'alice', 30)).toMatchObject({ dueAt: start2104 - 1800 });
+    await setReminder(tables, 2104, 'bob', 60);
+    await setReminder(tables, 2103, 'dave', 15);
+    await setReminder(tables, 2100, 'carol', 10);
+    // 2100 is running (first listed after its start: no start of it is confirmed); its reminder was sent.
+    await markNotified(tables, 2100, 'carol', Math.floor(now / 1000) - 3000, start2100);
 
     const moved = start2104 + 3 * 3600;
     standin.setContests(
@@ -80,47 +82,49 @@ describe('a sync', () => {
     const { summary } = await invoke({});
     expect(summary).toMatchObject({
       outcome: 'succeeded',
-      // 2100's reminders go once the next reply confirms it finished (an irreversible action).
-      counts: { contestsWritten: 2, contestsVanished: 1, contestsRemoved: 0, remindersMoved: 2, remindersDeleted: 0 },
+      counts: { contestsWritten: 2, contestsVanished: 1, contestsRemoved: 0, remindersMoved: 2, remindersDue: 2 },
     });
     const { contests, reminders } = await snapshot(tables);
-    expect(contests.find((c) => c.contestId === 2104)).toMatchObject({ name: 'Codeforces Round 1050 (Div. 1)', startTimeSeconds: moved });
-    // Marked at once (the app stops showing it as upcoming), reminders kept.
-    expect(contests.find((c) => c.contestId === 2103)).toMatchObject({ missingSyncs: 1, vanishedAt: expect.any(Number) });
+    const c2104 = contests.find((c) => c.contestId === 2104);
+    expect(c2104).toMatchObject({ name: 'Codeforces Round 1050 (Div. 1)', startTimeSeconds: moved, confirmedStart: start2104 });
+    expect(c2104?.remindersPaused).toBeUndefined();
+    // Marked at once (the app stops showing it as upcoming), reminders paused and kept.
+    expect(contests.find((c) => c.contestId === 2103)).toMatchObject({ missingSyncs: 1, vanishedAt: expect.any(Number), remindersPaused: 'vanished' });
+    const expiresOf = (id: number) => contests.find((c) => c.contestId === id)?.expiresAt;
     expect(reminders).toEqual([
-      // Kept until the next reply confirms 2100 finished.
-      { contestId: 2100, userId: 'carol', minutesBefore: 10, remindAt: start2100 - 600 },
-      { contestId: 2103, userId: 'dave', minutesBefore: 15, remindAt: start2103 - 900 },
-      { contestId: 2104, userId: 'alice', minutesBefore: 30, remindAt: moved - 1800 },
-      { contestId: 2104, userId: 'bob', minutesBefore: 60, remindAt: moved - 3600 },
+      { contestId: 2100, userId: 'carol', minutesBefore: 10, remindAt: start2100 - 600, notifiedAt: expect.any(Number), notifiedStart: start2100, paused: 'finished', expiresAt: expiresOf(2100) },
+      { contestId: 2103, userId: 'dave', minutesBefore: 15, remindAt: start2103 - 900, paused: 'vanished', expiresAt: expiresOf(2103) },
+      { contestId: 2104, userId: 'alice', minutesBefore: 30, remindAt: moved - 1800, dueAt: moved - 1800, dueShard: 0, dueStart: moved, expiresAt: expiresOf(2104) },
+      { contestId: 2104, userId: 'bob', minutesBefore: 60, remindAt: moved - 3600, dueAt: moved - 3600, dueShard: 0, dueStart: moved, expiresAt: expiresOf(2104) },
     ]);
-    // The next reply confirms 2100 finished: its reminder goes.
-    expect((await invoke({})).summary?.counts).toMatchObject({ remindersDeleted: 1 });
-    expect((await snapshot(tables)).reminders.map((r) => r.contestId)).not.toContain(2100);
+    // The next reply confirms the move: nothing of the reminders changes.
+    expect((await invoke({})).summary?.counts).toMatchObject({ remindersMoved: 0, remindersDue: 0, remindersPaused: 0 });
+    expect((await snapshot(tables)).contests.find((c) => c.contestId === 2104)).toMatchObject({ confirmedStart: moved });
   });
 
-  it('deletes a vanished contest and its reminders only after 3 consecutive successful syncs miss it; restores one that comes back', async () => {
+  it('deletes a vanished contest only after 3 consecutive successful syncs miss it, its reminders kept paused; restores one that comes back, its reminders due again', async () => {
     const list = sampleList(Date.now());
     const { invoke } = localHandler(tables, standin.baseUrl);
     standin.setContests(list);
     await invoke({});
-    const start2103 = list.find((c) => c.id === 2103)?.startTimeSeconds as number;
-    const start2102 = list.find((c) => c.id === 2102)?.startTimeSeconds as number;
-    await addReminder(tables, 2103, 'dave', 15, start2103);
-    await addReminder(tables, 2102, 'erin', 15, start2102);
+    await setReminder(tables, 2103, 'dave', 15);
+    const erin = await setReminder(tables, 2102, 'erin', 15);
     const stored2102 = (await snapshot(tables)).contests.find((c) => c.contestId === 2102);
 
     standin.setContests(list.filter((c) => c.id !== 2103 && c.id !== 2102));
-    expect((await invoke({})).summary?.counts).toMatchObject({ contestsVanished: 2, contestsRemoved: 0, remindersDeleted: 0 });
-    expect((await invoke({})).summary?.counts).toMatchObject({ contestsVanished: 2, contestsRemoved: 0, remindersDeleted: 0 });
-    // 2102 comes back: restored untouched (same fields, no marker), its reminder kept.
+    expect((await invoke({})).summary?.counts).toMatchObject({ contestsVanished: 2, contestsRemoved: 0, remindersPaused: 2 });
+    expect((await invoke({})).summary?.counts).toMatchObject({ contestsVanished: 2, contestsRemoved: 0, remindersPaused: 0 });
+    // 2102 comes back: restored untouched (same fields, no marker), its reminder due again.
     standin.setContests(list.filter((c) => c.id !== 2103));
-    expect((await invoke({})).summary?.counts).toMatchObject({ contestsRestored: 1, contestsRemoved: 1, remindersDeleted: 1 });
+    expect((await invoke({})).summary?.counts).toMatchObject({ contestsRestored: 1, contestsRemoved: 1, remindersDue: 1 });
     const { contests, reminders } = await snapshot(tables);
     expect(contests.find((c) => c.contestId === 2103)).toBeUndefined();
     const restored = contests.find((c) => c.contestId === 2102);
     expect({ ...restored, updatedAt: undefined }).toEqual({ ...stored2102, updatedAt: undefined });
-    expect(reminders.map((r) => [r.contestId, r.userId])).toEqual([[2102, 'erin']]);
+    expect(reminders.map((r) => [r.contestId, r.userId, r.dueAt, r.paused])).toEqual([
+      [2102, 'erin', erin.dueAt, undefined],
+      [2103, 'dave', undefined, 'vanished'],
+    ]);
   });
 
   it('puts right, by the next sync, a reminder the app wrote against the old state during a sync', async () => {
@@ -132,17 +136,16 @@ describe('a sync', () => {
     const moved = start2104 + 2 * 3600;
     standin.setContests(list.map((c) => (c.id === 2104 ? { ...c, startTimeSeconds: moved } : c)));
     await invoke({});
-    // Written by the app while that sync ran: against the old start time.
+    // Written by the app while that sync ran: against the old start time, due at it.
     await addReminder(tables, 2104, 'late', 30, start2104);
 
     requests.reset();
     const { summary } = await invoke({});
-    // This reply confirms the move, so the run moves every reminder of 2104 (the late one included).
-    expect(summary?.counts).toMatchObject({ remindersMoved: 1, contestsWritten: 0 });
-    expect((await snapshot(tables)).reminders).toContainEqual({ contestId: 2104, userId: 'late', minutesBefore: 30, remindAt: moved - 1800 });
+    // The contest was handed over: its reminders are read again and the late one follows.
+    expect(summary?.counts).toMatchObject({ remindersMoved: 1, remindersDue: 1, contestsWritten: 0, contestsRechecked: 1 });
+    expect((await snapshot(tables)).reminders).toContainEqual(expect.objectContaining({ contestId: 2104, userId: 'late', remindAt: moved - 1800, dueAt: moved - 1800 }));
 
-    // The recheck found something, so one more; then an unchanged sync costs what it always did.
-    await invoke({});
+    // Then an unchanged sync costs what it always did.
     requests.reset();
     const quiet = await invoke({});
     expect(quiet.summary?.counts).toMatchObject({ contestsRechecked: 0, transactions: 0 });
@@ -291,7 +294,7 @@ describe('bad replies write nothing and say what is wrong', () => {
     expect(retry.summary?.outcome).toBe('succeeded');
   });
 
-  it('holds the drops of a suspiciously shrunken list: the sync succeeds and the app sees no change', async () => {
+  it('holds the drops of a suspiciously shrunken list: the sync succeeds, the app sees no change but the reminders paused', async () => {
     const { invoke } = localHandler(tables, standin.baseUrl);
     const many = Array.from({ length: 10 }, (_, i) => apiContest(3000 + i, 10 + i));
     standin.setContests(many);
@@ -300,8 +303,10 @@ describe('bad replies write nothing and say what is wrong', () => {
     standin.setContests(many.slice(0, 2));
     const { summary } = await invoke({});
     expect(summary).toMatchObject({ outcome: 'succeeded', counts: { contestsHeld: 8, contestsVanished: 0, contestsRemoved: 0 } });
-    const view = (s: Awaited<ReturnType<typeof snapshot>>) => s.contests.map(({ pending: _pending, updatedAt: _u, ...rest }) => rest);
-    expect(view(await snapshot(tables))).toEqual(view(before));
+    const view = (s: Awaited<ReturnType<typeof snapshot>>) => s.contests.map(({ pending: _pending, updatedAt: _u, remindersPaused: _r, ...rest }) => rest);
+    const after = await snapshot(tables);
+    expect(view(after)).toEqual(view(before));
+    expect(after.contests.map((c) => c.remindersPaused)).toEqual([undefined, undefined, ...Array.from({ length: 8 }, () => 'held')]);
   });
 });
 

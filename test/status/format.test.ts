@@ -1,6 +1,6 @@
 /** `npm run status`: the pure formatting of the lease item and run records. */
 import { describe, expect, it } from 'vitest';
-import { formatStatus, heldLines, leaseState, runRows, span, textTable, utc, type RunView, type StatusView } from '../../cli/status/format.js';
+import { formatStatus, heldLines, staleLines, leaseState, runRows, span, textTable, utc, type RunView, type StatusView } from '../../cli/status/format.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 
@@ -67,7 +67,8 @@ describe('formatStatus', () => {
     expect(text).toContain('Last 2 of 2 run records, newest first:');
     const table = text.split('newest first:\n')[1]!.split('\n\n')[0]!.trimEnd().split('\n');
     expect(table).toHaveLength(4);
-    expect(text.trimEnd().split('\n').at(-1)).toBe('Held changes: none (as of the run finished 2026-11-30 11:59:00 UTC).');
+    expect(text).toContain('Held changes: none (as of the run finished 2026-11-30 11:59:00 UTC).');
+    expect(text.trimEnd().split('\n').at(-1)).toBe('Stale replies: none in the 2 runs shown.');
     expect(table[2]).toMatch(/run-b$/);
     expect(table[3]).toMatch(/^2026-11-30 11:00:00 .* 1 +– +13 +– +– +\d+ +run-a$/);
   });
@@ -105,5 +106,16 @@ describe('held changes', () => {
   it('says none, or unknown when no successful run is shown', () => {
     expect(heldLines([run({})], NOW)).toEqual(['Held changes: none (as of the run finished 2026-11-30 11:59:00 UTC).']);
     expect(heldLines([run({ outcome: 'failed' })], NOW)[0]).toMatch(/unknown/);
+  });
+});
+
+describe('stale replies', () => {
+  it('counts the runs that met a stale reply and names the newest one\'s times', () => {
+    const runs: RunView[] = [
+      { pk: 'run#b', outcome: 'succeeded', counts: { repliesStale: 1 }, stale: { madeAt: '2026-11-30T10:00:02.000Z', newestApplied: '2026-11-30T10:00:02.000Z' } },
+      { pk: 'run#a', outcome: 'succeeded', counts: { repliesStale: 0 } },
+    ];
+    expect(staleLines(runs)).toEqual(['Stale replies: 1 of the 2 runs shown (never applied); newest made 2026-11-30T10:00:02.000Z, newest applied 2026-11-30T10:00:02.000Z.']);
+    expect(staleLines([runs[1]!])).toEqual(['Stale replies: none in the 1 run shown.']);
   });
 });

@@ -1,5 +1,5 @@
 /** Codeforces-shaped contests and table snapshots for tests. */
-import { PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TestTables } from './tables.js';
 
 export interface ApiContest {
@@ -57,9 +57,10 @@ export async function scanAll(doc: DynamoDBDocumentClient, table: string): Promi
   return items.sort((a, b) => JSON.stringify([a.contestId, a.userId]).localeCompare(JSON.stringify([b.contestId, b.userId])));
 }
 
+/** The Contests and Reminders tables (the Contests table without the sync's reply clock, contestId 0). */
 export async function snapshot(tables: TestTables) {
   return {
-    contests: await scanAll(tables.doc, tables.names.contests),
+    contests: (await scanAll(tables.doc, tables.names.contests)).filter((item) => item.contestId !== 0),
     reminders: await scanAll(tables.doc, tables.names.reminders),
   };
 }
@@ -69,6 +70,33 @@ export async function addReminder(tables: TestTables, contestId: number, userId:
     new PutCommand({
       TableName: tables.names.reminders,
       Item: { contestId, userId, minutesBefore, remindAt: startTimeSeconds - 60 * minutesBefore },
+    }),
+  );
+}
+
+/**
+ * A reminder as the app writes it by the table contract (docs/tables.md): from the stored contest,
+ * due at once (`dueAt = remindAt`) unless the contest pauses its reminders or vanished.
+ */
+export async function setReminder(tables: TestTables, contestId: number, userId: string, minutesBefore: number): Promise<Record<string, unknown>> {
+  const { Item: contest } = await tables.doc.send(new GetCommand({ TableName: tables.names.contests, Key: { contestId }, ConsistentRead: true }));
+  if (contest === undefined) throw new Error(`contest ${contestId} is not stored`);
+  const start = contest.startTimeSeconds as number;
+  const remindAt = start - 60 * minutesBefore;
+  const due = contest.remindersPaused === undefined && contest.vanishedAt === undefined;
+  const item = { contestId, userId, minutesBefore, remindAt, expiresAt: contest.expiresAt, ...(due ? { dueAt: remindAt, dueShard: 0, dueStart: start } : {}) };
+  await tables.doc.send(new PutCommand({ TableName: tables.names.reminders, Item: item }));
+  return item;
+}
+
+/** The notifier's claim (docs/tables.md): sent, for the start it was due at. */
+export async function markNotified(tables: TestTables, contestId: number, userId: string, at: number, start: number): Promise<void> {
+  await tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.names.reminders,
+      Key: { contestId, userId },
+      UpdateExpression: 'SET notifiedAt = :at, notifiedStart = :start, paused = :notified REMOVE dueAt, dueShard, dueStart',
+      ExpressionAttributeValues: { ':at': at, ':start': start, ':notified': 'notified' },
     }),
   );
 }

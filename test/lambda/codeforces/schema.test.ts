@@ -109,3 +109,13 @@ describe('inconsistency', () => {
     );
   });
 });
+
+describe('relativeTimeSeconds (it dates the reply)', () => {
+  it('is optional, and bounded by the span of storable starts', () => {
+    const base = { id: 1, name: 'Round', type: 'CF', phase: 'BEFORE', frozen: false, durationSeconds: 7200, startTimeSeconds: 1_800_000_000 };
+    expect(contestSchema.safeParse(base).success).toBe(true);
+    expect(contestSchema.safeParse({ ...base, relativeTimeSeconds: -3600 }).success).toBe(true);
+    expect(contestSchema.safeParse({ ...base, relativeTimeSeconds: 1e12 }).success).toBe(false);
+    expect(contestSchema.safeParse({ ...base, relativeTimeSeconds: 1.5 }).success).toBe(false);
+  });
+});
