@@ -106,6 +106,10 @@ export interface BrokenSettings {
 export const BROKEN_VARIANTS: Record<string, BrokenSettings> = {
   plausibility: { planSettings: { plausibility: false } },
   convergence: { planSettings: { acceptHeldAfterReplies: 1_000_000 } },
+  /** The sync's firing rule off: every reminder of an unfinished contest due at its listed start's time. */
+  'firing-rule': { planSettings: { firingRule: false } },
+  /** Both the plausibility guards and the firing rule off. */
+  'guards-off': { planSettings: { plausibility: false, firingRule: false } },
   app: { notifier: 'remindAt' },
   /** The model's defaults (no PlanSettings passed). */
   baseline: {},

@@ -2,7 +2,8 @@
  * The simulated year, shortened: 30 simulated days of the real handler (createHandler, virtual
  * clock) against the run's DynamoDB Local with the template's tables (docs/simulation.md), with
  * wrong-upstream episodes up to 6 hours and honest churn close to the start; and a week of harmful
- * episodes with the plausibility guards switched off, which the checker must catch.
+ * episodes with the plausibility guards and the sync's firing rule switched off, which the checker
+ * must catch.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
@@ -26,8 +27,8 @@ describe('a simulated month', () => {
     expect(report.storageByMonth[0]!.reminders).toBeGreaterThan(0);
   });
 
-  it('a week of harmful episodes with the plausibility guards off reports reminder violations', { timeout: 180_000 }, async () => {
-    const report = await runSimulation(world(), { seed: 2, days: 7, glitchRates: HARMFUL_GLITCHES, episode: 6, broken: 'plausibility' });
+  it('a week of harmful episodes with the plausibility guards and the firing rule off reports reminder violations', { timeout: 180_000 }, async () => {
+    const report = await runSimulation(world(), { seed: 2, days: 7, glitchRates: HARMFUL_GLITCHES, episode: 6, broken: 'guards-off' });
     expect(report.intervals).toBe(168);
     const reminderViolations = ['reminder-missed', 'reminder-early', 'reminder-duplicate', 'reminder-late', 'reminder-withdrawn'] as const;
     expect(reminderViolations.reduce((n, key) => n + (report.violationsByInvariant[key] ?? 0), 0)).toBeGreaterThan(0);
