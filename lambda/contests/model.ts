@@ -85,6 +85,11 @@ export interface ReminderItem {
   /** Set by the notifier when it sends: when, and for which start. */
   notifiedAt?: number;
   notifiedStart?: number;
+  /**
+   * Every start it was sent for before `notifiedStart` (kept by the sync, which copies
+   * `notifiedStart` in when it makes the reminder due again): never due again at any of them.
+   */
+  sentStarts?: Set<number>;
   /** TTL, epoch seconds: the contest's own `expiresAt`. */
   expiresAt?: number;
 }

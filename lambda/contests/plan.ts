@@ -44,6 +44,11 @@ export interface PlanSettings extends JudgeSettings {
   firingRule: boolean;
 }
 
+/** A held mass change (drop, reschedule, earlier) is shown when this many consecutive replies say it. */
+export const MASS_ACCEPT_AFTER_REPLIES = 2;
+
+const isMass = (kind: HeldKind): boolean => kind === 'drop' || kind === 'reschedule' || kind === 'earlier';
+
 export const DEFAULT_PLAN_SETTINGS: PlanSettings = {
   finishedRetentionSeconds: 7 * 24 * 3600,
   missingSyncsBeforeDelete: 3,
@@ -278,7 +283,10 @@ export function planContests(input: PlanInput): ContestPlan {
     let accepted = false;
     if (holdKind !== undefined) {
       const held: HeldChange = { contestId: before.contestId, kind: holdKind, since: evidence.since, replies: evidence.replies };
-      const converged = evidence.replies >= settings.acceptHeldAfterReplies;
+      // A mass change may be honest (a mass postponement near the start): shown once a second reply
+      // repeats it. What cannot be honest is held until acceptHeldAfterReplies.
+      const needed = isMass(holdKind) ? Math.min(MASS_ACCEPT_AFTER_REPLIES, settings.acceptHeldAfterReplies) : settings.acceptHeldAfterReplies;
+      const converged = evidence.replies >= needed;
       if (!converged && input.acceptHeld !== true) {
         plan.held.push(held);
         hold(before, listed, { held: true, kind: holdKind, ...evidence });

@@ -12,8 +12,9 @@ export type Gate = { due: true; start: number } | { due: false; reason: PauseRea
 
 /**
  * A reminder is due only when every current piece of evidence says so:
- * - deleted, vanished, or missing from the latest reply (a held drop): paused;
- * - the latest reply says it finished while that is held: paused; finished at its confirmed start:
+ * - deleted, vanished, or the latest reply reports a change that is held (a drop, a finish, a
+ *   postponement, a move into the past): paused;
+ * - finished at its confirmed start:
  *   due there (a reminder that never fired, say after a pause, fires late); otherwise paused;
  * - left unfinished past its TTL: paused;
  * - otherwise due at the later of the confirmed start and the latest reply's start, the latter
@@ -27,8 +28,8 @@ export function gateOf(contest: ContestItem | undefined, nowSeconds: number, fir
   if (!firingRule) return contest.phase === 'FINISHED' ? { due: false, reason: 'finished' } : { due: true, start: contest.startTimeSeconds };
   const pending = contest.pending;
   const said = pending?.held === true ? pending.said : undefined;
-  if (said === 'missing') return { due: false, reason: 'held' };
-  if (pending?.held === true && pending.kind === 'finish') return { due: false, reason: 'held' };
+  // Any held change is doubt: a withdrawal, a finish, a move (later or earlier, or into the past).
+  if (said !== undefined) return { due: false, reason: 'held' };
   if (contest.phase !== 'FINISHED' && contest.expiresAt <= nowSeconds) return { due: false, reason: 'expired' };
   const confirmed = confirmedStartOf(contest);
   const latest = said !== undefined ? (startOfEvidence(said) ?? contest.startTimeSeconds) : contest.startTimeSeconds;
@@ -56,6 +57,14 @@ export function notifiedStartOf(reminder: ReminderItem): number | undefined {
   return reminder.notifiedAt !== undefined ? reminder.remindAt + 60 * reminder.minutesBefore : undefined;
 }
 
+/** Every start a reminder was sent for: the last one and those before it. */
+export function sentStartsOf(reminder: ReminderItem): Set<number> {
+  const sent = new Set<number>(reminder.sentStarts ?? []);
+  const last = notifiedStartOf(reminder);
+  if (last !== undefined) sent.add(last);
+  return sent;
+}
+
 /** The attributes of a reminder the sync keeps. */
 export interface ReminderState {
   remindAt: number;
@@ -64,9 +73,15 @@ export interface ReminderState {
   dueShard?: number;
   dueStart?: number;
   paused?: string;
+  sentStarts?: Set<number>;
 }
 
-export const KEPT_ATTRIBUTES = ['remindAt', 'expiresAt', 'dueAt', 'dueShard', 'dueStart', 'paused'] as const satisfies readonly (keyof ReminderState)[];
+export const KEPT_ATTRIBUTES = ['remindAt', 'expiresAt', 'dueAt', 'dueShard', 'dueStart', 'paused', 'sentStarts'] as const satisfies readonly (keyof ReminderState)[];
+
+function same(a: unknown, b: unknown): boolean {
+  if (a instanceof Set && b instanceof Set) return a.size === b.size && [...a].every((x) => b.has(x));
+  return a === b;
+}
 
 /**
  * A reminder's new state, written only where it differs from what was read; the write is
@@ -101,8 +116,10 @@ export function reminderState(reminder: ReminderItem, contest: ContestItem | und
   const expiresAt = contest?.expiresAt ?? reminder.expiresAt ?? nowSeconds + settings.finishedRetentionSeconds;
   if (!gate.due && !returnsAtKeptStart(reminder, contest, gate)) return { remindAt, expiresAt, paused: gate.reason };
   const start = gate.due ? gate.start : contest!.startTimeSeconds;
-  if (notifiedStartOf(reminder) === start) return { remindAt, expiresAt, paused: 'notified' };
-  return { remindAt, expiresAt, dueAt: start - 60 * minutes, dueShard: reminder.contestId % settings.dueShards, dueStart: start };
+  const sent = sentStartsOf(reminder);
+  if (sent.has(start)) return { remindAt, expiresAt, paused: 'notified' };
+  // Due again after a send: the start it was sent for joins sentStarts (the notifier overwrites notifiedStart).
+  return { remindAt, expiresAt, dueAt: start - 60 * minutes, dueShard: reminder.contestId % settings.dueShards, dueStart: start, ...(sent.size > 0 ? { sentStarts: sent } : {}) };
 }
 
 /**
@@ -137,8 +154,9 @@ export function planReminders(
     for (const key of KEPT_ATTRIBUTES) {
       const value = next[key];
       if (value === undefined) {
-        if (reminder[key] !== undefined) remove.push(key);
-      } else if (reminder[key] !== value) {
+        // sentStarts is only ever added to: a pause keeps it.
+        if (reminder[key] !== undefined && key !== 'sentStarts') remove.push(key);
+      } else if (!same(reminder[key], value)) {
         (set as Record<string, unknown>)[key] = value;
       }
     }

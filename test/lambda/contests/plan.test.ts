@@ -452,6 +452,23 @@ describe('the review: one believable lie per contest', () => {
   });
 });
 
+describe('at most once per start: a reminder sent for a lie is not sent again for the truth', () => {
+  it('sent for its start, then three replies list the contest 3 h later (sent again for that start), then the truth: not a third time', () => {
+    const truth = UPCOMING();
+    const world = worldWith(truth);
+    const target = 103; // T0 + 30h05: its 1-day reminder is due at T0 + 6h05
+    world.run(T0, 100, (t, hour) => {
+      const list = honestList(truth, t);
+      if (hour < 8 || hour >= 11) return list;
+      return list.map((e) => (e.id === target ? { ...e, startTimeSeconds: e.startTimeSeconds + 3 * HOUR, relativeTimeSeconds: t - e.startTimeSeconds - 3 * HOUR } : e));
+    });
+    const sends = world.fired.filter((f) => f.contestId === target && f.userId === 'c');
+    const start = truth.find((c) => c.id === target)!.startAt(0);
+    expect(sends.map((f) => f.start)).toEqual([start, start + 3 * HOUR]);
+    expect(world.remindersOf(target).find((r) => r.userId === 'c')).toMatchObject({ paused: 'notified', sentStarts: new Set([start]), notifiedStart: start + 3 * HOUR });
+  });
+});
+
 describe('the review: reminders of a contest that returns, and orphans', () => {
   it('a contest deleted after its misses and re-listed under its id brings its reminders back at once, at the listed time', () => {
     const truth = UPCOMING();
