@@ -436,9 +436,10 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
               new UpdateCommand({
                 TableName: tables.reminders,
                 Key: { contestId: item.contestId, userId: item.userId },
-                UpdateExpression: 'SET notifiedAt = :now, notifiedStart = :start REMOVE dueAt, dueShard',
+                // docs/tables.md, "What a notifier does".
+                UpdateExpression: 'SET notifiedAt = :now, notifiedStart = :start, paused = :notified REMOVE dueAt, dueShard, dueStart',
                 ConditionExpression: 'dueAt = :seen',
-                ExpressionAttributeValues: { ':now': nowSeconds, ':start': item.dueStart, ':seen': row.dueAt },
+                ExpressionAttributeValues: { ':now': nowSeconds, ':start': item.dueStart, ':seen': row.dueAt, ':notified': 'notified' },
               }),
             );
             checker.reminderFired(Number(item.contestId), String(item.userId), nowSeconds, typeof item.dueStart === 'number' ? item.dueStart : undefined);
