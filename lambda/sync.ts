@@ -7,10 +7,10 @@
  */
 import type { FetchContestsResult } from './codeforces/client.js';
 import { CodeforcesError } from './codeforces/errors.js';
-import { judgeReply, type ReplyVerdict } from './contests/judge.js';
+import { judgeReply, SKEW_SECONDS, type ReplyVerdict } from './contests/judge.js';
 import { REPLY_CLOCK_ID, type ContestItem, type ReminderItem, type ReplyClockItem } from './contests/model.js';
 import { DEFAULT_PLAN_SETTINGS, planContests, type ContestPlan, type HeldChange, type PlanSettings } from './contests/plan.js';
-import { planReminders, type ReminderUpdate } from './contests/reminders.js';
+import { contestsToDoubt, doubtUpdates, planReminders, type ReminderUpdate } from './contests/reminders.js';
 import { RUN_PK_PREFIX } from './contract.js';
 import type { Invocation } from './events.js';
 import { failurePhase } from './phases.js';
@@ -162,7 +162,14 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
   const settings = deps.planSettings ?? DEFAULT_PLAN_SETTINGS;
 
   // Gather: the reply and the stored contests (with the reply clock).
-  const fetched = await fetchReply(deps, work, counts);
+  let fetched: FetchContestsResult;
+  try {
+    fetched = await fetchReply(deps, work, counts);
+  } catch (error) {
+    // Codeforces failed: no current evidence. When in doubt, delay (then fail as before).
+    if (write && error instanceof CodeforcesError && !work.signal.aborted) await doubtOnFailure(deps, work, counts, settings);
+    throw error;
+  }
   work.signal.throwIfAborted();
   const { contests: stored, replyMadeAt } = splitClock(await deps.store.scanContests(work.signal));
 
@@ -171,8 +178,13 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
   const verdict = judgeReply(fetched.contests, replyMadeAt, Math.floor(nowMs / 1000));
   if (verdict.stale) {
     counts.repliesStale = 1;
-    if (write) work.keep([...work.handoff]);
-    return { verdict, changes: emptyChanges() };
+    const changes = await doubt(deps, work, stored, counts, settings);
+    if (write) {
+      const actions = deps.store.actionsFor(changes, new Date(nowMs).toISOString());
+      if (actions.length > 0) counts.transactions = (await work.commit(actions, { final: true, handoff: changes.contestPuts.map(({ contestId }) => String(contestId)) })).transactions;
+      work.keep([...work.handoff]);
+    }
+    return { verdict, changes };
   }
 
   // Judge each contest.
@@ -208,15 +220,18 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
     reminderUpdates,
     contestPuts: [...plan.upserts, ...plan.bookkeeping, ...plan.vanished],
     contestDeletes: plan.cancelled,
-    // Recorded with the run's writes (a run that writes nothing showed nothing new).
-    ...(verdict.madeAt !== undefined ? { replyMadeAt: verdict.madeAt } : {}),
+    // Recorded with the run's writes, or alone once it is newer by more than the skew (every hourly
+    // run), so that the same reply served again later is known stale.
+    ...(verdict.madeAt !== undefined && verdict.madeAt !== replyMadeAt ? { replyMadeAt: verdict.madeAt } : {}),
   };
   countReminders(counts, reminderUpdates);
 
   // Act: one fenced commit; the contests whose reminders changed state are handed over, so the
   // next run reads them again.
   if (!write) return { plan, verdict, changes };
-  const actions = deps.store.actionsFor(changes, new Date(nowMs).toISOString());
+  const clockOnly = changes.reminderUpdates.length + changes.contestPuts.length + changes.contestDeletes.length === 0;
+  const clockFresh = verdict.madeAt !== undefined && (replyMadeAt === undefined || verdict.madeAt > replyMadeAt + SKEW_SECONDS);
+  const actions = clockOnly && !clockFresh ? [] : deps.store.actionsFor(changes, new Date(nowMs).toISOString());
   if (actions.length > 0) {
     // A contest new to the table had no state the app could have written a reminder against.
     const storedIds = new Set(stored.map(({ contestId }) => contestId));
@@ -227,6 +242,37 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
   counts.contestsWritten = plan.upserts.length;
   counts.contestsRemoved = changes.contestDeletes.length;
   return { plan, verdict, changes };
+}
+
+/**
+ * No current evidence (a stale reply, Codeforces failing): pause the reminders due before the next
+ * sync could see a change, with their contests (reminders.ts, `doubtUpdates`).
+ */
+async function doubt(deps: SyncDeps, work: WorkContext, stored: readonly ContestItem[], counts: RunCounts, settings: PlanSettings): Promise<StoreChanges> {
+  const nowSeconds = Math.floor(deps.now() / 1000);
+  const changes = emptyChanges();
+  if (!settings.firingRule) return changes;
+  const updatedAt = new Date(deps.now()).toISOString();
+  for (const contest of contestsToDoubt(stored)) {
+    const updates = doubtUpdates(contest.contestId, await deps.store.remindersOf(contest.contestId, work.signal), nowSeconds, settings.doubtSeconds);
+    if (updates.length === 0) continue;
+    changes.reminderUpdates.push(...updates);
+    changes.contestPuts.push({ ...contest, remindersPaused: 'held', updatedAt });
+  }
+  countReminders(counts, changes.reminderUpdates);
+  return changes;
+}
+
+/** The doubt of a failed fetch, written without marking the interval done (the run still fails). */
+async function doubtOnFailure(deps: SyncDeps, work: WorkContext, counts: RunCounts, settings: PlanSettings): Promise<void> {
+  try {
+    const { contests } = splitClock(await deps.store.scanContests(work.signal));
+    const changes = await doubt(deps, work, contests, counts, settings);
+    const actions = deps.store.actionsFor(changes, new Date(deps.now()).toISOString());
+    if (actions.length > 0) await work.commit(actions, { handoff: changes.contestPuts.map(({ contestId }) => String(contestId)) });
+  } catch {
+    // Best effort: the run fails for Codeforces whatever happens here, and the next one tries again.
+  }
 }
 
 async function fetchReply(deps: SyncDeps, work: WorkContext, counts: RunCounts): Promise<FetchContestsResult> {

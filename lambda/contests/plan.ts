@@ -42,6 +42,8 @@ export interface PlanSettings extends JudgeSettings {
    * showing that the simulated year's checker and the tests bite.
    */
   firingRule: boolean;
+  /** While the upstream gives no current evidence, reminders due within this many seconds are paused: one period + 10 min. */
+  doubtSeconds: number;
 }
 
 /** A held mass change (drop, reschedule, earlier) is shown when this many consecutive replies say it. */
@@ -58,6 +60,7 @@ export const DEFAULT_PLAN_SETTINGS: PlanSettings = {
   acceptHeldAfterReplies: 3,
   dueShards: 1,
   firingRule: true,
+  doubtSeconds: 3600 + 600,
 };
 
 /** A change not shown (or, in `accepted`, shown now after being held). */
@@ -261,7 +264,9 @@ export function planContests(input: PlanInput): ContestPlan {
   /** The reply agrees with what is stored: a start awaiting confirmation is confirmed, held evidence is forgotten. */
   function agrees(before: ContestItem, listed: ContestItem): void {
     const pending = before.pending;
-    if (pending === undefined && before.confirmedStart !== undefined) {
+    // Unchanged, unless its reminders were paused for doubt (a stale reply, an outage): the pause ends.
+    const paused = remindersPausedOf(before, gateOf(before, nowSeconds, settings.firingRule));
+    if (pending === undefined && before.confirmedStart !== undefined && before.remindersPaused === paused) {
       plan.unchanged += 1;
       return;
     }

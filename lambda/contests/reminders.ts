@@ -166,3 +166,28 @@ export function planReminders(
   }
   return updates;
 }
+
+/**
+ * When in doubt, delay: while the upstream gives no current evidence (a stale reply, Codeforces
+ * failing), the truth may move unseen. Reminders that would fire before the next sync could see it
+ * (`dueAt <= now + windowSeconds`) are paused (`held`) with their contest (`remindersPaused: held`,
+ * so the app writes none due); the next applied reply ends the pause (plan.ts sees the contest's
+ * pause disagree with its evidence and reads its reminders again). Contests whose reminders are not
+ * due are not read.
+ */
+export function contestsToDoubt(contests: readonly ContestItem[]): ContestItem[] {
+  return contests.filter((c) => c.remindersPaused === undefined && c.vanishedAt === undefined);
+}
+
+export function doubtUpdates(contestId: number, reminders: readonly ReminderItem[], nowSeconds: number, windowSeconds: number): ReminderUpdate[] {
+  return reminders
+    .filter((r) => r.dueAt !== undefined && r.dueAt <= nowSeconds + windowSeconds && Number.isFinite(r.minutesBefore))
+    .map((r) => ({
+      contestId,
+      userId: r.userId,
+      minutesBefore: r.minutesBefore,
+      ...(r.notifiedStart !== undefined ? { notifiedStart: r.notifiedStart } : {}),
+      set: { paused: 'held' },
+      remove: ['dueAt', 'dueShard', 'dueStart'] as (keyof ReminderState)[],
+    }));
+}

@@ -98,9 +98,7 @@ export class DynamoContestStore {
       ...changes.contestPuts.map((item) => ({ Put: { TableName: this.tables.contests, Item: item } })),
       ...changes.contestDeletes.map((contestId) => ({ Delete: { TableName: this.tables.contests, Key: { contestId } } })),
     ];
-    // The clock alone is no reason to write: a run that changes nothing showed nothing new.
-    if (writes.length === 0 || clock === undefined) return writes;
-    return [...writes, { Put: { TableName: this.tables.contests, Item: clock } }];
+    return clock === undefined ? writes : [...writes, { Put: { TableName: this.tables.contests, Item: clock } }];
   }
 
   /** The contest ids a committed transaction put and deleted (logged for the chaos checker). */

@@ -164,6 +164,34 @@ describe('stale replies', () => {
   });
 });
 
+describe('when in doubt, delay', () => {
+  it('a stale reply pauses the reminders due before the next sync could see a change; the next fresh reply brings them back', async () => {
+    const h = await seeded();
+    await h.hour(honest(h.clock.seconds + 2));
+    const madeAt = h.clock.seconds + 2;
+    const last = honest(madeAt);
+    await h.hour(last);
+    // T0 + 3 h: the same reply again (a frozen cache). 2101 starts at T0 + 4 h 30: 'b' (60 min) is due within the hour.
+    const stale = await h.hour(last);
+    expect(stale.summary).toMatchObject({ outcome: 'succeeded', counts: { repliesStale: 1, remindersPaused: 1, contestsWritten: 0 } });
+    let state = await snapshot(tables);
+    expect(state.contests.find((c) => c.contestId === 2101)).toMatchObject({ remindersPaused: 'held', startTimeSeconds: ROUNDS[0]!.start });
+    expect(state.reminders.filter((r) => r.contestId === 2101).map((r) => [r.userId, r.paused ?? r.dueAt])).toEqual([
+      ['a', ROUNDS[0]!.start - 10 * MIN],
+      ['b', 'held'],
+    ]);
+    expect(h.fired).toEqual([]);
+    // T0 + 4 h: fresh again: the pause ends, 'b' fires late (never early), 'a' on time.
+    await h.hour(honest(h.clock.seconds + 2));
+    state = await snapshot(tables);
+    expect(state.contests.find((c) => c.contestId === 2101)?.remindersPaused).toBeUndefined();
+    expect(h.fired.map((f) => [f.contestId, f.userId, f.at - (ROUNDS[0]!.start - (f.userId === 'a' ? 10 : 60) * MIN)])).toEqual([
+      [2101, 'b', 30 * MIN + 10],
+      [2101, 'a', 10],
+    ]);
+  });
+});
+
 describe('honest change near the start', () => {
   it('3 of 4 rounds postponed a day 90 minutes before the first start: no reminder fires early, each once for the new start', async () => {
     const h = harness();

@@ -33,8 +33,10 @@ describe('DynamoContestStore', () => {
     expect(store.contestsIn(actions.slice(0, 3))).toEqual({ contestsPut: [3], contestsDeleted: [4] });
   });
 
-  it('never deletes a reminder, and records the reply clock only with other writes', () => {
-    expect(store.actionsFor({ reminderUpdates: [], contestPuts: [], contestDeletes: [], replyMadeAt: 5 }, 'x')).toEqual([]);
+  it('never deletes a reminder, and records the reply clock alone too', () => {
+    expect(store.actionsFor({ reminderUpdates: [], contestPuts: [], contestDeletes: [], replyMadeAt: 5 }, 'x')).toEqual([
+      { Put: { TableName: 'contests', Item: { contestId: 0, replyMadeAt: 5, updatedAt: 'x' } } },
+    ]);
     const actions = store.actionsFor({ reminderUpdates: [{ contestId: 1, userId: 'u', minutesBefore: 5, set: { paused: 'vanished' }, remove: ['dueAt'] }], contestPuts: [], contestDeletes: [1] }, 'x');
     expect(actions.filter((a) => a.Delete?.TableName === 'reminders')).toEqual([]);
   });
