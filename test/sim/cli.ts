@@ -84,7 +84,7 @@ function readable(report: SimReport): string {
   out(`reminders:        set ${r.set}, expected ${r.expected}, fired ${r.fired} (on time ${r.onTime}, late within the promise ${r.lateExcused}, refired for a new start ${r.refired}, announcing a start not listed then ${r.untrueStart}; latest ${r.maxLateMinutes} min after its true time)`);
   out(`                  early ${r.early}, late ${r.late}, missed ${r.missed}, duplicate ${r.duplicate}, for withdrawn ${r.forWithdrawn}`);
   const n = report.notifier;
-  out(`app:              ${n.passes} notifier passes, ${n.claimsLost} claims lost; reminders written due ${n.appWrites.due}, not due ${n.appWrites.notDue}, contest changed under the write ${n.appWrites.conditionRetries}`);
+  out(`app:              ${n.passes} notifier passes (${n.deferredPasses} deferred: evidence not fresh), ${n.claimsLost} claims lost; reminders written due ${n.appWrites.due}, not due ${n.appWrites.notDue}, contest changed under the write ${n.appWrites.conditionRetries}`);
   out(`requests:         ${report.requests.total} (${report.requests.perInvocation} per invocation); ${pairs(report.requests.byOperation)}`);
   out(`AWS faults:       ${pairs(report.requests.injected)}`);
   out(`cost:             $${report.costUsdPerMonth.toFixed(4)} per month (function's DynamoDB requests)`);

@@ -88,7 +88,7 @@ export interface SimReport {
   staleHours: number;
   contestsDeletedWhileListed: number;
   reminders: ReminderFigures;
-  notifier: { passes: number; claimsLost: number; appWrites: { due: number; notDue: number; conditionRetries: number } };
+  notifier: { passes: number; claimsLost: number; deferredPasses: number; appWrites: { due: number; notDue: number; conditionRetries: number } };
   requests: { total: number; byOperation: Record<string, number>; perInvocation: number; injected: Record<string, number> };
   costUsdPerMonth: number;
   ttlSwept: { contests: number; coordination: number; reminders: number };
@@ -117,6 +117,9 @@ export const BROKEN_VARIANTS: Record<string, BrokenSettings> = {
 
 /** The `byDue` index shards (docs/tables.md: `dueShards`, default 1). */
 export const DUE_SHARDS = 1;
+
+/** The notifier sends only while the sync's last applied reply was made at most this long ago (docs/tables.md). */
+export const FRESH_EVIDENCE_SECONDS = 70 * 60;
 
 /** Lead times users choose (minutes). */
 export const LEAD_MINUTES = [5, 10, 15, 30, 60, 120, 180, 1440] as const;
@@ -311,7 +314,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
 
   // ---- the app, by the table contract ----
   const appWrites = { due: 0, notDue: 0, conditionRetries: 0 };
-  const notifierFigures = { passes: 0, claimsLost: 0 };
+  const notifierFigures = { passes: 0, claimsLost: 0, deferredPasses: 0 };
   const visited = new Set<number>();
   const lateAdded = new Set<number>();
   const soonAdded = new Set<number>();
@@ -410,9 +413,15 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       }
     }
   };
-  /** The notifier: one Query of `byDue` per shard, then a claim per row (`dueAt = :seen`) before it counts a notification. */
+  /**
+   * The notifier: one Query of `byDue` per shard; when something is due, it sends only while the
+   * sync's evidence is fresh (the reply clock, Contests item 0's `replyMadeAt`, at most 70 minutes
+   * old: docs/tables.md), else it defers the pass; then a claim per row (`dueAt = :seen`) before it
+   * counts a notification.
+   */
   const notify = async (nowSeconds: number): Promise<void> => {
     notifierFigures.passes += 1;
+    let fresh: boolean | undefined;
     for (let shard = 0; shard < DUE_SHARDS; shard += 1) {
       let start: Record<string, unknown> | undefined;
       do {
@@ -425,6 +434,12 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
             ExclusiveStartKey: start,
           }),
         );
+        if ((page.Items ?? []).length > 0 && fresh === undefined) {
+          const clock0 = (await doc.send(new GetCommand({ TableName: tables.contests, Key: { contestId: 0 }, ConsistentRead: true }))).Item;
+          fresh = typeof clock0?.replyMadeAt === 'number' && clock0.replyMadeAt >= nowSeconds - FRESH_EVIDENCE_SECONDS;
+          if (!fresh) notifierFigures.deferredPasses += 1;
+        }
+        if (fresh === false) return;
         for (const row of page.Items ?? []) {
           let item: Record<string, unknown> | undefined = row;
           if (item.dueStart === undefined) {
