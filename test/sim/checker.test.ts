@@ -1,70 +1,80 @@
-/** The simulated year's invariant checker bites where it should and only there. */
+/** The simulated year's checker: its bounds are the user's promise, and it bites where the promise is broken and only there. */
 import { describe, expect, it } from 'vitest';
-import { Checker, diffUpcoming } from './checker.js';
-import { HOUR, type Truth, type TruthContest } from './truth.js';
+import { Checker, diffUpcoming, PROMISE } from './checker.js';
+import { DAY, HOUR, MINUTE, type Truth, type TruthContest } from './truth.js';
 
 const Y = 1_800_000_000;
 function contest(id: number, start: number, extra: Partial<TruthContest> = {}): TruthContest {
+  const at = Y - 10 * DAY;
   return {
     id,
     type: 'CF',
-    durationSeconds: 7200,
-    announcedAt: Y - 10 * 24 * HOUR,
-    starts: [{ at: Y - 10 * 24 * HOUR, start }],
-    names: [{ at: Y - 10 * 24 * HOUR, name: `Round ${id}` }],
+    announcedAt: at,
+    starts: [{ at, value: start }],
+    durations: [{ at, value: 7200 }],
+    names: [{ at, value: `Round ${id}` }],
+    withdrawals: [],
     pendingSeconds: 600,
     systemTestSeconds: 1800,
+    retests: [],
     ...extra,
   };
 }
+const start1 = Y + 2 * DAY;
+const start2 = Y + 3 * DAY;
 const truth: Truth = {
   yearStart: Y,
-  end: Y + 10 * 24 * HOUR,
-  contests: [contest(1, Y + 2 * 24 * HOUR), contest(2, Y + 3 * 24 * HOUR), contest(3, Y + 4 * 24 * HOUR, { withdrawnAt: Y + HOUR })],
-  changes: [],
+  end: Y + 10 * DAY,
+  contests: [
+    contest(1, start1),
+    contest(2, start2),
+    contest(3, Y + 4 * DAY, { withdrawals: [{ at: Y + HOUR }] }),
+    // Postponed by a day 90 minutes before its start.
+    contest(4, Y + 5 * DAY, { starts: [{ at: Y - 10 * DAY, value: Y + 5 * DAY }, { at: Y + 5 * DAY - 90 * MINUTE, value: Y + 6 * DAY }] }),
+  ],
+  changes: [{ at: Y + 5 * DAY - 90 * MINUTE, kind: 'reschedule', contestId: 4, mass: false, near: true }],
 };
+/** Every hour honest, except `wrong` (hours). */
+function honestYear(checker: Checker, wrong: ReadonlySet<number> = new Set(), wrongFor?: Map<number, number>): void {
+  for (let hour = 0; hour < 240; hour += 1) {
+    const f = wrongFor?.get(hour);
+    checker.upstreamHour(hour, { t: Y + hour * HOUR + 2, ok: !wrong.has(hour), ...(f !== undefined ? { wrongFor: f } : {}) });
+  }
+}
 const view = (entries: [number, number][]) => new Map(entries.map(([id, start]) => [id, { name: `Round ${id}`, startTimeSeconds: start }]));
-const upcoming = view([[1, Y + 2 * 24 * HOUR], [2, Y + 3 * 24 * HOUR]]);
+const upcoming = view([[1, start1], [2, start2]]);
 
 describe('upcoming view', () => {
   it('equal views match; a missing, moved, renamed or extra contest is a difference', () => {
     expect(diffUpcoming(upcoming, upcoming)).toBeUndefined();
-    expect(diffUpcoming(view([[1, Y + 2 * 24 * HOUR]]), upcoming)).toBe('2 missing');
-    expect(diffUpcoming(view([[1, Y + 2 * 24 * HOUR + 60], [2, Y + 3 * 24 * HOUR]]), upcoming)).toBe('1 starts 60 s off');
+    expect(diffUpcoming(view([[1, start1]]), upcoming)).toBe('2 missing');
+    expect(diffUpcoming(view([[1, start1 + 60], [2, start2]]), upcoming)).toBe('1 starts 60 s off');
     expect(diffUpcoming(new Map([...upcoming, [3, { name: 'x', startTimeSeconds: Y }]]), upcoming)).toBe('3 shown but not upcoming');
-    expect(diffUpcoming(new Map([[1, { name: 'old', startTimeSeconds: Y + 2 * 24 * HOUR }], [2, upcoming.get(2)!]]), upcoming)).toBe('1 named "old"');
+    expect(diffUpcoming(new Map([[1, { name: 'old', startTimeSeconds: start1 }], [2, upcoming.get(2)!]]), upcoming)).toBe('1 named "old"');
   });
 
-  it('a stale view is excused for 2 intervals after a glitch, N + 1 after a mass change, then a violation', () => {
+  it('may differ during a wrong-upstream episode however long and in the first honest interval after it, never later', () => {
     const checker = new Checker(truth);
-    const stale = view([[1, Y + 2 * 24 * HOUR]]);
-    checker.compareUpcoming(0, upcoming, upcoming);
-    checker.glitch(1);
-    for (const hour of [1, 2, 3]) checker.compareUpcoming(hour, stale, upcoming);
+    honestYear(checker, new Set([10, 11, 12, 13, 14, 15, 16, 17]));
+    const stale = view([[1, start1]]);
+    for (let hour = 10; hour <= 18; hour += 1) checker.compareUpcoming(hour, stale, upcoming);
     expect(checker.violationsTotal).toBe(0);
-    checker.compareUpcoming(4, stale, upcoming);
-    expect(checker.violations).toEqual([{ hour: 4, invariant: 'upcoming-stale', detail: 'stale for 4 interval(s): 2 missing' }]);
-    expect(checker.maxStalenessIntervals).toBe(4);
+    checker.compareUpcoming(19, stale, upcoming);
+    expect(checker.violations).toEqual([{ hour: 19, invariant: 'upcoming-stale', detail: 'stale for 20 interval(s): 2 missing' }]);
+  });
 
-    const held = new Checker(truth);
-    held.compareUpcoming(0, upcoming, upcoming);
-    held.honestChange(1, true);
-    for (const hour of [1, 2, 3, 4, 5]) held.compareUpcoming(hour, stale, upcoming);
-    expect(held.violations.map((v) => v.hour)).toEqual([]);
-    held.compareUpcoming(6, stale, upcoming);
-    expect(held.violations.map((v) => v.hour)).toEqual([6]);
-
-    const plain = new Checker(truth);
-    plain.compareUpcoming(0, upcoming, upcoming);
-    plain.honestChange(1, false);
-    plain.compareUpcoming(1, stale, upcoming);
-    plain.compareUpcoming(2, stale, upcoming);
-    plain.compareUpcoming(3, stale, upcoming);
-    expect(plain.violations.map((v) => v.hour)).toEqual([3]);
+  it('may differ in the hour of an honest change, not in the next (no N + 1 after a mass change)', () => {
+    const checker = new Checker(truth);
+    honestYear(checker);
+    const hour = 5 * 24 - 2;
+    checker.compareUpcoming(hour, view([[4, Y + 5 * DAY]]), view([[4, Y + 6 * DAY]]));
+    expect(checker.violationsTotal).toBe(0);
+    checker.compareUpcoming(hour + 1, view([[4, Y + 5 * DAY]]), view([[4, Y + 6 * DAY]]));
+    expect(checker.byInvariant['upcoming-stale']).toBe(1);
   });
 });
 
-describe('syncs, deletions', () => {
+describe('syncs, deletions, storage', () => {
   it('a second successful sync of one interval is a violation', () => {
     const checker = new Checker(truth);
     checker.syncSucceeded(0, '2027-01-04T00:00:00Z');
@@ -74,40 +84,98 @@ describe('syncs, deletions', () => {
     expect(checker.violations[0]).toMatchObject({ hour: 1, invariant: 'one-sync-per-interval' });
   });
 
-  it('deleting a contest Codeforces lists is a violation; deleting a withdrawn one is not', () => {
+  it('a listed contest deleted is counted; a reminder row deleted other than by its TTL is a violation', () => {
     const checker = new Checker(truth);
-    checker.contestsDeleted(5, [1, 3], (id) => id !== 3);
-    expect(checker.violations).toEqual([{ hour: 5, invariant: 'deleted-listed', detail: 'contest 1 deleted while Codeforces lists it' }]);
+    checker.contestsDeleted([1, 3], (id) => id !== 3);
+    expect(checker.contestsDeletedWhileListed).toBe(1);
+    checker.reminderSet(1, 'a', 60, Y);
+    checker.reminderSet(1, 'b', 60, Y);
+    checker.reminderSet(1, 'c', 60, Y);
+    checker.remindersStored(5, new Set(['1/a']), new Set(['1/b']));
+    expect(checker.violations).toEqual([{ hour: 5, invariant: 'reminder-destroyed', detail: 'reminder 1/c (60 min) deleted, not by its TTL' }]);
+    checker.remindersStored(6, new Set(['1/a']), new Set(['1/b']));
+    expect(checker.violationsTotal).toBe(1);
+  });
+
+  it('storage: reminders kept months after they were set are unbounded growth', () => {
+    const checker = new Checker(truth);
+    checker.reminderSet(1, 'old', 60, Y);
+    checker.storage(10, Y + 30 * DAY, { contests: 10, leaseItemBytes: 2000, runRecords: 720, reminderKeys: ['1/old'] });
+    expect(checker.violationsTotal).toBe(0);
+    checker.storage(11, Y + 91 * DAY, { contests: 10, leaseItemBytes: 2000, runRecords: 720, reminderKeys: ['1/old'] });
+    expect(checker.violations[0]).toMatchObject({ invariant: 'storage-unbounded' });
   });
 });
 
-describe('reminders', () => {
-  it('every reminder of a contest that takes place fires once within an interval; none for a withdrawn one', () => {
+describe('reminders: the promise', () => {
+  it('on time is 10 minutes early to 70 minutes late; early, late, twice, never and for a withdrawn contest are violations', () => {
     const checker = new Checker(truth);
-    const start1 = Y + 2 * 24 * HOUR;
-    const start2 = Y + 3 * 24 * HOUR;
+    honestYear(checker);
     checker.reminderSet(1, 'on-time', 60, Y);
-    checker.reminderFired(1, 'on-time', start1 - 3600 + 1200);
+    checker.reminderFired(1, 'on-time', start1 - HOUR + 65 * MINUTE, start1);
+    checker.reminderSet(1, 'just-early', 10, Y);
+    checker.reminderFired(1, 'just-early', start1 - 20 * MINUTE, start1);
     checker.reminderSet(1, 'twice', 10, Y);
-    checker.reminderFired(1, 'twice', start1 - 600);
-    checker.reminderFired(1, 'twice', start1 - 300);
+    checker.reminderFired(1, 'twice', start1 - 600, start1);
+    checker.reminderFired(1, 'twice', start1 - 300, start1);
     checker.reminderSet(1, 'late', 1440, Y);
-    checker.reminderFired(1, 'late', start1 - 1440 * 60 + 2 * HOUR);
+    checker.reminderFired(1, 'late', start1 - DAY + 71 * MINUTE, start1);
     checker.reminderSet(2, 'early', 10, Y);
-    checker.reminderFired(2, 'early', start2 - 6 * HOUR);
+    checker.reminderFired(2, 'early', start2 - 6 * HOUR, start2);
     checker.reminderSet(2, 'never', 60, Y);
+    checker.reminderSet(3, 'withdrawn-soon', 60, Y);
+    checker.reminderFired(3, 'withdrawn-soon', Y + HOUR + 65 * MINUTE, Y + 4 * DAY);
     checker.reminderSet(3, 'withdrawn', 60, Y);
-    checker.reminderFired(3, 'withdrawn', Y + 2 * HOUR);
-    checker.reminderSet(3, 'withdrawn-quiet', 10, Y);
+    checker.reminderFired(3, 'withdrawn', Y + HOUR + 75 * MINUTE, Y + 4 * DAY);
     const figures = checker.finishReminders(truth.end);
-    expect(figures).toEqual({ set: 7, expected: 5, fired: 6, onTime: 2, early: 1, late: 1, missed: 1, duplicate: 1, forWithdrawn: 1 });
-    expect(Object.keys(checker.byInvariant).sort()).toEqual(['reminder-duplicate', 'reminder-early', 'reminder-late', 'reminder-missed', 'reminder-withdrawn']);
+    expect(figures).toMatchObject({ set: 8, expected: 6, fired: 8, onTime: 3, early: 2, late: 1, missed: 2, duplicate: 1, forWithdrawn: 1 });
+    expect(checker.byInvariant).toEqual({ 'reminder-duplicate': 1, 'reminder-early': 2, 'reminder-late': 1, 'reminder-missed': 2, 'reminder-withdrawn': 1 });
   });
 
-  it('a reminder due too close to the end is not judged', () => {
-    const checker = new Checker({ ...truth, end: Y + 2 * 24 * HOUR });
-    checker.reminderSet(1, 'u', 10, Y);
-    expect(checker.finishReminders(Y + 2 * 24 * HOUR)).toMatchObject({ set: 1, expected: 0, missed: 0 });
-    expect(checker.violationsTotal).toBe(0);
+  it('a postponement after the reminder fired: it must fire again for the new start, once', () => {
+    const fired = Y + 5 * DAY - 2 * HOUR + 5 * MINUTE;
+    const ok = new Checker(truth);
+    honestYear(ok);
+    ok.reminderSet(4, 'u', 120, Y);
+    ok.reminderFired(4, 'u', fired, Y + 5 * DAY);
+    ok.reminderFired(4, 'u', Y + 6 * DAY - 2 * HOUR + 5 * MINUTE, Y + 6 * DAY);
+    expect(ok.finishReminders(truth.end)).toMatchObject({ expected: 1, onTime: 1, refired: 1, duplicate: 0 });
+    expect(ok.violationsTotal).toBe(0);
+    const once = new Checker(truth);
+    honestYear(once);
+    once.reminderSet(4, 'u', 120, Y);
+    once.reminderFired(4, 'u', fired, Y + 5 * DAY);
+    expect(once.finishReminders(truth.end)).toMatchObject({ missed: 1 });
+  });
+
+  it('late is measured from the end of a wrong-upstream episode or the first honest reply, however long the episode', () => {
+    const due = start1 - HOUR;
+    const hourOfDue = (due - Y) / HOUR;
+    const wrong = new Set(Array.from({ length: 12 }, (_, i) => Math.floor(hourOfDue) - 2 + i));
+    const checker = new Checker(truth);
+    honestYear(checker, wrong);
+    const episodeEnd = Y + (Math.max(...wrong) + 1) * HOUR + 2;
+    expect(checker.deadline(truth.contests[0]!, due, Y)).toBe(episodeEnd + PROMISE.lateSeconds);
+    checker.reminderSet(1, 'u', 60, Y);
+    checker.reminderFired(1, 'u', episodeEnd + 65 * MINUTE, start1);
+    checker.reminderSet(1, 'v', 60, Y);
+    checker.reminderFired(1, 'v', episodeEnd + 75 * MINUTE, start1);
+    expect(checker.finishReminders(truth.end)).toMatchObject({ expected: 2, lateExcused: 1, late: 1 });
+    // A lie about another contest does not excuse this one.
+    const other = new Checker(truth);
+    honestYear(other, new Set(), new Map([...wrong].map((h) => [h, 2])));
+    expect(other.deadline(truth.contests[0]!, due, Y)).toBe(due + PROMISE.lateSeconds);
+  });
+
+  it('the first reply showing the start bounds it too; a reminder due too close to the end of the run is not judged', () => {
+    const checker = new Checker(truth);
+    honestYear(checker);
+    // Contest 4 moved 90 minutes before its start: the first reply showing the new start is that hour's.
+    expect(checker.deadline(truth.contests[3]!, Y + 6 * DAY - 10 * MINUTE, Y)).toBe(Y + 6 * DAY - 10 * MINUTE + PROMISE.lateSeconds);
+    const short = new Checker({ ...truth, end: start1 });
+    honestYear(short);
+    short.reminderSet(1, 'u', 10, Y);
+    expect(short.finishReminders(start1)).toMatchObject({ set: 1, expected: 0, missed: 0 });
+    expect(short.violationsTotal).toBe(0);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * A simulated year of contest-sync (docs/simulation.md).
  *
- *   npm run simulate -- [--days N] [--seed S] [--broken NAME] [--glitches default|none|benign|harmful] [--json] [--notify-every MIN]
+ *   npm run simulate -- [--days N] [--seed S] [--broken NAME] [--glitches default|none|benign|harmful]
+ *                       [--episode N] [--full-episodes] [--notify-every MIN] [--json]
  *
  * Starts DynamoDB Local, synthesizes the template (no bundling: the handler runs in-process through
  * `createHandler`, on a virtual clock), runs N days (default 365) of hourly intervals and prints the
@@ -10,7 +11,7 @@
 import { setMaxListeners } from 'node:events';
 import { startDynamoDbLocal } from '../../local/dynamodb-local.js';
 import { synthTemplate } from '../../local/template.js';
-import { BENIGN_GLITCHES, HARMFUL_GLITCHES, NO_GLITCHES } from './glitches.js';
+import { BENIGN_GLITCHES, DEFAULT_EPISODE, HARMFUL_GLITCHES, NO_GLITCHES } from './glitches.js';
 import { BROKEN_VARIANTS, runSimulation, type SimReport } from './runner.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -23,6 +24,8 @@ interface Options {
   broken: string | undefined;
   json: boolean;
   notifyEvery: number;
+  episode: number;
+  fullEpisodes: boolean;
   glitches: 'default' | 'none' | 'harmful' | 'benign';
 }
 
@@ -46,7 +49,9 @@ function parseArgs(args: string[]): Options {
     seed: integer('--seed', 1, 0, 2 ** 31),
     broken,
     json: args.includes('--json'),
-    notifyEvery: integer('--notify-every', 30, 5, 60),
+    notifyEvery: integer('--notify-every', 10, 1, 60),
+    episode: integer('--episode', DEFAULT_EPISODE, 1, 72),
+    fullEpisodes: args.includes('--full-episodes'),
     glitches: glitchesFlag(value('--glitches')),
   };
 }
@@ -64,25 +69,29 @@ function readable(report: SimReport): string {
   };
   const pairs = (record: Record<string, number>): string =>
     Object.entries(record).sort().map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
-  out(`simulated ${report.days} days from ${report.yearStart} (seed ${report.seed}${report.broken !== null ? `, broken: ${report.broken}` : ''})`);
+  out(`simulated ${report.days} days from ${report.yearStart} (seed ${report.seed}, episodes up to ${report.episode} h${report.broken !== null ? `, broken: ${report.broken}` : ''})`);
   out(`intervals:        ${report.intervals}`);
   out(`invocations:      ${report.invocations}`);
   out(`syncs:            ${report.syncs}`);
   out(`skips:            ${pairs(report.skips)}`);
   out(`failures:         ${pairs(report.failures)}`);
   out(`held:             ${pairs(report.held)} (most at once ${report.contestsHeldMax})`);
-  out(`glitches:         ${pairs(report.glitches)}`);
-  out(`truth:            ${report.truth.contests} contests; changes ${pairs(report.truth.changes)} (${report.truth.massChanges} in mass changes)`);
-  out(`staleness:        max ${report.maxStalenessIntervals} interval(s), ${report.staleHours} stale hour(s)`);
+  out(`counts (summed):  ${pairs(report.countsTotal)}`);
+  out(`glitches:         ${pairs(report.glitches)} (hours; ${report.wrongUpstreamHours} hours without an honest reply)`);
+  out(`truth:            ${report.truth.contests} contests; changes ${pairs(report.truth.changes)} (${report.truth.massChanges} in mass changes, ${report.truth.nearChanges} within 3 h of the start)`);
+  out(`staleness:        max ${report.maxStalenessIntervals} interval(s), ${report.staleHours} stale hour(s); contests deleted while listed ${report.contestsDeletedWhileListed}`);
   const r = report.reminders;
-  out(`reminders:        set ${r.set}, expected ${r.expected}, fired ${r.fired} (on time ${r.onTime}, early ${r.early}, late ${r.late}), missed ${r.missed}, duplicate ${r.duplicate}, for withdrawn ${r.forWithdrawn}`);
+  out(`reminders:        set ${r.set}, expected ${r.expected}, fired ${r.fired} (on time ${r.onTime}, late within the promise ${r.lateExcused}, refired for a new start ${r.refired}, announcing a start not listed then ${r.untrueStart}; latest ${r.maxLateMinutes} min after its true time)`);
+  out(`                  early ${r.early}, late ${r.late}, missed ${r.missed}, duplicate ${r.duplicate}, for withdrawn ${r.forWithdrawn}`);
+  const n = report.notifier;
+  out(`app:              ${n.passes} notifier passes (${n.deferredPasses} deferred: evidence not fresh), ${n.claimsLost} claims lost; reminders written due ${n.appWrites.due}, not due ${n.appWrites.notDue}, contest changed under the write ${n.appWrites.conditionRetries}`);
   out(`requests:         ${report.requests.total} (${report.requests.perInvocation} per invocation); ${pairs(report.requests.byOperation)}`);
   out(`AWS faults:       ${pairs(report.requests.injected)}`);
   out(`cost:             $${report.costUsdPerMonth.toFixed(4)} per month (function's DynamoDB requests)`);
-  out(`TTL sweeps:       contests ${report.ttlSwept.contests}, coordination ${report.ttlSwept.coordination}`);
-  out('storage by month: month contests reminders runRecords runBytes leaseBytes ledger handoff');
+  out(`TTL sweeps:       contests ${report.ttlSwept.contests}, coordination ${report.ttlSwept.coordination}, reminders ${report.ttlSwept.reminders}`);
+  out('storage by month: month contests reminders remindersDue runRecords runBytes leaseBytes ledger handoff');
   for (const m of report.storageByMonth) {
-    out(`  ${[m.month, m.contests, m.reminders, m.runRecords, m.runRecordsBytes, m.leaseItemBytes, m.ledgerEntries, m.handoffEntries].map(String).join(' ')}`);
+    out(`  ${[m.month, m.contests, m.reminders, m.remindersDue, m.runRecords, m.runRecordsBytes, m.leaseItemBytes, m.ledgerEntries, m.handoffEntries].map(String).join(' ')}`);
   }
   out(`violations:       ${report.violationsTotal} (${pairs(report.violationsByInvariant)})`);
   for (const v of report.violations.slice(0, 20)) out(`  hour ${v.hour} [${v.invariant}] ${v.detail}`);
@@ -102,7 +111,9 @@ async function main(): Promise<void> {
         seed: options.seed,
         days: options.days,
         notifyEveryMinutes: options.notifyEvery,
-        ...(options.glitches === 'none' ? { glitchRates: NO_GLITCHES } : options.glitches === 'harmful' ? { glitchRates: HARMFUL_GLITCHES, alwaysRepeatHarmful: true } : options.glitches === 'benign' ? { glitchRates: BENIGN_GLITCHES } : {}),
+        episode: options.episode,
+        fullEpisodes: options.fullEpisodes,
+        ...(options.glitches === 'none' ? { glitchRates: NO_GLITCHES } : options.glitches === 'harmful' ? { glitchRates: HARMFUL_GLITCHES } : options.glitches === 'benign' ? { glitchRates: BENIGN_GLITCHES } : {}),
         ...(options.broken !== undefined ? { broken: options.broken } : {}),
         onDay: (day, checker) => {
           if (day % 30 === 0) process.stderr.write(`simulate: day ${day}, ${checker.violationsTotal} violation(s)\n`);

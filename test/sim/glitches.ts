@@ -2,8 +2,15 @@
  * The glitch schedule of a simulated year: at most one glitch per hourly interval, drawn up front
  * from the seed (pure: no I/O). A Codeforces glitch shapes the replies of that hour's runs; a run
  * glitch shapes the invocations (duplicate delivery, a crash mid-run, DynamoDB faults).
+ *
+ * A wrong upstream is an episode: the same wrong reply (or the same failure) for 1 to `episode`
+ * hours running (default up to 6), whatever the model does with repeated evidence. A wrong reply is
+ * served either **frozen** (the body made in the episode's first hour, served again unchanged: a
+ * stale cache; its `relativeTimeSeconds` date it to when it was made) or **fresh** (the same lie made
+ * again every hour, with fresh `relativeTimeSeconds`: a persisting upstream bug).
  */
 import { prng } from '../chaos/faults.js';
+import { DAY, HOUR, listAt, phaseFor, type ApiEntry, type Truth } from './truth.js';
 
 export const CODEFORCES_GLITCHES = [
   /** One attempt answered 503, the next one honest. */
@@ -12,23 +19,29 @@ export const CODEFORCES_GLITCHES = [
   'timeout',
   /** One attempt answered `{"status":"FAILED","comment":"Call limit exceeded"}`, the next one honest. */
   'call-limit',
-  /** Every attempt of every run fails (503 or timeouts) for 1–3 hours: the runs and their retries fail. */
+  /** Every attempt of every run fails (503 or timeouts) for the whole episode. */
   'outage',
-  /** `{"status":"OK","result":[]}` to the first run of the hour. */
+  /** `{"status":"OK","result":[]}` for the episode. */
   'empty',
-  /** A body cut in the middle (not JSON) to the first run of the hour. */
+  /** A body cut in the middle (not JSON) for the episode. */
   'truncated',
-  /** 30–70 % of the entries left out (the upcoming ones among them) in the first run's reply (1–2 hours running). */
+  /** 30–70 % of the entries left out (the upcoming ones among them). */
   'partial',
-  /** Every contest listed FINISHED with its start moved hours into the past, in the first run's reply (1–2 hours running). */
+  /** Every contest listed FINISHED with its start moved hours into the past. */
   'all-finished',
-  /** The upcoming contests' starts moved 1–6 hours into the past, phase BEFORE, in the first run's reply (1–2 hours running). */
+  /** The upcoming contests' starts moved 1–6 hours into the past, phase BEFORE. */
   'starts-past',
+  /** An honest reply made 1–6 hours earlier (a lagging replica or a cache). */
+  'stale',
+  /** One upcoming contest listed as started 1–9 minutes ago (inside the clock-skew allowance), phase CODING. */
+  'one-started',
+  /** One upcoming contest listed 2 hours to 2 days later than it is. */
+  'one-later',
 ] as const;
 export type CodeforcesGlitch = (typeof CODEFORCES_GLITCHES)[number];
 
 export const RUN_GLITCHES = [
-  /** The scheduled event delivered twice, both at once. */
+  /** The scheduled event delivered twice, both at once (and two notifiers racing that hour). */
   'duplicate',
   /** The first invocation dies after k DynamoDB requests (its lease left held until it lapses). */
   'crash',
@@ -43,17 +56,26 @@ export type RunGlitch = (typeof RUN_GLITCHES)[number];
 
 export type Glitch = CodeforcesGlitch | RunGlitch;
 
-/** Probability per hour of each glitch (an outage is an episode of 1–3 hours). */
+/** Glitches whose every reply in the hour is wrong (or fails), served as an episode of 1..N hours. */
+export const EPISODE_GLITCHES: ReadonlySet<Glitch> = new Set<Glitch>(['outage', 'empty', 'truncated', 'partial', 'all-finished', 'starts-past', 'stale', 'one-started', 'one-later']);
+
+/** Wrong replies that the sync receives as a valid list (the rest fail the sync). */
+export const WRONG_LISTS: ReadonlySet<Glitch> = new Set<Glitch>(['partial', 'all-finished', 'starts-past', 'stale', 'one-started', 'one-later']);
+
+/** Probability per hour that each glitch (an episode, for EPISODE_GLITCHES) begins. */
 export const DEFAULT_GLITCH_RATES: Record<Glitch, number> = {
   'http-503': 0.005,
   timeout: 0.003,
   'call-limit': 0.005,
-  outage: 0.002,
-  empty: 0.003,
-  truncated: 0.003,
-  partial: 0.004,
-  'all-finished': 0.002,
-  'starts-past': 0.002,
+  outage: 0.001,
+  empty: 0.002,
+  truncated: 0.002,
+  partial: 0.002,
+  'all-finished': 0.0015,
+  'starts-past': 0.0015,
+  stale: 0.002,
+  'one-started': 0.0015,
+  'one-later': 0.0015,
   duplicate: 0.01,
   crash: 0.005,
   'dynamo-throttle': 0.004,
@@ -61,55 +83,63 @@ export const DEFAULT_GLITCH_RATES: Record<Glitch, number> = {
   'dynamo-500': 0.004,
 };
 
-/** Harmful replies that may be served in two consecutive hours. */
-const REPEATED_REPLIES: ReadonlySet<Glitch> = new Set(['partial', 'all-finished', 'starts-past']);
+/** Default longest episode (hours). */
+export const DEFAULT_EPISODE = 6;
 
 export interface HourGlitch {
   kind: Glitch;
+  /** Wrong lists: the first hour's reply served again (`frozen`), or the same lie made again (`fresh`). */
+  mode: 'frozen' | 'fresh';
   /** `crash`: DynamoDB requests the invocation makes before it dies (1–3: before the read, before the write, before the release). */
   crashAfter?: number;
   /** `partial`: the share of entries kept. */
   keep?: number;
-  /** `all-finished`, `starts-past`: how far starts move into the past (seconds). */
-  backSeconds?: number;
-  /** Seed of the per-request draws of this hour (DynamoDB fault policy, partial list). */
+  /** `all-finished`, `starts-past`: how far starts move into the past; `stale`: how old the reply is; `one-later`: how much later (seconds). */
+  shiftSeconds?: number;
+  /** `one-started`: minutes since the lied start (1–9, inside the 10-minute skew allowance). */
+  skewMinutes?: number;
+  /** Seed of the per-request draws of this hour (DynamoDB fault policy, partial list, the lied-about contest). */
   seed: number;
-  /** The first hour of the episode: a repeated harmful reply is the same reply (a stale cache). */
+  /** The first hour of the episode. */
   fromHour: number;
+  /** Hours in the episode. */
+  length: number;
+}
+
+export interface ScheduleOptions {
+  /** Longest episode of a wrong upstream (hours; default 6). */
+  episode?: number;
+  /** Every episode exactly `episode` hours long (the stress runs). */
+  fullEpisodes?: boolean;
 }
 
 /** The glitch of each hour (undefined: a quiet hour). Hour 0 is always quiet (the first sync). */
-export function glitchSchedule(
-  seed: number,
-  hours: number,
-  rates: Partial<Record<Glitch, number>> = {},
-  options: { alwaysRepeatHarmful?: boolean } = {},
-): (HourGlitch | undefined)[] {
+export function glitchSchedule(seed: number, hours: number, rates: Partial<Record<Glitch, number>> = {}, options: ScheduleOptions = {}): (HourGlitch | undefined)[] {
   const random = prng(seed ^ 0x676c_6974);
   const all = { ...DEFAULT_GLITCH_RATES, ...rates };
   const kinds = Object.keys(all) as Glitch[];
+  const episode = options.episode ?? DEFAULT_EPISODE;
+  if (!Number.isInteger(episode) || episode < 1) throw new Error(`episode must be a whole number of hours ≥ 1, got ${episode}`);
   const out: (HourGlitch | undefined)[] = new Array<HourGlitch | undefined>(hours).fill(undefined);
   for (let hour = 1; hour < hours; hour += 1) {
     const draw = random();
-    const extra = { seed: Math.floor(random() * 2 ** 31), knob: random() };
+    const extra = { seed: Math.floor(random() * 2 ** 31), knob: random(), length: random(), mode: random() };
     if (out[hour] !== undefined) continue;
     let acc = 0;
     for (const kind of kinds) {
       acc += all[kind];
       if (draw >= acc) continue;
-      // A wrong reply is served at most twice in a row: three in a row is, by design, evidence the
-      // model accepts (acceptHeldAfterReplies = 3, missingSyncsBeforeDelete = 3). So no harmful reply
-      // right after one.
-      if (REPEATED_REPLIES.has(kind) && hour > 0 && out[hour - 1] !== undefined && REPEATED_REPLIES.has(out[hour - 1]!.kind)) break;
-      const glitch: HourGlitch = { kind, seed: extra.seed, fromHour: hour };
+      const length = EPISODE_GLITCHES.has(kind) ? (options.fullEpisodes === true ? episode : 1 + Math.floor(extra.length * episode)) : 1;
+      const glitch: HourGlitch = { kind, mode: extra.mode < 0.5 ? 'frozen' : 'fresh', seed: extra.seed, fromHour: hour, length };
       if (kind === 'crash') glitch.crashAfter = 1 + Math.floor(extra.knob * 3);
       if (kind === 'partial') glitch.keep = 0.3 + extra.knob * 0.4;
-      if (kind === 'all-finished' || kind === 'starts-past') glitch.backSeconds = Math.round((1 + extra.knob * 5) * 3600);
-      out[hour] = glitch;
-      // Episodes: an outage lasts 1–3 hours; a harmful reply is served again the next hour half of
-      // the time (a stale cache: the same wrong list twice, the same evidence in consecutive replies).
-      const length = kind === 'outage' ? 1 + Math.floor(extra.knob * 3) : REPEATED_REPLIES.has(kind) ? (options.alwaysRepeatHarmful === true ? 2 : 1 + (extra.seed % 2)) : 1;
-      for (let next = hour + 1; next < Math.min(hours, hour + length); next += 1) out[next] = { ...glitch, seed: kind === 'outage' ? extra.seed + next : extra.seed };
+      if (kind === 'all-finished' || kind === 'starts-past' || kind === 'stale') glitch.shiftSeconds = Math.round((1 + extra.knob * 5) * 3600);
+      if (kind === 'one-later') glitch.shiftSeconds = Math.round((2 + extra.knob * 46) * 3600);
+      if (kind === 'one-started') glitch.skewMinutes = 1 + Math.floor(extra.knob * 9);
+      for (let next = hour; next < Math.min(hours, hour + length); next += 1) {
+        // An outage fails differently every hour; a wrong list is the same lie all along.
+        out[next] = kind === 'outage' ? { ...glitch, seed: extra.seed + next } : glitch;
+      }
       break;
     }
   }
@@ -123,8 +153,64 @@ export function isCodeforcesGlitch(kind: Glitch): kind is CodeforcesGlitch {
 /** Every rate zero: a quiet year (only honest churn). */
 export const NO_GLITCHES: Record<Glitch, number> = Object.fromEntries(Object.keys(DEFAULT_GLITCH_RATES).map((kind) => [kind, 0])) as Record<Glitch, number>;
 
-/** The replies that would harm the app, often (several a week each): the broken variants' runs. */
-export const HARMFUL_GLITCHES: Partial<Record<Glitch, number>> = { 'all-finished': 0.05, 'starts-past': 0.05, partial: 0.02 };
+/** The wrong lists, often (an episode beginning every few days of each kind): the stress runs. */
+export const HARMFUL_GLITCHES: Partial<Record<Glitch, number>> = {
+  'all-finished': 0.012,
+  'starts-past': 0.012,
+  partial: 0.012,
+  stale: 0.012,
+  'one-started': 0.012,
+  'one-later': 0.012,
+};
 
-/** Every glitch but the harmful replies: what the code before the model already survives. */
-export const BENIGN_GLITCHES: Partial<Record<Glitch, number>> = { partial: 0, 'all-finished': 0, 'starts-past': 0 };
+/** Every glitch but the wrong lists: what the code before the model already survived. */
+export const BENIGN_GLITCHES: Partial<Record<Glitch, number>> = Object.fromEntries([...WRONG_LISTS].map((kind) => [kind, 0]));
+
+/**
+ * A wrong list made at `madeAt` for the episode `glitch` (first reply at `t0`): the truth then,
+ * changed the same way all episode long. `relativeTimeSeconds` is madeAt − start, as Codeforces
+ * computes it when it makes a reply.
+ */
+export function wrongList(truth: Truth, glitch: HourGlitch, t0: number, madeAt: number, target: number | undefined): ApiEntry[] {
+  const at = glitch.kind === 'stale' ? madeAt - (glitch.shiftSeconds ?? HOUR) : madeAt;
+  const dated = (entry: ApiEntry, startTimeSeconds: number, phase = entry.phase): ApiEntry => ({ ...entry, startTimeSeconds, phase, relativeTimeSeconds: at - startTimeSeconds });
+  const list = listAt(truth, at);
+  const back = glitch.shiftSeconds ?? HOUR;
+  switch (glitch.kind) {
+    case 'partial':
+      return list.filter((entry) => hash01(`keep/${entry.id}`, glitch.seed) < (glitch.keep ?? 0.5));
+    case 'all-finished':
+      return list.map((entry) => dated(entry, Math.min(entry.startTimeSeconds, t0 - back), 'FINISHED'));
+    case 'starts-past':
+      return list.map((entry) => (entry.startTimeSeconds > at ? dated(entry, t0 - back, 'BEFORE') : entry));
+    case 'one-started':
+      return list.map((entry) => {
+        if (entry.id !== target) return entry;
+        const start = t0 - 60 * (glitch.skewMinutes ?? 5);
+        return dated(entry, start, phaseFor(start, entry.durationSeconds, at));
+      });
+    case 'one-later':
+      return list.map((entry) => {
+        if (entry.id !== target) return entry;
+        const start = entry.startTimeSeconds + back;
+        return dated(entry, start, phaseFor(start, entry.durationSeconds, at));
+      });
+    default:
+      return list;
+  }
+}
+
+/** The contest a per-contest lie is about: one starting 1 hour to 3 days after the episode begins (undefined: none). */
+export function pickTarget(truth: Truth, glitch: HourGlitch, t: number): number | undefined {
+  if (glitch.kind !== 'one-started' && glitch.kind !== 'one-later') return undefined;
+  const candidates = listAt(truth, t).filter((entry) => entry.startTimeSeconds > t + HOUR && entry.startTimeSeconds < t + 3 * DAY);
+  if (candidates.length === 0) return undefined;
+  return candidates[Math.floor(hash01('target', glitch.seed) * candidates.length)]!.id;
+}
+
+/** A seeded draw in [0, 1) from a text (the same text and seed, the same draw). */
+export function hash01(text: string, seed: number): number {
+  let h = (seed ^ 0x811c9dc5) >>> 0;
+  for (let i = 0; i < text.length; i += 1) h = Math.imul(h ^ text.charCodeAt(i), 16777619) >>> 0;
+  return prng(h)();
+}
