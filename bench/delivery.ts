@@ -111,6 +111,8 @@ async function scanAll(admin: DynamoDBClient, table: string, index?: string): Pr
 async function seed(admin: DynamoDBClient, tables: TableNames, contestId: number, count: number, nowSeconds: number): Promise<number> {
   const start = nowSeconds + 3000;
   await batchWrite(admin, tables.contests, [
+    // The sync's reply clock: fresh evidence (delivery sends nothing on stale evidence).
+    { contestId: 0, replyMadeAt: nowSeconds, updatedAt: new Date().toISOString() },
     { contestId, platform: 'codeforces', name: `Codeforces Round ${contestId} (Div. 2)`, type: 'CF', phase: 'BEFORE', startTimeSeconds: start, durationSeconds: 7200, url: `https://codeforces.com/contest/${contestId}`, updatedAt: new Date().toISOString(), expiresAt: start + 7200 + 7 * 86_400 },
   ]);
   await batchWrite(

@@ -187,6 +187,8 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
     return { verdict, changes };
   }
 
+  const appliedAt = verdict.madeAt ?? Math.floor(nowMs / 1000);
+
   // Judge each contest.
   const lastSeenMs = replyMadeAt !== undefined ? replyMadeAt * 1000 : work.lastSucceededMs;
   const plan = planContests({
@@ -222,7 +224,9 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
     contestDeletes: plan.cancelled,
     // Recorded with the run's writes, or alone once it is newer by more than the skew (every hourly
     // run), so that the same reply served again later is known stale.
-    ...(verdict.madeAt !== undefined && verdict.madeAt !== replyMadeAt ? { replyMadeAt: verdict.madeAt } : {}),
+    // An undated reply that is not stale is dated by our own fetch: the clock the delivery job
+    // reads for freshness (docs/tables.md, "The notifier") keeps moving while replies are applied.
+    ...(appliedAt !== replyMadeAt ? { replyMadeAt: appliedAt } : {}),
   };
   countReminders(counts, reminderUpdates);
 
@@ -230,7 +234,7 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
   // next run reads them again.
   if (!write) return { plan, verdict, changes };
   const clockOnly = changes.reminderUpdates.length + changes.contestPuts.length + changes.contestDeletes.length === 0;
-  const clockFresh = verdict.madeAt !== undefined && (replyMadeAt === undefined || verdict.madeAt > replyMadeAt + SKEW_SECONDS);
+  const clockFresh = replyMadeAt === undefined || appliedAt > replyMadeAt + SKEW_SECONDS;
   const actions = clockOnly && !clockFresh ? [] : deps.store.actionsFor(changes, new Date(nowMs).toISOString());
   if (actions.length > 0) {
     // A contest new to the table had no state the app could have written a reminder against.

@@ -6,7 +6,8 @@
  * stays due and the next minute's run takes it.
  */
 import type { CommitOptions, CommitResult, TransactAction } from '@contest-sync/scheduled-singleton';
-import { claimBytes, contestAgrees, contestView, deliverable, packClaims, reminderDueEvent, validRow, type DeferReason, type DueRow, type InvalidReason } from './due.js';
+import { claimBytes, contestAgrees, contestView, deliverable, evidenceFresh, packClaims, reminderDueEvent, validRow, type DeferReason, type DueRow, type InvalidReason } from './due.js';
+import { REPLY_CLOCK_ID } from '../contests/model.js';
 import { commitClaims, type Claim, type DuePage, type DynamoDueStore } from './dynamo-due.js';
 
 /** What a pass did: the summary line's counts (docs/delivery.md, "Summary line"). */
@@ -106,12 +107,22 @@ export async function deliverDue(run: DeliveryRun, deps: DeliveryDeps): Promise<
     counts.due += page.rows.length;
     const rows = screenRows(page.rows, counts);
     const unknown = [...new Set(rows.map((row) => row.contestId))].filter((id) => !contests.has(id));
+    // The sync's reply clock is read with the first contests, in the same request: an idle
+    // minute still costs its one Query.
+    if (rows.length > 0 && !contests.has(REPLY_CLOCK_ID)) unknown.unshift(REPLY_CLOCK_ID);
     if (unknown.length > 0) {
       const read = await deps.store.contests(unknown, run.signal);
       counts.contestReads += Math.ceil(unknown.length / 100);
       for (const id of unknown) contests.set(id, read.get(id));
     }
     const nowSeconds = Math.floor(deps.now() / 1000);
+    if (rows.length > 0 && !evidenceFresh(contests.get(REPLY_CLOCK_ID), nowSeconds)) {
+      // When in doubt, delay: nothing is claimed, every row stays due for a pass after a fresh sync.
+      counts.deferred += rows.length;
+      counts.deferredReasons['evidence-stale'] = (counts.deferredReasons['evidence-stale'] ?? 0) + rows.length;
+      counts.more = page.next !== undefined;
+      return counts;
+    }
     const claims: Claim[] = [];
     for (const row of rows) {
       const contest = contestView(contests.get(row.contestId));

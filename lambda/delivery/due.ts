@@ -76,7 +76,21 @@ export type InvalidReason =
   | 'too-large';
 
 /** Why a valid row is not delivered now: the stored contest does not agree (the sync will put it right). */
-export type DeferReason = 'contest-missing' | 'contest-vanished';
+export type DeferReason = 'contest-missing' | 'contest-vanished' | 'evidence-stale';
+
+/**
+ * How old the sync's newest applied reply may be when a reminder is sent: one hourly interval plus
+ * ten minutes. Older, the evidence behind every `dueAt` is in doubt (Codeforces down, replies
+ * stale): a contest may have moved since and no reply could show it. When in doubt, delay: the
+ * pass sends nothing until a sync applies a fresh reply (docs/tables.md, "The notifier").
+ */
+export const FRESH_EVIDENCE_SECONDS = 70 * 60;
+
+/** evidenceFresh: the sync's reply clock (Contests item 0) shows a reply applied recently enough. */
+export function evidenceFresh(clock: Record<string, unknown> | undefined, nowSeconds: number): boolean {
+  const madeAt = clock?.replyMadeAt;
+  return isInteger(madeAt) && nowSeconds - madeAt <= FRESH_EVIDENCE_SECONDS;
+}
 
 /** What delivery needs of a contest (Contests table). */
 export interface ContestView {

@@ -11,7 +11,7 @@ import type { DueRow, RawRow, ReminderDueEvent } from './due.js';
 /** The sparse GSI of due reminders on the Reminders table (partition `dueShard`, sort `dueAt`). */
 export const DUE_INDEX = 'byDue';
 /** What delivery reads of a contest. */
-const CONTEST_ATTRIBUTES = ['contestId', '#name', '#url', 'startTimeSeconds', 'durationSeconds', 'vanishedAt', 'remindersPaused'];
+const CONTEST_ATTRIBUTES = ['contestId', '#name', '#url', 'startTimeSeconds', 'durationSeconds', 'vanishedAt', 'remindersPaused', 'replyMadeAt'];
 /** BatchGetItem takes at most 100 keys. */
 const BATCH_GET_KEYS = 100;
 /** Rounds of UnprocessedKeys (throttled keys) before a contest read gives up. */
@@ -54,7 +54,7 @@ export class DynamoDueStore {
     return { rows: (page.Items ?? []) as RawRow[], ...(page.LastEvaluatedKey !== undefined ? { next: page.LastEvaluatedKey } : {}) };
   }
 
-  /** The contests of `ids` (at most 100 per request; throttled keys retried a few rounds). */
+  /** The contests of `ids` (at most 100 per request; throttled keys retried a few rounds); id 0 is the sync's reply clock. */
   async contests(ids: readonly number[], signal?: AbortSignal): Promise<Map<number, Record<string, unknown>>> {
     const found = new Map<number, Record<string, unknown>>();
     for (let offset = 0; offset < ids.length; offset += BATCH_GET_KEYS) {
@@ -91,9 +91,9 @@ export class DynamoDueStore {
       Update: {
         TableName: this.tables.reminders,
         Key: { contestId: row.contestId, userId: row.userId },
-        UpdateExpression: 'SET notifiedAt = :now, notifiedStart = :start REMOVE dueAt, dueShard',
+        UpdateExpression: 'SET notifiedAt = :now, notifiedStart = :start, paused = :notified REMOVE dueAt, dueShard, dueStart',
         ConditionExpression: 'dueAt = :seen AND dueStart = :start AND minutesBefore = :mb AND (attribute_not_exists(notifiedStart) OR notifiedStart <> :start) AND NOT contains(sentStarts, :start)',
-        ExpressionAttributeValues: { ':now': nowSeconds, ':start': row.dueStart, ':seen': row.dueAt, ':mb': row.minutesBefore },
+        ExpressionAttributeValues: { ':now': nowSeconds, ':start': row.dueStart, ':seen': row.dueAt, ':mb': row.minutesBefore, ':notified': 'notified' },
       },
     };
   }

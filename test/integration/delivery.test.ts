@@ -126,6 +126,8 @@ async function seed(count: number, extra: Record<string, unknown>[] = []): Promi
       Item: { contestId: 2051, platform: 'codeforces', name: 'Codeforces Round 2051', type: 'CF', phase: 'BEFORE', startTimeSeconds: start, durationSeconds: 7200, url: 'https://codeforces.com/contest/2051', updatedAt: new Date().toISOString(), expiresAt: start + 86_400 },
     }),
   );
+  // The sync's reply clock: a reply applied just now (delivery sends only on fresh evidence).
+  await tables.doc.send(new PutCommand({ TableName: tables.names.contests, Item: { contestId: 0, replyMadeAt: Math.floor(Date.now() / 1000), updatedAt: new Date().toISOString() } }));
   const rows = [
     ...Array.from({ length: count }, (_, i) => ({ contestId: 2051, userId: `user-${i}`, minutesBefore: 60, remindAt: start - 3600, dueAt: start - 3600, dueShard: 0, dueStart: start })),
     ...extra.map((row) => ({ contestId: 2051, dueShard: 0, dueStart: start, dueAt: start - 3600, remindAt: start - 3600, ...row })),

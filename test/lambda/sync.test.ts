@@ -26,6 +26,12 @@ const storedRound1: ContestItem = {
   confirmedStart: 2_000_000_000,
 };
 
+/**
+ * The reply clock as a sync just now left it: an undated reply is dated by our own fetch, so a run
+ * over the same list within the skew has nothing to write, not even the clock.
+ */
+const clockNow = () => ({ contestId: 0, replyMadeAt: Math.floor(Date.now() / 1000), updatedAt: 'x' }) as never;
+
 function ports(
   release: LeasePort['release'],
   releaseLanded: LeasePort['releaseLanded'] = async () => false,
@@ -103,7 +109,7 @@ describe('runSync release', () => {
         return false;
       },
       async () => false,
-      { stored: [storedRound1] },
+      { stored: [storedRound1, clockNow()] },
     );
     expect(await runSync(scheduled, deps, context)).toMatchObject({ outcome: 'failed', reason: 'lease-lost' });
   });
@@ -114,7 +120,7 @@ describe('runSync release', () => {
         throw lost();
       },
       async () => false,
-      { stored: [storedRound1] },
+      { stored: [storedRound1, clockNow()] },
     );
     const summary = await runSync(scheduled, deps, context);
     expect(summary).toMatchObject({ outcome: 'failed', reason: 'lease', error: expect.stringMatching(/release failed: TimeoutError/) });
@@ -173,6 +179,18 @@ describe('runSync release', () => {
     expect(await runSync(scheduled, deps, context)).toMatchObject({ outcome: 'succeeded', counts: { contestsVanished: 1, contestsRechecked: 1 } });
     expect(fenceCheck.mock.calls.at(-1)?.[1]?.handoff).toEqual([]);
     expect(vi.mocked(deps.lease.release).mock.calls[0]?.[1].resolved).toEqual(['7']);
+  });
+
+  it('an undated reply that is not stale is dated by the fetch: the reply clock moves, so delivery sees fresh evidence', async () => {
+    const deps = ports(async () => true, async () => false, { stored: [storedRound1] });
+    const before = Math.floor(Date.now() / 1000);
+    expect(await runSync(scheduled, deps, context)).toMatchObject({ outcome: 'succeeded' });
+    const actions = vi.mocked(deps.writer.commit).mock.calls.flatMap((call) => [...call[0]]);
+    const clock = actions.find((action) => action.Put?.Item?.contestId === 0 || action.Update?.Key?.contestId === 0);
+    expect(clock).toBeDefined();
+    const madeAt = Number(clock?.Put?.Item?.replyMadeAt ?? clock?.Update?.ExpressionAttributeValues?.[':replyMadeAt']);
+    expect(madeAt).toBeGreaterThanOrEqual(before);
+    expect(madeAt).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
   });
 
   it('a stale reply (made before the newest applied one) is never applied: counted, named, the handoff kept', async () => {

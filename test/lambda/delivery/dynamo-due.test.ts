@@ -28,6 +28,8 @@ const store = new DynamoDueStore(doc, tables);
 const START = 1_900_000_000;
 const NOW_MS = (START - 3000) * 1000;
 const now = () => NOW_MS;
+/** The sync's reply clock (Contests item 0): a reply applied 20 minutes ago, fresh evidence. */
+const clock = { contestId: 0, replyMadeAt: NOW_MS / 1000 - 1200 };
 
 const row = (i: number, overrides: Record<string, unknown> = {}) => ({
   contestId: 2051,
@@ -118,9 +120,9 @@ describe('DynamoDueStore', () => {
       Update: {
         TableName: 'reminders',
         Key: { contestId: 2051, userId: 'u' },
-        UpdateExpression: 'SET notifiedAt = :now, notifiedStart = :start REMOVE dueAt, dueShard',
+        UpdateExpression: 'SET notifiedAt = :now, notifiedStart = :start, paused = :notified REMOVE dueAt, dueShard, dueStart',
         ConditionExpression: 'dueAt = :seen AND dueStart = :start AND minutesBefore = :mb AND (attribute_not_exists(notifiedStart) OR notifiedStart <> :start) AND NOT contains(sentStarts, :start)',
-        ExpressionAttributeValues: { ':now': START - 3000, ':start': START, ':seen': START - 3600, ':mb': 60 },
+        ExpressionAttributeValues: { ':now': START - 3000, ':start': START, ':seen': START - 3600, ':mb': 60, ':notified': 'notified' },
       },
     });
   });
@@ -136,7 +138,7 @@ describe('deliverDue', () => {
   const deps = { store, shard: 0, eventSource: 'contest-sync', now };
 
   it('claims 120 due rows in 3 transactions (49 claims + 49 events + the lease each), one contest read, no second query', async () => {
-    mock.on(BatchGetCommand).resolves({ Responses: { contests: [contest] } });
+    mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, contest] } });
     mock.on(TransactWriteCommand).resolves({});
     const counts = await deliverDue(run({ rows: Array.from({ length: 120 }, (_, i) => row(i)) }), deps);
     expect(counts).toMatchObject({ due: 120, delivered: 120, invalid: 0, lost: 0, transactions: 3, queries: 1, contestReads: 1, more: false });
@@ -152,7 +154,7 @@ describe('deliverDue', () => {
   });
 
   it('drops the rows whose claim was refused and commits the rest of the batch', async () => {
-    mock.on(BatchGetCommand).resolves({ Responses: { contests: [contest] } });
+    mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, contest] } });
     refuseClaimsOf(['user-3', 'user-7']);
     const counts = await deliverDue(run({ rows: Array.from({ length: 10 }, (_, i) => row(i)) }), deps);
     expect(counts).toMatchObject({ delivered: 8, lost: 2, retries: 1, transactions: 1 });
@@ -163,7 +165,7 @@ describe('deliverDue', () => {
   });
 
   it('skips and counts rows that cannot be believed or whose event is too large; the rest of the batch goes out', async () => {
-    mock.on(BatchGetCommand).resolves({ Responses: { contests: [contest, { ...contest, contestId: 7, name: 'x'.repeat(300 * 1024) }, { ...contest, contestId: 8, vanishedAt: START - 100 }] } });
+    mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, contest, { ...contest, contestId: 7, name: 'x'.repeat(300 * 1024) }, { ...contest, contestId: 8, vanishedAt: START - 100 }] } });
     mock.on(TransactWriteCommand).resolves({});
     const rows = [row(1), row(2, { minutesBefore: -1 }), row(3, { userId: undefined }), row(4, { contestId: 7 }), row(5, { contestId: 8 }), row(6, { contestId: 9 }), row(7)];
     const counts = await deliverDue(run({ rows }), deps);
@@ -178,8 +180,26 @@ describe('deliverDue', () => {
     expect(userIdsOf(transactions()[0]!)).toEqual(['user-1', 'user-7']);
   });
 
+  it('sends nothing while the sync\'s evidence is stale (reply clock older than 70 minutes, or absent): every row stays due', async () => {
+    mock.on(TransactWriteCommand).resolves({});
+    for (const responses of [[{ ...clock, replyMadeAt: NOW_MS / 1000 - 70 * 60 - 1 }, contest], [contest]]) {
+      mock.resetHistory();
+      mock.on(BatchGetCommand).resolves({ Responses: { contests: responses } });
+      const counts = await deliverDue(run({ rows: [row(1), row(2)] }), deps);
+      expect(counts).toMatchObject({ due: 2, delivered: 0, deferred: 2, deferredReasons: { 'evidence-stale': 2 } });
+      expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(0);
+      // The clock is read in the same request as the contests.
+      expect(mock.commandCalls(BatchGetCommand)).toHaveLength(1);
+      expect(mock.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.contests?.Keys).toEqual([{ contestId: 0 }, { contestId: 2051 }]);
+    }
+    // At 70 minutes exactly the evidence is still fresh.
+    mock.resetHistory();
+    mock.on(BatchGetCommand).resolves({ Responses: { contests: [{ ...clock, replyMadeAt: NOW_MS / 1000 - 70 * 60 }, contest] } });
+    expect(await deliverDue(run({ rows: [row(1)] }), deps)).toMatchObject({ delivered: 1, deferred: 0 });
+  });
+
   it('reads the next pages itself, and stops starting batches near the deadline (the rest stays due)', async () => {
-    mock.on(BatchGetCommand).resolves({ Responses: { contests: [contest] } });
+    mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, contest] } });
     mock.on(TransactWriteCommand).resolves({});
     mock.on(QueryCommand).resolvesOnce({ Items: [row(100), row(101)] });
     const counts = await deliverDue(run({ rows: [row(1)], next: { k: 1 } }), deps);
