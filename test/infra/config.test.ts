@@ -160,19 +160,26 @@ describe('synth paused, at DEBUG', () => {
     template = Template.fromJSON(json);
   });
 
-  it('keeps the schedule rule and its target, disabled', () => {
-    template.resourceCountIs('AWS::Events::Rule', 1);
-    const [ruleId, rule] = Object.entries(template.findResources('AWS::Events::Rule'))[0]!;
-    expect(rule.Properties).toMatchObject({ State: 'DISABLED', ScheduleExpression: 'cron(0 * * * ? *)' });
-    expect(rule.Properties.Targets).toHaveLength(1);
-    expect(template.findOutputs('ScheduleRuleName').ScheduleRuleName?.Value).toEqual({ Ref: ruleId });
+  it('keeps the schedule rules (the sync\'s and the reminder delivery\'s) and their targets, disabled', () => {
+    const rules = Object.entries(template.findResources('AWS::Events::Rule'));
+    expect(rules.map(([, rule]) => rule.Properties.ScheduleExpression).sort()).toEqual(['cron(0 * * * ? *)', 'rate(1 minute)']);
+    for (const [, rule] of rules) {
+      expect(rule.Properties.State).toBe('DISABLED');
+      expect(rule.Properties.Targets).toHaveLength(1);
+    }
+    const [syncRuleId] = rules.find(([, rule]) => rule.Properties.ScheduleExpression === 'cron(0 * * * ? *)')!;
+    expect(template.findOutputs('ScheduleRuleName').ScheduleRuleName?.Value).toEqual({ Ref: syncRuleId });
   });
 
   it('silences only the no-successful-sync alarm (its state stays visible); the others still notify', () => {
     const all = Object.entries(template.findResources('AWS::CloudWatch::Alarm'));
     // The event delivery's alarms (dead letters, lag) are not the schedule's: a pause leaves them on.
     for (const [, alarm] of all.filter(([id]) => id.startsWith('Events'))) expect(alarm.Properties.ActionsEnabled ?? true).toBe(true);
-    const alarms = all.filter(([id]) => !id.startsWith('Events')).map(([, alarm]) => alarm);
+    // The reminder delivery job's own alarms follow the same rule as the sync's (checked below).
+    const delivery = all.filter(([id]) => id.startsWith('Delivery')).map(([, alarm]) => alarm);
+    expect(delivery.length).toBeGreaterThan(0);
+    for (const alarm of delivery) expect(alarm.Properties.ActionsEnabled ?? true, alarm.Properties.MetricName).toBe(alarm.Properties.MetricName !== 'RunSucceeded');
+    const alarms = all.filter(([id]) => !id.startsWith('Events') && !id.startsWith('Delivery')).map(([, alarm]) => alarm);
     expect(alarms).toHaveLength(5);
     for (const alarm of alarms) {
       const paused = alarm.Properties.MetricName === 'RunSucceeded';

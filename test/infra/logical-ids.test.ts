@@ -60,9 +60,12 @@ describe('logical ids of the ContestSync stack', () => {
     expect(typesOf(OTHERS)).toEqual(OTHERS);
   });
 
-  it('publishes one function version (its id is a hash of the function configuration)', () => {
+  it('publishes one function version per job (its id is a hash of the function configuration)', () => {
     const versions = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Lambda::Version').map(([id]) => id);
-    expect(versions).toHaveLength(1);
-    expect(versions[0]).toMatch(/^SyncFunctionCurrentVersion/);
+    // One for the sync, one for the reminder delivery job (shard 0): each job's deploy-time run and
+    // console test events go to its published version.
+    expect(versions).toHaveLength(2);
+    expect(versions.filter((id) => /^SyncFunctionCurrentVersion/.test(id))).toHaveLength(1);
+    expect(versions.filter((id) => /^DeliveryFunctionCurrentVersion/.test(id))).toHaveLength(1);
   });
 });
