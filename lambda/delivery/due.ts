@@ -19,7 +19,7 @@
  *                    per transaction.
  */
 import { createHash } from 'node:crypto';
-import { OutboxEventError, validateEvent } from '@contest-sync/scheduled-singleton';
+import { OutboxEventError, packInOrder, validateEvent } from '@contest-sync/scheduled-singleton';
 
 export const REMINDER_DUE = 'ReminderDue';
 
@@ -267,20 +267,7 @@ export function packClaims<C extends Packable>(claims: readonly C[], maxClaims: 
   if (!Number.isInteger(maxClaims) || maxClaims < 1 || maxClaims > MAX_CLAIMS_PER_TRANSACTION) {
     throw new RangeError(`claims per transaction must be 1 to ${MAX_CLAIMS_PER_TRANSACTION}, got ${maxClaims}`);
   }
-  const batches: C[][] = [];
-  let current: C[] = [];
-  let bytes = 0;
-  for (const claim of claims) {
-    if (current.length > 0 && (current.length >= maxClaims || bytes + claim.bytes > budget)) {
-      batches.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(claim);
-    bytes += claim.bytes;
-  }
-  if (current.length > 0) batches.push(current);
-  return batches;
+  return packInOrder(claims, { maxCount: maxClaims, maxBytes: budget }, (claim) => claim.bytes);
 }
 
 /** Shards of the byDue index: a row's shard is `contestId mod dueShards` (docs/tables.md). */

@@ -18,6 +18,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { OUTBOX_ITEM } from '../contract.js';
 import { entryBytes, MAX_EVENT_ENTRY_BYTES } from '../runtime/outbox.js';
 import { describe } from '../runtime/aws-errors.js';
+import { packInOrder } from '../runtime/batches.js';
 import { realSleep, type Sleep } from '../runtime/retry.js';
 
 /** A DynamoDB stream record as Lambda passes it (and as GetRecords returns it). */
@@ -114,20 +115,7 @@ export function decodeRecord(record: StreamRecordLike, eventBusName: string): De
 
 /** Consecutive records in PutEvents requests: at most 10 entries and 256 KB each. */
 export function requestsOf(decoded: readonly Decoded[]): Decoded[][] {
-  const requests: Decoded[][] = [];
-  let current: Decoded[] = [];
-  let bytes = 0;
-  for (const one of decoded) {
-    if (current.length > 0 && (current.length === PUT_EVENTS_MAX_ENTRIES || bytes + one.bytes > PUT_EVENTS_MAX_BYTES)) {
-      requests.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(one);
-    bytes += one.bytes;
-  }
-  if (current.length > 0) requests.push(current);
-  return requests;
+  return packInOrder(decoded, { maxCount: PUT_EVENTS_MAX_ENTRIES, maxBytes: PUT_EVENTS_MAX_BYTES }, (one) => one.bytes);
 }
 
 /**

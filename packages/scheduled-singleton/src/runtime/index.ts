@@ -5,6 +5,7 @@
  * for what it guarantees, the item layout, the timing rules and the failure modes.
  */
 export { runExclusively, runUnfenced } from './run.js';
+export { packInOrder } from './batches.js';
 export type { ExclusiveDeps, ExclusiveOptions, ExclusiveOutcome, ExclusiveRun, Settled } from './run.js';
 export type {
   AcquireRefusal,
