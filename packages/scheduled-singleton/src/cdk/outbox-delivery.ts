@@ -39,10 +39,10 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { JOB_ENV, OUTBOX_ITEM, RELAY_ENV, RELAY_METRIC, SERVICE_DIMENSION } from '../contract.js';
+import { JOB_ENV, OUTBOX_ITEM, RELAY_ENV, RELAY_METRIC } from '../contract.js';
 import { DEFAULT_OUTBOX_RETENTION_DAYS, MAX_DETAIL_TYPE_CHARS, validateSource } from '../runtime/outbox.js';
 import { acknowledgeOutboxNagFindings } from './acknowledge.js';
-import { BUNDLING, findProject } from './scheduled-singleton-job.js';
+import { BUNDLING, findProject, serviceMetric } from './scheduled-singleton-job.js';
 
 export type OutboxAlarm = 'deadLetters' | 'iteratorAge' | 'relayErrors';
 
@@ -274,14 +274,7 @@ export class OutboxDelivery extends Construct {
 
   /** A metric the relay emits (EMF, dimension `service`). */
   metric(metricName: string, statistic: string, period: Duration = Duration.minutes(5), label?: string): cloudwatch.Metric {
-    return new cloudwatch.Metric({
-      namespace: this.metrics.namespace,
-      metricName,
-      dimensionsMap: { [SERVICE_DIMENSION]: this.metrics.service },
-      statistic,
-      period,
-      ...(label === undefined ? {} : { label }),
-    });
+    return serviceMetric(this.metrics, metricName, statistic, period, label);
   }
 
   /** The stream's iterator age (ms): how far delivery is behind the newest outbox write. */

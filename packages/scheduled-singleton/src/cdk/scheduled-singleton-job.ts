@@ -424,14 +424,7 @@ export class ScheduledSingletonJob extends Construct {
 
   /** A metric the job emits (EMF, dimension `service`). */
   metric(metricName: string, statistic: string, period: Duration = Duration.minutes(this.periodMinutes), label?: string): cloudwatch.Metric {
-    return new cloudwatch.Metric({
-      namespace: this.metrics.namespace,
-      metricName,
-      dimensionsMap: { [SERVICE_DIMENSION]: this.metrics.service },
-      statistic,
-      period,
-      ...(label === undefined ? {} : { label }),
-    });
+    return serviceMetric(this.metrics, metricName, statistic, period, label);
   }
 
   /** Widgets of the job's metrics (runs by outcome, lease lost, duration) and its alarms. */
@@ -513,4 +506,16 @@ export class ScheduledSingletonJob extends Construct {
       }),
     };
   }
+}
+
+/** A metric a construct's function emits as EMF: its namespace, dimension `service` = its service. */
+export function serviceMetric(metrics: { namespace: string; service: string }, metricName: string, statistic: string, period: Duration, label?: string): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace: metrics.namespace,
+    metricName,
+    dimensionsMap: { [SERVICE_DIMENSION]: metrics.service },
+    statistic,
+    period,
+    ...(label === undefined ? {} : { label }),
+  });
 }
