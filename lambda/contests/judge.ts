@@ -119,13 +119,16 @@ export function implausibility(stored: ContestItem, listed: ContestItem, nowSeco
 }
 
 /**
- * The undo of a change: the reply lists the contest unfinished at its confirmed start again. It is
- * never held as a start in the past or as part of a mass change (the truth's return after a wrong
- * upstream is a mass change of its own), so it is shown at once.
+ * The undo of a change: the reply lists the contest unfinished at its confirmed start again, or at
+ * the start a reply showed ahead that awaits confirmation (`awaitedStart`: the truth's return after
+ * a lie interrupted an honest postponement). It is never held as a start in the past or as part of
+ * a mass change (the truth's return after a wrong upstream is a mass change of its own), so it is
+ * shown at once.
  */
 export function isUndo(stored: ContestItem, listed: ContestItem | undefined): boolean {
   const confirmed = confirmedStartOf(stored);
-  return listed !== undefined && listed.phase !== 'FINISHED' && confirmed > 0 && listed.startTimeSeconds === confirmed;
+  if (listed === undefined || listed.phase === 'FINISHED') return false;
+  return (confirmed > 0 && listed.startTimeSeconds === confirmed) || listed.startTimeSeconds === stored.awaitedStart;
 }
 
 /** The mass-change kind a plausible change of a stored upcoming contest belongs to, if any. */
@@ -178,6 +181,18 @@ export function nextEvidence(stored: Pending | undefined, said: string, nowSecon
  */
 export function shownAhead(start: number, firstSeenSeconds: number): boolean {
   return start > firstSeenSeconds + SKEW_SECONDS;
+}
+
+/**
+ * The start awaiting confirmation after a reply lists `listedStart` (`confirmed`: the confirmed start
+ * after it): the listed start if this reply showed it ahead and it awaits a second reply; none once
+ * the listed start is confirmed; otherwise the one before, for a reply listing a start no reply
+ * showed ahead (or held, or missing) cannot refute it.
+ */
+export function awaitedStartAfter(stored: ContestItem, listedStart: number, confirmed: number, awaiting: boolean): number | undefined {
+  if (awaiting) return listedStart;
+  if (listedStart === confirmed) return undefined;
+  return stored.awaitedStart === confirmed ? undefined : stored.awaitedStart;
 }
 
 /** The confirmed start of a stored contest (0: none); an item written before the rule: its start. */

@@ -37,6 +37,13 @@ export interface ContestItem {
    */
   confirmedStart?: number;
   /**
+   * A start other than `confirmedStart` that a reply showed ahead and that awaits confirmation (a
+   * postponement lands at once): kept while replies that cannot refute it come between (held
+   * changes, misses, starts no reply showed ahead, a lie accepted after converging), so that a
+   * reply listing it again confirms it and lands at once, like the undo. The app does not read it.
+   */
+  awaitedStart?: number;
+  /**
    * What the latest replies said of the contest when it differs from what is stored or awaits a
    * second reply (docs/design.md, "A reply is evidence"). The app does not read it.
    */

@@ -9,6 +9,7 @@
  */
 import type { CodeforcesContest } from '../codeforces/schema.js';
 import {
+  awaitedStartAfter,
   confirmedStartOf,
   evidenceOf,
   implausibility,
@@ -274,7 +275,8 @@ export function planContests(input: PlanInput): ContestPlan {
     const confirmedStart = confirmStart(before, listed.startTimeSeconds, false);
     // Still unconfirmed (the evidence before was another claim): the next reply confirms it.
     const awaiting = confirmedStart !== listed.startTimeSeconds && pending !== undefined && pending.said !== said && shownAhead(listed.startTimeSeconds, nowSeconds);
-    keep(before, { ...before, confirmedStart }, awaiting ? { held: false, kind: 'confirm', said, replies: 1, since: nowSeconds } : undefined);
+    const awaitedStart = awaitedStartAfter(before, listed.startTimeSeconds, confirmedStart, awaiting);
+    keep(before, { ...without(before, 'awaitedStart'), confirmedStart, ...(awaitedStart !== undefined ? { awaitedStart } : {}) }, awaiting ? { held: false, kind: 'confirm', said, replies: 1, since: nowSeconds } : undefined);
   }
 
   /** Hold the change, or show it. */
@@ -329,7 +331,13 @@ export function planContests(input: PlanInput): ContestPlan {
   function show(before: ContestItem, listed: ContestItem, evidence: Pick<Pending, 'said' | 'replies' | 'since'>, acceptedByOperator: boolean): void {
     const confirmedStart = confirmStart(before, listed.startTimeSeconds, acceptedByOperator);
     const awaiting = confirmedStart !== listed.startTimeSeconds && evidence.replies === 1 && shownAhead(listed.startTimeSeconds, evidence.since);
-    const item: ContestItem = { ...listed, confirmedStart, ...(awaiting ? { pending: { held: false, kind: 'reschedule', ...evidence } } : {}) };
+    const awaitedStart = awaitedStartAfter(before, listed.startTimeSeconds, confirmedStart, awaiting);
+    const item: ContestItem = {
+      ...listed,
+      confirmedStart,
+      ...(awaitedStart !== undefined ? { awaitedStart } : {}),
+      ...(awaiting ? { pending: { held: false, kind: 'reschedule', ...evidence } } : {}),
+    };
     put(plan.upserts, before, item);
     if (before.vanishedAt !== undefined) plan.restored.push(before.contestId);
   }
@@ -341,6 +349,9 @@ export function planContests(input: PlanInput): ContestPlan {
   function confirmStart(before: ContestItem, start: number, acceptedByOperator: boolean): number {
     const confirmed = confirmedStartOf(before);
     if (start === confirmed) return confirmed;
+    // A reply showed it ahead (awaiting confirmation) and this one lists it again: what came
+    // between (held, missing, or listing a start no reply showed ahead) could not refute it.
+    if (start === before.awaitedStart) return start;
     const previous = before.pending?.said ?? shownEvidence(before);
     const repeated = startOfEvidence(previous) === start;
     // First seen by the reply that started the evidence for it (this one, if it is new).

@@ -501,3 +501,35 @@ describe('the review: reminders of a contest that returns, and orphans', () => {
     expect(world.reminders.get('7/z')).toMatchObject({ paused: 'expired', expiresAt: stuck.expiresAt });
   });
 });
+
+describe('a lie longer than any bound after an honest postponement (F5): only late, never lost', () => {
+  it('postponed 14:35 → 16:15 (shown 4 h ahead at 12:00), then an all-FINISHED lie 13:00–17:00 that converges: the reminders are due at once when the truth returns', () => {
+    const oldStart = T0 + 14 * HOUR + 35 * MIN;
+    const newStart = T0 + 16 * HOUR + 15 * MIN;
+    const postponedAt = T0 + 11 * HOUR + 30 * MIN;
+    const moved: TrueContest = { id: 501, durationSeconds: 2 * HOUR + 30 * MIN, startAt: (t) => (t >= postponedAt ? newStart : oldStart) };
+    const truth = [moved, fixed(502, T0 + 30 * HOUR), fixed(503, T0 + 40 * HOUR)];
+    // The same lie made fresh every hour: FINISHED, every start moved before the first lie (so it converges).
+    const lieFrom = 13;
+    const lieUntil = 18;
+    const lied = T0 + lieFrom * HOUR - 90 * MIN;
+    const lie = (t: number) =>
+      honestList(truth, t).map((e) => (e.phase === 'FINISHED' ? e : { ...e, phase: 'FINISHED' as const, startTimeSeconds: lied, relativeTimeSeconds: t - lied }));
+    const replyAt = (t: number, hour: number) => (hour >= lieFrom && hour < lieUntil ? lie(t) : honestList(truth, t));
+    const world = new PlannerWorld();
+    world.sync(honestList(truth, T0 - HOUR + 2), T0 - HOUR + 2);
+    for (const [user, minutes] of [['a', 10], ['d', 30], ['b', 60]] as const) world.setReminder(501, user, minutes);
+    world.run(T0, 14, (t, hour) => replyAt(t, hour));
+    world.run(T0 + 14 * HOUR, 1, (t) => replyAt(t, 14));
+    // Set while the lie is held: the contest pauses its reminders, so the app writes it without dueAt.
+    expect(world.setReminder(501, 'soon', 123).dueAt).toBeUndefined();
+    world.run(T0 + 15 * HOUR, 20, (t, hour) => replyAt(t, hour + 15));
+    const episodeEnd = T0 + lieUntil * HOUR + 2;
+    const problems = world.remindersOf(501).flatMap((r) => promiseBroken(world.fired, r, (t) => moved.startAt(t), { episodeEnd }));
+    expect(problems).toEqual([]);
+    // All four sent once, for the true start, late: at the first notifier pass after the truth returned.
+    const sends = world.fired.filter((f) => f.contestId === 501);
+    expect(sends.map((f) => f.userId).sort()).toEqual(['a', 'b', 'd', 'soon']);
+    expect(sends.every((f) => f.start === newStart && f.at > episodeEnd && f.at <= episodeEnd + 10 * MIN)).toBe(true);
+  });
+});

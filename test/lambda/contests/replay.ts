@@ -6,7 +6,7 @@
  * cases run against DynamoDB Local in test/integration/evidence.test.ts.
  */
 import type { CodeforcesContest } from '../../../lambda/codeforces/schema.js';
-import { judgeReply, type ReplyVerdict } from '../../../lambda/contests/judge.js';
+import { SKEW_SECONDS, judgeReply, type ReplyVerdict } from '../../../lambda/contests/judge.js';
 import type { ContestItem, ReminderItem } from '../../../lambda/contests/model.js';
 import { DEFAULT_PLAN_SETTINGS, planContests, type ContestPlan, type PlanSettings } from '../../../lambda/contests/plan.js';
 import { planReminders } from '../../../lambda/contests/reminders.js';
@@ -100,7 +100,10 @@ export class PlannerWorld {
     this.handoff = new Set(plan.remindersToCheck);
     for (const [id, item] of after) this.contests.set(id, item);
     for (const id of plan.cancelled) this.contests.delete(id);
-    if (writes > 0 && verdict.madeAt !== undefined) this.replyMadeAt = verdict.madeAt;
+    // The reply clock is written with the run's writes, or alone once it advanced by more than the
+    // skew (every hourly run), as lambda/sync.ts does: the next reply is judged against it.
+    const madeAt = verdict.madeAt;
+    if (madeAt !== undefined && (writes > 0 || this.replyMadeAt === undefined || madeAt > this.replyMadeAt + SKEW_SECONDS)) this.replyMadeAt = madeAt;
     return { verdict, plan };
   }
 
