@@ -20,7 +20,8 @@ export type Gate = { due: true; start: number } | { due: false; reason: PauseRea
  * - otherwise due at the later of the confirmed start and the latest reply's start, the latter
  *   counting only if a reply showed it ahead: a move later lands at once, a move earlier only once
  *   confirmed (then it is the confirmed start), the undo of an unconfirmed change at once (the
- *   confirmed start is the later one again); with neither: paused (`started`).
+ *   confirmed start is the later one again), never earlier than a start a reply showed ahead that
+ *   awaits its second reply (`awaitedStart`); with none: paused (`started`).
  */
 export function gateOf(contest: ContestItem | undefined, nowSeconds: number, firingRule = true): Gate {
   if (contest === undefined || contest.vanishedAt !== undefined) return { due: false, reason: 'vanished' };
@@ -36,7 +37,10 @@ export function gateOf(contest: ContestItem | undefined, nowSeconds: number, fir
   if (contest.phase === 'FINISHED') return confirmed > 0 && latest === confirmed ? { due: true, start: confirmed } : { due: false, reason: 'finished' };
   // The latest start counts if it is the confirmed one, or a reply showed it ahead (its evidence says when).
   const latestCounts = latest === confirmed || (pending !== undefined && startOfEvidence(pending.said) === latest && shownAhead(latest, pending.since));
-  const start = Math.max(confirmed, latestCounts ? latest : 0);
+  // A start a reply showed ahead that awaits its second reply (`awaitedStart`) is evidence too: a
+  // reply listing a start no reply showed ahead (a contest "started minutes ago") cannot bring the
+  // reminders back to an earlier start than it.
+  const start = Math.max(confirmed, latestCounts ? latest : 0, contest.awaitedStart ?? 0);
   return start > 0 ? { due: true, start } : { due: false, reason: 'started' };
 }
 

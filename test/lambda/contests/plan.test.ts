@@ -532,4 +532,25 @@ describe('a lie longer than any bound after an honest postponement (F5): only la
     expect(sends.map((f) => f.userId).sort()).toEqual(['a', 'b', 'd', 'soon']);
     expect(sends.every((f) => f.start === newStart && f.at > episodeEnd && f.at <= episodeEnd + 10 * MIN)).toBe(true);
   });
+
+  it('postponed 14:35 → 16:15 (shown ahead at 12:00), then "started 5 minutes ago" at 13:00 and 14:00: the reminders never fall back to 14:35', () => {
+    const oldStart = T0 + 14 * HOUR + 35 * MIN;
+    const newStart = T0 + 16 * HOUR + 15 * MIN;
+    const postponedAt = T0 + 11 * HOUR + 30 * MIN;
+    const moved: TrueContest = { id: 501, durationSeconds: 2 * HOUR, startAt: (t) => (t >= postponedAt ? newStart : oldStart) };
+    const truth = [moved, fixed(502, T0 + 30 * HOUR), fixed(503, T0 + 40 * HOUR)];
+    const replyAt = (t: number, hour: number) =>
+      hour === 13 || hour === 14
+        ? honestList(truth, t).map((e) => (e.id === 501 ? { ...e, phase: 'CODING' as const, startTimeSeconds: t - 5 * MIN, relativeTimeSeconds: 5 * MIN } : e))
+        : honestList(truth, t);
+    const world = new PlannerWorld();
+    world.sync(honestList(truth, T0 - HOUR + 2), T0 - HOUR + 2);
+    for (const [user, minutes] of [['a', 10], ['d', 30], ['b', 60]] as const) world.setReminder(501, user, minutes);
+    world.run(T0, 30, (t, hour) => replyAt(t, hour));
+    const problems = world.remindersOf(501).flatMap((r) => promiseBroken(world.fired, r, (t) => moved.startAt(t), { episodeEnd: T0 + 15 * HOUR + 2 }));
+    expect(problems).toEqual([]);
+    const sends = world.fired.filter((f) => f.contestId === 501);
+    expect(sends.map((f) => f.userId).sort()).toEqual(['a', 'b', 'd']);
+    expect(sends.every((f) => f.start === newStart && f.at >= newStart - 60 * MIN - 10 * MIN)).toBe(true);
+  });
 });
