@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EventValidationError, parseInvocation } from '../../../packages/scheduled-singleton/src/runtime/invocation.js';
-import { findProject } from '../../../packages/scheduled-singleton/src/cdk/scheduled-singleton-job.js';
+import { findProject } from '../../../packages/scheduled-singleton/src/cdk/function-parts.js';
 
 const nowMs = Date.parse('2026-11-30T12:07:00Z');
 const parse = (event: unknown, extra: Partial<Parameters<typeof parseInvocation>[1]> = {}) => parseInvocation(event, { periodMinutes: 5, nowMs, ...extra });

@@ -6,21 +6,18 @@
 export {
   ASYNC_MAX_EVENT_AGE,
   ASYNC_RETRY_ATTEMPTS,
-  BUNDLING,
   COORDINATION_ACTIONS,
-  ESM_REQUIRE_BANNER,
   JOB_LIMITS,
-  LOCK_FILES,
   ScheduledSingletonJob,
   ScheduledSingletonJobError,
   createCoordinationTable,
-  findProject,
   rateMinutes,
   type JobAlarm,
   type JobMetrics,
   type JobOutbox,
   type ScheduledSingletonJobProps,
 } from './scheduled-singleton-job.js';
+export { BUNDLING, ESM_REQUIRE_BANNER, LOCK_FILES, findProject, serviceMetric } from './function-parts.js';
 export { acknowledgeCustomResourceProviderNagFindings, acknowledgeEmailSubscription, acknowledgeJobNagFindings, type NagJobParts } from './acknowledge.js';
 export { OutboxDelivery, OutboxDeliveryError, eventSchemaContent, relayEntry, type DetailSchema, type OutboxAlarm, type OutboxDeliveryProps } from './outbox-delivery.js';
 export { ConsoleTestEvents, ConsoleTestEventsError, TEST_EVENT_REGISTRY, testEventSchemaContent, type ConsoleTestEventsProps } from './console-test-events.js';

@@ -42,7 +42,7 @@ import { Construct } from 'constructs';
 import { JOB_ENV, OUTBOX_ITEM, RELAY_ENV, RELAY_METRIC } from '../contract.js';
 import { DEFAULT_OUTBOX_RETENTION_DAYS, MAX_DETAIL_TYPE_CHARS, validateSource } from '../runtime/outbox.js';
 import { acknowledgeOutboxNagFindings } from './acknowledge.js';
-import { BUNDLING, findProject, serviceMetric } from './scheduled-singleton-job.js';
+import { BUNDLING, findProject, serviceMetric } from './function-parts.js';
 
 export type OutboxAlarm = 'deadLetters' | 'iteratorAge' | 'relayErrors';
 

@@ -19,8 +19,6 @@
  * wrapper reads exactly those. Props are typed and validated at synth time with the runtime's own
  * timing rules; the construct never reads CDK context.
  */
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -30,17 +28,18 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
-import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as triggers from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
-import { JOB_ENV, METRIC, SERVICE_DIMENSION, type JobEnvNames } from '../contract.js';
+import { JOB_ENV, METRIC, type JobEnvNames } from '../contract.js';
 import { leaseTiming, minimumFunctionTimeoutMs } from '../runtime/timing.js';
 import { acknowledgeJobNagFindings } from './acknowledge.js';
 import { ConsoleTestEvents } from './console-test-events.js';
+import { BUNDLING, findProject, serviceMetric } from './function-parts.js';
 import type { DetailSchema, OutboxDelivery } from './outbox-delivery.js';
 
 /** A job's events: where they go, under which source, with which schemas (see OutboxDelivery). */
@@ -52,41 +51,6 @@ export interface JobOutbox {
   /** JSON Schema (draft 4) of each detail-type's `detail`, published in the bus's schema registry. */
   readonly schemas?: Readonly<Record<string, DetailSchema>>;
 }
-
-/** Lock files NodejsFunction understands, nearest first when looking up from the entry. */
-export const LOCK_FILES = ['package-lock.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lockb', 'bun.lock'] as const;
-
-/**
- * The adopter's project: the nearest folder above `entry` with a lock file (or, failing that, the
- * current directory's). Never this package's own folder: it ships no lock file.
- */
-export function findProject(entry: string): { projectRoot: string; depsLockFilePath: string } | undefined {
-  for (const start of [dirname(resolve(entry)), process.cwd()]) {
-    for (let dir = start; ; dir = dirname(dir)) {
-      const lock = LOCK_FILES.map((name) => join(dir, name)).find((path) => existsSync(path));
-      if (lock !== undefined) return { projectRoot: dir, depsLockFilePath: lock };
-      if (dirname(dir) === dir) break;
-    }
-  }
-  return undefined;
-}
-
-/** An ESM bundle has no `require`; some CommonJS dependencies inside the bundle still call it. */
-export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
-
-/** How esbuild bundles a job's function (a build of your own with the same settings gets the same bundle). */
-export const BUNDLING = {
-  format: OutputFormat.ESM,
-  target: 'node22',
-  minify: true,
-  sourceMap: true,
-  // Stack traces map back to the .ts sources; the sources themselves need not ship.
-  sourcesContent: false,
-  mainFields: ['module', 'main'],
-  banner: ESM_REQUIRE_BANNER,
-  externalModules: [],
-  forceDockerBundling: false,
-} as const satisfies BundlingOptions;
 
 /** Defaults of the async invocation: Lambda keeps an event this long (retries included). */
 export const ASYNC_MAX_EVENT_AGE = Duration.hours(2);
@@ -506,16 +470,4 @@ export class ScheduledSingletonJob extends Construct {
       }),
     };
   }
-}
-
-/** A metric a construct's function emits as EMF: its namespace, dimension `service` = its service. */
-export function serviceMetric(metrics: { namespace: string; service: string }, metricName: string, statistic: string, period: Duration, label?: string): cloudwatch.Metric {
-  return new cloudwatch.Metric({
-    namespace: metrics.namespace,
-    metricName,
-    dimensionsMap: { [SERVICE_DIMENSION]: metrics.service },
-    statistic,
-    period,
-    ...(label === undefined ? {} : { label }),
-  });
 }
