@@ -56,3 +56,11 @@ export function serviceMetric(metrics: { namespace: string; service: string }, m
     ...(label === undefined ? {} : { label }),
   });
 }
+
+/** An alarm on a count: in alarm from the first one in a period; no data (nothing happened) is fine. */
+export const AT_LEAST_ONE = {
+  threshold: 1,
+  comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+  evaluationPeriods: 1,
+  treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+} as const;

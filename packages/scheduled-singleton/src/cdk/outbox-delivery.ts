@@ -42,7 +42,7 @@ import { Construct } from 'constructs';
 import { JOB_ENV, OUTBOX_ITEM, RELAY_ENV, RELAY_METRIC } from '../contract.js';
 import { DEFAULT_OUTBOX_RETENTION_DAYS, MAX_DETAIL_TYPE_CHARS, validateSource } from '../runtime/outbox.js';
 import { acknowledgeOutboxNagFindings } from './acknowledge.js';
-import { BUNDLING, findProject, serviceMetric } from './function-parts.js';
+import { AT_LEAST_ONE, BUNDLING, findProject, serviceMetric } from './function-parts.js';
 
 export type OutboxAlarm = 'deadLetters' | 'iteratorAge' | 'relayErrors';
 
@@ -309,12 +309,7 @@ export class OutboxDelivery extends Construct {
       }
       return created;
     };
-    const atLeastOne = {
-      threshold: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    } as const;
+    const atLeastOne = AT_LEAST_ONE;
     const maxLag = props.maxIteratorAge ?? Duration.minutes(5);
     return {
       deadLetters: alarm('DeadLetters', {

@@ -39,7 +39,7 @@ import { JOB_ENV, METRIC, type JobEnvNames } from '../contract.js';
 import { leaseTiming, minimumFunctionTimeoutMs } from '../runtime/timing.js';
 import { acknowledgeJobNagFindings } from './acknowledge.js';
 import { ConsoleTestEvents } from './console-test-events.js';
-import { BUNDLING, findProject, serviceMetric } from './function-parts.js';
+import { AT_LEAST_ONE, BUNDLING, findProject, serviceMetric } from './function-parts.js';
 import type { DetailSchema, OutboxDelivery } from './outbox-delivery.js';
 
 /** A job's events: where they go, under which source, with which schemas (see OutboxDelivery). */
@@ -425,12 +425,7 @@ export class ScheduledSingletonJob extends Construct {
       return created;
     };
     const fiveMinutes = Duration.minutes(5);
-    const atLeastOne = {
-      threshold: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    } as const;
+    const atLeastOne = AT_LEAST_ONE;
     return {
       noSuccess: alarm('NoSuccessfulRun', {
         alarmDescription:
