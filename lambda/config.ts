@@ -1,6 +1,7 @@
 /** The function's configuration, read once per container from the environment the stack sets. */
 import * as z from 'zod';
 import { DEFAULTS, ENV } from './contract.js';
+import { outboxSettings, type OutboxSettings } from './single-execution/index.js';
 
 export interface Config {
   tables: { contests: string; reminders: string; coordination: string };
@@ -10,6 +11,8 @@ export interface Config {
   scheduleRateMinutes: number;
   missingSyncsBeforeDelete: number;
   acceptHeldAfterReplies: number;
+  /** Where the contest events go (set by the stack's `outbox`: docs/events.md); absent, none are published. */
+  outbox?: OutboxSettings;
 }
 
 export class ConfigError extends Error {
@@ -42,7 +45,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const c = parsed.data;
+  let outbox: OutboxSettings | undefined;
+  try {
+    outbox = outboxSettings(env);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration: ${(error as Error).message}`);
+  }
   return {
+    ...(outbox !== undefined ? { outbox } : {}),
     tables: { contests: c[ENV.contestsTable], reminders: c[ENV.remindersTable], coordination: c[ENV.coordinationTable] },
     codeforcesApiUrl: c[ENV.codeforcesApiUrl].replace(/\/+$/, ''),
     leaseDurationSeconds: c[ENV.leaseDurationSeconds],

@@ -185,6 +185,7 @@ function syncDeps(config: Config, timing: LeaseTiming, doc: DynamoDBDocumentClie
     now,
     timing,
     planSettings: planSettingsOf(config, options),
+    ...(config.outbox !== undefined ? { outbox: config.outbox } : {}),
     fetchContests: ({ signal, deadline }) =>
       fetchContests({
         baseUrl: config.codeforcesApiUrl,

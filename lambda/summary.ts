@@ -34,6 +34,10 @@ export interface RunCounts {
   contestsHeld: number;
   /** Held changes acted on now: repeated by enough consecutive replies, or accepted by an operator. */
   contestsAccepted: number;
+  /** Contest events (announced, rescheduled, withdrawn, back) this run wrote to its outbox. */
+  eventsPublished: number;
+  /** Contest events found already written (an earlier attempt of the same change): not written again. */
+  eventsDuplicate: number;
 }
 
 /** A held (or accepted) change as the result and the run record name it. */
@@ -81,6 +85,9 @@ export interface RunSummary {
     moveReminders: number;
     pauseReminders: number;
     dueReminders: number;
+    /** The contest events it would have published (the first 50, and their total). */
+    events: { detailType: string; contestId: number }[];
+    eventsTotal: number;
   };
   counts: RunCounts;
   durationMs: number;
@@ -106,5 +113,7 @@ export function emptyCounts(): RunCounts {
     contestsRechecked: 0,
     contestsHeld: 0,
     contestsAccepted: 0,
+    eventsPublished: 0,
+    eventsDuplicate: 0,
   };
 }

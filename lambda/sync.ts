@@ -7,6 +7,7 @@
  */
 import type { FetchContestsResult } from './codeforces/client.js';
 import { CodeforcesError } from './codeforces/errors.js';
+import { announce } from './contests/announcements.js';
 import { judgeReply, SKEW_SECONDS, type ReplyVerdict } from './contests/judge.js';
 import { REPLY_CLOCK_ID, type ContestItem, type ReminderItem, type ReplyClockItem } from './contests/model.js';
 import { DEFAULT_PLAN_SETTINGS, planContests, type ContestPlan, type HeldChange, type PlanSettings } from './contests/plan.js';
@@ -23,6 +24,8 @@ import {
   type HeldLease,
   type LeasePort,
   type LeaseTiming,
+  type OutboxEvent,
+  type OutboxSettings,
   type Sleep,
   type TransactAction,
   type WorkContext,
@@ -52,6 +55,11 @@ export interface SyncDeps {
   sleep?: Sleep;
   timing: LeaseTiming;
   planSettings?: PlanSettings;
+  /**
+   * Where the sync's contest events go (docs/events.md): set in the stack. Without it the sync
+   * publishes nothing and records nothing as published.
+   */
+  outbox?: OutboxSettings;
   log?: SyncLog;
   /** Called once the lease is held (the handler adds the fence to every log line). */
   onAcquired?: (lease: HeldLease) => void;
@@ -70,6 +78,8 @@ interface Synced {
   plan?: ContestPlan;
   verdict: ReplyVerdict;
   changes: StoreChanges;
+  /** The contest events of the changes (written with them unless a dry run). */
+  events: OutboxEvent[];
 }
 
 export async function runSync(invocation: Invocation, deps: SyncDeps, context: RunContext): Promise<RunSummary> {
@@ -92,7 +102,7 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
     if (dry.outcome === 'failed') {
       return finish({ outcome: 'failed', reason: failurePhase(dry.error), dryRun: true, error: errorText(dry.error, dry.deadline) });
     }
-    return finish({ outcome: 'succeeded', dryRun: true, ...judgedOf(dry.value), changes: describeChanges(dry.value.plan, dry.value.changes) });
+    return finish({ outcome: 'succeeded', dryRun: true, ...judgedOf(dry.value), changes: describeChanges(dry.value) });
   }
 
   const outcome = await runExclusively(
@@ -110,6 +120,7 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
       timing: deps.timing,
       now,
       ...(deps.sleep !== undefined ? { sleep: deps.sleep } : {}),
+      ...(deps.outbox !== undefined ? { outbox: deps.outbox } : {}),
       runRecordPrefix: RUN_PK_PREFIX,
       ...(deps.log !== undefined ? { log: deps.log } : {}),
       ...(deps.onAcquired !== undefined ? { onAcquired: deps.onAcquired } : {}),
@@ -171,7 +182,7 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
     throw error;
   }
   work.signal.throwIfAborted();
-  const { contests: stored, replyMadeAt } = splitClock(await deps.store.scanContests(work.signal));
+  const { contests: stored, replyMadeAt, withdrawn } = splitClock(await deps.store.scanContests(work.signal));
 
   // Judge the reply: a stale one is never applied.
   const nowMs = now();
@@ -184,7 +195,7 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
       if (actions.length > 0) counts.transactions = (await work.commit(actions, { final: true, handoff: changes.contestPuts.map(({ contestId }) => String(contestId)) })).transactions;
       work.keep([...work.handoff]);
     }
-    return { verdict, changes };
+    return { verdict, changes, events: [] };
   }
 
   const appliedAt = verdict.madeAt ?? Math.floor(nowMs / 1000);
@@ -230,9 +241,28 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
   };
   countReminders(counts, reminderUpdates);
 
-  // Act: one fenced commit; the contests whose reminders changed state are handed over, so the
-  // next run reads them again.
-  if (!write) return { plan, verdict, changes };
+  // What users hear of it: the contest events, and each put recording what it publishes
+  // (contests/announcements.ts). Without an outbox nothing is published or recorded.
+  const announced = announce({
+    stored,
+    puts: changes.contestPuts,
+    deletes: changes.contestDeletes,
+    withdrawn,
+    nowSeconds,
+    ...(replyMadeAt !== undefined ? { clockBefore: replyMadeAt } : {}),
+  });
+  const publishing = deps.outbox !== undefined;
+  if (publishing) {
+    changes.contestPuts = announced.puts;
+    // The register travels with the clock (one Put); a change to it records the clock too.
+    changes.withdrawn = announced.withdrawn;
+    if (announced.withdrawnChanged) changes.replyMadeAt = appliedAt;
+  }
+  const events = publishing || !write ? announced.events : [];
+
+  // Act: one fenced commit, with the events; the contests whose reminders changed state are
+  // handed over, so the next run reads them again.
+  if (!write) return { plan, verdict, changes, events };
   const clockOnly = changes.reminderUpdates.length + changes.contestPuts.length + changes.contestDeletes.length === 0;
   const clockFresh = replyMadeAt === undefined || appliedAt > replyMadeAt + SKEW_SECONDS;
   const actions = clockOnly && !clockFresh ? [] : deps.store.actionsFor(changes, new Date(nowMs).toISOString());
@@ -240,12 +270,14 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
     // A contest new to the table had no state the app could have written a reminder against.
     const storedIds = new Set(stored.map(({ contestId }) => contestId));
     const handoff = [...toCheck].filter((id) => storedIds.has(id)).map(String);
-    const written = await work.commit(actions, { final: true, handoff });
+    const written = await work.commit(actions, { final: true, handoff, ...(events.length > 0 ? { events } : {}) });
     counts.transactions = written.transactions;
+    counts.eventsPublished = written.events.written;
+    counts.eventsDuplicate = written.events.duplicates;
   }
   counts.contestsWritten = plan.upserts.length;
   counts.contestsRemoved = changes.contestDeletes.length;
-  return { plan, verdict, changes };
+  return { plan, verdict, changes, events };
 }
 
 /**
@@ -297,16 +329,18 @@ async function fetchReply(deps: SyncDeps, work: WorkContext, counts: RunCounts):
 }
 
 /** The Contests table's items: the contests, and the reply clock (the sync's own item). */
-function splitClock(items: readonly (ContestItem | ReplyClockItem)[]): { contests: ContestItem[]; replyMadeAt?: number } {
+function splitClock(items: readonly (ContestItem | ReplyClockItem)[]): { contests: ContestItem[]; replyMadeAt?: number; withdrawn: Record<string, number> } {
   const contests: ContestItem[] = [];
   let replyMadeAt: number | undefined;
+  let withdrawn: Record<string, number> = {};
   for (const item of items) {
     if (item.contestId === REPLY_CLOCK_ID) {
-      const at = (item as ReplyClockItem).replyMadeAt;
-      if (typeof at === 'number' && Number.isFinite(at)) replyMadeAt = at;
+      const clock = item as ReplyClockItem;
+      if (typeof clock.replyMadeAt === 'number' && Number.isFinite(clock.replyMadeAt)) replyMadeAt = clock.replyMadeAt;
+      if (clock.withdrawn !== null && typeof clock.withdrawn === 'object') withdrawn = clock.withdrawn;
     } else contests.push(item as ContestItem);
   }
-  return { contests, ...(replyMadeAt !== undefined ? { replyMadeAt } : {}) };
+  return { contests, ...(replyMadeAt !== undefined ? { replyMadeAt } : {}), withdrawn };
 }
 
 function emptyChanges(): StoreChanges {
@@ -348,8 +382,10 @@ function judgedOf({ plan, verdict }: Synced): Pick<RunSummary, 'held' | 'accepte
 /** A dry run lists at most this many writes and cancellations (plus their totals): the result stays small. */
 export const DRY_RUN_LISTED = 50;
 
-function describeChanges(plan: ContestPlan | undefined, changes: StoreChanges): RunSummary['changes'] {
-  if (plan === undefined) return { write: [], writeTotal: 0, cancel: [], cancelTotal: 0, vanish: [], vanishTotal: 0, moveReminders: 0, pauseReminders: 0, dueReminders: 0 };
+function describeChanges({ plan, changes, events }: Synced): RunSummary['changes'] {
+  if (plan === undefined) {
+    return { write: [], writeTotal: 0, cancel: [], cancelTotal: 0, vanish: [], vanishTotal: 0, moveReminders: 0, pauseReminders: 0, dueReminders: 0, events: [], eventsTotal: 0 };
+  }
   return {
     write: plan.upserts.slice(0, DRY_RUN_LISTED).map(({ contestId, name, startTimeSeconds, phase }) => ({ contestId, name, startTimeSeconds, phase })),
     writeTotal: plan.upserts.length,
@@ -360,5 +396,7 @@ function describeChanges(plan: ContestPlan | undefined, changes: StoreChanges): 
     moveReminders: changes.reminderUpdates.filter((u) => u.set.remindAt !== undefined).length,
     pauseReminders: changes.reminderUpdates.filter((u) => u.set.dueAt === undefined && u.set.paused !== undefined).length,
     dueReminders: changes.reminderUpdates.filter((u) => u.set.dueAt !== undefined).length,
+    events: events.slice(0, DRY_RUN_LISTED).map(({ detailType, detail }) => ({ detailType, contestId: Number(detail.contestId) })),
+    eventsTotal: events.length,
   };
 }

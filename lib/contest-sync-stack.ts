@@ -18,6 +18,7 @@ import type { ContestSyncConfig } from './config.js';
 import { DataTables } from './constructs/data-tables.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { OutboxDelivery, ScheduledSingletonJob, type JobAlarm } from '@contest-sync/scheduled-singleton/cdk';
+import { CONTEST_EVENT_SCHEMAS } from '../lambda/contests/event-schemas.js';
 import { DELIVERY_ENV } from '../lambda/delivery/env.js';
 import { DUE_SHARDS, REMINDER_DUE_DETAIL_SCHEMA, deliveryLeaseKey, deliveryRunRecordPrefix } from '../lambda/delivery/schema.js';
 import { REMINDERS_BY_DUE_INDEX } from './constructs/data-tables.js';
@@ -175,6 +176,8 @@ export class ContestSyncStack extends Stack {
       alarmTopic: this.monitoring.topic,
       noSuccessPeriods: 2,
       alarmDescriptions: ALARM_DESCRIPTIONS(config),
+      // What it changed, as events (docs/events.md, "Contest events").
+      outbox: { delivery: this.events, source: EVENT_SOURCES.contests, schemas: CONTEST_EVENT_SCHEMAS },
       consoleTestEvents: consoleTestEventPayloads(),
     });
     for (const [alarm, logicalId] of Object.entries(ALARM_LOGICAL_IDS) as [JobAlarm, string][]) {

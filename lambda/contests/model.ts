@@ -48,7 +48,15 @@ export interface ContestItem {
    * second reply (docs/design.md, "A reply is evidence"). The app does not read it.
    */
   pending?: Pending;
+  /**
+   * What the sync last published of the contest (docs/events.md, "Contest events"): the start it
+   * announced, `withdrawn`, or `none` (nothing yet). The app does not read it.
+   */
+  published?: Published;
 }
+
+/** A contest's last published state: its start (announced, rescheduled or back), `withdrawn`, or `none`. */
+export type Published = number | 'withdrawn' | 'none';
 
 /**
  * Why a reminder is not due (the `paused` attribute of a reminder; `remindersPaused` of a contest):
@@ -112,6 +120,12 @@ export interface ReplyClockItem {
   /** Epoch seconds: when Codeforces made the newest reply a sync applied. */
   replyMadeAt: number;
   updatedAt: string;
+  /**
+   * Contests deleted after their withdrawal was published (contest id → epoch seconds of the
+   * deletion), so that one listed again is published as back, not announced anew
+   * (docs/events.md, "Contest events"). Bounded: contests/announcements.ts prunes it.
+   */
+  withdrawn?: Record<string, number>;
 }
 
 /** The fields that make two versions of a contest different (updatedAt is bookkeeping). */

@@ -27,6 +27,8 @@ export interface StoreChanges {
   contestDeletes: number[];
   /** When the reply this run applied was made: recorded in the reply clock, last. */
   replyMadeAt?: number;
+  /** With `replyMadeAt`: the reply clock's register of withdrawn, deleted contests (kept whole: the clock is one Put). */
+  withdrawn?: Record<string, number>;
 }
 
 export interface StoreTables {
@@ -92,7 +94,9 @@ export class DynamoContestStore {
    */
   actionsFor(changes: StoreChanges, updatedAt: string): TransactAction[] {
     const clock: ReplyClockItem | undefined =
-      changes.replyMadeAt !== undefined ? { contestId: REPLY_CLOCK_ID, replyMadeAt: changes.replyMadeAt, updatedAt } : undefined;
+      changes.replyMadeAt !== undefined
+        ? { contestId: REPLY_CLOCK_ID, replyMadeAt: changes.replyMadeAt, updatedAt, ...(changes.withdrawn !== undefined && Object.keys(changes.withdrawn).length > 0 ? { withdrawn: changes.withdrawn } : {}) }
+        : undefined;
     const writes = [
       ...changes.reminderUpdates.map((update) => this.reminderAction(update)),
       ...changes.contestPuts.map((item) => ({ Put: { TableName: this.tables.contests, Item: item } })),

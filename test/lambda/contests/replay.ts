@@ -10,6 +10,8 @@ import { SKEW_SECONDS, judgeReply, type ReplyVerdict } from '../../../lambda/con
 import type { ContestItem, ReminderItem } from '../../../lambda/contests/model.js';
 import { DEFAULT_PLAN_SETTINGS, planContests, type ContestPlan, type PlanSettings } from '../../../lambda/contests/plan.js';
 import { planReminders } from '../../../lambda/contests/reminders.js';
+import { announce } from '../../../lambda/contests/announcements.js';
+import type { OutboxEvent } from '../../../lambda/single-execution/index.js';
 
 export const MIN = 60;
 export const HOUR = 3600;
@@ -62,7 +64,11 @@ export class PlannerWorld {
   readonly contests = new Map<number, ContestItem>();
   readonly reminders = new Map<string, ReminderItem>();
   readonly fired: Fired[] = [];
+  /** The contest events the syncs published, as the outbox keeps them (one per id), with the time of their sync. */
+  readonly events: (OutboxEvent & { at: number })[] = [];
   replyMadeAt: number | undefined;
+  /** The reply clock's register of withdrawn, deleted contests. */
+  withdrawn: Record<string, number> = {};
   private handoff = new Set<number>();
 
   constructor(readonly settings: PlanSettings = DEFAULT_PLAN_SETTINGS) {}
@@ -82,7 +88,18 @@ export class PlannerWorld {
       settings: this.settings,
     });
     const after = new Map(stored.map((item) => [item.contestId, item]));
-    for (const item of [...plan.upserts, ...plan.bookkeeping, ...plan.vanished]) after.set(item.contestId, item);
+    // What users hear, and each put recording it (as lambda/sync.ts does with an outbox).
+    const announced = announce({
+      stored,
+      puts: [...plan.upserts, ...plan.bookkeeping, ...plan.vanished],
+      deletes: plan.cancelled,
+      withdrawn: this.withdrawn,
+      nowSeconds,
+      ...(this.replyMadeAt !== undefined ? { clockBefore: this.replyMadeAt } : {}),
+    });
+    this.withdrawn = announced.withdrawn;
+    for (const event of announced.events) if (!this.events.some(({ id }) => id === event.id)) this.events.push({ ...event, at: nowSeconds });
+    for (const item of announced.puts) after.set(item.contestId, item);
     for (const id of plan.cancelled) after.delete(id);
     let writes = plan.upserts.length + plan.bookkeeping.length + plan.vanished.length + plan.cancelled.length;
     const check = new Set([...plan.remindersToCheck, ...this.handoff]);

@@ -50,7 +50,7 @@ export { FencedWriteError, LeaseConfigError, LeaseLostError, LeaseUnavailableErr
 export { COMMIT_CONTENTION_BUDGET, ContentionError, LEASE_CONTENTION_BUDGET, contentionOf, realSleep, retryContention, retryOptions, type ContentionBudget, type RetrySettings } from './retry.js';
 export { bound, MAX_TEXT_BYTES, utf8Bytes } from './text.js';
 export { cancellationCodes, describe, isCancelledAt } from './aws-errors.js';
-export { scheduledSingleton, ScheduledRunFailedError, JobConfigError } from './singleton.js';
+export { scheduledSingleton, ScheduledRunFailedError, JobConfigError, outboxSettings } from './singleton.js';
 export type { JobContext, LambdaContextLike, Precheck, PrecheckContext, RunOutcome, RunResult, ScheduledSingletonHandler, ScheduledSingletonOptions } from './singleton.js';
 export { EventValidationError, intervalOf, invokedThroughVersion, MAX_SCHEDULE_SKEW_MS, parseInvocation, type Invocation, type ParseOptions } from './invocation.js';
 export { emfLine, jsonLogger, metricValues, writeStdout, type JobLogger, type LogLevel, type RunMetrics, type Write } from './report.js';

@@ -319,8 +319,12 @@ function setup<T>(
   return { deps: { lease, writer, timing, now, runRecordPrefix: read('runRecordPrefix'), ...(outbox !== undefined ? { outbox } : {}) }, periodMinutes };
 }
 
-/** The job's outbox, when the construct gave it one (table, event source, retention). */
-function outboxSettings(env: Record<string, string | undefined>, names: JobEnvNames): OutboxSettings | undefined {
+/**
+ * The job's outbox, when the construct gave it one (table, event source, retention), read from the
+ * environment ScheduledSingletonJob's `outbox` sets; a job on `runExclusively` reads it with this.
+ * Undefined without an outbox table; a JobConfigError names a bad source or retention.
+ */
+export function outboxSettings(env: Record<string, string | undefined>, names: JobEnvNames = JOB_ENV): OutboxSettings | undefined {
   const table = env[names.outboxTable];
   if (table === undefined || table === '') return undefined;
   const source = env[names.eventSource] ?? '';

@@ -1,0 +1,163 @@
+/**
+ * What the sync tells the app's users about contests (docs/events.md, "Contest events"): a contest
+ * announced, rescheduled, withdrawn, or back after a withdrawal. Pure: decided from the stored
+ * contests, what this run leaves of them, and the reply clock, with no I/O.
+ *
+ * A contest event is a notification, the one act that cannot be taken back, so it follows what
+ * the evidence agrees on, never what one reply says: each contest has a *view*
+ * - `scheduled` at a start: upcoming, its start confirmed (two replies, or shown ahead at its first
+ *   listing: `confirmedStart`), nothing held or awaiting a second reply, reminders not paused;
+ * - `withdrawn`: missing from two consecutive replies (or deleted after its misses);
+ * - `undecided`: anything else (a held change, one miss, a start awaiting confirmation, started,
+ *   finished, paused for doubt). An undecided view publishes nothing and forgets nothing.
+ * The item keeps what was last published (`published`); an event is published when the view
+ * differs from it, and the item written in the same commit records the new one. A held change
+ * therefore publishes when it is accepted, a lie that ends within one reply publishes nothing, and
+ * a retried or duplicated run finds either the new `published` (no event) or the same stored state
+ * (the same event id, written once by the outbox).
+ */
+import { createHash } from 'node:crypto';
+import type { OutboxEvent } from '../single-execution/index.js';
+import { CONTEST_EVENT, type ContestEventType } from './event-schemas.js';
+import { confirmedStartOf } from './judge.js';
+import type { ContestItem, Published } from './model.js';
+
+/** Consecutive replies that must agree before a contest is published as withdrawn. */
+export const WITHDRAWN_AFTER_MISSES = 2;
+
+export type ContestView = { kind: 'scheduled'; start: number } | { kind: 'withdrawn' } | { kind: 'undecided' };
+
+/** What the evidence agrees on about a contest as this run leaves it (`undefined`: deleted). */
+export function viewOf(contest: ContestItem | undefined): ContestView {
+  if (contest === undefined) return { kind: 'withdrawn' };
+  if (contest.vanishedAt !== undefined) return (contest.missingSyncs ?? 1) >= WITHDRAWN_AFTER_MISSES ? { kind: 'withdrawn' } : { kind: 'undecided' };
+  if (contest.pending !== undefined || contest.remindersPaused !== undefined || contest.phase !== 'BEFORE') return { kind: 'undecided' };
+  const confirmed = confirmedStartOf(contest);
+  return confirmed > 0 && confirmed === contest.startTimeSeconds ? { kind: 'scheduled', start: confirmed } : { kind: 'undecided' };
+}
+
+/**
+ * What was last published of a stored contest. An item written before contest events has no
+ * `published`: its view then counts as published (an upgrade announces nothing that did not change).
+ */
+export function publishedOf(stored: ContestItem | undefined): Published {
+  if (stored === undefined) return 'none';
+  if (stored.published !== undefined) return stored.published;
+  const view = viewOf(stored);
+  return view.kind === 'scheduled' ? view.start : view.kind === 'withdrawn' ? 'withdrawn' : 'none';
+}
+
+/** The event a view change publishes, if any: its type and the starts it reports. */
+export function changeOf(published: Published, view: ContestView): { type: ContestEventType; from?: number; to?: number } | undefined {
+  if (view.kind === 'undecided') return undefined;
+  if (view.kind === 'withdrawn') return typeof published === 'number' ? { type: CONTEST_EVENT.withdrawn, from: published } : undefined;
+  if (published === 'none') return { type: CONTEST_EVENT.announced, to: view.start };
+  if (published === 'withdrawn') return { type: CONTEST_EVENT.back, to: view.start };
+  return published !== view.start ? { type: CONTEST_EVENT.rescheduled, from: published, to: view.start } : undefined;
+}
+
+/** What `published` becomes after a view (an undecided view keeps it). */
+export function publishedAfter(published: Published, view: ContestView): Published {
+  if (view.kind === 'scheduled') return view.start;
+  if (view.kind === 'withdrawn') return published === 'none' ? 'none' : 'withdrawn';
+  return published;
+}
+
+/**
+ * The event id: the contest, the change, and the newest reply applied before this run (the reply
+ * clock, written last in the commit). A retried run, or one that stopped between transactions,
+ * reads the same clock and stored contest and derives the same id; a later change of the same
+ * contest (even back to the same start) comes after a newer clock, so it has a new id.
+ */
+export function contestEventId(contestId: number, type: ContestEventType, from: number | undefined, to: number | undefined, clockBefore: number | undefined): string {
+  const digest = createHash('sha256').update(JSON.stringify([contestId, type, from ?? null, to ?? null, clockBefore ?? null])).digest('hex');
+  return `contest:${digest.slice(0, 32)}`;
+}
+
+/** How long the register of withdrawn, deleted contests remembers one (a later listing is announced anew). */
+export const WITHDRAWN_KEPT_SECONDS = 30 * 24 * 3600;
+/** At most this many entries in the register (the newest kept): the reply clock item stays small. */
+export const WITHDRAWN_KEPT_MAX = 1000;
+
+export interface Announcements {
+  events: OutboxEvent[];
+  /** Every contest put of the run, with `published` as this run leaves it. */
+  puts: ContestItem[];
+  /** The register of withdrawn, deleted contests as this run leaves it. */
+  withdrawn: Record<string, number>;
+  /** Whether the register differs from the one read (the clock must be written). */
+  withdrawnChanged: boolean;
+}
+
+export interface AnnounceInput {
+  /** The contests as stored before this run. */
+  stored: readonly ContestItem[];
+  /** The contests this run writes (new, changed, bookkeeping, vanished). */
+  puts: readonly ContestItem[];
+  /** The contests this run deletes. */
+  deletes: readonly number[];
+  /** The reply clock as this run read it (epoch seconds), if any. */
+  clockBefore?: number;
+  /** The register of contests deleted after their withdrawal was published (id → when), as read. */
+  withdrawn?: Readonly<Record<string, number>>;
+  nowSeconds: number;
+}
+
+/**
+ * The contest events of a run, its puts carrying what they publish, and the register of withdrawn
+ * contests: a contest deleted after its withdrawal is remembered there, so that one listed again
+ * (a new item) is published as back.
+ */
+export function announce(input: AnnounceInput): Announcements {
+  const stored = new Map(input.stored.map((item) => [item.contestId, item]));
+  const register = new Map(Object.entries(input.withdrawn ?? {}).filter(([, at]) => typeof at === 'number' && at > input.nowSeconds - WITHDRAWN_KEPT_SECONDS));
+  const events: OutboxEvent[] = [];
+  const puts = input.puts.map((item) => {
+    const before = stored.get(item.contestId);
+    const published = before === undefined && register.has(String(item.contestId)) ? 'withdrawn' : publishedOf(before);
+    const view = viewOf(item);
+    const change = changeOf(published, view);
+    if (change !== undefined) events.push(eventOf(item, change, input.clockBefore));
+    const after = publishedAfter(published, view);
+    if (after !== 'withdrawn') register.delete(String(item.contestId));
+    return { ...item, published: after };
+  });
+  for (const contestId of input.deletes) {
+    const before = stored.get(contestId);
+    if (before === undefined) continue;
+    const published = publishedOf(before);
+    const change = changeOf(published, viewOf(undefined));
+    if (change !== undefined) events.push(eventOf(before, change, input.clockBefore));
+    if (publishedAfter(published, viewOf(undefined)) === 'withdrawn') register.set(String(contestId), input.nowSeconds);
+  }
+  const withdrawn = Object.fromEntries([...register].sort(([, a], [, b]) => b - a).slice(0, WITHDRAWN_KEPT_MAX));
+  const read = input.withdrawn ?? {};
+  const withdrawnChanged = Object.keys(withdrawn).length !== Object.keys(read).length || Object.entries(withdrawn).some(([id, at]) => read[id] !== at);
+  return { events, puts, withdrawn, withdrawnChanged };
+}
+
+const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
+
+function eventOf(contest: ContestItem, change: { type: ContestEventType; from?: number; to?: number }, clockBefore: number | undefined): OutboxEvent {
+  const base = { contestId: contest.contestId, name: contest.name, url: contest.url };
+  const id = contestEventId(contest.contestId, change.type, change.from, change.to, clockBefore);
+  switch (change.type) {
+    case CONTEST_EVENT.withdrawn:
+      return { id, detailType: change.type, detail: { ...base, startTimeSeconds: change.from!, startTime: iso(change.from!) } };
+    case CONTEST_EVENT.rescheduled:
+      return {
+        id,
+        detailType: change.type,
+        detail: {
+          ...base,
+          previousStartTimeSeconds: change.from!,
+          previousStartTime: iso(change.from!),
+          startTimeSeconds: change.to!,
+          startTime: iso(change.to!),
+          durationSeconds: contest.durationSeconds,
+        },
+      };
+    default:
+      return { id, detailType: change.type, detail: { ...base, type: contest.type, startTimeSeconds: change.to!, startTime: iso(change.to!), durationSeconds: contest.durationSeconds } };
+  }
+}

@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import type { CodeforcesContest } from '../../../lambda/codeforces/schema.js';
+import {
+  WITHDRAWN_AFTER_MISSES,
+  announce,
+  changeOf,
+  contestEventId,
+  publishedAfter,
+  publishedOf,
+  viewOf,
+} from '../../../lambda/contests/announcements.js';
+import { CONTEST_EVENT } from '../../../lambda/contests/event-schemas.js';
+import type { ContestItem } from '../../../lambda/contests/model.js';
+import { DEFAULT_PLAN_SETTINGS, toItem } from '../../../lambda/contests/plan.js';
+import { DAY, HOUR, MIN, PlannerWorld, honestList, type TrueContest } from './replay.js';
+
+const T0 = Date.parse('2026-12-01T00:00:00Z') / 1000;
+const fixed = (id: number, start: number): TrueContest => ({ id, durationSeconds: 2 * HOUR, startAt: () => start });
+const upcoming = (): TrueContest[] => [fixed(101, T0 + 30 * HOUR), fixed(102, T0 + 40 * HOUR), fixed(103, T0 + 50 * HOUR), fixed(104, T0 + 60 * HOUR), fixed(90, T0 - 3 * DAY)];
+
+function entry(id: number, start: number, overrides: Partial<CodeforcesContest> = {}): CodeforcesContest {
+  return { id, name: `Round ${id}`, type: 'CF', phase: 'BEFORE', frozen: false, durationSeconds: 7200, startTimeSeconds: start, relativeTimeSeconds: -HOUR, ...overrides };
+}
+const item = (overrides: Partial<ContestItem> = {}): ContestItem => ({ ...toItem(entry(7, T0 + DAY), DEFAULT_PLAN_SETTINGS, 'x'), confirmedStart: T0 + DAY, ...overrides });
+
+/** What each contest's users heard, in order: `<type> <from?>→<to?>` per contest. */
+function heard(world: PlannerWorld): Record<number, string[]> {
+  const byContest: Record<number, string[]> = {};
+  for (const { detailType, detail } of world.events) {
+    const d = detail as { contestId: number; startTimeSeconds: number; previousStartTimeSeconds?: number };
+    const line = detailType === CONTEST_EVENT.rescheduled ? `${detailType} ${d.previousStartTimeSeconds! - T0}→${d.startTimeSeconds - T0}` : `${detailType} ${d.startTimeSeconds - T0}`;
+    (byContest[d.contestId] ??= []).push(line);
+  }
+  return byContest;
+}
+
+describe('the view of a contest: what the evidence agrees on', () => {
+  it('scheduled only when upcoming, confirmed, nothing held, awaited or paused', () => {
+    expect(viewOf(item())).toEqual({ kind: 'scheduled', start: T0 + DAY });
+    expect(viewOf(item({ confirmedStart: 0 }))).toEqual({ kind: 'undecided' });
+    expect(viewOf(item({ confirmedStart: T0 + 2 * DAY }))).toEqual({ kind: 'undecided' });
+    expect(viewOf(item({ pending: { held: true, kind: 'drop', said: 'missing', replies: 1, since: T0 } }))).toEqual({ kind: 'undecided' });
+    expect(viewOf(item({ pending: { held: false, kind: 'reschedule', said: 'listed@1', replies: 1, since: T0 } }))).toEqual({ kind: 'undecided' });
+    expect(viewOf(item({ remindersPaused: 'held' }))).toEqual({ kind: 'undecided' });
+    expect(viewOf(item({ phase: 'CODING' }))).toEqual({ kind: 'undecided' });
+  });
+
+  it(`withdrawn once missing from ${WITHDRAWN_AFTER_MISSES} consecutive replies, or deleted`, () => {
+    expect(viewOf(item({ vanishedAt: T0, missingSyncs: 1 }))).toEqual({ kind: 'undecided' });
+    expect(viewOf(item({ vanishedAt: T0, missingSyncs: 2 }))).toEqual({ kind: 'withdrawn' });
+    expect(viewOf(undefined)).toEqual({ kind: 'withdrawn' });
+  });
+
+  it('each change of view publishes one event; an undecided view publishes nothing and forgets nothing', () => {
+    const s = (start: number) => ({ kind: 'scheduled', start }) as const;
+    expect(changeOf('none', s(5))).toEqual({ type: CONTEST_EVENT.announced, to: 5 });
+    expect(changeOf(5, s(5))).toBeUndefined();
+    expect(changeOf(5, s(9))).toEqual({ type: CONTEST_EVENT.rescheduled, from: 5, to: 9 });
+    expect(changeOf(5, { kind: 'withdrawn' })).toEqual({ type: CONTEST_EVENT.withdrawn, from: 5 });
+    expect(changeOf('withdrawn', { kind: 'withdrawn' })).toBeUndefined();
+    // Never announced: its withdrawal is no news, and its later listing is an announcement.
+    expect(changeOf('none', { kind: 'withdrawn' })).toBeUndefined();
+    expect(publishedAfter('none', { kind: 'withdrawn' })).toBe('none');
+    expect(changeOf('withdrawn', s(9))).toEqual({ type: CONTEST_EVENT.back, to: 9 });
+    expect(changeOf(5, { kind: 'undecided' })).toBeUndefined();
+    expect(publishedAfter(5, { kind: 'undecided' })).toBe(5);
+  });
+
+  it('an item written before contest events counts its view as published: an upgrade announces nothing', () => {
+    expect(publishedOf(item())).toBe(T0 + DAY);
+    expect(publishedOf(item({ vanishedAt: T0, missingSyncs: 2 }))).toBe('withdrawn');
+    expect(publishedOf(undefined)).toBe('none');
+    const legacy = item();
+    expect(announce({ stored: [legacy], puts: [{ ...legacy, updatedAt: 'y' }], deletes: [], nowSeconds: T0 }).events).toEqual([]);
+  });
+
+  it('ids come from the contest, the change and the clock before the run: a retry derives the same, a later change a new one', () => {
+    const input = { stored: [item({ published: T0 + DAY })], puts: [item({ startTimeSeconds: T0 + 2 * DAY, confirmedStart: T0 + 2 * DAY })], deletes: [], clockBefore: T0 - HOUR, nowSeconds: T0 };
+    const first = announce(input);
+    expect(first.events).toHaveLength(1);
+    expect(announce({ ...input, nowSeconds: T0 + 5 }).events).toEqual(first.events);
+    expect(first.events[0]!.id).toBe(contestEventId(7, CONTEST_EVENT.rescheduled, T0 + DAY, T0 + 2 * DAY, T0 - HOUR));
+    expect(announce({ ...input, clockBefore: T0 }).events[0]!.id).not.toBe(first.events[0]!.id);
+    expect(first.events[0]!.id).toMatch(/^contest:[0-9a-f]{32}$/);
+    expect(first.events[0]!.detail).toEqual({
+      contestId: 7,
+      name: 'Round 7',
+      url: 'https://codeforces.com/contest/7',
+      previousStartTimeSeconds: T0 + DAY,
+      previousStartTime: new Date((T0 + DAY) * 1000).toISOString(),
+      startTimeSeconds: T0 + 2 * DAY,
+      startTime: new Date((T0 + 2 * DAY) * 1000).toISOString(),
+      durationSeconds: 7200,
+    });
+    // Every put carries what it published.
+    expect(first.puts[0]!.published).toBe(T0 + 2 * DAY);
+  });
+});
+
+describe('contest events over hours of replies (the model, then announce, as lambda/sync.ts)', () => {
+  it('honest replies: each upcoming contest announced once, at its first listing; a finished one never; nothing more as they run and finish', () => {
+    const truth = upcoming();
+    const world = new PlannerWorld();
+    world.run(T0, 100, (t) => honestList(truth, t));
+    expect(heard(world)).toEqual({
+      101: ['ContestAnnounced 108000'],
+      102: ['ContestAnnounced 144000'],
+      103: ['ContestAnnounced 180000'],
+      104: ['ContestAnnounced 216000'],
+    });
+    expect(world.events.every(({ at }) => at === T0 + 2)).toBe(true);
+  });
+
+  it('an honest postponement is published once, when the second reply confirms it (not on the first)', () => {
+    const movedAt = T0 + 5 * HOUR + 30 * MIN;
+    const truth = [{ ...fixed(101, 0), startAt: (t: number) => (t >= movedAt ? T0 + 54 * HOUR : T0 + 30 * HOUR) }, fixed(102, T0 + 40 * HOUR)];
+    const world = new PlannerWorld();
+    world.run(T0, 30, (t) => honestList(truth, t));
+    expect(heard(world)[101]).toEqual(['ContestAnnounced 108000', 'ContestRescheduled 108000→194400']);
+    expect(world.events.find((e) => e.detailType === CONTEST_EVENT.rescheduled)!.at).toBe(T0 + 7 * HOUR + 2);
+  });
+
+  it('a start said once and taken back publishes nothing (the undo lands before any agreement)', () => {
+    const truth = upcoming();
+    const world = new PlannerWorld();
+    world.run(T0, 30, (t, hour) => honestList(truth, t).map((e) => (hour === 4 && e.id === 101 ? { ...e, startTimeSeconds: e.startTimeSeconds + 6 * HOUR } : e)));
+    expect(heard(world)[101]).toEqual(['ContestAnnounced 108000']);
+  });
+
+  const lies: Record<string, (truth: TrueContest[], t: number) => CodeforcesContest[]> = {
+    'all FINISHED': (truth, t) => honestList(truth, t).map((e) => ({ ...e, phase: 'FINISHED' })),
+    'starts moved into the past': (truth, t) => honestList(truth, t).map((e) => (e.startTimeSeconds > t ? { ...e, startTimeSeconds: t - HOUR, relativeTimeSeconds: HOUR } : e)),
+    'a partial list': (truth, t) => honestList(truth, t).filter((e) => e.id % 2 === 0),
+    'everything a day later': (truth, t) => honestList(truth, t).map((e) => (e.startTimeSeconds > t ? { ...e, startTimeSeconds: e.startTimeSeconds + DAY } : e)),
+  };
+  for (const [name, lie] of Object.entries(lies)) {
+    it(`${name}, in one reply: nothing published`, () => {
+      const truth = upcoming();
+      const world = new PlannerWorld();
+      world.run(T0, 20, (t, hour) => (hour === 3 ? lie(truth, t) : honestList(truth, t)));
+      expect(world.events.map(({ detailType }) => detailType)).toEqual(Array(4).fill(CONTEST_EVENT.announced));
+    });
+
+    for (const repeats of [3, 6]) {
+      it(`${name}, ${repeats} replies in a row: at most what it changed and its undo, each once; users end on the truth`, () => {
+        const truth = upcoming();
+        const world = new PlannerWorld();
+        world.run(T0, 20, (t, hour) => (hour >= 3 && hour < 3 + repeats ? lie(truth, t) : honestList(truth, t)));
+        expect(new Set(world.events.map(({ id }) => id)).size).toBe(world.events.length);
+        for (const c of truth.filter(({ id }) => id !== 90)) {
+          const lines = heard(world)[c.id]!;
+          // Never a start no two replies agreed on: only the true start, or the lie's own start, repeated.
+          expect(lines[0]).toBe(`ContestAnnounced ${c.startAt(0) - T0}`);
+          expect(lines.length).toBeLessThanOrEqual(3);
+          // What users hold last is the truth.
+          const last = lines.at(-1)!;
+          expect(last.endsWith(`${c.startAt(0) - T0}`)).toBe(true);
+          expect(last.startsWith(CONTEST_EVENT.withdrawn)).toBe(false);
+        }
+      });
+    }
+  }
+
+  it('an honest withdrawal: published after two misses; deleted; listed again days later, published back (the register outlives the item)', () => {
+    const goneAt = T0 + 3 * HOUR + 30 * MIN;
+    const backAt = T0 + 20 * HOUR;
+    const truth = upcoming();
+    truth[2]!.listedAt = (t) => t < goneAt || t >= backAt;
+    const world = new PlannerWorld();
+    world.run(T0, 30, (t) => honestList(truth, t));
+    expect(heard(world)[103]).toEqual(['ContestAnnounced 180000', 'ContestWithdrawn 180000', 'ContestBack 180000']);
+    const [, withdrawn, back] = world.events.filter((e) => (e.detail as { contestId: number }).contestId === 103);
+    expect(withdrawn!.at).toBe(T0 + 5 * HOUR + 2);
+    expect(back!.at).toBe(T0 + 20 * HOUR + 2);
+    expect(world.withdrawn).toEqual({});
+  });
+
+  it('a held mass postponement is published when it is accepted, once per contest', () => {
+    const movedAt = T0 + 4 * HOUR + 30 * MIN;
+    const truth = upcoming().map((c) => (c.id === 90 ? c : { ...c, startAt: (t: number) => (t >= movedAt ? c.startAt(0) + DAY : c.startAt(0)) }));
+    const world = new PlannerWorld();
+    const results = world.run(T0, 12, (t) => honestList(truth, t));
+    expect(results[5]!.plan!.held.length).toBeGreaterThan(0);
+    for (const c of truth.filter(({ id }) => id !== 90)) {
+      expect(heard(world)[c.id]).toEqual([`ContestAnnounced ${c.startAt(0) - T0}`, `ContestRescheduled ${c.startAt(0) - T0}→${c.startAt(0) + DAY - T0}`]);
+    }
+  });
+});
