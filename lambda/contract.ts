@@ -46,3 +46,6 @@ export const METRIC_SERIES_BUDGET = 8;
 export const LEASE_PK = 'lease#contest-sync';
 /** Prefix of the per-run records kept in the Coordination table. */
 export const RUN_PK_PREFIX = 'run#';
+
+/** The EventBridge `source` of each job's events (one source per job: its outbox grant is scoped to it). docs/events.md. */
+export const EVENT_SOURCES = { contests: 'contest-sync.contests', reminders: 'contest-sync.reminders' } as const;

@@ -13,7 +13,7 @@ import * as ssm from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ENV, LEASE_PK, METRIC, METRICS_NAMESPACE, RUN_PK_PREFIX, SERVICE_NAME } from '../lambda/contract.js';
+import { ENV, EVENT_SOURCES, LEASE_PK, METRIC, METRICS_NAMESPACE, RUN_PK_PREFIX, SERVICE_NAME } from '../lambda/contract.js';
 import type { ContestSyncConfig } from './config.js';
 import { DataTables } from './constructs/data-tables.js';
 import { Monitoring } from './constructs/monitoring.js';
@@ -25,8 +25,7 @@ import { REMINDERS_BY_DUE_INDEX } from './constructs/data-tables.js';
 import { TABLE_ACTIONS, TABLE_ROLES, type TableRole } from './table-access.js';
 
 export const STACK_ID = 'ContestSync';
-/** The EventBridge `source` of each job's events (one source per job: its outbox grant is scoped to it). */
-export const EVENT_SOURCES = { contests: 'contest-sync.contests', reminders: 'contest-sync.reminders' } as const;
+export { EVENT_SOURCES };
 export const APP_TAG = 'contest-sync';
 /** The `stage` tag and SSM path segment of the stage "" (stack `ContestSync`). */
 export const DEFAULT_STAGE_NAME = 'default';

@@ -4,7 +4,7 @@
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENV, LEASE_PK, METRIC, METRICS_NAMESPACE, RUN_PK_PREFIX, SERVICE_NAME } from '../../lambda/contract.js';
+import { ENV, EVENT_SOURCES, LEASE_PK, METRIC, METRICS_NAMESPACE, RUN_PK_PREFIX, SERVICE_NAME } from '../../lambda/contract.js';
 import { TABLE_ACTIONS, TABLE_ROLES, type TableRole } from '../../lib/table-access.js';
 import { synthTemplate, type CfnTemplate } from '../../local/template.js';
 
@@ -174,6 +174,10 @@ describe('function', () => {
       // Set by ScheduledSingletonJob for the package's wrapper (the contract's JOB_ENV).
       LEASE_KEY: LEASE_PK,
       RUN_RECORD_PREFIX: RUN_PK_PREFIX,
+      // Its contest events go through the stack's outbox (docs/events.md).
+      OUTBOX_TABLE_NAME: { Ref: expect.stringMatching(/^EventsTable/) },
+      OUTBOX_EVENT_SOURCE: EVENT_SOURCES.contests,
+      OUTBOX_RETENTION_DAYS: '7',
       NODE_OPTIONS: '--enable-source-maps',
     });
     expect(new Set(Object.values(ids)).size).toBe(3);
@@ -249,7 +253,10 @@ describe('IAM', () => {
       expect(JSON.stringify(statement.Resource)).not.toMatch(/"\*"|\/\*/);
     }
     const dynamoActions = statements.flatMap(actionsOf).filter((a) => a.startsWith('dynamodb:'));
-    expect(dynamoActions).toHaveLength(Object.values(TABLE_ACTIONS).flat().length);
+    // The data tables' actions, and the PutItem of its outbox items (keys scoped to its source).
+    expect(dynamoActions).toHaveLength(Object.values(TABLE_ACTIONS).flat().length + 1);
+    const outbox = statements.find((s) => s.Sid === 'OutboxTable');
+    expect(outbox?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${EVENT_SOURCES.contests}#*`] } });
   });
 
   it('lets the function write only to its own log group and send only to the failure queue', () => {

@@ -66,9 +66,9 @@ describe.each([
     // outbox table, bus, schema registry, dead-letter queue, log group, relay role and function
     // and its event source mapping
     const delivery = taggable.filter(([id]) => id.startsWith('Delivery')).map(([id, r]) => `${id} ${r.Type}`);
-    // ... and the ReminderDue event's schema in the bus's registry (24). The reminder delivery job
+    // ... and the schemas in the bus's registry: ReminderDue and the sync's four contest events (28). The reminder delivery job
     // (function, role, log group, failure queue, its console test events' schema) is tagged the same way.
-    expect(taggable.length - delivery.length, JSON.stringify(delivery)).toBe(24);
+    expect(taggable.length - delivery.length, JSON.stringify(delivery)).toBe(28);
     expect(delivery.length, JSON.stringify(delivery)).toBe(5);
     for (const [id, resource] of taggable) {
       expect(tagsOf(resource), `${id} (${resource.Type})`).toMatchObject({ app: 'contest-sync', stage: stageTag });

@@ -8,10 +8,11 @@ import { inject } from 'vitest';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createTablesFromTemplate } from '../../local/tables.js';
 import { localDynamoClient } from '../../local/dynamodb-local.js';
+import { EVENT_SOURCES } from '../../lambda/contract.js';
 
 export interface TestTables {
   endpoint: string;
-  names: { contests: string; reminders: string; coordination: string };
+  names: { contests: string; reminders: string; coordination: string; outbox?: string };
   doc: DynamoDBDocumentClient;
   /** Environment for the function (in-process or a child process) pointing at these tables. */
   env: Record<string, string>;
@@ -39,6 +40,8 @@ export async function createTestTables(label: string): Promise<TestTables> {
       CONTESTS_TABLE_NAME: names.contests,
       REMINDERS_TABLE_NAME: names.reminders,
       COORDINATION_TABLE_NAME: names.coordination,
+      // The sync publishes its contest events through the outbox, as deployed (lib/contest-sync-stack.ts).
+      ...(names.outbox !== undefined ? { OUTBOX_TABLE_NAME: names.outbox, OUTBOX_EVENT_SOURCE: EVENT_SOURCES.contests, OUTBOX_RETENTION_DAYS: '7' } : {}),
     },
   };
 }
