@@ -2,7 +2,10 @@
 /**
  * `npm start`: one real sync on this machine, no AWS account needed. Starts DynamoDB Local in
  * memory, creates the tables from the synthesized CloudFormation template, invokes the handler
- * and prints what it did and the upcoming contests (read through the app's GSI).
+ * and prints what it did and the upcoming contests (read through the app's GSI). Then the app
+ * sets a reminder due now on the next contest, the reminder delivery job runs once, and the
+ * outbox is delivered as deployed (stream, relay, bus, a consumer that dedupes on
+ * detail.eventId): it prints the events the app receives (docs/events.md).
  *
  *   npm start                         sync from the real Codeforces API
  *   npm start -- --offline            sync from a recorded contest.list reply served locally
@@ -10,6 +13,7 @@
  *                                     against what this one wrote; `npm run status -- --local` reads it
  *   npm start -- --event '{"dryRun":true}'   any console payload
  *   npm start -- --verbose            also print the function's JSON logs and EMF metrics
+ *   npm start -- --no-events          only the sync: no reminder, no delivery
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -17,12 +21,14 @@ import { parseArgs } from 'node:util';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { QueryCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createHandler } from '../lambda/handler.js';
+import { createDeliveryHandler } from '../lambda/delivery/handler.js';
 import { DEFAULTS, SERVICE_NAME } from '../lambda/contract.js';
 import type { RunSummary } from '../lambda/summary.js';
 import { startCodeforcesStandin, recordedContestList, type CodeforcesStandin } from '../local/codeforces-standin.js';
 import { PERSIST_DIR, startDynamoDbLocal } from '../local/dynamodb-local.js';
 import { createTablesFromTemplate } from '../local/tables.js';
-import { synthTemplate } from '../local/template.js';
+import { deliverOutbox, functionEnv, setReminderAsTheApp } from '../local/local-events.js';
+import { findDeliveryFunction, findSyncFunction, synthTemplate } from '../local/template.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.CDK_DISABLE_CLI_TELEMETRY ??= 'true';
@@ -33,11 +39,12 @@ const { values } = parseArgs({
     persist: { type: 'boolean', default: false },
     event: { type: 'string', default: '{}' },
     verbose: { type: 'boolean', default: false },
+    'no-events': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (values.help) {
-  console.log('usage: npm start [-- --offline] [--persist] [--event JSON] [--verbose]');
+  console.log('usage: npm start [-- --offline] [--persist] [--event JSON] [--verbose] [--no-events]');
   process.exit(0);
 }
 if (!values.verbose) process.env.POWERTOOLS_METRICS_DISABLED = 'true';
@@ -90,14 +97,9 @@ try {
     step(`Codeforces API: ${apiUrl}`);
   }
 
+  // The function's environment as deployed (its outbox included), pointed at the local tables.
   const handler = createHandler({
-    env: {
-      CONTESTS_TABLE_NAME: names.contests,
-      REMINDERS_TABLE_NAME: names.reminders,
-      COORDINATION_TABLE_NAME: names.coordination,
-      CODEFORCES_API_URL: apiUrl,
-      LEASE_DURATION_SECONDS: '30',
-    },
+    env: { ...functionEnv(template, findSyncFunction(template).logicalId, names), CODEFORCES_API_URL: apiUrl, LEASE_DURATION_SECONDS: '30' },
     dynamo: client,
     logger: new Logger({ serviceName: SERVICE_NAME, logLevel: values.verbose ? 'DEBUG' : 'SILENT' }),
   });
@@ -143,6 +145,41 @@ try {
   }));
   console.log(`\nUpcoming contests (${rows.length}), from the Contests table's byPlatformStart index`);
   if (rows.length > 0) console.table(rows);
+  if (!values['no-events'] && summary.outcome === 'succeeded' && rows.length > 0) await eventsOfTheRun(upcoming.Items![0]!);
+
+  /**
+   * The app sets a reminder due now on the next contest; the delivery job (shard 0, its
+   * environment from the template) claims it; the outbox goes out through the stream, the relay
+   * and the bus to a consumer that dedupes: what the app receives.
+   */
+  async function eventsOfTheRun(next: Record<string, unknown>): Promise<void> {
+    const contest = { contestId: Number(next.contestId), startTimeSeconds: Number(next.startTimeSeconds), expiresAt: Number(next.expiresAt) };
+    const minutesBefore = Math.max(1, Math.ceil((contest.startTimeSeconds - now) / 60));
+    try {
+      await setReminderAsTheApp(doc, names, contest, { userId: 'local-user', minutesBefore });
+      console.log(`\nThe app sets a reminder on contest ${contest.contestId}, ${minutesBefore} minutes before its start: due now`);
+    } catch (error) {
+      console.log(`\nThe app could not set a due reminder on contest ${contest.contestId} (its reminders are paused): ${(error as Error).name}`);
+    }
+    const delivery = createDeliveryHandler({ env: { ...functionEnv(template, findDeliveryFunction(template).logicalId, names), LEASE_DURATION_SECONDS: '30' }, dynamo: client, write: () => undefined });
+    const delivered = await delivery({}, { getRemainingTimeInMillis: () => 60_000 });
+    console.log(`Reminder delivery: ${JSON.stringify(delivered)}`);
+    const received = await deliverOutbox({ template, dynamo: client, endpoint: dynamo.endpoint, names });
+    console.log(`\nEvents the app received (${received.events.length}; ${received.duplicates} duplicate deliveries dropped on detail.eventId)`);
+    if (received.events.length > 0) {
+      console.table(
+        received.events.map((e) => ({
+          source: e.source,
+          'detail-type': e['detail-type'],
+          contest: e.detail.contestId,
+          user: e.detail.userId ?? '',
+          start: new Date(Number(e.detail.startTimeSeconds) * 1000).toISOString().replace('T', ' ').slice(0, 16) + ' UTC',
+          eventId: String(e.detail.eventId),
+        })),
+      );
+    }
+  }
+
   if (values.persist) console.log('\nKept in the persisted database: run `npm start -- --offline --persist` again, or `npm run status -- --local`.');
 } finally {
   await standin?.close();

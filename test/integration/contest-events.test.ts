@@ -60,7 +60,7 @@ describe('contest events', () => {
     standin.setContests(list);
     const { invoke } = localHandler(tables, standin.baseUrl);
     await invoke({});
-    const start2101 = list.find((c) => c.id === 2101)!.startTimeSeconds;
+    const start2101 = list.find((c) => c.id === 2101)!.startTimeSeconds as number;
     const moved = list.filter((c) => c.id !== 2103).map((c) => (c.id === 2101 ? { ...c, startTimeSeconds: start2101 + 86_400 } : c));
     standin.setContests(moved);
     expect((await invoke({})).summary?.counts).toMatchObject({ eventsPublished: 0, contestsVanished: 1 });

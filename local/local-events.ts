@@ -1,0 +1,117 @@
+/**
+ * The event path of the stack, on this machine (`npm start`): a function's environment from the
+ * synthesized template with its table references resolved to the local tables; the app's write of
+ * a reminder by the table contract (docs/tables.md); and delivery as deployed: the outbox table's
+ * stream read by the event source mapping's stand-in (configured from the template), the relay's
+ * code in this process, and the bus stand-in with the template's rules plus one that takes every
+ * event of the product, received by a consumer that dedupes on `detail.eventId` (docs/events.md).
+ */
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { outboxRelay } from '@contest-sync/scheduled-singleton/relay';
+import { startBusStandin, type BusEvent } from './bus-standin.js';
+import { mappingFromTemplate, startStreamPoller } from './stream-poller.js';
+import { tableDefinitionsFromTemplate, type TableNames } from './tables.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './dynamodb-local.js';
+import type { CfnTemplate } from './template.js';
+
+/** A function's environment as the template sets it, each table `Ref` resolved to its local name. */
+export function functionEnv(template: CfnTemplate, logicalId: string, names: TableNames): Record<string, string> {
+  const byLogicalId = new Map(tableDefinitionsFromTemplate(template).map((d) => [d.logicalId, names[d.role]]));
+  const variables = (template.Resources[logicalId]?.Properties?.Environment?.Variables ?? {}) as Record<string, unknown>;
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(variables)) {
+    const ref = (value as { Ref?: string } | null)?.Ref;
+    if (ref === undefined) env[name] = String(value);
+    else if (byLogicalId.get(ref) !== undefined) env[name] = byLogicalId.get(ref)!;
+  }
+  return env;
+}
+
+/**
+ * The app sets a reminder by the contract: due at once (`dueAt = remindAt`) in a transaction with a
+ * ConditionCheck that the contest still shows that start and pauses nothing.
+ */
+export async function setReminderAsTheApp(
+  doc: DynamoDBDocumentClient,
+  names: TableNames,
+  contest: { contestId: number; startTimeSeconds: number; expiresAt: number },
+  reminder: { userId: string; minutesBefore: number; dueShards?: number },
+): Promise<void> {
+  const remindAt = contest.startTimeSeconds - 60 * reminder.minutesBefore;
+  await doc.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          ConditionCheck: {
+            TableName: names.contests,
+            Key: { contestId: contest.contestId },
+            ConditionExpression: 'startTimeSeconds = :s AND attribute_not_exists(vanishedAt) AND attribute_not_exists(remindersPaused)',
+            ExpressionAttributeValues: { ':s': contest.startTimeSeconds },
+          },
+        },
+        {
+          Put: {
+            TableName: names.reminders,
+            Item: {
+              contestId: contest.contestId,
+              userId: reminder.userId,
+              minutesBefore: reminder.minutesBefore,
+              remindAt,
+              expiresAt: contest.expiresAt,
+              dueAt: remindAt,
+              dueStart: contest.startTimeSeconds,
+              dueShard: contest.contestId % (reminder.dueShards ?? 1),
+            },
+          },
+        },
+      ],
+    }),
+  );
+}
+
+export interface Received {
+  /** Events the consumer acted on: the first delivery of each `detail.eventId`. */
+  events: BusEvent[];
+  /** Deliveries it dropped as already seen. */
+  duplicates: number;
+}
+
+/**
+ * Delivers what the outbox table holds (its stream from the oldest record DynamoDB Local keeps):
+ * relay, bus, and a deduping consumer. Resolves once the stream is drained and the bus idle.
+ */
+export async function deliverOutbox(options: { template: CfnTemplate; dynamo: DynamoDBClient; endpoint: string; names: TableNames }): Promise<Received> {
+  const { template, names } = options;
+  const outboxId = tableDefinitionsFromTemplate(template).find((d) => d.role === 'outbox')?.logicalId;
+  if (outboxId === undefined || names.outbox === undefined) throw new Error('the template has no outbox table');
+  const seen = new Set<string>();
+  const received: Received = { events: [], duplicates: 0 };
+  const bus = await startBusStandin({
+    rules: [{ name: 'LocalConsumer', pattern: { source: [{ prefix: 'contest-sync.' }] }, targets: ['consumer'] }],
+    targets: {
+      consumer: async (event) => {
+        const id = String(event.detail.eventId);
+        if (seen.has(id)) received.duplicates += 1;
+        else {
+          seen.add(id);
+          received.events.push(event);
+        }
+      },
+    },
+  });
+  const client = new EventBridgeClient({ endpoint: bus.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const relay = outboxRelay({ putEvents: (entries) => client.send(new PutEventsCommand({ Entries: entries })), env: { EVENT_BUS_NAME: 'local' }, write: () => undefined });
+  const { config } = mappingFromTemplate(template, outboxId);
+  const poller = await startStreamPoller({ endpoint: options.endpoint, dynamo: options.dynamo, tableName: names.outbox, config, invoke: (records) => relay({ Records: records }) });
+  try {
+    await poller.drained(500, 30_000);
+    await bus.idle();
+  } finally {
+    await poller.stop();
+    client.destroy();
+    await bus.close();
+  }
+  return received;
+}

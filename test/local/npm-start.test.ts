@@ -1,0 +1,35 @@
+/**
+ * `npm start -- --offline` as a user runs it (its own DynamoDB Local, the recorded reply): the
+ * sync, a reminder the app sets due now, the delivery job, and the outbox delivered through the
+ * stream, the relay and the bus to a consumer that dedupes. Each contest change and the reminder
+ * reach the consumer once.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+
+describe('npm start -- --offline', () => {
+  it('shows the events of a local sync and of a due reminder, each received once', async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/local.ts', '--offline'], {
+      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', CDK_DISABLE_CLI_TELEMETRY: 'true' },
+      timeout: 120_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const upcoming = Number(/Upcoming contests \((\d+)\)/.exec(stdout)?.[1]);
+    expect(upcoming).toBeGreaterThan(0);
+    const received = /Events the app received \((\d+); (\d+) duplicate/.exec(stdout);
+    expect(received, stdout.slice(-3000)).not.toBeNull();
+    // One announcement per upcoming contest and one ReminderDue: each once.
+    expect(Number(received![1])).toBe(upcoming + 1);
+    const rows = stdout.split('\n').filter((line) => /'contest-sync\.(contests|reminders)'/.test(line));
+    expect(rows.filter((line) => line.includes("'ContestAnnounced'"))).toHaveLength(upcoming);
+    const reminders = rows.filter((line) => line.includes("'ReminderDue'"));
+    expect(reminders).toHaveLength(1);
+    expect(reminders[0]).toContain("'local-user'");
+    const ids = rows.map((line) => /'((?:contest|reminder-due):[0-9a-f]{32})'/.exec(line)?.[1]);
+    expect(new Set(ids).size).toBe(rows.length);
+    expect(stdout).toMatch(/Reminder delivery: .*"delivered":1/);
+  });
+});
