@@ -48,6 +48,7 @@ import { invokeBundle, scheduledEvent, type InvocationOutcome, type RunningInvoc
  */
 const LEASE_SECONDS = 6;
 const DAY = 86_400;
+const TRANSACTION_HOLD_MS = 60;
 
 type Item = Record<string, unknown>;
 /** What must become of a seeded row. */
@@ -137,6 +138,9 @@ afterAll(async () => {
 async function deliveryRun(label: string, event: unknown, afterApply?: (run: RunningInvocation) => AfterApply): Promise<RunningInvocation> {
   const proxy = await startDynamoProxy(inject('dynamoEndpoint'), { locks });
   proxies.push(proxy);
+  // Each transaction holds its items a while, as DynamoDB may: a renewal or an acquire that meets
+  // one is answered TransactionConflictException (the package retries it).
+  proxy.setTransactionHold(() => TRANSACTION_HOLD_MS);
   const running = invokeBundle({
     entry: bundles.delivery,
     event,
