@@ -44,6 +44,9 @@ export interface ProxyRequest {
 /** Decides the fault of one request (undefined: forward it untouched). */
 export type FaultPolicy = (request: ProxyRequest) => ProxyFault | undefined;
 
+/** See DynamoProxy.setAfterApply. */
+export type AfterApply = (request: ProxyRequest, reply: { status: number; body: Buffer }) => void | Promise<void>;
+
 /** Item keys held by in-flight transactions; share one between proxies in front of one DynamoDB. */
 export interface TransactionLocks {
   /** Reference counts by `table␟key`. */
@@ -70,6 +73,13 @@ export interface DynamoProxy {
   setFaults(policy: FaultPolicy | undefined): void;
   /** How long a `TransactWriteItems` holds its items locked before DynamoDB Local commits it (ms); default 0. */
   setTransactionHold(hold: ((request: ProxyRequest) => number) | undefined): void;
+  /**
+   * Called with a request and DynamoDB Local's reply once DynamoDB Local has applied it, before the
+   * reply goes back to the client, and awaited: to act at that exact point, e.g. kill or freeze the
+   * client right after its write landed, or change an item between a read and what the client
+   * does with what it read. Default none.
+   */
+  setAfterApply(hook: AfterApply | undefined): void;
   /** Injected answers so far: `fault → operation → count`. */
   injected(): Partial<Record<ProxyFault, Record<string, number>>>;
   readonly locks: TransactionLocks;
@@ -155,6 +165,7 @@ export async function startDynamoProxy(
   let delay: ((operation: string) => number) | undefined;
   let policy: FaultPolicy | undefined;
   let hold: ((request: ProxyRequest) => number) | undefined;
+  let afterApply: AfterApply | undefined;
   const sockets = new Set<Socket>();
 
   const note = (fault: ProxyFault, operation: string): void => {
@@ -230,6 +241,7 @@ export async function startDynamoProxy(
     try {
       if (transaction) await wait(hold?.(request) ?? 0);
       const reply = await forward(req, raw);
+      await afterApply?.(request, reply);
       if (fault === 'drop-after-apply') {
         note(fault, operation);
         req.socket.destroy();
@@ -279,6 +291,9 @@ export async function startDynamoProxy(
     },
     setTransactionHold: (next) => {
       hold = next;
+    },
+    setAfterApply: (next) => {
+      afterApply = next;
     },
     injected: () => Object.fromEntries([...injected].map(([fault, byOperation]) => [fault, Object.fromEntries(byOperation)])),
     locks,

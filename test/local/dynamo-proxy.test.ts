@@ -180,6 +180,20 @@ describe('DynamoDB proxy', () => {
     expect(proxy.injected()).toEqual({ 'drop-after-apply': { PutItem: 2 } });
   });
 
+  it('runs an after-apply hook once the write landed and before the client has the answer', async () => {
+    proxy = await startDynamoProxy(inject('dynamoEndpoint'));
+    const seen: { operation: string; status: number; stored: unknown }[] = [];
+    let answered = false;
+    proxy.setAfterApply(async (request, reply) => {
+      // The write is in DynamoDB Local already; the client is still waiting.
+      const stored = await DynamoDBDocumentClient.from(admin).send(new GetCommand({ TableName: table, Key: { pk: 'hooked' }, ConsistentRead: true }));
+      seen.push({ operation: request.operation, status: reply.status, stored: stored.Item, ...(answered ? { late: true } : {}) });
+    });
+    await docThrough(proxy.endpoint, 1).send(new PutCommand({ TableName: table, Item: { pk: 'hooked', v: 7 } }));
+    answered = true;
+    expect(seen).toEqual([{ operation: 'PutItem', status: 200, stored: { pk: 'hooked', v: 7 } }]);
+  });
+
   it('tells lease operations apart from the body', () => {
     const update = (expression: string, pk = 'lease#contest-sync') => ({
       operation: 'UpdateItem',
