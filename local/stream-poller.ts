@@ -171,11 +171,24 @@ export async function startStreamPoller(options: {
     await handleBatch(shardId, rest, attempt + 1);
   };
 
+  const oldest = async (shardId: string) =>
+    (await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator;
   const readShard = async (shardId: string) => {
-    let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator;
+    let iterator = await oldest(shardId);
     const buffer: LambdaStreamRecord[] = [];
     while (!stopped && iterator !== undefined) {
-      const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
+      let page;
+      try {
+        page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
+      } catch (error) {
+        // DynamoDB Local answers reads of a shard with no record yet (or an iterator past its
+        // 15 minutes) so: start again from the oldest record, as Lambda's poller does.
+        const name = (error as Error).name;
+        if (name !== 'TrimmedDataAccessException' && name !== 'ExpiredIteratorException') throw error;
+        await new Promise((resolve) => setTimeout(resolve, pollMs));
+        iterator = await oldest(shardId);
+        continue;
+      }
       iterator = page.NextShardIterator;
       for (const record of page.Records ?? []) {
         const shaped = toLambda(record, arn);
