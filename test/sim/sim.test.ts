@@ -18,7 +18,12 @@ describe('a simulated month', () => {
     expect(report.intervals).toBe(720);
     // The generator is not tuned to the model: episodes of 3+ hours and near-start churn happen.
     expect(report.wrongUpstreamHours).toBeGreaterThan(20);
-    expect(report.notifier.passes).toBeGreaterThanOrEqual(720 * 6);
+    // The product's delivery job every virtual minute; the users received its events through the
+    // stream, the relay and a bus that duplicated them, and the consumer deduped every duplicate.
+    expect(report.delivery.minutes).toBeGreaterThanOrEqual(720 * 59);
+    expect(report.delivery.counts.delivered).toBeGreaterThan(30);
+    expect(report.events.busDuplicates + report.events.relayRepeats).toBeGreaterThan(0);
+    expect(report.events.deduped).toBeGreaterThanOrEqual(report.events.busDuplicates + report.events.relayRepeats > 0 ? 1 : 0);
     expect(report.violations).toEqual([]);
     expect(report.violationsTotal).toBe(0);
     expect(report.reminders.expected).toBeGreaterThan(30);
