@@ -2,7 +2,8 @@
  * A simulated year of contest-sync (docs/simulation.md).
  *
  *   npm run simulate -- [--days N] [--seed S] [--broken NAME] [--glitches default|none|benign|harmful]
- *                       [--episode N] [--full-episodes] [--deliver-every MIN] [--notify-every MIN] [--json]
+ *                       [--episode N] [--full-episodes] [--deliver-every MIN] [--run-idle-minutes]
+ *                       [--notify-every MIN] [--json]
  *
  * Starts DynamoDB Local, synthesizes the template (no bundling: the handler runs in-process through
  * `createHandler`, on a virtual clock), runs N days (default 365) of hourly intervals and prints the
@@ -25,6 +26,7 @@ interface Options {
   json: boolean;
   notifyEvery: number;
   deliverEvery: number;
+  runIdleMinutes: boolean;
   episode: number;
   fullEpisodes: boolean;
   glitches: 'default' | 'none' | 'harmful' | 'benign';
@@ -52,6 +54,7 @@ function parseArgs(args: string[]): Options {
     json: args.includes('--json'),
     notifyEvery: integer('--notify-every', 10, 1, 60),
     deliverEvery: integer('--deliver-every', 1, 1, 60),
+    runIdleMinutes: args.includes('--run-idle-minutes'),
     episode: integer('--episode', DEFAULT_EPISODE, 1, 72),
     fullEpisodes: args.includes('--full-episodes'),
     glitches: glitchesFlag(value('--glitches')),
@@ -121,6 +124,7 @@ async function main(): Promise<void> {
         days: options.days,
         notifyEveryMinutes: options.notifyEvery,
         deliverEveryMinutes: options.deliverEvery,
+        runIdleMinutes: options.runIdleMinutes,
         episode: options.episode,
         fullEpisodes: options.fullEpisodes,
         ...(options.glitches === 'none' ? { glitchRates: NO_GLITCHES } : options.glitches === 'harmful' ? { glitchRates: HARMFUL_GLITCHES } : options.glitches === 'benign' ? { glitchRates: BENIGN_GLITCHES } : {}),
