@@ -2,7 +2,8 @@
  * A simulated year of contest-sync (docs/simulation.md).
  *
  *   npm run simulate -- [--days N] [--seed S] [--broken NAME] [--glitches default|none|benign|harmful]
- *                       [--episode N] [--full-episodes] [--notify-every MIN] [--json]
+ *                       [--episode N] [--full-episodes] [--deliver-every MIN] [--run-idle-minutes]
+ *                       [--notify-every MIN] [--json]
  *
  * Starts DynamoDB Local, synthesizes the template (no bundling: the handler runs in-process through
  * `createHandler`, on a virtual clock), runs N days (default 365) of hourly intervals and prints the
@@ -24,6 +25,8 @@ interface Options {
   broken: string | undefined;
   json: boolean;
   notifyEvery: number;
+  deliverEvery: number;
+  runIdleMinutes: boolean;
   episode: number;
   fullEpisodes: boolean;
   glitches: 'default' | 'none' | 'harmful' | 'benign';
@@ -50,6 +53,8 @@ function parseArgs(args: string[]): Options {
     broken,
     json: args.includes('--json'),
     notifyEvery: integer('--notify-every', 10, 1, 60),
+    deliverEvery: integer('--deliver-every', 1, 1, 60),
+    runIdleMinutes: args.includes('--run-idle-minutes'),
     episode: integer('--episode', DEFAULT_EPISODE, 1, 72),
     fullEpisodes: args.includes('--full-episodes'),
     glitches: glitchesFlag(value('--glitches')),
@@ -83,15 +88,22 @@ function readable(report: SimReport): string {
   const r = report.reminders;
   out(`reminders:        set ${r.set}, expected ${r.expected}, fired ${r.fired} (on time ${r.onTime}, late within the promise ${r.lateExcused}, refired for a new start ${r.refired}, announcing a start not listed then ${r.untrueStart}; latest ${r.maxLateMinutes} min after its true time)`);
   out(`                  early ${r.early}, late ${r.late}, missed ${r.missed}, duplicate ${r.duplicate}, for withdrawn ${r.forWithdrawn}`);
-  const n = report.notifier;
-  out(`app:              ${n.passes} notifier passes (${n.deferredPasses} deferred: evidence not fresh), ${n.claimsLost} claims lost; reminders written due ${n.appWrites.due}, not due ${n.appWrites.notDue}, contest changed under the write ${n.appWrites.conditionRetries}`);
+  const d = report.delivery;
+  out(`delivery job:     ${d.minutes} minutes: ${d.idleMinutesSkipped} idle (nothing in byDue due: not run), ${d.invocations} invocations (${d.idle} idle, ${d.succeeded} succeeded; skips ${pairs(d.skips)}; failures ${pairs(d.failures)})`);
+  out(`                  passes summed: ${pairs(d.counts)}`);
+  out(`                  requests ${pairs(d.requests)}`);
+  const e = report.events;
+  out(`events:           ${e.streamRecords} stream records in ${e.streamReads} reads, ${e.relayInvocations} relay invocations (${e.relayRepeats} repeated, ${e.batchRetries} batch retries, ${e.givenUp} given up), ${e.entriesRefused} entries refused and re-sent`);
+  out(`                  ${e.accepted} accepted by the bus, ${e.deliveries} deliveries to the app (${e.busDuplicates} duplicated, ${e.lateDeliveries} late); consumer: ${e.handled} handled, ${e.deduped} deduped; latest ${e.maxLagSeconds} s after the commit`);
+  const a = report.app;
+  out(`app:              reminders written due ${a.appWrites.due}, not due ${a.appWrites.notDue}, contest changed under the write ${a.appWrites.conditionRetries}${a.ownNotifier !== undefined ? `; its own notifier: ${a.ownNotifier.passes} passes, ${a.ownNotifier.claimsLost} claims lost` : ''}`);
   out(`requests:         ${report.requests.total} (${report.requests.perInvocation} per invocation); ${pairs(report.requests.byOperation)}`);
   out(`AWS faults:       ${pairs(report.requests.injected)}`);
-  out(`cost:             $${report.costUsdPerMonth.toFixed(4)} per month (function's DynamoDB requests)`);
+  out(`cost:             $${report.costUsdPerMonth.toFixed(4)} per month (the sync's DynamoDB requests), $${report.deliveryCostUsdPerMonth.toFixed(4)} (the delivery job's, an idle minute's Query each minute included)`);
   out(`TTL sweeps:       contests ${report.ttlSwept.contests}, coordination ${report.ttlSwept.coordination}, reminders ${report.ttlSwept.reminders}`);
-  out('storage by month: month contests reminders remindersDue runRecords runBytes leaseBytes ledger handoff');
+  out('storage by month: month contests reminders remindersDue runRecords runBytes deliveryRuns leaseBytes ledger handoff');
   for (const m of report.storageByMonth) {
-    out(`  ${[m.month, m.contests, m.reminders, m.remindersDue, m.runRecords, m.runRecordsBytes, m.leaseItemBytes, m.ledgerEntries, m.handoffEntries].map(String).join(' ')}`);
+    out(`  ${[m.month, m.contests, m.reminders, m.remindersDue, m.runRecords, m.runRecordsBytes, m.deliveryRunRecords, m.leaseItemBytes, m.ledgerEntries, m.handoffEntries].map(String).join(' ')}`);
   }
   out(`violations:       ${report.violationsTotal} (${pairs(report.violationsByInvariant)})`);
   for (const v of report.violations.slice(0, 20)) out(`  hour ${v.hour} [${v.invariant}] ${v.detail}`);
@@ -111,6 +123,8 @@ async function main(): Promise<void> {
         seed: options.seed,
         days: options.days,
         notifyEveryMinutes: options.notifyEvery,
+        deliverEveryMinutes: options.deliverEvery,
+        runIdleMinutes: options.runIdleMinutes,
         episode: options.episode,
         fullEpisodes: options.fullEpisodes,
         ...(options.glitches === 'none' ? { glitchRates: NO_GLITCHES } : options.glitches === 'harmful' ? { glitchRates: HARMFUL_GLITCHES } : options.glitches === 'benign' ? { glitchRates: BENIGN_GLITCHES } : {}),

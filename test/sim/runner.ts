@@ -3,26 +3,35 @@
  * bundle: only in-process can the clock be virtual) against DynamoDB Local with the template's
  * tables, a Codeforces that serves the truth of the current virtual moment through an undici
  * MockAgent (or a wrong reply, test/sim/glitches.ts), DynamoDB faults through local/dynamo-proxy.ts,
- * and the app by the table contract (docs/tables.md): users writing reminders (`dueAt` only under
- * the contract's conditions, in a transaction with a ConditionCheck on the contest) and a notifier
- * that queries `byDue` every 10 virtual minutes and claims each row before it counts a
- * notification. Every hour the checker compares what the app sees with the truth.
+ * the product's reminder delivery job (`createDeliveryHandler` from lambda/delivery/handler.ts,
+ * in-process on the same clock, every virtual minute), and the app: users writing reminders by the
+ * table contract (docs/tables.md: `dueAt` only under the contract's conditions, in a transaction
+ * with a ConditionCheck on the contest) and receiving `ReminderDue` events — the outbox's stream
+ * relayed by the package's relay to a bus that duplicates and reorders, deduped by the app's
+ * consumer on `detail.eventId` (test/sim/app-events.ts). Every hour the checker compares what the
+ * app sees with the truth; the reminders are judged on what the users received.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { MockAgent } from 'undici';
+import { ScheduledRunFailedError, type RunResult } from '@contest-sync/scheduled-singleton';
 import { createHandler, SyncFailedError, type Handler } from '../../lambda/handler.js';
+import { createDeliveryHandler } from '../../lambda/delivery/handler.js';
+import type { DeliveryCounts } from '../../lambda/delivery/deliver.js';
+import { deliveryRunRecordPrefix } from '../../lambda/delivery/schema.js';
 import { LEASE_PK, METRICS_NAMESPACE, SERVICE_NAME } from '../../lambda/contract.js';
 import type { RunSummary } from '../../lambda/summary.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.js';
 import { startDynamoProxy, type ProxyFault } from '../../local/dynamo-proxy.js';
-import { createTablesFromTemplate } from '../../local/tables.js';
-import type { CfnTemplate } from '../../local/template.js';
+import { mappingFromTemplate } from '../../local/stream-poller.js';
+import { createTablesFromTemplate, tableDefinitionsFromTemplate } from '../../local/tables.js';
+import { findDeliveryFunction, type CfnTemplate } from '../../local/template.js';
 import { PRICES } from '../../local/prices.js';
 import { prng } from '../chaos/faults.js';
 import { scanAll } from '../support/contests.js';
+import { DEFAULT_EVENT_PATH, startEventPath, type EventPathFigures, type EventPathSettings } from './app-events.js';
 import { Checker, type ReminderFigures, type Violation } from './checker.js';
 import { DEFAULT_EPISODE, EPISODE_GLITCHES, glitchSchedule, hash01, isCodeforcesGlitch, pickTarget, WRONG_LISTS, wrongList, type Glitch, type HourGlitch } from './glitches.js';
 import { buildTruth, DAY, HOUR, listAt, listedAt, upcomingAt, type Truth, type UpcomingEntry } from './truth.js';
@@ -30,10 +39,16 @@ import { buildTruth, DAY, HOUR, listAt, listedAt, upcomingAt, type Truth, type U
 export interface SimOptions {
   seed: number;
   days: number;
-  /** Run with a guard switched off, or the app's notifier bypassing the sync's firing rule (docs/simulation.md, "Broken variants"). */
+  /** Run with a guard switched off, or a broken app (docs/simulation.md, "Broken variants"). */
   broken?: string;
-  /** Minutes between notifier rounds (default 10). */
+  /** Minutes between runs of the delivery job (default 1, as deployed). */
+  deliverEveryMinutes?: number;
+  /** Run the delivery job at every minute, also those its byDue index shows idle (slow: to check that skipping them changes nothing). */
+  runIdleMinutes?: boolean;
+  /** Minutes between passes of the broken `app`'s own notifier (default 10). */
   notifyEveryMinutes?: number;
+  /** The event path's at-least-once draws, replacing the defaults (tests raise them). */
+  eventPath?: Partial<EventPathSettings>;
   /** Glitch rates per hour replacing the defaults (tests raise the harmful ones). */
   glitchRates?: Partial<Record<Glitch, number>>;
   /** Longest episode of a wrong upstream, in hours (default 6). */
@@ -55,8 +70,11 @@ export interface MonthStorage {
   reminders: number;
   /** Reminders with `dueAt` (in the `byDue` index). */
   remindersDue: number;
+  /** The sync's run records (the checker bounds them). */
   runRecords: number;
   runRecordsBytes: number;
+  /** The delivery job's run records (one per busy minute, kept 30 days). */
+  deliveryRunRecords: number;
   leaseItemBytes: number;
   ledgerEntries: number;
   handoffEntries: number;
@@ -88,19 +106,44 @@ export interface SimReport {
   staleHours: number;
   contestsDeletedWhileListed: number;
   reminders: ReminderFigures;
-  notifier: { passes: number; claimsLost: number; deferredPasses: number; appWrites: { due: number; notDue: number; conditionRetries: number } };
+  /** The product's delivery job: minutes, runs by outcome, and its passes' counts summed. */
+  delivery: DeliveryFigures;
+  /** The way to the app: stream, relay, bus, consumer. */
+  events: EventPathFigures;
+  app: { appWrites: { due: number; notDue: number; conditionRetries: number }; ownNotifier?: { passes: number; claimsLost: number } };
   requests: { total: number; byOperation: Record<string, number>; perInvocation: number; injected: Record<string, number> };
   costUsdPerMonth: number;
+  /** The delivery job's DynamoDB bill a month at this run's rate, its idle minutes (one Query each) included. */
+  deliveryCostUsdPerMonth: number;
   ttlSwept: { contests: number; coordination: number; reminders: number };
   storageByMonth: MonthStorage[];
   runTimeSeconds: number;
 }
 
+export interface DeliveryFigures {
+  /** Virtual minutes the job was scheduled (every `deliverEveryMinutes`). */
+  minutes: number;
+  /** Minutes not run because the byDue index held nothing due by then (see docs/simulation.md): each an idle minute, one Query in AWS. */
+  idleMinutesSkipped: number;
+  /** Invocations run, and of them idle (the precheck found nothing: no lease). */
+  invocations: number;
+  idle: number;
+  succeeded: number;
+  skips: Record<string, number>;
+  failures: Record<string, number>;
+  /** The busy passes' counts, summed (delivered, deferred by reason, lost, invalid, transactions, …). */
+  counts: Record<string, number>;
+  /** The job's DynamoDB requests, on the wire (idle minutes skipped not included). */
+  requests: Record<string, number>;
+}
+
 /** What a broken variant changes: the model's PlanSettings (a handler that does not know one ignores it), or the app. */
 export interface BrokenSettings {
   planSettings?: Record<string, unknown>;
-  /** `remindAt`: the app's notifier fires on `remindAt` itself, as an app without the sync's firing rule would. */
+  /** `remindAt`: the app keeps its own notifier, on `remindAt` itself (a Scan), and the product's delivery job is not run beside it. */
   notifier?: 'remindAt';
+  /** The app's consumer dedupes on this instead of `detail.eventId`. */
+  dedupeKey?: 'id';
 }
 
 export const BROKEN_VARIANTS: Record<string, BrokenSettings> = {
@@ -111,6 +154,8 @@ export const BROKEN_VARIANTS: Record<string, BrokenSettings> = {
   /** Both the plausibility guards and the firing rule off. */
   'guards-off': { planSettings: { plausibility: false, firingRule: false } },
   app: { notifier: 'remindAt' },
+  /** The app's consumer dedupes on EventBridge's envelope `id`: every re-sent event reaches the user again. */
+  'envelope-id': { dedupeKey: 'id' },
   /** The model's defaults (no PlanSettings passed). */
   baseline: {},
 };
@@ -118,8 +163,8 @@ export const BROKEN_VARIANTS: Record<string, BrokenSettings> = {
 /** The `byDue` index shards (docs/tables.md: `dueShards`, default 1). */
 export const DUE_SHARDS = 1;
 
-/** The notifier sends only while the sync's last applied reply was made at most this long ago (docs/tables.md). */
-export const FRESH_EVIDENCE_SECONDS = 70 * 60;
+/** The delivery jobs' run records (`run#reminder-delivery#<shard>#<minute>`): counted apart from the sync's. */
+const DELIVERY_RUN_PREFIX = deliveryRunRecordPrefix(0).replace(/\d+#$/, '');
 
 /** Lead times users choose (minutes). */
 export const LEAD_MINUTES = [5, 10, 15, 30, 60, 120, 180, 1440] as const;
@@ -160,7 +205,9 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
   const checker = new Checker(truth);
   const random = prng(options.seed ^ 0x6170_7021);
   const notifyEvery = options.notifyEveryMinutes ?? 10;
+  const deliverEvery = options.deliverEveryMinutes ?? 1;
   const broken = options.broken === undefined ? undefined : BROKEN_VARIANTS[options.broken];
+  const ownApp = broken?.notifier === 'remindAt';
   if (options.broken !== undefined && broken === undefined) throw new Error(`unknown broken variant ${options.broken}; known: ${Object.keys(BROKEN_VARIANTS).join(', ')}`);
 
   const admin = new DynamoDBClient({ endpoint: world.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
@@ -314,7 +361,6 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
 
   // ---- the app, by the table contract ----
   const appWrites = { due: 0, notDue: 0, conditionRetries: 0 };
-  const notifierFigures = { passes: 0, claimsLost: 0, deferredPasses: 0 };
   const visited = new Set<number>();
   const lateAdded = new Set<number>();
   const soonAdded = new Set<number>();
@@ -413,63 +459,154 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       }
     }
   };
-  /**
-   * The notifier: one Query of `byDue` per shard; when something is due, it sends only while the
-   * sync's evidence is fresh (the reply clock, Contests item 0's `replyMadeAt`, at most 70 minutes
-   * old: docs/tables.md), else it defers the pass; then a claim per row (`dueAt = :seen`) before it
-   * counts a notification.
-   */
-  const notify = async (nowSeconds: number): Promise<void> => {
-    notifierFigures.passes += 1;
-    let fresh: boolean | undefined;
-    for (let shard = 0; shard < DUE_SHARDS; shard += 1) {
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName: tables.reminders,
-            IndexName: 'byDue',
-            KeyConditionExpression: 'dueShard = :s AND dueAt <= :now',
-            ExpressionAttributeValues: { ':s': shard, ':now': nowSeconds },
-            ExclusiveStartKey: start,
-          }),
-        );
-        if ((page.Items ?? []).length > 0 && fresh === undefined) {
-          const clock0 = (await doc.send(new GetCommand({ TableName: tables.contests, Key: { contestId: 0 }, ConsistentRead: true }))).Item;
-          fresh = typeof clock0?.replyMadeAt === 'number' && clock0.replyMadeAt >= nowSeconds - FRESH_EVIDENCE_SECONDS;
-          if (!fresh) notifierFigures.deferredPasses += 1;
-        }
-        if (fresh === false) return;
-        for (const row of page.Items ?? []) {
-          let item: Record<string, unknown> | undefined = row;
-          if (item.dueStart === undefined) {
-            item = (await doc.send(new GetCommand({ TableName: tables.reminders, Key: { contestId: row.contestId, userId: row.userId }, ConsistentRead: true }))).Item;
-            if (item === undefined || item.dueAt !== row.dueAt) continue;
-          }
-          try {
-            await doc.send(
-              new UpdateCommand({
-                TableName: tables.reminders,
-                Key: { contestId: item.contestId, userId: item.userId },
-                // docs/tables.md, "What a notifier does".
-                UpdateExpression: 'SET notifiedAt = :now, notifiedStart = :start, paused = :notified REMOVE dueAt, dueShard, dueStart',
-                ConditionExpression: 'dueAt = :seen',
-                ExpressionAttributeValues: { ':now': nowSeconds, ':start': item.dueStart, ':seen': row.dueAt, ':notified': 'notified' },
-              }),
-            );
-            checker.reminderFired(Number(item.contestId), String(item.userId), nowSeconds, typeof item.dueStart === 'number' ? item.dueStart : undefined);
-          } catch (error) {
-            if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-            notifierFigures.claimsLost += 1;
-          }
-        }
-        start = page.LastEvaluatedKey;
-      } while (start !== undefined);
+  // ---- reminder delivery: the product's job, in-process on the virtual clock ----
+  // Its environment is the template's (every `{ Ref }` to a table resolved to its local name), its
+  // DynamoDB client goes through a proxy of its own (its requests counted apart from the sync's).
+  const localName = new Map(tableDefinitionsFromTemplate(world.template).map((d) => [d.logicalId, tables[d.role]]));
+  const deliveryFunction = findDeliveryFunction(world.template, 0);
+  const deliveryProps = deliveryFunction.resource.Properties as { Environment: { Variables: Record<string, unknown> }; Timeout?: number };
+  const deliveryEnv: Record<string, string> = {};
+  for (const [name, value] of Object.entries(deliveryProps.Environment.Variables)) {
+    const ref = (value as { Ref?: string } | undefined)?.Ref;
+    if (typeof value === 'string') deliveryEnv[name] = value;
+    else if (ref !== undefined && localName.get(ref) !== undefined) deliveryEnv[name] = localName.get(ref)!;
+    else throw new Error(`delivery function environment ${name}: ${JSON.stringify(value)} is neither text nor a table of the template`);
+  }
+  const deliveryTimeoutMs = (deliveryProps.Timeout ?? 60) * 1000;
+  const deliveryProxy = await startDynamoProxy(world.dynamoEndpoint);
+  const deliveryTransactItems = { transactions: 0, actions: 0 };
+  deliveryProxy.setFaults((request) => {
+    const items = request.operation === 'TransactWriteItems' && request.n >= 0 ? request.body?.TransactItems : undefined;
+    if (Array.isArray(items)) {
+      deliveryTransactItems.transactions += 1;
+      deliveryTransactItems.actions += items.length;
+    }
+    return undefined;
+  });
+  const deliveryClient = new DynamoDBClient({
+    endpoint: deliveryProxy.endpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+  });
+  deliveryClient.middlewareStack.add(
+    (next) => async (args) => {
+      clock.advance(4);
+      return next(args);
+    },
+    { step: 'initialize', name: 'simClock' },
+  );
+  const deliveryHandler = createDeliveryHandler({
+    env: deliveryEnv,
+    dynamo: deliveryClient,
+    now: clock.now,
+    newRunId: (() => {
+      let n = 0;
+      return () => `sim-delivery-${options.seed}-${(n += 1)}`;
+    })(),
+    // The summary line and EMF metrics: not read here (the result is).
+    write: () => undefined,
+  });
+  const deliveryFigures: DeliveryFigures = { minutes: 0, idleMinutesSkipped: 0, invocations: 0, idle: 0, succeeded: 0, skips: {}, failures: {}, counts: {}, requests: {} };
+  const tallyDelivery = (result: RunResult): void => {
+    deliveryFigures.invocations += 1;
+    if (result.idle === true) deliveryFigures.idle += 1;
+    if (result.outcome === 'succeeded') deliveryFigures.succeeded += 1;
+    else if (result.outcome === 'skipped') deliveryFigures.skips[result.reason ?? 'unknown'] = (deliveryFigures.skips[result.reason ?? 'unknown'] ?? 0) + 1;
+    else deliveryFigures.failures[result.reason ?? 'unknown'] = (deliveryFigures.failures[result.reason ?? 'unknown'] ?? 0) + 1;
+    const counts = (result as RunResult & { counts?: DeliveryCounts }).counts;
+    if (counts === undefined || result.idle === true) return;
+    for (const [key, value] of Object.entries(counts)) {
+      if (typeof value === 'number') deliveryFigures.counts[key] = (deliveryFigures.counts[key] ?? 0) + value;
+      else if (typeof value === 'object' && value !== null) {
+        for (const [reason, n] of Object.entries(value as Record<string, number>)) deliveryFigures.counts[`${key}.${reason}`] = (deliveryFigures.counts[`${key}.${reason}`] ?? 0) + n;
+      }
     }
   };
-  /** The broken app: fires on `remindAt` itself (a Scan), ignoring the sync's `dueAt`. */
+
+  /** The earliest `dueAt` in the byDue index (Infinity: none); refreshed after every write that may set one. */
+  let earliestDue: number | undefined;
+  const earliestDueAt = async (): Promise<number> => {
+    if (earliestDue === undefined) {
+      let earliest = Infinity;
+      for (let shard = 0; shard < DUE_SHARDS; shard += 1) {
+        const page = await doc.send(
+          new QueryCommand({ TableName: tables.reminders, IndexName: 'byDue', KeyConditionExpression: 'dueShard = :s', ExpressionAttributeValues: { ':s': shard }, Limit: 1 }),
+        );
+        const first = page.Items?.[0]?.dueAt;
+        if (typeof first === 'number') earliest = Math.min(earliest, first);
+      }
+      earliestDue = earliest;
+    }
+    return earliestDue;
+  };
+  const somethingMayBeDue = (): void => {
+    earliestDue = undefined;
+  };
+
+  // ---- the app receives events: the outbox's stream, the relay, the bus, the consumer ----
+  const outboxTable = tables.outbox;
+  if (outboxTable === undefined) throw new Error('the template has no outbox table (the Events OutboxDelivery): the app cannot receive events');
+  const outboxLogicalId = tableDefinitionsFromTemplate(world.template).find((d) => d.role === 'outbox')!.logicalId;
+  const eventPath = await startEventPath({
+    endpoint: world.dynamoEndpoint,
+    dynamo: admin,
+    outboxTable,
+    mapping: mappingFromTemplate(world.template as { Resources: Record<string, { Type: string }> }, outboxLogicalId).config,
+    eventBusName: 'ContestSyncEvents',
+    idempotencyTable: `${tables.reminders}-app-idempotency`,
+    dedupeKey: broken?.dedupeKey ?? 'detail.eventId',
+    settings: { ...DEFAULT_EVENT_PATH, ...options.eventPath },
+    random: prng(options.seed ^ 0x6576_656e),
+    nowMs: clock.now,
+    notify: (event, receivedAtMs) => {
+      if (broken?.notifier === 'remindAt') return; // that app listens to its own notifier only
+      const d = event.detail;
+      checker.reminderFired(Number(d.contestId), String(d.userId), Math.floor(receivedAtMs / 1000), typeof d.startTimeSeconds === 'number' ? d.startTimeSeconds : undefined);
+    },
+  });
+
+  /** One scheduled minute of the delivery job (twice at once in a `duplicate` hour), then the relay. */
+  const deliveryMinute = async (minuteStartMs: number, twice: boolean): Promise<void> => {
+    deliveryFigures.minutes += 1;
+    const nowSeconds = Math.floor(clock.now() / 1000);
+    // Nothing in byDue is due by now (a second of margin: the run's own clock reads a little
+    // later) and nothing has written the index since it was read: the run's one Query would find
+    // nothing, so its precheck would return idle (no lease, no write). Such a minute is counted, not run.
+    if (options.runIdleMinutes !== true && (await earliestDueAt()) > nowSeconds + 1) {
+      deliveryFigures.idleMinutesSkipped += 1;
+      return;
+    }
+    const event = {
+      version: '0',
+      id: `sim-delivery-${minuteStartMs}`,
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: '000000000000',
+      time: new Date(minuteStartMs).toISOString().replace('.000Z', 'Z'),
+      region: LOCAL_REGION,
+      resources: [],
+      detail: {},
+    };
+    const run = async (): Promise<void> => {
+      const startedMs = clock.now();
+      try {
+        tallyDelivery(await deliveryHandler(event, { getRemainingTimeInMillis: () => Math.max(0, deliveryTimeoutMs - (clock.now() - startedMs)) }));
+      } catch (error) {
+        if (!(error instanceof ScheduledRunFailedError)) throw error;
+        tallyDelivery(error.summary);
+      }
+    };
+    await (twice ? Promise.all([run(), run()]) : run());
+    somethingMayBeDue();
+    await eventPath.relay();
+  };
+
+  /** The broken app's own notifier: fires on `remindAt` itself (a Scan), ignoring the sync's `dueAt` and the product. */
+  const ownNotifier = { passes: 0, claimsLost: 0 };
   const notifyOnRemindAt = async (nowSeconds: number): Promise<void> => {
-    notifierFigures.passes += 1;
+    ownNotifier.passes += 1;
     const due = await scanAll(doc, tables.reminders);
     for (const reminder of due) {
       if (typeof reminder.remindAt !== 'number' || reminder.remindAt > nowSeconds || reminder.notifiedAt !== undefined) continue;
@@ -486,11 +623,10 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         checker.reminderFired(Number(reminder.contestId), String(reminder.userId), nowSeconds);
       } catch (error) {
         if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-        notifierFigures.claimsLost += 1;
+        ownNotifier.claimsLost += 1;
       }
     }
   };
-  const notifier = broken?.notifier === 'remindAt' ? notifyOnRemindAt : notify;
 
   // ---- TTL sweeps at virtual time (AWS deletes an expired item within about 48 h) ----
   const sweepDue = new Map<string, { table: string; key: Record<string, unknown>; attribute: string; at: number }>();
@@ -558,23 +694,44 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       if (!ok || served.wrongFor !== undefined) wrongUpstreamHours += 1;
       checker.upstreamHour(hour, { t: intervalStart + 2, ok, ...(served.wrongFor !== undefined ? { wrongFor: served.wrongFor } : {}) });
 
-      // The notifier every `notifyEvery` minutes from minute 5 (two racing in a duplicate hour);
-      // users look at the upcoming view 10 minutes into the interval.
+      somethingMayBeDue();
+
+      // The delivery job every `deliverEvery` minutes, its scheduled event arriving 5 s into the
+      // minute (two at once in a duplicate hour); the broken app's own notifier instead every
+      // `notifyEvery` minutes from minute 5. Users look at the upcoming view 10 minutes into the
+      // interval. Events reach the app at their delivery times in between.
       let looked = false;
-      for (let minute = 5; minute < 60; minute += notifyEvery) {
-        if (!looked && minute > 10) {
+      const minutes: number[] = [];
+      for (let minute = ownApp ? 5 : 0; minute < 60; minute += ownApp ? notifyEvery : deliverEvery) minutes.push(minute);
+      for (const [index, minute] of minutes.entries()) {
+        if (!looked && minute >= 10) {
           looked = true;
+          await eventPath.deliverUntil((intervalStart + 10 * MIN) * 1000);
           await look(intervalStart, hour);
+          somethingMayBeDue();
         }
-        clock.to((intervalStart + minute * MIN) * 1000);
-        const nowSeconds = Math.floor(clock.now() / 1000);
-        if (glitch?.kind === 'duplicate') await Promise.all([notifier(nowSeconds), notifier(nowSeconds)]);
-        else await notifier(nowSeconds);
+        const tickMs = (intervalStart + minute * MIN + 5) * 1000;
+        // The sync's retries ran past the next minute too: that one runs, at the clock's time.
+        const nextMs = index + 1 < minutes.length ? (intervalStart + minutes[index + 1]! * MIN + 5) * 1000 : Infinity;
+        if (clock.now() >= nextMs) continue;
+        clock.to(tickMs);
+        await eventPath.deliverUntil(clock.now());
+        if (ownApp) {
+          const nowSeconds = Math.floor(clock.now() / 1000);
+          await (glitch?.kind === 'duplicate' ? Promise.all([notifyOnRemindAt(nowSeconds), notifyOnRemindAt(nowSeconds)]) : notifyOnRemindAt(nowSeconds));
+        } else {
+          await deliveryMinute((intervalStart + minute * MIN) * 1000, glitch?.kind === 'duplicate');
+        }
       }
-      if (!looked) await look(intervalStart, hour);
+      if (!looked) {
+        await eventPath.deliverUntil((intervalStart + 10 * MIN) * 1000);
+        await look(intervalStart, hour);
+        somethingMayBeDue();
+      }
 
       // What is stored: deletions of listed contests, TTL expiry, swept at virtual time.
-      clock.to((intervalStart + 58 * MIN) * 1000);
+      clock.to((intervalStart + 59 * MIN + 30) * 1000);
+      await eventPath.deliverUntil(clock.now());
       const nowSeconds = Math.floor(clock.now() / 1000);
       const contests = await scanTable(tables.contests);
       const now = new Set(contests.map((item) => Number(item.contestId)));
@@ -602,12 +759,18 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         }
       }
       await sweep(nowSeconds);
+      somethingMayBeDue();
       if (hour % 24 === 23) options.onDay?.((hour + 1) / 24, checker);
     }
+    // Events still on their way when the run ends (a claim in its last minutes) reach the app at their times.
+    await eventPath.deliverUntil(Infinity);
   } finally {
     fnClient.destroy();
+    deliveryClient.destroy();
+    eventPath.close();
     await cf.agent.close();
     await proxy.close();
+    await deliveryProxy.close();
   }
 
   async function look(intervalStart: number, hour: number): Promise<void> {
@@ -620,6 +783,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
 
   const reminders = checker.finishReminders(truth.end);
   const byOperation = Object.fromEntries([...proxy.counts].sort());
+  const deliveryRequests: Record<string, number> = Object.fromEntries([...deliveryProxy.counts].sort());
   const total = proxy.total();
   const changeCounts: Record<string, number> = {};
   for (const change of truth.changes) changeCounts[change.kind] = (changeCounts[change.kind] ?? 0) + 1;
@@ -652,9 +816,16 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     staleHours: checker.staleHours,
     contestsDeletedWhileListed: checker.contestsDeletedWhileListed,
     reminders,
-    notifier: { ...notifierFigures, appWrites },
+    delivery: { ...deliveryFigures, requests: deliveryRequests },
+    events: eventPath.figures,
+    app: { appWrites, ...(ownApp ? { ownNotifier } : {}) },
     requests: { total, byOperation, perInvocation: invocations === 0 ? 0 : Math.round((total / invocations) * 10) / 10, injected },
     costUsdPerMonth: monthlyDynamoCost(byOperation, transactItems, hours),
+    deliveryCostUsdPerMonth: monthlyDynamoCost(
+      { ...deliveryRequests, Query: (deliveryRequests.Query ?? 0) + deliveryFigures.idleMinutesSkipped },
+      deliveryTransactItems,
+      hours,
+    ),
     ttlSwept: swept,
     storageByMonth,
     runTimeSeconds: Math.round((Date.now() - startedReal) / 100) / 10,
@@ -676,7 +847,8 @@ export function monthlyDynamoCost(byOperation: Record<string, number>, transacti
 }
 
 function storageOf(month: number, contests: number, coordination: Record<string, unknown>[], reminders: Record<string, unknown>[]): MonthStorage {
-  const runs = coordination.filter((item) => String(item.pk).startsWith('run#'));
+  const deliveryRuns = coordination.filter((item) => String(item.pk).startsWith(DELIVERY_RUN_PREFIX));
+  const runs = coordination.filter((item) => String(item.pk).startsWith('run#') && !String(item.pk).startsWith(DELIVERY_RUN_PREFIX));
   const lease = coordination.find((item) => item.pk === LEASE_PK);
   const sizeOf = (item: unknown): number => Buffer.byteLength(JSON.stringify(item, (_, value: unknown) => (value instanceof Set ? [...(value as Set<unknown>)] : value)));
   const setSize = (value: unknown): number => (value instanceof Set ? value.size : Array.isArray(value) ? value.length : 0);
@@ -687,6 +859,7 @@ function storageOf(month: number, contests: number, coordination: Record<string,
     remindersDue: reminders.filter((item) => item.dueAt !== undefined).length,
     runRecords: runs.length,
     runRecordsBytes: runs.reduce((n, item) => n + sizeOf(item), 0),
+    deliveryRunRecords: deliveryRuns.length,
     leaseItemBytes: lease === undefined ? 0 : sizeOf(lease),
     ledgerEntries: setSize(lease?.ledger),
     handoffEntries: setSize(lease?.handoff),
