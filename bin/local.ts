@@ -80,6 +80,8 @@ const dynamo = await startDynamoDbLocal(values.persist ? { path: PERSIST_DIR } :
 });
 let standin: CodeforcesStandin | undefined;
 let exitCode = 0;
+// EventBridge's `time` has whole seconds: the events of this run are those committed since.
+const startedAt = Math.floor(Date.now() / 1000) * 1000;
 try {
   const where = values.persist ? `persisted in ${relative(process.cwd(), PERSIST_DIR) || PERSIST_DIR}` : 'in memory';
   step(`DynamoDB Local (${where}) on ${dynamo.endpoint}`);
@@ -164,8 +166,9 @@ try {
     const delivery = createDeliveryHandler({ env: { ...functionEnv(template, findDeliveryFunction(template).logicalId, names), LEASE_DURATION_SECONDS: '30' }, dynamo: client, write: () => undefined });
     const delivered = await delivery({}, { getRemainingTimeInMillis: () => 60_000 });
     console.log(`Reminder delivery: ${JSON.stringify(delivered)}`);
-    const received = await deliverOutbox({ template, dynamo: client, endpoint: dynamo.endpoint, names });
-    console.log(`\nEvents the app received (${received.events.length}; ${received.duplicates} duplicate deliveries dropped on detail.eventId)`);
+    const received = await deliverOutbox({ template, dynamo: client, endpoint: dynamo.endpoint, names, sinceMs: startedAt });
+    const earlier = received.earlier > 0 ? `; ${received.earlier} of earlier runs not shown` : '';
+    console.log(`\nEvents the app received (${received.events.length}; ${received.duplicates} duplicate deliveries dropped on detail.eventId${earlier})`);
     if (received.events.length > 0) {
       console.table(
         received.events.map((e) => ({

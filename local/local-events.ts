@@ -76,25 +76,30 @@ export interface Received {
   events: BusEvent[];
   /** Deliveries it dropped as already seen. */
   duplicates: number;
+  /** Events committed before `since` (a persisted database's earlier runs: the stream keeps 24 hours). */
+  earlier: number;
 }
 
 /**
  * Delivers what the outbox table holds (its stream from the oldest record DynamoDB Local keeps):
  * relay, bus, and a deduping consumer. Resolves once the stream is drained and the bus idle.
  */
-export async function deliverOutbox(options: { template: CfnTemplate; dynamo: DynamoDBClient; endpoint: string; names: TableNames }): Promise<Received> {
+export async function deliverOutbox(options: { template: CfnTemplate; dynamo: DynamoDBClient; endpoint: string; names: TableNames; sinceMs?: number }): Promise<Received> {
   const { template, names } = options;
   const outboxId = tableDefinitionsFromTemplate(template).find((d) => d.role === 'outbox')?.logicalId;
   if (outboxId === undefined || names.outbox === undefined) throw new Error('the template has no outbox table');
   const seen = new Set<string>();
-  const received: Received = { events: [], duplicates: 0 };
+  const received: Received = { events: [], duplicates: 0, earlier: 0 };
   const bus = await startBusStandin({
     rules: [{ name: 'LocalConsumer', pattern: { source: [{ prefix: 'contest-sync.' }] }, targets: ['consumer'] }],
     targets: {
       consumer: async (event) => {
         const id = String(event.detail.eventId);
         if (seen.has(id)) received.duplicates += 1;
-        else {
+        else if (options.sinceMs !== undefined && Date.parse(event.time) < options.sinceMs) {
+          seen.add(id);
+          received.earlier += 1;
+        } else {
           seen.add(id);
           received.events.push(event);
         }
