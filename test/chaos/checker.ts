@@ -47,6 +47,15 @@ export type Rule =
   | 'final-reminders'
   | 'unverifiable'
   | 'contention-failure'
+  // Reminder delivery (delivery-checker.ts):
+  | 'delivery-duplicate'
+  | 'delivery-event-without-claim'
+  | 'delivery-claim-without-event'
+  | 'delivery-not-due'
+  | 'delivery-unfenced'
+  | 'delivery-stale-claim'
+  | 'delivery-lost'
+  | 'delivery-final-pass'
   // Reported by the runner (liveness of the trial itself):
   | 'hung-worker'
   | 'worker-crashed'
@@ -318,7 +327,9 @@ function compareReminders(actual: Record<string, unknown>[], expected: ReminderR
     byKey.delete(key(want));
     if (item === undefined) {
       add('final-reminders', `reminder ${key(want)} is missing`);
-    } else if (item.remindAt !== want.remindAt || item.minutesBefore !== want.minutesBefore || item.notifiedAt !== undefined) {
+    } else if (item.remindAt !== want.remindAt || item.minutesBefore !== want.minutesBefore || (item.notifiedAt !== undefined && typeof item.notifiedStart !== 'number')) {
+      // Sent (notifiedAt) only by the delivery job's claim, which records the start it sent for;
+      // whether that claim was right is the delivery checker's (delivery-checker.ts).
       add('final-reminders', `reminder ${key(want)}: remindAt ${String(item.remindAt)} ≠ ${want.remindAt} (minutesBefore ${String(item.minutesBefore)})`);
     }
   }
