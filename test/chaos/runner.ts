@@ -29,7 +29,7 @@ import { findDeliveryFunction, type CfnTemplate } from '../../local/template.js'
 import { deliveryLeaseKey } from '../../lambda/delivery/schema.js';
 import { check, type Violation } from './checker.js';
 import { checkDelivery } from './delivery-checker.js';
-import { claimDueWrites, claimTransactions, eventOf, leaseGrants, seededDue, syncDueWrites, type DeliveryTables } from './delivery-history.js';
+import { claimDueWrites, claimTransactions, eventOf, leaseGrants, seededDue, syncDueWrites } from './delivery-history.js';
 import { contestList, expectedRows, seedRows, type Dataset } from './dataset.js';
 import {
   awsFaultPolicy,
@@ -396,6 +396,7 @@ export async function runTrial(
       delivery !== undefined ? scanAll(doc, names.outbox!) : Promise.resolve([]),
     ]);
     const checkedAtMs = Date.now();
+    const txns = delivery !== undefined ? claimTransactions(deliveryRecorder.records, { ...names, outbox: names.outbox! }, deliveryLease) : [];
     violations.push(
       ...check(
         {
@@ -405,14 +406,13 @@ export async function runTrial(
           store: storeOps(recorder.records, names),
           codeforces: tap.records,
           contentionOnly: plan.aws?.contentionOnly === true,
+          claims: txns.filter((txn) => txn.outcome === 'ok').flatMap((txn) => txn.claims.map((claim) => ({ key: claim.key, repliedAtMs: txn.repliedAtMs }))),
         },
         { contests, reminders, ...(lease.Item !== undefined ? { lease: lease.Item } : {}), checkedAtMs },
         (v) => expectedRows(dataset, v),
       ),
     );
     if (delivery !== undefined) {
-      const tables: DeliveryTables = { ...names, outbox: names.outbox! };
-      const txns = claimTransactions(deliveryRecorder.records, tables, deliveryLease);
       const events = outbox.filter((item) => item.detailType === 'ReminderDue').map(eventOf);
       violations.push(
         ...checkDelivery(
