@@ -34,6 +34,7 @@ const unitFiles = [
   'bench/**/*.test.ts',
   'test/chaos/checker.test.ts',
   'test/chaos/faults.test.ts',
+  'test/chaos/delivery-checker.test.ts',
   // The simulated year's pure parts (truth, glitch schedule, invariant checker).
   'test/sim/truth.test.ts',
   'test/sim/checker.test.ts',

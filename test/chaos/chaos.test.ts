@@ -1,11 +1,14 @@
 /**
- * A short chaos run (three trials) on the bundled function, as part of `npm test`: faults are
- * injected (AWS faults through the DynamoDB proxies included) and the checker finds no violation.
- * The full run is `npm run chaos -- --trials 200`.
+ * A short chaos run (three trials) on the bundled functions, as part of `npm test`: faults are
+ * injected (AWS faults through the DynamoDB proxies included) into the syncs and, beside them, the
+ * reminder delivery job's workers, and neither checker finds a violation (single execution; exactly
+ * once per reminder and start). The full run is `npm run chaos -- --trials 200`.
  */
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { localDynamoClient } from '../../local/dynamodb-local.js';
+import { bundleDirOfFunction, findDeliveryFunction } from '../../local/template.js';
 import { contentionOnlyPlan, trialSeed, type TrialPlan } from './faults.js';
 import { runChaos } from './suite.js';
 
@@ -15,7 +18,8 @@ afterAll(() => client.destroy());
 /**
  * Makes sure every trial exercises the decisive fault: the first worker (alone for 600 ms, so it
  * takes the lease) is frozen as its first write reaches DynamoDB, the write is held past the lease,
- * and a contender takes over meanwhile. The rest of the seeded plan stays as drawn.
+ * and a contender takes over meanwhile (its Codeforces reply is answered, so that it gets to
+ * write). The rest of the seeded plan stays as drawn.
  */
 function withFrozenWriter(plan: TrialPlan): TrialPlan {
   const leaseMs = plan.leaseSeconds * 1000;
@@ -23,6 +27,7 @@ function withFrozenWriter(plan: TrialPlan): TrialPlan {
   if (first === undefined) return plan;
   return {
     ...plan,
+    codeforces: [{ kind: 'ok' }, ...plan.codeforces.slice(1)],
     workers: [
       {
         ...first,
@@ -41,15 +46,12 @@ const SEED = 20_260_101;
 const pinned = (plan: TrialPlan): TrialPlan => (plan.seed === trialSeed(SEED, 0) ? contentionOnlyPlan(plan) : withFrozenWriter(plan));
 
 describe('chaos (short run)', () => {
-  it('three trials with SIGKILL, SIGSTOP, slow and failing Codeforces, DynamoDB delays and AWS faults: no violation', { timeout: 150_000 }, async () => {
+  it('three trials with SIGKILL, SIGSTOP, slow and failing Codeforces, DynamoDB delays and AWS faults, syncs and reminder delivery: no violation', { timeout: 180_000 }, async () => {
+    const template = JSON.parse(readFileSync(inject('templatePath'), 'utf8'));
+    const deliveryEntry = join(bundleDirOfFunction(dirname(inject('templatePath')), template, findDeliveryFunction(template).logicalId), 'index.mjs');
     const summary = await runChaos(
-      {
-        dynamoEndpoint: inject('dynamoEndpoint'),
-        bundleEntry: inject('bundleEntry'),
-        template: JSON.parse(readFileSync(inject('templatePath'), 'utf8')),
-        client,
-      },
-      { seed: SEED, trials: 3, workers: 5, parallel: 3, aws: true, adjust: pinned },
+      { dynamoEndpoint: inject('dynamoEndpoint'), bundleEntry: inject('bundleEntry'), deliveryEntry, template, client },
+      { seed: SEED, trials: 3, workers: 5, parallel: 3, aws: true, adjust: pinned, deliveryWorkers: 4 },
     );
     const violations = summary.trials.flatMap((trial) => trial.violations.map((v) => `trial ${trial.index} (seed ${trial.seed}) [${v.rule}] ${v.message}`));
     expect(violations).toEqual([]);
@@ -60,6 +62,9 @@ describe('chaos (short run)', () => {
     expect(summary.faults['contention-only-trial']).toBe(1);
     const aws = (summary.faults['aws-conflict'] ?? 0) + (summary.faults['aws-throttling'] ?? 0) + (summary.faults['aws-throughput-exceeded'] ?? 0) + (summary.faults['aws-internal-error'] ?? 0);
     expect(aws).toBeGreaterThanOrEqual(3);
-    console.info(`[chaos short] ${JSON.stringify({ faults: summary.faults, outcomes: summary.outcomes, contentionRetries: summary.contentionRetries })}`);
+    // Delivery ran in every trial and sent reminders (checked once per reminder and start above).
+    expect(summary.delivery?.trials).toBe(3);
+    expect(summary.delivery?.events ?? 0).toBeGreaterThanOrEqual(3 * 5);
+    console.info(`[chaos short] ${JSON.stringify({ faults: summary.faults, outcomes: summary.outcomes, contentionRetries: summary.contentionRetries, delivery: summary.delivery })}`);
   });
 });

@@ -301,6 +301,19 @@ describe('chaos checker', () => {
       ]);
     });
 
+    it('does not count a sync whose reminder update lost to a claim the wire shows committed during the run (a race with the notifier)', () => {
+      const history = contended();
+      const error = 'FencedWriteError: a write was refused by its condition (Update chaos-1-reminders {"contestId":3023,"userId":"u2"}): the item changed during the run; the next run redoes it';
+      const runs = history.runs.map((r) => (r.runId === 'b' ? { ...r, summary: { outcome: 'failed' as const, reason: 'store', error } } : r));
+      const acquiredAtMs = runs.find((r) => r.runId === 'b')!.acquired!.acquiredAtMs;
+      const claimed = { ...history, runs, claims: [{ key: '3023/u2', repliedAtMs: acquiredAtMs + 50 }] };
+      expect(check(claimed, finalTables(3), expected)).toEqual([]);
+      // No such claim (another row, or before the run): still contention's failure.
+      for (const claims of [[{ key: '3023/u1', repliedAtMs: acquiredAtMs + 50 }], [{ key: '3023/u2', repliedAtMs: acquiredAtMs - 50 }], []]) {
+        expect(rules(check({ ...claimed, claims }, finalTables(3), expected))).toEqual(['contention-failure']);
+      }
+    });
+
     it('does not apply where other faults could fail a run (a killed run, or a trial not marked contention-only)', () => {
       const history = contended();
       const failed = { worker: 4, runId: 'e', source: 'manual', killed: false, commits: [], summary: { outcome: 'failed', reason: 'lease-lost' } } satisfies RunHistory;

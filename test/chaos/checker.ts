@@ -47,6 +47,15 @@ export type Rule =
   | 'final-reminders'
   | 'unverifiable'
   | 'contention-failure'
+  // Reminder delivery (delivery-checker.ts):
+  | 'delivery-duplicate'
+  | 'delivery-event-without-claim'
+  | 'delivery-claim-without-event'
+  | 'delivery-not-due'
+  | 'delivery-unfenced'
+  | 'delivery-stale-claim'
+  | 'delivery-lost'
+  | 'delivery-final-pass'
   // Reported by the runner (liveness of the trial itself):
   | 'hung-worker'
   | 'worker-crashed'
@@ -75,6 +84,13 @@ export interface TrialHistory {
   codeforces: readonly CodeforcesRecord[];
   /** Contention was the trial's only fault, in bursts below the retry budgets: no run may fail. */
   contentionOnly?: boolean;
+  /**
+   * Reminder rows the delivery job claimed in committed transactions (`contestId/userId`, when the
+   * claim landed). A sync whose reminder update is refused because a claim landed between its read
+   * and its write fails by design (docs/tables.md: whichever writes second fails); that is a race
+   * with the notifier, not contention, and the contention rule does not count it.
+   */
+  claims?: readonly { key: string; repliedAtMs: number }[];
 }
 
 export type Expectation = (version: number) => { contests: ContestRow[]; reminders: ReminderRow[] };
@@ -82,6 +98,19 @@ export type Expectation = (version: number) => { contests: ContestRow[]; reminde
 type Acquire = Extract<StoreOp, { kind: 'acquire' }>;
 
 const CONTEST_FIELDS = ['platform', 'name', 'type', 'phase', 'startTimeSeconds', 'durationSeconds', 'url', 'expiresAt'] as const;
+
+/** The row a FencedWriteError names first when a reminder update was refused by its condition. */
+const REFUSED_REMINDER = /refused by its condition \(Update \S+ (\{"contestId":(\d+),"userId":("(?:[^"\\]|\\.)*")\})/;
+
+/** The run failed because its reminder update lost to a claim the wire shows committed while it ran. */
+function lostToClaim(run: RunHistory, claims: readonly { key: string; repliedAtMs: number }[]): boolean {
+  if (run.summary?.outcome !== 'failed' || run.summary.error === undefined) return false;
+  const match = REFUSED_REMINDER.exec(run.summary.error);
+  if (match === null) return false;
+  const key = `${match[2]}/${JSON.parse(match[3]!) as string}`;
+  const since = run.acquired?.acquiredAtMs ?? 0;
+  return claims.some((claim) => claim.key === key && claim.repliedAtMs >= since);
+}
 
 export function check(history: TrialHistory, final: FinalTables, expected: Expectation): Violation[] {
   const violations: Violation[] = [];
@@ -94,6 +123,7 @@ export function check(history: TrialHistory, final: FinalTables, expected: Expec
   // --- Contention alone never fails an invocation -----------------------------------------------
   if (history.contentionOnly === true) {
     for (const run of history.runs) {
+      if (lostToClaim(run, history.claims ?? [])) continue;
       const ended = run.summary === undefined ? (run.killed ? undefined : 'ended without a result') : run.summary.outcome === 'failed' ? `failed (${run.summary.reason ?? '?'}${run.summary.error !== undefined ? `: ${run.summary.error}` : ''})` : undefined;
       if (ended === undefined) continue;
       const retries = Object.entries(run.contentionRetries ?? {}).map(([operation, n]) => `${operation} ${n}`).join(', ');
@@ -318,7 +348,9 @@ function compareReminders(actual: Record<string, unknown>[], expected: ReminderR
     byKey.delete(key(want));
     if (item === undefined) {
       add('final-reminders', `reminder ${key(want)} is missing`);
-    } else if (item.remindAt !== want.remindAt || item.minutesBefore !== want.minutesBefore || item.notifiedAt !== undefined) {
+    } else if (item.remindAt !== want.remindAt || item.minutesBefore !== want.minutesBefore || (item.notifiedAt !== undefined && typeof item.notifiedStart !== 'number')) {
+      // Sent (notifiedAt) only by the delivery job's claim, which records the start it sent for;
+      // whether that claim was right is the delivery checker's (delivery-checker.ts).
       add('final-reminders', `reminder ${key(want)}: remindAt ${String(item.remindAt)} ≠ ${want.remindAt} (minutesBefore ${String(item.minutesBefore)})`);
     }
   }

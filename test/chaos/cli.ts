@@ -2,21 +2,23 @@
  * Randomized fault injection with a history checker (Jepsen-style) on the bundled function.
  *
  *   npm run chaos -- --trials N [--seed S] [--workers W] [--parallel P] [--first I] [--aws on|off]
- *                    [--json FILE] [--verbose]
+ *                    [--delivery D] [--json FILE] [--verbose]
  *
  * Each trial runs W worker processes (default 8) against DynamoDB Local and the Codeforces
  * stand-in, injects faults from a plan derived from the run seed and the trial index, then checks
  * the recorded history and the final tables. Prints trials run, faults injected by kind and
  * violations; `--aws on` (the default) adds AWS faults through the DynamoDB proxies (transaction
  * conflicts, throttling, HTTP 500, connections dropped after apply) and counts them by kind and
- * operation; `--json FILE` writes the summary as JSON. On a violation, the trial's seed and the command that replays it. Exits 1 on any
+ * operation; `--delivery D` (default 6, 0: off) runs D reminder delivery workers per trial beside the
+ * syncs, under the same faults, and checks "exactly once per reminder and start" (delivery-checker.ts);
+ * `--json FILE` writes the summary as JSON. On a violation, the trial's seed and the command that replays it. Exits 1 on any
  * violation.
  */
 import { setMaxListeners } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDynamoDbLocal } from '../../local/dynamodb-local.js';
-import { synthTemplate } from '../../local/template.js';
+import { bundleDirOfFunction, findDeliveryFunction, synthTemplate } from '../../local/template.js';
 import { runChaos, type ChaosSummary } from './suite.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -32,6 +34,7 @@ interface Options {
   first: number;
   verbose: boolean;
   aws: boolean;
+  delivery: number;
   json: string | undefined;
 }
 
@@ -56,6 +59,7 @@ function parseArgs(args: string[]): Options {
     first: integer('--first', 0, 0),
     verbose: args.includes('--verbose'),
     aws: awsFlag(value('--aws')),
+    delivery: integer('--delivery', 6, 0),
     json: value('--json'),
   };
 }
@@ -86,6 +90,15 @@ function report(summary: ChaosSummary, options: Options, wallMs: number): void {
   }
   out('outcomes:');
   for (const [kind, n] of Object.entries(summary.outcomes).sort()) out(`  ${kind.padEnd(26)} ${n}`);
+  const d = summary.delivery;
+  if (d !== undefined) {
+    out(`reminder delivery (${d.trials} trials): ${d.invocations} invocations`);
+    out(`  claims committed:        ${d.claims} (${d.duringFaults} during the faults phase)`);
+    out(`  ReminderDue events:      ${d.events} (${d.reminders} reminders, ${d.resent} sent again at a new start)`);
+    out(`  claims lost / deferred:  ${d.lost} / ${d.deferred}`);
+    out('  outcomes:');
+    for (const [kind, n] of Object.entries(d.outcomes).sort()) out(`    ${kind.padEnd(24)} ${n}`);
+  }
   const failing = summary.trials.filter((trial) => trial.violations.length > 0);
   out(`violations:      ${summary.violations}`);
   for (const [rule, n] of Object.entries(summary.violationsByRule).sort()) out(`  ${rule.padEnd(18)} ${n}`);
@@ -94,7 +107,7 @@ function report(summary: ChaosSummary, options: Options, wallMs: number): void {
     out(`trial ${trial.index} (trial seed ${trial.seed}) — ${trial.violations.length} violation(s):`);
     for (const violation of trial.violations.slice(0, 10)) out(`  [${violation.rule}] ${violation.message}`);
     if (trial.violations.length > 10) out(`  … and ${trial.violations.length - 10} more`);
-    out(`  replay: npm run chaos -- --seed ${options.seed} --trials 1 --first ${trial.index} --workers ${options.workers} --aws ${options.aws ? 'on' : 'off'}`);
+    out(`  replay: npm run chaos -- --seed ${options.seed} --trials 1 --first ${trial.index} --workers ${options.workers} --aws ${options.aws ? 'on' : 'off'} --delivery ${options.delivery}`);
   }
 }
 
@@ -105,10 +118,11 @@ async function main(): Promise<void> {
   process.stdout.write(`chaos: run seed ${options.seed}, trials ${first}..${first + options.trials - 1}; starting DynamoDB Local and bundling…\n`);
   const [dynamo, synth] = await Promise.all([startDynamoDbLocal(), synthTemplate({ bundle: true })]);
   if (synth.bundleDir === undefined) throw new Error('synthesis produced no function bundle');
+  const deliveryEntry = join(bundleDirOfFunction(synth.outdir, synth.template, findDeliveryFunction(synth.template).logicalId), 'index.mjs');
   const client = dynamo.client();
   try {
     const summary = await runChaos(
-      { dynamoEndpoint: dynamo.endpoint, bundleEntry: join(synth.bundleDir, 'index.mjs'), template: synth.template, client },
+      { dynamoEndpoint: dynamo.endpoint, bundleEntry: join(synth.bundleDir, 'index.mjs'), deliveryEntry, template: synth.template, client },
       {
         seed: options.seed,
         trials: options.trials,
@@ -116,13 +130,17 @@ async function main(): Promise<void> {
         workers: options.workers,
         parallel: options.parallel,
         aws: options.aws,
+        deliveryWorkers: options.delivery,
         onTrial: (trial) => {
           const status = trial.violations.length === 0 ? 'ok' : `${trial.violations.length} VIOLATION(S)`;
-          const detail = options.verbose ? ` (faults ${trial.phasesMs.faults} ms, quiet ${trial.phasesMs.quiet} ms) ${JSON.stringify(trial.outcomes)} ${JSON.stringify(trial.faults)}` : '';
+          const detail = options.verbose
+            ? ` (faults ${trial.phasesMs.faults} ms, quiet ${trial.phasesMs.quiet} ms) ${JSON.stringify(trial.outcomes)} ${JSON.stringify(trial.faults)}${trial.delivery !== undefined ? ` delivery ${JSON.stringify(trial.delivery)}` : ''}`
+            : '';
+          const sent = trial.delivery !== undefined ? `, ${trial.delivery.events} reminders sent` : '';
           const only = trial.plan.aws?.contentionOnly === true ? ' [contention only]' : '';
           process.stdout.write(
             `trial ${trial.index} (trial seed ${trial.seed})${only}: ${status}, ${trial.invocations} invocations, ` +
-              `${(trial.durationMs / 1000).toFixed(1)} s${detail}\n`,
+              `${(trial.durationMs / 1000).toFixed(1)} s${sent}${detail}\n`,
           );
         },
       },

@@ -6,6 +6,12 @@
  * contests move by an hour from version to version (their reminders must follow). The tables are
  * seeded with a contest that no version lists (cancelled: deleted, its reminders kept) and one
  * that the sync before the trial saw finish, awaiting confirmation (its reminders are deleted).
+ *
+ * For the delivery part, three contests start within the hour (SOON_IDS) with reminders seeded due
+ * as the app writes them (`dueAt`, `dueStart`, `dueShard`): some already due when the trial starts,
+ * some due seconds into it, one not due for ten minutes (never to be sent in a trial). One of them
+ * moves by 20 s from version to version, so the concurrent syncs re-time its reminders (and make a
+ * reminder sent for one start due again at the next: once per start).
  */
 
 import type { ContestItem } from '../../lambda/contests/model.js';
@@ -34,12 +40,35 @@ export interface ReminderRow {
   userId: string;
   minutesBefore: number;
   remindAt: number;
+  /** Seeded due (as the app writes a reminder of a contest that is not paused). */
+  dueAt?: number;
+  dueStart?: number;
+  dueShard?: number;
+  expiresAt?: number;
 }
 
 export const CANCELLED_ID = 3099;
 export const FINISHING_ID = 3013;
 export const LONG_FINISHED_ID = 3016;
 const MOVING_IDS = new Set([3003, 3007]);
+/** Contests starting within the hour: their reminders fall due during the trial (delivery). */
+export const SOON_IDS = [3021, 3022, 3023] as const;
+/** The soon contest that moves by 20 s per list version. */
+export const SOON_MOVING_ID = 3023;
+/** Offsets (s) of the soon contests' starts from the trial's base, version 0. */
+const SOON_START: Record<(typeof SOON_IDS)[number], number> = { 3021: 20 * 60 + 5, 3022: 30 * 60 + 15, 3023: 25 * 60 + 10 };
+/** The soon contests' reminders: [contest, user, minutesBefore] (due at start − 60 × minutesBefore). */
+const SOON_REMINDERS: readonly [number, string, number][] = [
+  [3021, 'u1', 20], // due 5 s into the trial
+  [3021, 'u2', 21], // due 55 s before it
+  [3021, 'u3', 19], // due 65 s into it (in the quiet phase, or after the trial)
+  [3021, 'u9', 10], // due 10 minutes into it: never sent during a trial
+  [3022, 'u1', 30], // due 15 s into it
+  [3022, 'u4', 30],
+  [3022, 'u5', 31], // due 45 s before it
+  [3023, 'u1', 25], // due 10 s into it, moving by 20 s per version
+  [3023, 'u2', 26], // due 50 s before it, moving
+];
 
 const VERSION_TAG = /\[v(\d+)\]/;
 
@@ -56,6 +85,7 @@ export interface Dataset {
 
 function startOf(dataset: Dataset, id: number, version: number): number {
   const base = dataset.baseSeconds;
+  if (id in SOON_START) return base + SOON_START[id as (typeof SOON_IDS)[number]] + (id === SOON_MOVING_ID ? (version % 3) * 20 : 0);
   if (id <= 3010) return base + (id - 3000) * 6 * HOUR + (MOVING_IDS.has(id) ? (version % 3) * HOUR : 0);
   if (id <= 3012) return base - 1800;
   if (id <= 3015) return base - (id - 3012) * DAY;
@@ -63,7 +93,7 @@ function startOf(dataset: Dataset, id: number, version: number): number {
 }
 
 function phaseOf(id: number): ApiContest['phase'] {
-  if (id <= 3010) return 'BEFORE';
+  if (id <= 3010 || id in SOON_START) return 'BEFORE';
   if (id <= 3012) return 'CODING';
   return 'FINISHED';
 }
@@ -71,7 +101,7 @@ function phaseOf(id: number): ApiContest['phase'] {
 /** The contest list of reply `version`, as Codeforces would send it. */
 export function contestList(dataset: Dataset, version: number): ApiContest[] {
   const list: ApiContest[] = [];
-  for (let id = 3001; id <= LONG_FINISHED_ID; id += 1) {
+  for (const id of [...Array.from({ length: LONG_FINISHED_ID - 3000 }, (_, i) => 3001 + i), ...SOON_IDS]) {
     const startTimeSeconds = startOf(dataset, id, version);
     list.push({
       id,
@@ -104,8 +134,12 @@ function finishing(contest: ApiContest): NonNullable<ContestItem['pending']> {
   return { held: false, kind: 'finish', said: `FINISHED@${contest.startTimeSeconds}+${contest.durationSeconds}`, replies: 1, since: contest.startTimeSeconds + DAY / 2 };
 }
 
-/** What the tables hold before the trial (version 0 as if synced earlier, plus two special cases). */
-export function seedRows(dataset: Dataset): { contests: (ContestRow & { updatedAt: string })[]; reminders: ReminderRow[] } {
+/**
+ * What the tables hold before the trial (version 0 as if synced earlier, plus two special cases).
+ * The reply clock (Contests item 0) says when the newest applied reply was made: `clockAgeSeconds`
+ * before the trial (fresh: delivery may send at once; over 70 minutes: it waits for a sync).
+ */
+export function seedRows(dataset: Dataset, clockAgeSeconds = 300): { contests: (ContestRow & { updatedAt: string })[]; reminders: ReminderRow[]; clock: { contestId: 0; replyMadeAt: number; updatedAt: string } } {
   const updatedAt = new Date((dataset.baseSeconds - DAY) * 1000).toISOString();
   const contests = contestList(dataset, 0)
     .filter((contest) => contest.id !== LONG_FINISHED_ID)
@@ -121,9 +155,16 @@ export function seedRows(dataset: Dataset): { contests: (ContestRow & { updatedA
     minutesBefore,
     remindAt: (startById.get(contestId) ?? 0) - 60 * minutesBefore,
   });
+  const expiresById = new Map(contests.map((contest) => [contest.contestId, contest.expiresAt]));
+  const due = (contestId: number, userId: string, minutesBefore: number): ReminderRow => {
+    const row = reminder(contestId, userId, minutesBefore);
+    return { ...row, dueAt: row.remindAt, dueStart: startById.get(contestId)!, dueShard: 0, expiresAt: expiresById.get(contestId)! };
+  };
   return {
     contests,
+    clock: { contestId: 0, replyMadeAt: dataset.baseSeconds - clockAgeSeconds, updatedAt },
     reminders: [
+      ...SOON_REMINDERS.map(([contestId, userId, minutesBefore]) => due(contestId, userId, minutesBefore)),
       reminder(3001, 'u1', 15),
       reminder(3003, 'u1', 30),
       reminder(3003, 'u2', 60),
@@ -145,9 +186,9 @@ export function expectedRows(dataset: Dataset, version: number): { contests: Con
     .filter((contest) => contest.id !== LONG_FINISHED_ID)
     .map((contest) => row(contest));
   const startById = new Map(contests.map((contest) => [contest.contestId, contest.startTimeSeconds]));
-  const reminders = seedRows(dataset).reminders.map((reminder) => {
-    const start = startById.get(reminder.contestId);
-    return start === undefined ? reminder : { ...reminder, remindAt: start - 60 * reminder.minutesBefore };
+  const reminders = seedRows(dataset).reminders.map(({ contestId, userId, minutesBefore, remindAt }) => {
+    const start = startById.get(contestId);
+    return { contestId, userId, minutesBefore, remindAt: start === undefined ? remindAt : start - 60 * minutesBefore };
   });
   return { contests, reminders };
 }

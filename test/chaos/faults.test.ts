@@ -78,3 +78,28 @@ describe('chaos AWS fault plan', () => {
     expect(share).toBeLessThan(90);
   });
 });
+
+describe('chaos delivery plan', () => {
+  const baseTimeMs = Date.UTC(2026, 0, 1, 12, 30, 15);
+
+  it('leaves the rest of a seed plan as it is without delivery, and calms delivery workers in contention-only trials', () => {
+    for (let seed = 1; seed <= 50; seed += 1) {
+      const without = planTrial(seed, { workers: 8, baseTimeMs, aws: true });
+      const { delivery, ...rest } = planTrial(seed, { workers: 8, baseTimeMs, aws: true, deliveryWorkers: 6 });
+      expect(rest).toEqual(without);
+      expect(delivery?.workers).toHaveLength(6);
+      if (without.aws?.contentionOnly === true) expect(delivery!.workers.every((w) => w.fault.kind === 'none' && w.contenders.length === 0)).toBe(true);
+    }
+  });
+
+  it('draws past minute ticks that repeat (duplicates), console runs, faults, and both clock ages', () => {
+    const plans = Array.from({ length: 50 }, (_, seed) => planTrial(seed, { workers: 8, baseTimeMs, deliveryWorkers: 6 }).delivery!);
+    const workers = plans.flatMap((plan) => plan.workers);
+    const ticks = workers.flatMap((w) => (w.event.kind === 'schedule' ? [w.event.interval] : []));
+    expect(ticks.every((interval) => Date.parse(interval) < baseTimeMs && Date.parse(interval) % 60_000 === 0)).toBe(true);
+    expect(plans.some((plan) => new Set(plan.workers.flatMap((w) => (w.event.kind === 'schedule' ? [w.event.interval] : []))).size < plan.workers.filter((w) => w.event.kind === 'schedule').length)).toBe(true);
+    expect(workers.some((w) => w.event.kind === 'console')).toBe(true);
+    expect(new Set(workers.map((w) => w.fault.kind))).toEqual(new Set(['none', 'kill', 'kill-holder', 'stop-holder', 'stop', 'stop-at-write']));
+    expect(new Set(plans.map((plan) => plan.clockAgeSeconds))).toEqual(new Set([300, 7200]));
+  });
+});

@@ -138,6 +138,20 @@ export interface TrialPlan {
   dynamoDelays: DynamoDelayWindow[];
   /** How long the faults phase lasts at least (every worker started by then). */
   faultsPhaseMs: number;
+  /** The reminder delivery job's part of the trial (absent: no delivery workers). */
+  delivery?: DeliveryPlan;
+}
+
+/**
+ * Reminder delivery in the faults phase: minute ticks of the delivery job (several of one minute:
+ * duplicates; staggered and overlapping: concurrent), some console runs, each worker with a fault
+ * drawn like the syncs'. The reply clock is seeded fresh, or over 70 minutes old (delivery then
+ * sends nothing until a sync applies a reply).
+ */
+export interface DeliveryPlan {
+  workers: WorkerPlan[];
+  /** Seconds before the trial that the seeded reply clock says the newest reply was made. */
+  clockAgeSeconds: number;
 }
 
 /** Fault kinds as counted in the report. */
@@ -159,8 +173,9 @@ export type FaultKind =
   | 'aws-transaction-hold'
   | 'contention-only-trial';
 
-export function planTrial(seed: number, options: { workers: number; baseTimeMs: number; aws?: boolean }): TrialPlan {
-  const plan = planClassic(seed, options);
+export function planTrial(seed: number, options: { workers: number; baseTimeMs: number; aws?: boolean; deliveryWorkers?: number }): TrialPlan {
+  const classic = planClassic(seed, options);
+  const plan = options.deliveryWorkers === undefined || options.deliveryWorkers === 0 ? classic : { ...classic, delivery: planDelivery(seed, classic, options.deliveryWorkers, options.baseTimeMs) };
   if (options.aws !== true) return plan;
   // Drawn from their own stream, so that the rest of a seed's plan is the same with AWS faults off.
   const random = new Random(seed ^ 0x2545f491);
@@ -193,14 +208,36 @@ export function contentionOnlyPlan(plan: TrialPlan, random = new Random(plan.see
     holdChance: 0.4,
     holdMs: { min: 50, max: 300 },
   };
+  const calm = (worker: WorkerPlan): WorkerPlan => ({ ...worker, fault: { kind: 'none' }, contenders: [] });
   return {
     ...plan,
     aws: { ...aws, contentionOnly: true, rates: { ...aws.rates, dropAfterApply: 0 } },
     leaseSeconds: 9,
-    workers: plan.workers.map((worker) => ({ ...worker, fault: { kind: 'none' }, contenders: [] })),
+    workers: plan.workers.map(calm),
+    ...(plan.delivery !== undefined ? { delivery: { ...plan.delivery, workers: plan.delivery.workers.map(calm) } } : {}),
     codeforces: plan.codeforces.map((): CodeforcesFault => (random.chance(0.5) ? { kind: 'slow', delayMs: random.int(2_500, 5_000) } : { kind: 'ok' })),
     dynamoDelays: [],
   };
+}
+
+/** A worker's fault and the contenders started once it fired, drawn as for every worker of a trial. */
+function drawFault(random: Random, leaseMs: number, intervals: readonly string[]): Pick<WorkerPlan, 'fault' | 'contenders'> {
+  const roll = random.float();
+  const beyondLease = (): number => Math.round(leaseMs * (1.2 + random.float() * 1.3));
+  let fault: WorkerFault = { kind: 'none' };
+  if (roll < 0.08) fault = { kind: 'kill', afterMs: random.int(200, 2_500) };
+  else if (roll < 0.2) fault = { kind: 'kill-holder', delayMs: random.int(0, leaseMs) };
+  else if (roll < 0.38) fault = { kind: 'stop-holder', delayMs: random.int(0, Math.round(leaseMs / 2)), forMs: beyondLease() };
+  else if (roll < 0.45) fault = { kind: 'stop', afterMs: random.int(300, 2_500), forMs: beyondLease() };
+  else if (roll < 0.75) fault = { kind: 'stop-at-write', nth: random.int(1, 2), holdMs: beyondLease(), forMs: beyondLease() };
+  const contenders: WorkerPlan['contenders'] = [];
+  if (fault.kind !== 'none') {
+    for (const afterMs of [leaseMs + random.int(50, 600), Math.round(leaseMs * (1.5 + random.float()))]) {
+      if (!random.chance(0.75)) continue;
+      contenders.push({ event: random.chance(0.6) ? { kind: 'console' } : { kind: 'schedule', interval: random.pick(intervals) }, afterMs });
+    }
+  }
+  return { fault, contenders };
 }
 
 function planClassic(seed: number, options: { workers: number; baseTimeMs: number }): TrialPlan {
@@ -216,21 +253,7 @@ function planClassic(seed: number, options: { workers: number; baseTimeMs: numbe
   const workers: WorkerPlan[] = [];
   for (let id = 0; id < options.workers; id += 1) {
     const event: WorkerEvent = random.chance(0.12) ? { kind: 'console' } : { kind: 'schedule', interval: random.pick(intervals) };
-    const roll = random.float();
-    const beyondLease = (): number => Math.round(leaseMs * (1.2 + random.float() * 1.3));
-    let fault: WorkerFault = { kind: 'none' };
-    if (roll < 0.08) fault = { kind: 'kill', afterMs: random.int(200, 2_500) };
-    else if (roll < 0.2) fault = { kind: 'kill-holder', delayMs: random.int(0, leaseMs) };
-    else if (roll < 0.38) fault = { kind: 'stop-holder', delayMs: random.int(0, Math.round(leaseMs / 2)), forMs: beyondLease() };
-    else if (roll < 0.45) fault = { kind: 'stop', afterMs: random.int(300, 2_500), forMs: beyondLease() };
-    else if (roll < 0.75) fault = { kind: 'stop-at-write', nth: random.int(1, 2), holdMs: beyondLease(), forMs: beyondLease() };
-    const contenders: WorkerPlan['contenders'] = [];
-    if (fault.kind !== 'none') {
-      for (const afterMs of [leaseMs + random.int(50, 600), Math.round(leaseMs * (1.5 + random.float()))]) {
-        if (!random.chance(0.75)) continue;
-        contenders.push({ event: random.chance(0.6) ? { kind: 'console' } : { kind: 'schedule', interval: random.pick(intervals) }, afterMs });
-      }
-    }
+    const { fault, contenders } = drawFault(random, leaseMs, intervals);
     workers.push({ id, event, startAtMs: random.int(0, spreadMs), fault, contenders });
   }
 
@@ -254,6 +277,27 @@ function planClassic(seed: number, options: { workers: number; baseTimeMs: numbe
   }
 
   return { seed, leaseSeconds, intervals, workers, codeforces, dynamoDelays, faultsPhaseMs: spreadMs };
+}
+
+/**
+ * The delivery workers: ticks of three past minutes (so several share one: duplicates), 15% console
+ * runs, started over the syncs' spread and 4 s beyond (the soon reminders fall due meanwhile),
+ * with faults drawn like the syncs' (contenders are console runs or ticks). Drawn from their own
+ * stream: the rest of a seed's plan is the same with delivery on or off.
+ */
+function planDelivery(seed: number, classic: TrialPlan, count: number, baseTimeMs: number): DeliveryPlan {
+  const random = new Random(seed ^ 0x1b873593);
+  const minute = 60_000;
+  const top = Math.floor(baseTimeMs / minute) * minute;
+  const minutes = [3, 2, 1].map((back) => new Date(top - back * minute).toISOString().replace('.000Z', 'Z'));
+  const leaseMs = classic.leaseSeconds * 1000;
+  const workers: WorkerPlan[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const event: WorkerEvent = random.chance(0.15) ? { kind: 'console' } : { kind: 'schedule', interval: random.pick(minutes) };
+    const { fault, contenders } = drawFault(random, leaseMs, minutes);
+    workers.push({ id: i, event, startAtMs: random.int(0, classic.faultsPhaseMs + 4_000), fault, contenders });
+  }
+  return { workers, clockAgeSeconds: random.chance(0.3) ? 2 * 3600 : 300 };
 }
 
 /** Delay of one DynamoDB request arriving `atMs` into the faults phase (0 outside the windows). */

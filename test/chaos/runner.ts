@@ -9,6 +9,13 @@
  * 4. the quiet phase, faults off: every interval is re-delivered until it has succeeded once (as
  *    Lambda's retries would), then one console sync whose reply the final tables must reflect;
  * 5. the history and the final tables go to the checker.
+ *
+ * With the delivery bundle (`deliveryEntry`), the reminder delivery job runs beside the syncs:
+ * its workers (minute ticks, duplicates, console runs) start during the faults phase with the
+ * same kinds of faults, through their own proxies and their own recorder, against reminders that
+ * fall due during the trial while the syncs re-time and pause them; after the final sync, console
+ * passes run until one succeeds with nothing left. The delivery checker (delivery-checker.ts)
+ * reads the claims and events on the wire, the syncs' reminder writes and the final tables.
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,9 +24,12 @@ import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/
 import { LEASE_PK } from '../../lambda/contract.js';
 import { startCodeforcesStandin, type StandinReply } from '../../local/codeforces-standin.js';
 import { leaseOperation, startDynamoProxy, transactionLocks, type DynamoProxy, type ProxyFault } from '../../local/dynamo-proxy.js';
-import { createTablesFromTemplate, type TableNames } from '../../local/tables.js';
-import type { CfnTemplate } from '../../local/template.js';
+import { createTablesFromTemplate, tableDefinitionsFromTemplate, type TableNames } from '../../local/tables.js';
+import { findDeliveryFunction, type CfnTemplate } from '../../local/template.js';
+import { deliveryLeaseKey } from '../../lambda/delivery/schema.js';
 import { check, type Violation } from './checker.js';
+import { checkDelivery } from './delivery-checker.js';
+import { claimDueWrites, claimTransactions, eventOf, leaseGrants, seededDue, syncDueWrites } from './delivery-history.js';
 import { contestList, expectedRows, seedRows, type Dataset } from './dataset.js';
 import {
   awsFaultPolicy,
@@ -42,6 +52,8 @@ export interface ChaosEnvironment {
   dynamoEndpoint: string;
   /** `<bundleDir>/index.mjs` of the synthesized function. */
   bundleEntry: string;
+  /** `<bundleDir>/index.mjs` of the synthesized reminder delivery function (absent: no delivery part). */
+  deliveryEntry?: string;
   template: CfnTemplate;
   client: DynamoDBClient;
 }
@@ -62,8 +74,26 @@ export interface TrialResult {
   durationMs: number;
   /** How long the faults phase and the quiet phase took. */
   phasesMs: { faults: number; quiet: number };
+  /** The reminder delivery part, if the trial had one. */
+  delivery?: DeliveryFigures;
 }
 
+export interface DeliveryFigures {
+  invocations: number;
+  outcomes: Record<string, number>;
+  /** Claims in committed transactions (each with its event). */
+  claims: number;
+  /** ReminderDue events in the outbox at the end. */
+  events: number;
+  /** Distinct reminders sent, and those sent at more than one start (the syncs moved them). */
+  reminders: number;
+  resent: number;
+  /** Events committed while the faults phase lasted. */
+  duringFaults: number;
+  /** Claims refused (the row changed or was claimed meanwhile) and rows deferred, by the runs' counts. */
+  lost: number;
+  deferred: number;
+}
 const QUIET_ATTEMPTS = 8;
 /**
  * Lambda's remaining time given to each invocation: short, so that retries end within a trial, yet
@@ -102,15 +132,34 @@ const FAULT_OF_REPLY: Record<CodeforcesFault['kind'], FaultKind | undefined> = {
   html: 'codeforces-html',
 };
 
-async function seedTables(doc: DynamoDBDocumentClient, names: TableNames, dataset: Dataset): Promise<void> {
-  const seed = seedRows(dataset);
+async function seedTables(doc: DynamoDBDocumentClient, names: TableNames, seed: ReturnType<typeof seedRows>): Promise<void> {
   const put = async (table: string, items: object[]) => {
     for (let i = 0; i < items.length; i += 25) {
       await doc.send(new BatchWriteCommand({ RequestItems: { [table]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
     }
   };
-  await put(names.contests, seed.contests);
+  await put(names.contests, [...seed.contests, seed.clock]);
   await put(names.reminders, seed.reminders);
+}
+
+/**
+ * The delivery function's environment as the template sets it, its table references resolved to
+ * the trial's tables; the lease is the trial's (short, like the syncs').
+ */
+function deliveryEnvironment(template: CfnTemplate, names: TableNames, leaseSeconds: number): Record<string, string> {
+  const variables = (findDeliveryFunction(template).resource.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+  const byLogicalId = new Map(tableDefinitionsFromTemplate(template).map((d) => [d.logicalId, names[d.role]]));
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(variables)) {
+    if (typeof value === 'string') env[name] = value;
+    else {
+      const ref = (value as { Ref?: unknown }).Ref;
+      const local = typeof ref === 'string' ? byLogicalId.get(ref) : undefined;
+      if (local === undefined) throw new Error(`delivery function environment ${name} is neither text nor a { Ref } to a table: ${JSON.stringify(value)}`);
+      env[name] = local;
+    }
+  }
+  return { ...env, LEASE_DURATION_SECONDS: String(leaseSeconds), POWERTOOLS_LOG_LEVEL: 'DEBUG' };
 }
 
 
@@ -123,10 +172,13 @@ export async function runTrial(
     aws?: boolean;
     /** Adjusts the seeded plan (targeted scenarios). */
     adjust?: (plan: TrialPlan) => TrialPlan;
+    /** Delivery workers in the faults phase (needs `env.deliveryEntry`; default 6, 0: no delivery part). */
+    deliveryWorkers?: number;
   },
 ): Promise<TrialResult> {
   const startedAt = Date.now();
-  const seeded = planTrial(seed, { workers: options.workers, baseTimeMs: startedAt, aws: options.aws === true });
+  const deliveryWorkers = env.deliveryEntry === undefined ? 0 : (options.deliveryWorkers ?? 6);
+  const seeded = planTrial(seed, { workers: options.workers, baseTimeMs: startedAt, aws: options.aws === true, deliveryWorkers });
   const plan = options.adjust?.(seeded) ?? seeded;
   const leaseMs = plan.leaseSeconds * 1000;
   const dataset: Dataset = { baseSeconds: Math.floor(startedAt / 1000) };
@@ -142,7 +194,11 @@ export async function runTrial(
 
   const doc = DynamoDBDocumentClient.from(env.client, { marshallOptions: { removeUndefinedValues: true } });
   const names = await createTablesFromTemplate(env.client, env.template, `chaos-${seed}-${randomBytes(2).toString('hex')}`);
-  await seedTables(doc, names, dataset);
+  const seedData = seedRows(dataset, plan.delivery?.clockAgeSeconds);
+  await seedTables(doc, names, seedData);
+  const delivery = plan.delivery !== undefined && env.deliveryEntry !== undefined ? { plan: plan.delivery, entry: env.deliveryEntry } : undefined;
+  const deliveryLease = deliveryLeaseKey(0);
+  if (delivery !== undefined && names.outbox === undefined) throw new Error('the template has no outbox table: the delivery part needs one');
 
   let version = 1;
   let faultsOn = true;
@@ -160,8 +216,16 @@ export async function runTrial(
     if (kind !== undefined) count(kind);
   });
   const recorder = await startDynamoRecorder(env.dynamoEndpoint);
+  // The delivery workers' own recorder: the syncs' history stays theirs alone.
+  const deliveryRecorder = await startDynamoRecorder(env.dynamoEndpoint);
   // One set of transaction locks for every worker's proxy: they stand in front of one DynamoDB.
-  const locks = transactionLocks({ [names.contests]: ['contestId'], [names.reminders]: ['contestId', 'userId'], [names.coordination]: ['pk'] });
+  const locks = transactionLocks({
+    [names.contests]: ['contestId'],
+    [names.reminders]: ['contestId', 'userId'],
+    [names.coordination]: ['pk'],
+    ...(names.outbox !== undefined ? { [names.outbox]: ['pk'] } : {}),
+  });
+  const deliveryEnv = delivery !== undefined ? deliveryEnvironment(env.template, names, plan.leaseSeconds) : {};
   const holdRandom = new Random(seed ^ 0x3c6ef372);
   const proxies: DynamoProxy[] = [];
   const delayRandom = new Random(seed ^ 0x5bd1e995);
@@ -170,19 +234,25 @@ export async function runTrial(
   let drainAtMs = 0;
 
   const runs: RunHistory[] = [];
+  const deliveryRuns: RunHistory[] = [];
   const outcomes: Record<string, number> = {};
+  const deliveryOutcomes: Record<string, number> = {};
+  const deliveryCounts = { lost: 0, deferred: 0 };
   const violations: Violation[] = [];
   const contenders: Promise<unknown>[] = [];
   let nextId = 0;
   const phasesMs = { faults: 0, quiet: 0 };
-  const invoke = async (event: WorkerEvent, worker: Pick<WorkerPlan, 'fault' | 'contenders'>, id = nextId++) => {
+  let deliveryFigures: DeliveryFigures | undefined;
+  let quietStart = Number.POSITIVE_INFINITY;
+  const invoke = async (event: WorkerEvent, worker: Pick<WorkerPlan, 'fault' | 'contenders'>, id = nextId++, job: 'sync' | 'delivery' = 'sync') => {
     // Each worker has its own delaying proxy, so a fault can follow its requests.
-    const proxy = await startDynamoProxy(recorder.endpoint, { locks });
+    const proxy = await startDynamoProxy(job === 'sync' ? recorder.endpoint : deliveryRecorder.endpoint, { locks });
     proxies.push(proxy);
     const aws = plan.aws;
     if (aws !== undefined) {
+      const leaseKey = job === 'sync' ? LEASE_PK : deliveryLease;
       const kindOf = (request: { operation: string; body: Record<string, unknown> | undefined }) =>
-        leaseOperation({ ...request, n: 0 }) ?? (request.operation === 'TransactWriteItems' ? 'commit' : request.operation);
+        leaseOperation({ ...request, n: 0 }, leaseKey) ?? (request.operation === 'TransactWriteItems' ? 'commit' : request.operation);
       proxy.setFaults(awsFaultPolicy(aws, new Random((seed ^ Math.imul(id + 1, 0x9e3779b1)) >>> 0), kindOf, () => faultsOn));
       proxy.setTransactionHold(() => {
         if (!faultsOn || !holdRandom.chance(aws.holdChance)) return 0;
@@ -208,7 +278,7 @@ export async function runTrial(
     });
     const done = await runWorker({
       id,
-      bundleEntry: env.bundleEntry,
+      bundleEntry: job === 'sync' ? env.bundleEntry : delivery!.entry,
       event,
       fault,
       timeoutMs: INVOCATION_TIMEOUT_MS,
@@ -218,10 +288,10 @@ export async function runTrial(
       onFault: () => {
         if (!faultsOn) return;
         for (const contender of worker.contenders) {
-          contenders.push(sleep(contender.afterMs).then(() => invoke(contender.event, { fault: { kind: 'none' }, contenders: [] })));
+          contenders.push(sleep(contender.afterMs).then(() => invoke(contender.event, { fault: { kind: 'none' }, contenders: [] }, nextId++, job)));
         }
       },
-      env: {
+      env: job === 'delivery' ? { ...deliveryEnv, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } : {
         AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
         CONTESTS_TABLE_NAME: names.contests,
         REMINDERS_TABLE_NAME: names.reminders,
@@ -235,7 +305,12 @@ export async function runTrial(
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       },
     });
-    runs.push(done.history);
+    (job === 'sync' ? runs : deliveryRuns).push(done.history);
+    if (job === 'delivery') {
+      const counts = done.result?.counts as { lost?: unknown; deferred?: unknown } | undefined;
+      deliveryCounts.lost += typeof counts?.lost === 'number' ? counts.lost : 0;
+      deliveryCounts.deferred += typeof counts?.deferred === 'number' ? counts.deferred : 0;
+    }
     for (const [fault, byOperation] of Object.entries(proxy.injected()) as [ProxyFault, Record<string, number>][]) {
       const merged = (awsFaults[fault] ??= {});
       for (const [operation, n] of Object.entries(byOperation)) {
@@ -249,28 +324,34 @@ export async function runTrial(
     if (done.sent.sigkill) count('sigkill');
     if (done.sent.sigstop) count('sigstop');
     const key = done.history.summary === undefined ? (done.signal ?? `exit ${done.exitCode}`) : `${done.history.summary.outcome}${done.history.summary.reason ? `:${done.history.summary.reason}` : ''}`;
-    outcomes[key] = (outcomes[key] ?? 0) + 1;
-    if (done.hung) violations.push({ rule: 'hung-worker', message: `worker ${id} did not finish within 90 s; stderr: ${done.stderrTail}` });
+    const tally = job === 'sync' ? outcomes : deliveryOutcomes;
+    tally[key] = (tally[key] ?? 0) + 1;
+    const who = job === 'sync' ? `worker ${id}` : `delivery worker ${id}`;
+    if (done.hung) violations.push({ rule: 'hung-worker', message: `${who} did not finish within 90 s; stderr: ${done.stderrTail}` });
     if (done.history.summary === undefined && !done.sent.sigkill && !done.hung) {
-      violations.push({ rule: 'worker-crashed', message: `worker ${id} ended (${done.signal ?? done.exitCode}) without a result; stderr: ${done.stderrTail}` });
+      violations.push({ rule: 'worker-crashed', message: `${who} ended (${done.signal ?? done.exitCode}) without a result; stderr: ${done.stderrTail}` });
     }
     return done;
   };
 
   try {
     // --- Faults phase --------------------------------------------------------------------------
-    nextId = plan.workers.length;
+    nextId = plan.workers.length + (delivery?.plan.workers.length ?? 0);
     phaseStart = Date.now();
-    await Promise.all(
-      plan.workers.map(async (worker) => {
+    await Promise.all([
+      ...plan.workers.map(async (worker) => {
         await sleep(worker.startAtMs);
         await invoke(worker.event, worker, worker.id);
       }),
-    );
+      ...(delivery?.plan.workers ?? []).map(async (worker) => {
+        await sleep(worker.startAtMs);
+        await invoke(worker.event, worker, plan.workers.length + worker.id, 'delivery');
+      }),
+    ]);
     while (contenders.length > 0) await Promise.all(contenders.splice(0));
 
     phasesMs.faults = Date.now() - phaseStart;
-    const quietStart = Date.now();
+    quietStart = Date.now();
     // --- Quiet phase: faults off, re-deliver until each interval succeeded, then one final sync --
     faultsOn = false;
     standin.clearQueue();
@@ -290,16 +371,32 @@ export async function runTrial(
     if (!(await untilSucceeded({ kind: 'console' }))) {
       violations.push({ rule: 'no-final-sync', message: `the final console sync did not succeed in ${QUIET_ATTEMPTS} attempts with faults off` });
     }
+    // Delivery, faults off: console passes until one succeeds with nothing left for later.
+    let deliveredUntilSeconds: number | undefined;
+    if (delivery !== undefined) {
+      const from = Math.floor(Date.now() / 1000);
+      for (let attempt = 1; attempt <= QUIET_ATTEMPTS && deliveredUntilSeconds === undefined; attempt += 1) {
+        const { history, result } = await invoke({ kind: 'console' }, { fault: { kind: 'none' }, contenders: [] }, nextId++, 'delivery');
+        const more = (result?.counts as { more?: unknown } | undefined)?.more === true;
+        if (history.summary?.outcome === 'succeeded' && !more) deliveredUntilSeconds = from;
+        else await sleep(history.summary?.outcome === 'skipped' ? leaseMs / 2 : 200);
+      }
+      if (deliveredUntilSeconds === undefined) {
+        violations.push({ rule: 'delivery-final-pass', message: `no delivery pass succeeded with nothing left in ${QUIET_ATTEMPTS} attempts with faults off` });
+      }
+    }
 
     phasesMs.quiet = Date.now() - quietStart;
     // --- Check (once every delayed request has reached DynamoDB and been answered) -------------
     if (drainAtMs + 500 > Date.now()) await sleep(drainAtMs + 500 - Date.now());
-    const [contests, reminders, lease] = await Promise.all([
+    const [contests, reminders, lease, outbox] = await Promise.all([
       scanAll(doc, names.contests),
       scanAll(doc, names.reminders),
       doc.send(new GetCommand({ TableName: names.coordination, Key: { pk: LEASE_PK }, ConsistentRead: true })),
+      delivery !== undefined ? scanAll(doc, names.outbox!) : Promise.resolve([]),
     ]);
     const checkedAtMs = Date.now();
+    const txns = delivery !== undefined ? claimTransactions(deliveryRecorder.records, { ...names, outbox: names.outbox! }, deliveryLease) : [];
     violations.push(
       ...check(
         {
@@ -309,13 +406,41 @@ export async function runTrial(
           store: storeOps(recorder.records, names),
           codeforces: tap.records,
           contentionOnly: plan.aws?.contentionOnly === true,
+          claims: txns.filter((txn) => txn.outcome === 'ok').flatMap((txn) => txn.claims.map((claim) => ({ key: claim.key, repliedAtMs: txn.repliedAtMs }))),
         },
         { contests, reminders, ...(lease.Item !== undefined ? { lease: lease.Item } : {}), checkedAtMs },
         (v) => expectedRows(dataset, v),
       ),
     );
+    if (delivery !== undefined) {
+      const events = outbox.filter((item) => item.detailType === 'ReminderDue').map(eventOf);
+      violations.push(
+        ...checkDelivery(
+          {
+            dueWrites: [...seededDue(seedData.reminders), ...syncDueWrites(recorder.records, names), ...claimDueWrites(txns)],
+            claimTransactions: txns,
+            leaseGrants: leaseGrants(deliveryRecorder.records, names, deliveryLease),
+            ...(deliveredUntilSeconds !== undefined ? { deliveredUntilSeconds } : {}),
+          },
+          { outbox: events, reminders },
+        ),
+      );
+      const claims = txns.filter((txn) => txn.outcome === 'ok').flatMap((txn) => txn.claims.map((claim) => ({ ...claim, repliedAtMs: txn.repliedAtMs })));
+      const startsByReminder = new Map<string, Set<number>>();
+      for (const event of events) startsByReminder.set(event.key, (startsByReminder.get(event.key) ?? new Set()).add(event.startTimeSeconds));
+      deliveryFigures = {
+        invocations: deliveryRuns.length,
+        outcomes: deliveryOutcomes,
+        claims: claims.length,
+        events: events.length,
+        reminders: startsByReminder.size,
+        resent: [...startsByReminder.values()].filter((starts) => starts.size > 1).length,
+        duringFaults: claims.filter((claim) => claim.repliedAtMs < quietStart).length,
+        ...deliveryCounts,
+      };
+    }
   } finally {
-    await Promise.all([tap.close(), standin.close(), recorder.close(), ...proxies.map((proxy) => proxy.close())]);
+    await Promise.all([tap.close(), standin.close(), recorder.close(), deliveryRecorder.close(), ...proxies.map((proxy) => proxy.close())]);
     await Promise.all(Object.values(names).map((TableName) => env.client.send(new DeleteTableCommand({ TableName })).catch(() => undefined)));
   }
   return {
@@ -330,5 +455,6 @@ export async function runTrial(
     invocations: runs.length,
     durationMs: Date.now() - startedAt,
     phasesMs,
+    ...(deliveryFigures !== undefined ? { delivery: deliveryFigures } : {}),
   };
 }

@@ -4,7 +4,7 @@
  */
 import type { ProxyFault } from '../../local/dynamo-proxy.js';
 import { trialSeed, type FaultKind, type TrialPlan } from './faults.js';
-import { runTrial, type ChaosEnvironment, type TrialResult } from './runner.js';
+import { runTrial, type ChaosEnvironment, type DeliveryFigures, type TrialResult } from './runner.js';
 
 export interface IndexedTrial extends TrialResult {
   index: number;
@@ -23,6 +23,8 @@ export interface ChaosSummary {
   outcomes: Record<string, number>;
   violations: number;
   violationsByRule: Record<string, number>;
+  /** The reminder delivery part, added up over the trials that had one. */
+  delivery?: DeliveryFigures & { trials: number };
 }
 
 export async function runChaos(
@@ -37,6 +39,8 @@ export async function runChaos(
     aws?: boolean;
     /** Adjusts each seeded plan (the test pins one decisive fault per trial). */
     adjust?: (plan: TrialPlan) => TrialPlan;
+    /** Delivery workers per trial (with `env.deliveryEntry`; 0: no delivery part). */
+    deliveryWorkers?: number;
     onTrial?: (trial: IndexedTrial) => void;
   },
 ): Promise<ChaosSummary> {
@@ -45,7 +49,12 @@ export async function runChaos(
   const trials: IndexedTrial[] = [];
   const lanes = Array.from({ length: Math.max(1, options.parallel ?? 1) }, async () => {
     for (let index = indexes.shift(); index !== undefined; index = indexes.shift()) {
-      const result = await runTrial(env, trialSeed(options.seed, index), { workers: options.workers, aws: options.aws === true, ...(options.adjust !== undefined ? { adjust: options.adjust } : {}) });
+      const result = await runTrial(env, trialSeed(options.seed, index), {
+        workers: options.workers,
+        aws: options.aws === true,
+        ...(options.adjust !== undefined ? { adjust: options.adjust } : {}),
+        ...(options.deliveryWorkers !== undefined ? { deliveryWorkers: options.deliveryWorkers } : {}),
+      });
       const trial = { ...result, index };
       trials.push(trial);
       options.onTrial?.(trial);
@@ -75,6 +84,12 @@ export async function runChaos(
     }
     for (const [kind, n] of Object.entries(trial.faults) as [FaultKind, number][]) summary.faults[kind] = (summary.faults[kind] ?? 0) + n;
     for (const [kind, n] of Object.entries(trial.outcomes)) summary.outcomes[kind] = (summary.outcomes[kind] ?? 0) + n;
+    if (trial.delivery !== undefined) {
+      const d = (summary.delivery ??= { trials: 0, invocations: 0, outcomes: {}, claims: 0, events: 0, reminders: 0, resent: 0, duringFaults: 0, lost: 0, deferred: 0 });
+      d.trials += 1;
+      for (const field of ['invocations', 'claims', 'events', 'reminders', 'resent', 'duringFaults', 'lost', 'deferred'] as const) d[field] += trial.delivery[field];
+      for (const [kind, n] of Object.entries(trial.delivery.outcomes)) d.outcomes[kind] = (d.outcomes[kind] ?? 0) + n;
+    }
     summary.violations += trial.violations.length;
     for (const violation of trial.violations) summary.violationsByRule[violation.rule] = (summary.violationsByRule[violation.rule] ?? 0) + 1;
   }

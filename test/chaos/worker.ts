@@ -15,6 +15,8 @@ export interface WorkerControl {
 
 export interface WorkerOutcome {
   history: RunHistory;
+  /** The summary the handler returned or threw, whole (a delivery run's `counts`), if it got that far. */
+  result?: Record<string, unknown>;
   /** Signals actually sent (a fault planned for a holder is not sent if the worker never held). */
   sent: { sigkill: boolean; sigstop: boolean };
   exitCode: number | null;
@@ -104,6 +106,7 @@ export async function runWorker(options: {
   });
   return {
     history,
+    ...(outcome.summary !== undefined ? { result: outcome.summary as unknown as Record<string, unknown> } : {}),
     sent,
     exitCode: outcome.code,
     signal: outcome.signal,
