@@ -18,6 +18,8 @@ export interface RunCounts {
   remindersDue: number;
   /** Reminders paused (dueAt removed): the sync never deletes a reminder. */
   remindersPaused: number;
+  /** Reminder updates refused because the row changed after it was read (claimed, changed by the app): dropped, redone by the next run. */
+  remindersRaced: number;
   /** 1 when the reply was stale (made before the newest one applied): nothing of it was applied. */
   repliesStale: number;
   codeforcesAttempts: number;
@@ -103,6 +105,7 @@ export function emptyCounts(): RunCounts {
     remindersMoved: 0,
     remindersDue: 0,
     remindersPaused: 0,
+    remindersRaced: 0,
     repliesStale: 0,
     codeforcesAttempts: 0,
     codeforcesLatencyMs: 0,

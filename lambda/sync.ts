@@ -17,9 +17,12 @@ import type { Invocation } from './events.js';
 import { failurePhase } from './phases.js';
 import {
   RunDeadlineError,
+  FencedWriteError,
   describe,
   runExclusively,
   runUnfenced,
+  type CommitOptions,
+  type CommitResult,
   type FencedWriterPort,
   type HeldLease,
   type LeasePort,
@@ -192,7 +195,10 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
     const changes = await doubt(deps, work, stored, counts, settings);
     if (write) {
       const actions = deps.store.actionsFor(changes, new Date(nowMs).toISOString());
-      if (actions.length > 0) counts.transactions = (await work.commit(actions, { final: true, handoff: changes.contestPuts.map(({ contestId }) => String(contestId)) })).transactions;
+      if (actions.length > 0) {
+        const options = { final: true, handoff: changes.contestPuts.map(({ contestId }) => String(contestId)) };
+        counts.transactions = (await commitDroppingRaced(work, actions, changes.reminderUpdates.length, options, counts)).transactions;
+      }
       work.keep([...work.handoff]);
     }
     return { verdict, changes, events: [] };
@@ -270,7 +276,7 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
     // A contest new to the table had no state the app could have written a reminder against.
     const storedIds = new Set(stored.map(({ contestId }) => contestId));
     const handoff = [...toCheck].filter((id) => storedIds.has(id)).map(String);
-    const written = await work.commit(actions, { final: true, handoff, ...(events.length > 0 ? { events } : {}) });
+    const written = await commitDroppingRaced(work, actions, changes.reminderUpdates.length, { final: true, handoff, ...(events.length > 0 ? { events } : {}) }, counts);
     counts.transactions = written.transactions;
     counts.eventsPublished = written.events.written;
     counts.eventsDuplicate = written.events.duplicates;
@@ -299,13 +305,43 @@ async function doubt(deps: SyncDeps, work: WorkContext, stored: readonly Contest
   return changes;
 }
 
+/** At most this many times a commit is sent again without the reminder updates a race refused. */
+export const RACED_COMMIT_ATTEMPTS = 4;
+
+/**
+ * The run's commit, where a reminder update refused by its own condition does not fail the run:
+ * the row changed after the sync read it (the delivery job claimed it, the app changed or deleted
+ * it). Such updates (the first `reminderActions` of `actions`, as the store orders them) are
+ * dropped, their contests handed over so the next run reads their reminders again, and the rest
+ * is sent again. Everything else refused, or a race that keeps coming back, fails the run as before.
+ * Sending again what a first transaction already wrote is harmless: every action is idempotent and
+ * the outbox finds its events written.
+ */
+async function commitDroppingRaced(work: WorkContext, actions: TransactAction[], reminderActions: number, options: CommitOptions, counts: RunCounts): Promise<CommitResult> {
+  const reminders = new Set(actions.slice(0, reminderActions));
+  let pending = actions;
+  const handoff = new Set(options.handoff ?? []);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await work.commit(pending, { ...options, handoff: [...handoff] });
+    } catch (error) {
+      if (!(error instanceof FencedWriteError) || error.refused.length === 0 || attempt >= RACED_COMMIT_ATTEMPTS) throw error;
+      const refused = new Set(error.refused);
+      if (![...refused].every((action) => reminders.has(action as TransactAction))) throw error;
+      for (const action of refused) handoff.add(String((action as TransactAction).Update?.Key?.contestId));
+      counts.remindersRaced += refused.size;
+      pending = pending.filter((action) => !refused.has(action));
+    }
+  }
+}
+
 /** The doubt of a failed fetch, written without marking the interval done (the run still fails). */
 async function doubtOnFailure(deps: SyncDeps, work: WorkContext, counts: RunCounts, settings: PlanSettings): Promise<void> {
   try {
     const { contests } = splitClock(await deps.store.scanContests(work.signal));
     const changes = await doubt(deps, work, contests, counts, settings);
     const actions = deps.store.actionsFor(changes, new Date(deps.now()).toISOString());
-    if (actions.length > 0) await work.commit(actions, { handoff: changes.contestPuts.map(({ contestId }) => String(contestId)) });
+    if (actions.length > 0) await commitDroppingRaced(work, actions, changes.reminderUpdates.length, { handoff: changes.contestPuts.map(({ contestId }) => String(contestId)) }, counts);
   } catch {
     // Best effort: the run fails for Codeforces whatever happens here, and the next one tries again.
   }

@@ -127,6 +127,43 @@ describe('a sync', () => {
     ]);
   });
 
+  it('a reminder claimed by delivery between the sync’s read and its commit does not fail the run: that update is dropped, the rest lands, the next run puts it right', async () => {
+    const list = sampleList(Date.now());
+    standin.setContests(list);
+    const { invoke, requests } = localHandler(tables, standin.baseUrl);
+    await invoke({});
+    const start = list.find((c) => c.id === 2104)!.startTimeSeconds as number;
+    await setReminder(tables, 2104, 'alice', 30);
+    await setReminder(tables, 2104, 'bob', 30);
+    // Postponed: the sync moves both reminders; delivery claims alice's as soon as the sync has read it.
+    standin.setContests(list.map((c) => (c.id === 2104 ? { ...c, startTimeSeconds: start + 3600 } : c)));
+    let claimed = false;
+    requests.client.middlewareStack.add(
+      (next) => async (args) => {
+        const result = await next(args);
+        const input = args.input as { TableName?: string; KeyConditionExpression?: string };
+        if (!claimed && input.TableName === tables.names.reminders && input.KeyConditionExpression !== undefined) {
+          claimed = true;
+          await markNotified(tables, 2104, 'alice', Math.floor(Date.now() / 1000), start);
+        }
+        return result;
+      },
+      { step: 'initialize', name: 'claimDuringSync' },
+    );
+    const raced = await invoke({});
+    expect(claimed).toBe(true);
+    expect(raced.summary).toMatchObject({ outcome: 'succeeded', counts: { remindersRaced: 1 } });
+    let { contests, reminders } = await snapshot(tables);
+    expect(contests.find((c) => c.contestId === 2104)?.startTimeSeconds).toBe(start + 3600);
+    expect(reminders.find((r) => r.userId === 'bob')).toMatchObject({ dueStart: start + 3600, remindAt: start + 3600 - 1800 });
+    // Sent for the old start, as claimed: the sync did not overwrite the claim.
+    expect(reminders.find((r) => r.userId === 'alice')).toMatchObject({ notifiedStart: start, paused: 'notified' });
+    // The next run reads it again (handed over) and makes it due at the new start.
+    expect((await invoke({})).summary).toMatchObject({ outcome: 'succeeded', counts: { remindersRaced: 0 } });
+    ({ contests, reminders } = await snapshot(tables));
+    expect(reminders.find((r) => r.userId === 'alice')).toMatchObject({ dueStart: start + 3600, remindAt: start + 3600 - 1800, notifiedStart: start });
+  });
+
   it('puts right, by the next sync, a reminder the app wrote against the old state during a sync', async () => {
     const list = sampleList(Date.now());
     const { invoke, requests } = localHandler(tables, standin.baseUrl);
