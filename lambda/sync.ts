@@ -269,7 +269,7 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
   // Act: one fenced commit, with the events; the contests whose reminders changed state are
   // handed over, so the next run reads them again.
   if (!write) return { plan, verdict, changes, events };
-  const clockOnly = changes.reminderUpdates.length + changes.contestPuts.length + changes.contestDeletes.length === 0;
+  const clockOnly = changes.reminderUpdates.length + changes.contestPuts.length + changes.contestDeletes.length + events.length === 0 && !(publishing && announced.withdrawnChanged);
   const clockFresh = replyMadeAt === undefined || appliedAt > replyMadeAt + SKEW_SECONDS;
   const actions = clockOnly && !clockFresh ? [] : deps.store.actionsFor(changes, new Date(nowMs).toISOString());
   if (actions.length > 0) {
@@ -365,10 +365,10 @@ async function fetchReply(deps: SyncDeps, work: WorkContext, counts: RunCounts):
 }
 
 /** The Contests table's items: the contests, and the reply clock (the sync's own item). */
-function splitClock(items: readonly (ContestItem | ReplyClockItem)[]): { contests: ContestItem[]; replyMadeAt?: number; withdrawn: Record<string, number> } {
+function splitClock(items: readonly (ContestItem | ReplyClockItem)[]): { contests: ContestItem[]; replyMadeAt?: number; withdrawn: Record<string, unknown> } {
   const contests: ContestItem[] = [];
   let replyMadeAt: number | undefined;
-  let withdrawn: Record<string, number> = {};
+  let withdrawn: Record<string, unknown> = {};
   for (const item of items) {
     if (item.contestId === REPLY_CLOCK_ID) {
       const clock = item as ReplyClockItem;

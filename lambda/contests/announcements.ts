@@ -7,8 +7,11 @@
  * the evidence agrees on, never what one reply says: each contest has a *view*
  * - `scheduled` at a start: upcoming, its start confirmed (two replies, or shown ahead at its first
  *   listing: `confirmedStart`), nothing held or awaiting a second reply, reminders not paused;
- * - `withdrawn`: missing from two consecutive replies (or deleted after its misses);
- * - `undecided`: anything else (a held change, one miss, a start awaiting confirmation, started,
+ * - `withdrawn`: deleted after its misses, and missing until its start passed or for a day
+ *   (`WITHDRAWN_TOLD_AFTER_SECONDS`), whichever comes first: a persisting wrong list drops contests
+ *   for hours, and a late "withdrawn" costs users nothing (the app stopped showing the contest and
+ *   its reminders were paused at the first miss);
+ * - `undecided`: anything else (a held change, a miss, a start awaiting confirmation, started,
  *   finished, paused for doubt). An undecided view publishes nothing and forgets nothing.
  * The item keeps what was last published (`published`); an event is published when the view
  * differs from it, and the item written in the same commit records the new one. A held change
@@ -22,15 +25,14 @@ import { CONTEST_EVENT, type ContestEventType } from './event-schemas.js';
 import { confirmedStartOf } from './judge.js';
 import type { ContestItem, Published } from './model.js';
 
-/** Consecutive replies that must agree before a contest is published as withdrawn. */
-export const WITHDRAWN_AFTER_MISSES = 2;
+/** A deleted contest is told withdrawn when it has been missing this long, or its start passed (whichever first). */
+export const WITHDRAWN_TOLD_AFTER_SECONDS = 24 * 3600;
 
 export type ContestView = { kind: 'scheduled'; start: number } | { kind: 'withdrawn' } | { kind: 'undecided' };
 
-/** What the evidence agrees on about a contest as this run leaves it (`undefined`: deleted). */
-export function viewOf(contest: ContestItem | undefined): ContestView {
-  if (contest === undefined) return { kind: 'withdrawn' };
-  if (contest.vanishedAt !== undefined) return (contest.missingSyncs ?? 1) >= WITHDRAWN_AFTER_MISSES ? { kind: 'withdrawn' } : { kind: 'undecided' };
+/** What the evidence agrees on about a stored contest as this run leaves it (a deleted one: the register, `withdrawnDue`). */
+export function viewOf(contest: ContestItem): ContestView {
+  if (contest.vanishedAt !== undefined) return { kind: 'undecided' };
   if (contest.pending !== undefined || contest.remindersPaused !== undefined || contest.phase !== 'BEFORE') return { kind: 'undecided' };
   const confirmed = confirmedStartOf(contest);
   return confirmed > 0 && confirmed === contest.startTimeSeconds ? { kind: 'scheduled', start: confirmed } : { kind: 'undecided' };
@@ -44,7 +46,29 @@ export function publishedOf(stored: ContestItem | undefined): Published {
   if (stored === undefined) return 'none';
   if (stored.published !== undefined) return stored.published;
   const view = viewOf(stored);
-  return view.kind === 'scheduled' ? view.start : view.kind === 'withdrawn' ? 'withdrawn' : 'none';
+  return view.kind === 'scheduled' ? view.start : 'none';
+}
+
+/**
+ * A contest deleted after its misses, as the register in the reply clock keeps it: since when it
+ * is missing, the start that was published, whether its withdrawal was told, and what the event names.
+ */
+export interface WithdrawnEntry {
+  since: number;
+  start: number;
+  told: boolean;
+  name: string;
+  url: string;
+}
+
+/** Whether a deleted contest's withdrawal is told now: missing a day, or its start passed. */
+export function withdrawnDue(entry: WithdrawnEntry, nowSeconds: number): boolean {
+  return !entry.told && (nowSeconds >= entry.start || nowSeconds >= entry.since + WITHDRAWN_TOLD_AFTER_SECONDS);
+}
+
+/** What a contest listed again had published: its start while the withdrawal was not told, else `withdrawn`. */
+export function publishedOfEntry(entry: WithdrawnEntry): Published {
+  return entry.told ? 'withdrawn' : entry.start;
 }
 
 /** The event a view change publishes, if any: its type and the starts it reports. */
@@ -74,17 +98,19 @@ export function contestEventId(contestId: number, type: ContestEventType, from: 
   return `contest:${digest.slice(0, 32)}`;
 }
 
-/** How long the register of withdrawn, deleted contests remembers one (a later listing is announced anew). */
+/** How long the register of deleted contests remembers one (a later listing is announced anew). */
 export const WITHDRAWN_KEPT_SECONDS = 30 * 24 * 3600;
 /** At most this many entries in the register (the newest kept): the reply clock item stays small. */
-export const WITHDRAWN_KEPT_MAX = 1000;
+export const WITHDRAWN_KEPT_MAX = 500;
+
+export type WithdrawnRegister = Record<string, WithdrawnEntry>;
 
 export interface Announcements {
   events: OutboxEvent[];
   /** Every contest put of the run, with `published` as this run leaves it. */
   puts: ContestItem[];
-  /** The register of withdrawn, deleted contests as this run leaves it. */
-  withdrawn: Record<string, number>;
+  /** The register of deleted contests as this run leaves it. */
+  withdrawn: WithdrawnRegister;
   /** Whether the register differs from the one read (the clock must be written). */
   withdrawnChanged: boolean;
 }
@@ -98,41 +124,63 @@ export interface AnnounceInput {
   deletes: readonly number[];
   /** The reply clock as this run read it (epoch seconds), if any. */
   clockBefore?: number;
-  /** The register of contests deleted after their withdrawal was published (id → when), as read. */
-  withdrawn?: Readonly<Record<string, number>>;
+  /** The register of contests deleted after a start was published, as read (the reply clock's `withdrawn`). */
+  withdrawn?: Readonly<Record<string, unknown>>;
   nowSeconds: number;
 }
 
+/** The register as read: entries that are not well-formed or are too old are dropped. */
+function registerOf(read: Readonly<Record<string, unknown>> | undefined, nowSeconds: number): Map<string, WithdrawnEntry> {
+  const register = new Map<string, WithdrawnEntry>();
+  for (const [id, value] of Object.entries(read ?? {})) {
+    const entry = value as Partial<WithdrawnEntry> | null;
+    if (entry === null || typeof entry !== 'object' || typeof entry.since !== 'number' || typeof entry.start !== 'number') continue;
+    if (entry.since <= nowSeconds - WITHDRAWN_KEPT_SECONDS) continue;
+    register.set(id, { since: entry.since, start: entry.start, told: entry.told === true, name: String(entry.name ?? ''), url: String(entry.url ?? '') });
+  }
+  return register;
+}
+
 /**
- * The contest events of a run, its puts carrying what they publish, and the register of withdrawn
- * contests: a contest deleted after its withdrawal is remembered there, so that one listed again
- * (a new item) is published as back.
+ * The contest events of a run, its puts carrying what they publish, and the register of deleted
+ * contests in the reply clock: a contest deleted after a start was published is remembered there,
+ * told withdrawn when `withdrawnDue`, and published back (or moved, or nothing) if listed again.
  */
 export function announce(input: AnnounceInput): Announcements {
   const stored = new Map(input.stored.map((item) => [item.contestId, item]));
-  const register = new Map(Object.entries(input.withdrawn ?? {}).filter(([, at]) => typeof at === 'number' && at > input.nowSeconds - WITHDRAWN_KEPT_SECONDS));
+  const register = registerOf(input.withdrawn, input.nowSeconds);
   const events: OutboxEvent[] = [];
   const puts = input.puts.map((item) => {
     const before = stored.get(item.contestId);
-    const published = before === undefined && register.has(String(item.contestId)) ? 'withdrawn' : publishedOf(before);
+    const entry = before === undefined ? register.get(String(item.contestId)) : undefined;
+    const published = entry !== undefined ? publishedOfEntry(entry) : publishedOf(before);
     const view = viewOf(item);
     const change = changeOf(published, view);
     if (change !== undefined) events.push(eventOf(item, change, input.clockBefore));
-    const after = publishedAfter(published, view);
-    if (after !== 'withdrawn') register.delete(String(item.contestId));
-    return { ...item, published: after };
+    // Listed again: the register forgets it once the item carries what was published.
+    register.delete(String(item.contestId));
+    return { ...item, published: publishedAfter(published, view) };
   });
   for (const contestId of input.deletes) {
     const before = stored.get(contestId);
     if (before === undefined) continue;
     const published = publishedOf(before);
-    const change = changeOf(published, viewOf(undefined));
-    if (change !== undefined) events.push(eventOf(before, change, input.clockBefore));
-    if (publishedAfter(published, viewOf(undefined)) === 'withdrawn') register.set(String(contestId), input.nowSeconds);
+    if (published === 'none') continue; // never announced: its withdrawal is no news
+    register.set(String(contestId), {
+      since: before.vanishedAt ?? input.nowSeconds,
+      start: typeof published === 'number' ? published : before.startTimeSeconds,
+      told: published === 'withdrawn',
+      name: before.name,
+      url: before.url,
+    });
   }
-  const withdrawn = Object.fromEntries([...register].sort(([, a], [, b]) => b - a).slice(0, WITHDRAWN_KEPT_MAX));
-  const read = input.withdrawn ?? {};
-  const withdrawnChanged = Object.keys(withdrawn).length !== Object.keys(read).length || Object.entries(withdrawn).some(([id, at]) => read[id] !== at);
+  for (const [id, entry] of register) {
+    if (!withdrawnDue(entry, input.nowSeconds)) continue;
+    events.push(eventOf({ contestId: Number(id), name: entry.name, url: entry.url } as ContestItem, { type: CONTEST_EVENT.withdrawn, from: entry.start }, input.clockBefore));
+    register.set(id, { ...entry, told: true });
+  }
+  const withdrawn = Object.fromEntries([...register].sort(([, a], [, b]) => b.since - a.since).slice(0, WITHDRAWN_KEPT_MAX));
+  const withdrawnChanged = JSON.stringify(withdrawn) !== JSON.stringify(Object.fromEntries(registerOf(input.withdrawn, Number.NEGATIVE_INFINITY)));
   return { events, puts, withdrawn, withdrawnChanged };
 }
 

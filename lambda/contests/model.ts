@@ -121,11 +121,11 @@ export interface ReplyClockItem {
   replyMadeAt: number;
   updatedAt: string;
   /**
-   * Contests deleted after their withdrawal was published (contest id → epoch seconds of the
-   * deletion), so that one listed again is published as back, not announced anew
-   * (docs/events.md, "Contest events"). Bounded: contests/announcements.ts prunes it.
+   * Contests deleted after a start was published (contest id → since when missing, the start
+   * published, whether the withdrawal was told, name, url): told withdrawn later, published back
+   * if listed again (docs/events.md, "Contest events"). Bounded: contests/announcements.ts prunes it.
    */
-  withdrawn?: Record<string, number>;
+  withdrawn?: Record<string, unknown>;
 }
 
 /** The fields that make two versions of a contest different (updatedAt is bookkeeping). */

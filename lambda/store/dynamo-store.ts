@@ -28,7 +28,7 @@ export interface StoreChanges {
   /** When the reply this run applied was made: recorded in the reply clock, last. */
   replyMadeAt?: number;
   /** With `replyMadeAt`: the reply clock's register of withdrawn, deleted contests (kept whole: the clock is one Put). */
-  withdrawn?: Record<string, number>;
+  withdrawn?: Readonly<Record<string, unknown>>;
 }
 
 export interface StoreTables {

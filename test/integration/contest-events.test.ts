@@ -1,7 +1,7 @@
 /**
  * The sync's contest events on DynamoDB Local, with the outbox table of the synthesized template
  * (docs/events.md, "Contest events"): what two replies agree on is published once, in the
- * sync's own fenced transaction; a run whose commit answer was lost, or a second run, publishes
+ * sync's own fenced transaction (a withdrawal a day after the first miss); a run whose commit answer was lost, or a second run, publishes
  * nothing twice; a dry run lists the events and writes none.
  */
 import { describe, expect, it } from 'vitest';
@@ -55,28 +55,37 @@ describe('contest events', () => {
     expect(await outbox()).toHaveLength(5);
   });
 
-  it('a postponement is published once the second reply agrees; a withdrawal after two misses; a return after deletion as back', async () => {
+  it('a postponement is published once the second reply agrees; a withdrawal a day after the first miss (the register outlives the item); a return as back', async () => {
     const list = sampleList(Date.now());
     standin.setContests(list);
-    const { invoke } = localHandler(tables, standin.baseUrl);
+    let offsetMs = 0;
+    const { invoke } = localHandler(tables, standin.baseUrl, { now: () => Date.now() + offsetMs });
     await invoke({});
+    const start2104 = list.find((c) => c.id === 2104)!.startTimeSeconds as number;
     const start2101 = list.find((c) => c.id === 2101)!.startTimeSeconds as number;
-    const moved = list.filter((c) => c.id !== 2103).map((c) => (c.id === 2101 ? { ...c, startTimeSeconds: start2101 + 86_400 } : c));
+    const moved = list.filter((c) => c.id !== 2101).map((c) => (c.id === 2104 ? { ...c, startTimeSeconds: start2104 + 86_400 } : c));
     standin.setContests(moved);
     expect((await invoke({})).summary?.counts).toMatchObject({ eventsPublished: 0, contestsVanished: 1 });
-    expect((await invoke({})).summary?.counts).toMatchObject({ eventsPublished: 2 });
-    const events = await outbox();
-    expect(kinds(events)).toContain('2101 ContestRescheduled');
-    expect(kinds(events)).toContain('2103 ContestWithdrawn');
-    expect(events.find((e) => e.detailType === 'ContestRescheduled')!.detail).toMatchObject({ previousStartTimeSeconds: start2101, startTimeSeconds: start2101 + 86_400 });
-    // A third miss deletes it; the reply clock remembers it was withdrawn.
-    expect((await invoke({})).summary?.counts).toMatchObject({ contestsRemoved: 1, eventsPublished: 0 });
-    const clock = await tables.doc.send(new GetCommand({ TableName: tables.names.contests, Key: { contestId: 0 } }));
-    expect(Object.keys(clock.Item?.withdrawn as object)).toEqual(['2103']);
-    standin.setContests(list.map((c) => (c.id === 2101 ? { ...c, startTimeSeconds: start2101 + 86_400 } : c)));
     expect((await invoke({})).summary?.counts).toMatchObject({ eventsPublished: 1 });
-    expect(kinds(await outbox()).filter((line) => line.startsWith('2103'))).toEqual(['2103 ContestAnnounced', '2103 ContestBack', '2103 ContestWithdrawn']);
-    expect((await tables.doc.send(new GetCommand({ TableName: tables.names.contests, Key: { contestId: 0 } }))).Item?.withdrawn).toBeUndefined();
+    const rescheduled = (await outbox()).find((e) => e.detailType === 'ContestRescheduled')!;
+    expect(rescheduled.detail).toMatchObject({ contestId: 2104, previousStartTimeSeconds: start2104, startTimeSeconds: start2104 + 86_400 });
+    // A third miss deletes it: nothing told yet, the reply clock remembers it.
+    expect((await invoke({})).summary?.counts).toMatchObject({ contestsRemoved: 1, eventsPublished: 0 });
+    const clockItem = async () => (await tables.doc.send(new GetCommand({ TableName: tables.names.contests, Key: { contestId: 0 } }))).Item;
+    expect((await clockItem())?.withdrawn).toMatchObject({ 2101: { start: start2101, told: false } });
+    // A day after its first miss (the run's clock moved on), it is told withdrawn, once.
+    offsetMs = 25 * 3_600_000;
+    // Replies made a day later (the stand-in dates its replies by the real clock: queued bodies instead).
+    const dayLater = (contests: typeof list) => ({ body: { status: 'OK', result: contests.map((c) => ({ ...c, relativeTimeSeconds: Math.floor((Date.now() + offsetMs) / 1000) - (c.startTimeSeconds as number) })) } });
+    standin.enqueue(dayLater(moved), dayLater(moved));
+    expect((await invoke({})).summary?.counts).toMatchObject({ eventsPublished: 1 });
+    expect((await invoke({})).summary?.counts).toMatchObject({ eventsPublished: 0 });
+    expect(kinds(await outbox()).filter((line) => line.startsWith('2101'))).toEqual(['2101 ContestAnnounced', '2101 ContestWithdrawn']);
+    // Listed again: back, and the register forgets it.
+    standin.enqueue(dayLater(list.map((c) => (c.id === 2104 ? { ...c, startTimeSeconds: start2104 + 86_400 } : c))));
+    expect((await invoke({})).summary?.outcome).toBe('succeeded');
+    expect(kinds(await outbox()).filter((line) => line.startsWith('2101'))).toEqual(['2101 ContestAnnounced', '2101 ContestBack', '2101 ContestWithdrawn']);
+    expect((await clockItem())?.withdrawn).toBeUndefined();
   });
 
   it('a run whose commit answer was lost fails; its retry finds the change written and publishes nothing twice', async () => {

@@ -36,8 +36,8 @@ export interface EventPathSettings {
 
 export const DEFAULT_EVENT_PATH: EventPathSettings = { relayRepeat: 0.05, entryFailure: 0.02, busDuplicate: 0.05, lateDelivery: 0.1 };
 
-/** The app's subscription (docs/events.md, "Subscribing"): the rule's pattern. */
-export const APP_RULE: Pattern = { source: ['contest-sync.reminders'], 'detail-type': ['ReminderDue'] };
+/** The app's subscription (docs/events.md, "Subscribing"): its reminders, and the contest changes. */
+export const APP_RULE: Pattern = { source: ['contest-sync.reminders', 'contest-sync.contests'] };
 
 /** An event as EventBridge delivers it to a target. */
 export interface DeliveredEvent {

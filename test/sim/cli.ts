@@ -95,6 +95,8 @@ function readable(report: SimReport): string {
   const e = report.events;
   out(`events:           ${e.streamRecords} stream records in ${e.streamReads} reads, ${e.relayInvocations} relay invocations (${e.relayRepeats} repeated, ${e.batchRetries} batch retries, ${e.givenUp} given up), ${e.entriesRefused} entries refused and re-sent`);
   out(`                  ${e.accepted} accepted by the bus, ${e.deliveries} deliveries to the app (${e.busDuplicates} duplicated, ${e.lateDeliveries} late); consumer: ${e.handled} handled, ${e.deduped} deduped; latest ${e.maxLagSeconds} s after the commit`);
+  const c = report.contestEvents;
+  out(`contest events:   received ${pairs(c.received)}; untrue when they arrived ${pairs(c.untrueOnArrival)}; the same id twice ${c.repeated}`);
   const a = report.app;
   out(`app:              reminders written due ${a.appWrites.due}, not due ${a.appWrites.notDue}, contest changed under the write ${a.appWrites.conditionRetries}${a.ownNotifier !== undefined ? `; its own notifier: ${a.ownNotifier.passes} passes, ${a.ownNotifier.claimsLost} claims lost` : ''}`);
   out(`requests:         ${report.requests.total} (${report.requests.perInvocation} per invocation); ${pairs(report.requests.byOperation)}`);

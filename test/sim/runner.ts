@@ -34,7 +34,7 @@ import { scanAll } from '../support/contests.js';
 import { DEFAULT_EVENT_PATH, startEventPath, type EventPathFigures, type EventPathSettings } from './app-events.js';
 import { Checker, type ReminderFigures, type Violation } from './checker.js';
 import { DEFAULT_EPISODE, EPISODE_GLITCHES, glitchSchedule, hash01, isCodeforcesGlitch, pickTarget, WRONG_LISTS, wrongList, type Glitch, type HourGlitch } from './glitches.js';
-import { buildTruth, DAY, HOUR, listAt, listedAt, upcomingAt, type Truth, type UpcomingEntry } from './truth.js';
+import { buildTruth, DAY, HOUR, listAt, listedAt, startAt, upcomingAt, type Truth, type UpcomingEntry } from './truth.js';
 
 export interface SimOptions {
   seed: number;
@@ -80,6 +80,14 @@ export interface MonthStorage {
   handoffEntries: number;
 }
 
+export interface ContestEventFigures {
+  received: Record<string, number>;
+  /** Received while the truth said otherwise (a wrong upstream accepted as honest change, or honest change the event had not yet caught up with). */
+  untrueOnArrival: Record<string, number>;
+  /** The same eventId handled twice by the consumer (must be 0). */
+  repeated: number;
+}
+
 export interface SimReport {
   seed: number;
   days: number;
@@ -110,6 +118,8 @@ export interface SimReport {
   delivery: DeliveryFigures;
   /** The way to the app: stream, relay, bus, consumer. */
   events: EventPathFigures;
+  /** The contest events the app's users received (after dedupe), by detail-type, and those the truth contradicted when they arrived. */
+  contestEvents: ContestEventFigures;
   app: { appWrites: { due: number; notDue: number; conditionRetries: number }; ownNotifier?: { passes: number; claimsLost: number } };
   requests: { total: number; byOperation: Record<string, number>; perInvocation: number; injected: Record<string, number> };
   costUsdPerMonth: number;
@@ -268,6 +278,8 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       CODEFORCES_API_URL: 'https://codeforces.com/api',
       LEASE_DURATION_SECONDS: '30',
       SCHEDULE_RATE_MINUTES: '60',
+      // Its contest events through the outbox, as deployed (docs/events.md, "Contest events").
+      ...(tables.outbox !== undefined ? { OUTBOX_TABLE_NAME: tables.outbox, OUTBOX_EVENT_SOURCE: 'contest-sync.contests', OUTBOX_RETENTION_DAYS: '7' } : {}),
     },
     now: clock.now,
     newRunId: (() => {
@@ -545,6 +557,23 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     earliestDue = undefined;
   };
 
+  // ---- contest events as users receive them, compared with the truth when they arrive ----
+  const contestEvents: ContestEventFigures = { received: {}, untrueOnArrival: {}, repeated: 0 };
+  const contestEventIds = new Set<string>();
+  const truthById = new Map(truth.contests.map((c) => [c.id, c]));
+  const contestEventReceived = (event: { 'detail-type': string; detail: Record<string, unknown> }, at: number): void => {
+    const type = event['detail-type'];
+    const id = String(event.detail.eventId);
+    if (contestEventIds.has(id)) contestEvents.repeated += 1;
+    contestEventIds.add(id);
+    contestEvents.received[type] = (contestEvents.received[type] ?? 0) + 1;
+    const contest = truthById.get(Number(event.detail.contestId));
+    // What it says, against the truth when the user reads it: withdrawn, or upcoming at that start.
+    const says = type === 'ContestWithdrawn' ? 'withdrawn' : Number(event.detail.startTimeSeconds);
+    const isTrue = contest !== undefined && (says === 'withdrawn' ? !listedAt(contest, at) : listedAt(contest, at) && startAt(contest, at) === says);
+    if (!isTrue) contestEvents.untrueOnArrival[type] = (contestEvents.untrueOnArrival[type] ?? 0) + 1;
+  };
+
   // ---- the app receives events: the outbox's stream, the relay, the bus, the consumer ----
   const outboxTable = tables.outbox;
   if (outboxTable === undefined) throw new Error('the template has no outbox table (the Events OutboxDelivery): the app cannot receive events');
@@ -561,6 +590,10 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     random: prng(options.seed ^ 0x6576_656e),
     nowMs: clock.now,
     notify: (event, receivedAtMs) => {
+      if (event.source === 'contest-sync.contests') {
+        contestEventReceived(event, Math.floor(receivedAtMs / 1000));
+        return;
+      }
       if (broken?.notifier === 'remindAt') return; // that app listens to its own notifier only
       const d = event.detail;
       checker.reminderFired(Number(d.contestId), String(d.userId), Math.floor(receivedAtMs / 1000), typeof d.startTimeSeconds === 'number' ? d.startTimeSeconds : undefined);
@@ -818,6 +851,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     reminders,
     delivery: { ...deliveryFigures, requests: deliveryRequests },
     events: eventPath.figures,
+    contestEvents,
     app: { appWrites, ...(ownApp ? { ownNotifier } : {}) },
     requests: { total, byOperation, perInvocation: invocations === 0 ? 0 : Math.round((total / invocations) * 10) / 10, injected },
     costUsdPerMonth: monthlyDynamoCost(byOperation, transactItems, hours),

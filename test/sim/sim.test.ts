@@ -30,7 +30,11 @@ describe('a simulated month', () => {
     expect(report.delivery.counts.delivered).toBeGreaterThan(30);
     expect(report.events.relayRepeats + report.events.busDuplicates).toBeGreaterThan(0);
     expect(report.events.deduped).toBe(report.events.deliveries - report.events.handled);
-    expect(report.events.handled).toBe(report.delivery.counts.delivered);
+    // The consumer handles each ReminderDue once, and each contest event once.
+    const contestEvents = Object.values(report.contestEvents.received).reduce((a, b) => a + b, 0);
+    expect(report.events.handled).toBe((report.delivery.counts.delivered ?? 0) + contestEvents);
+    expect(report.contestEvents.repeated).toBe(0);
+    expect(report.contestEvents.received.ContestAnnounced).toBeGreaterThan(0);
     expect(report.violations).toEqual([]);
     expect(report.violationsTotal).toBe(0);
     expect(report.reminders.expected).toBeGreaterThan(30);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CodeforcesContest } from '../../../lambda/codeforces/schema.js';
 import {
-  WITHDRAWN_AFTER_MISSES,
+  WITHDRAWN_TOLD_AFTER_SECONDS,
   announce,
   changeOf,
   contestEventId,
@@ -45,10 +45,28 @@ describe('the view of a contest: what the evidence agrees on', () => {
     expect(viewOf(item({ phase: 'CODING' }))).toEqual({ kind: 'undecided' });
   });
 
-  it(`withdrawn once missing from ${WITHDRAWN_AFTER_MISSES} consecutive replies, or deleted`, () => {
+  it('a stored contest that misses replies is undecided: a withdrawal is told only of a deleted one, later (the register)', () => {
     expect(viewOf(item({ vanishedAt: T0, missingSyncs: 1 }))).toEqual({ kind: 'undecided' });
-    expect(viewOf(item({ vanishedAt: T0, missingSyncs: 2 }))).toEqual({ kind: 'withdrawn' });
-    expect(viewOf(undefined)).toEqual({ kind: 'withdrawn' });
+    expect(viewOf(item({ vanishedAt: T0, missingSyncs: 2 }))).toEqual({ kind: 'undecided' });
+  });
+
+  it(`a deleted contest is told withdrawn when missing ${WITHDRAWN_TOLD_AFTER_SECONDS / 3600} h or at its start, whichever first; once`, () => {
+    const gone = item({ published: T0 + 3 * DAY, startTimeSeconds: T0 + 3 * DAY, confirmedStart: T0 + 3 * DAY, vanishedAt: T0, missingSyncs: 2 });
+    const deleted = announce({ stored: [gone], puts: [], deletes: [7], nowSeconds: T0 + 2 * HOUR, clockBefore: T0 + HOUR });
+    expect(deleted.events).toEqual([]);
+    expect(deleted.withdrawn).toEqual({ 7: { since: T0, start: T0 + 3 * DAY, told: false, name: 'Round 7', url: 'https://codeforces.com/contest/7' } });
+    expect(deleted.withdrawnChanged).toBe(true);
+    const early = announce({ stored: [], puts: [], deletes: [], withdrawn: deleted.withdrawn, nowSeconds: T0 + DAY - 1, clockBefore: T0 + 2 * HOUR });
+    expect(early.events).toEqual([]);
+    expect(early.withdrawnChanged).toBe(false);
+    const told = announce({ stored: [], puts: [], deletes: [], withdrawn: deleted.withdrawn, nowSeconds: T0 + DAY, clockBefore: T0 + 2 * HOUR });
+    expect(told.events.map((e) => [e.detailType, e.detail.startTimeSeconds])).toEqual([[CONTEST_EVENT.withdrawn, T0 + 3 * DAY]]);
+    expect(announce({ stored: [], puts: [], deletes: [], withdrawn: told.withdrawn, nowSeconds: T0 + DAY + HOUR }).events).toEqual([]);
+    // A start before the day is over: told at the start.
+    const soon = announce({ stored: [{ ...gone, published: T0 + 5 * HOUR }], puts: [], deletes: [7], nowSeconds: T0 + 2 * HOUR });
+    expect(announce({ stored: [], puts: [], deletes: [], withdrawn: soon.withdrawn, nowSeconds: T0 + 5 * HOUR }).events).toHaveLength(1);
+    // Malformed entries are dropped, never believed.
+    expect(announce({ stored: [], puts: [], deletes: [], withdrawn: { 8: 'x', 9: { since: 'y' } }, nowSeconds: T0 }).withdrawn).toEqual({});
   });
 
   it('each change of view publishes one event; an undecided view publishes nothing and forgets nothing', () => {
@@ -68,7 +86,7 @@ describe('the view of a contest: what the evidence agrees on', () => {
 
   it('an item written before contest events counts its view as published: an upgrade announces nothing', () => {
     expect(publishedOf(item())).toBe(T0 + DAY);
-    expect(publishedOf(item({ vanishedAt: T0, missingSyncs: 2 }))).toBe('withdrawn');
+    expect(publishedOf(item({ vanishedAt: T0, missingSyncs: 2 }))).toBe('none');
     expect(publishedOf(undefined)).toBe('none');
     const legacy = item();
     expect(announce({ stored: [legacy], puts: [{ ...legacy, updatedAt: 'y' }], deletes: [], nowSeconds: T0 }).events).toEqual([]);
@@ -161,18 +179,32 @@ describe('contest events over hours of replies (the model, then announce, as lam
     }
   }
 
-  it('an honest withdrawal: published after two misses; deleted; listed again days later, published back (the register outlives the item)', () => {
-    const goneAt = T0 + 3 * HOUR + 30 * MIN;
-    const backAt = T0 + 20 * HOUR;
-    const truth = upcoming();
-    truth[2]!.listedAt = (t) => t < goneAt || t >= backAt;
+  for (const [name, backAt, heardOf] of [
+    ['never listed again: told withdrawn a day after its first miss', undefined, ['ContestAnnounced 180000', 'ContestWithdrawn 180000']],
+    ['back within the day: nothing told at all (its reminders were paused meanwhile)', T0 + 20 * HOUR, ['ContestAnnounced 180000']],
+    ['back after it was told: told back', T0 + 40 * HOUR, ['ContestAnnounced 180000', 'ContestWithdrawn 180000', 'ContestBack 180000']],
+  ] as const) {
+    it(`an honest withdrawal, ${name}`, () => {
+      const goneAt = T0 + 3 * HOUR + 30 * MIN;
+      const truth = upcoming();
+      truth[2]!.listedAt = (t) => t < goneAt || (backAt !== undefined && t >= backAt);
+      const world = new PlannerWorld();
+      world.run(T0, 48, (t) => honestList(truth, t));
+      expect(heard(world)[103]).toEqual(heardOf);
+      const withdrawn = world.events.find((e) => e.detailType === CONTEST_EVENT.withdrawn);
+      // The first miss is the sync at 4 h; told by the first sync a day later.
+      if (withdrawn !== undefined) expect(withdrawn.at).toBe(T0 + 28 * HOUR + 2);
+      if (backAt !== undefined) expect(world.withdrawn).toEqual({});
+    });
+  }
+
+  it('a withdrawn contest whose start comes first is told at its start', () => {
+    const truth = [fixed(101, T0 + 10 * HOUR + 30 * MIN), fixed(102, T0 + 40 * HOUR)];
+    truth[0]!.listedAt = (t) => t < T0 + 3 * HOUR + 30 * MIN;
     const world = new PlannerWorld();
-    world.run(T0, 30, (t) => honestList(truth, t));
-    expect(heard(world)[103]).toEqual(['ContestAnnounced 180000', 'ContestWithdrawn 180000', 'ContestBack 180000']);
-    const [, withdrawn, back] = world.events.filter((e) => (e.detail as { contestId: number }).contestId === 103);
-    expect(withdrawn!.at).toBe(T0 + 5 * HOUR + 2);
-    expect(back!.at).toBe(T0 + 20 * HOUR + 2);
-    expect(world.withdrawn).toEqual({});
+    world.run(T0, 14, (t) => honestList(truth, t));
+    expect(heard(world)[101]).toEqual([`ContestAnnounced ${10 * HOUR + 30 * MIN}`, `ContestWithdrawn ${10 * HOUR + 30 * MIN}`]);
+    expect(world.events.find((e) => e.detailType === CONTEST_EVENT.withdrawn)!.at).toBe(T0 + 11 * HOUR + 2);
   });
 
   it('a held mass postponement is published when it is accepted, once per contest', () => {

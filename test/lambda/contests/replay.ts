@@ -68,7 +68,7 @@ export class PlannerWorld {
   readonly events: (OutboxEvent & { at: number })[] = [];
   replyMadeAt: number | undefined;
   /** The reply clock's register of withdrawn, deleted contests. */
-  withdrawn: Record<string, number> = {};
+  withdrawn: Record<string, unknown> = {};
   private handoff = new Set<number>();
 
   constructor(readonly settings: PlanSettings = DEFAULT_PLAN_SETTINGS) {}
