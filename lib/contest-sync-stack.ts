@@ -186,6 +186,7 @@ export class ContestSyncStack extends Stack {
     this.monitoring.addDelivery(this.events);
 
     this.delivery = Array.from({ length: DUE_SHARDS }, (_, shard) => this.deliveryJob(shard, config));
+    this.monitoring.addReminderDelivery(this.delivery);
 
     // Where the app (and other stacks) read the table names of this stage.
     this.tableParameters = Object.fromEntries(

@@ -46,6 +46,36 @@ export class Monitoring extends Construct {
     }
   }
 
+  /**
+   * A row of reminder delivery (docs/delivery.md): reminders due, delivered, deferred and lost a
+   * minute, the rows skipped as bad (by reason, newest first: the app must fix them), and the
+   * jobs' alarms. From the jobs' summary lines.
+   */
+  addReminderDelivery(jobs: readonly ScheduledSingletonJob[]): void {
+    const logGroupNames = jobs.map((job) => job.logGroup.logGroupName);
+    this.dashboard.addWidgets(
+      new cloudwatch.LogQueryWidget({
+        title: 'Reminders: due, delivered, deferred, lost, bad rows',
+        logGroupNames,
+        view: cloudwatch.LogQueryVisualizationType.LINE,
+        queryLines: [
+          SUMMARY_LINES,
+          'filter not ispresent(dryRun)',
+          'stats sum(counts.due) as due, sum(counts.delivered) as delivered, sum(counts.deferred) as deferred, sum(counts.lost) as lost, max(counts.invalid) as badRows by bin(5m)',
+        ],
+        width: 10,
+      }),
+      new cloudwatch.LogQueryWidget({
+        title: 'Bad reminder rows (skipped, never claimed): newest runs',
+        logGroupNames,
+        view: cloudwatch.LogQueryVisualizationType.TABLE,
+        queryLines: [SUMMARY_LINES, 'filter counts.invalid > 0', 'fields @timestamp, counts.invalid as bad, counts.invalidReasons', 'sort @timestamp desc', 'limit 10'],
+        width: 8,
+      }),
+      new cloudwatch.AlarmStatusWidget({ title: 'Reminder delivery alarms', alarms: jobs.flatMap((job) => Object.values(job.alarms)), width: 6 }),
+    );
+  }
+
   /** A row of event delivery (lag, events, dead letters, delivery alarms) on the dashboard. */
   addDelivery(delivery: OutboxDelivery): void {
     this.dashboard.addWidgets(...delivery.widgets());
@@ -168,6 +198,22 @@ export class Monitoring extends Construct {
             view: cloudwatch.LogQueryVisualizationType.TABLE,
             queryLines: [SUMMARY_LINES, 'filter counts.repliesStale > 0', 'fields @timestamp, stale.madeAt as madeAt, stale.newestApplied as newestApplied', 'sort @timestamp desc', 'limit 10'],
             width: 12,
+          }),
+        ],
+        [
+          // Contest events (docs/events.md, "Contest events"): written to the outbox by the sync;
+          // duplicates are a retried change found already written. Raced: reminder updates a
+          // claim refused, redone by the next run.
+          new cloudwatch.LogQueryWidget({
+            title: 'Contest events published / duplicate; reminder updates raced',
+            logGroupNames: [logGroup.logGroupName],
+            view: cloudwatch.LogQueryVisualizationType.LINE,
+            queryLines: [
+              SUMMARY_LINES,
+              'filter not ispresent(dryRun)',
+              'stats sum(counts.eventsPublished) as published, sum(counts.eventsDuplicate) as duplicate, sum(counts.remindersRaced) as raced by bin(1h)',
+            ],
+            width: 24,
           }),
         ],
         [

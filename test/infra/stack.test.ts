@@ -458,6 +458,11 @@ describe('dashboard', () => {
       expect(body()).toContain(`\\"${metric}\\"`);
     }
     expect(body()).toContain('p50');
+    // Reminder delivery and contest events, from the summary lines of the jobs' log groups.
+    for (const title of ['Reminders: due, delivered, deferred, lost, bad rows', 'Bad reminder rows (skipped, never claimed): newest runs', 'Reminder delivery alarms', 'Contest events published / duplicate; reminder updates raced']) {
+      expect(body()).toContain(title);
+    }
+    for (const field of ['counts.delivered', 'counts.invalidReasons', 'counts.eventsPublished', 'counts.remindersRaced']) expect(body()).toContain(field);
     // The held widgets read the summary line's fields (lambda/summary.ts: counts.contestsHeld, held[]).
     for (const field of ['counts.contestsHeld', 'counts.contestsAccepted', 'held.0.kind', 'held.0.since']) expect(body()).toContain(field);
     expect(body()).toContain('\\"type\\":\\"alarm\\"');
