@@ -27,18 +27,18 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchWriteCommand, DynamoDBDocumentClient, type BatchWriteCommandOutput, GetCommand, PutCommand, ScanCommand, UpdateCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { consumer, type AppEvent } from '../../examples/events-consumer/handler.js';
 import { EventsConsumer } from '../../examples/events-consumer/stack.js';
 import { REMINDER_DUE, reminderDueId } from '../../lambda/delivery/due.js';
 import { deliveryLeaseKey } from '../../lambda/delivery/schema.js';
 import { createContestSyncApp } from '../../lib/app.js';
 import { EVENT_SOURCES } from '../../lib/contest-sync-stack.js';
-import { rulesFromTemplate, startBusStandin, type BusStandin } from '../../local/bus-standin.js';
+import type { BusStandin } from '../../local/bus-standin.js';
 import { startDynamoProxy, transactionLocks, type AfterApply, type DynamoProxy, type ProxyRequest } from '../../local/dynamo-proxy.js';
 import { localDynamoClient } from '../../local/dynamodb-local.js';
 import { mappingFromTemplate, startStreamPoller, type StreamPoller } from '../../local/stream-poller.js';
 import { createTableFromResource, type CfnTableProperties } from '../../local/tables.js';
 import { bundleDirOfFunction, findDeliveryFunction, type CfnTemplate } from '../../local/template.js';
+import { startConsumerBus } from '../support/consumer-bus.js';
 import { alarmMetrics, extractEmf, unfed } from '../support/emf.js';
 import { invokeBundle, scheduledEvent, type InvocationOutcome, type RunningInvocation } from '../support/processes.js';
 
@@ -119,13 +119,7 @@ beforeAll(async () => {
   };
   expect(tables.outbox).toBe(names[ids.outbox]);
 
-  const consume = consumer({ idempotencyTable: tables.idempotency, inboxTable: tables.inbox, client });
-  const context = { getRemainingTimeInMillis: () => 30_000, functionName: 'consumer', awsRequestId: 'local' };
-  bus = await startBusStandin({
-    rules: rulesFromTemplate(template, ids.bus),
-    targets: { [ids.consumer]: async (event) => void (await consume(event as unknown as AppEvent, context)) },
-    retries: 8,
-  });
+  bus = await startConsumerBus(template, ids, tables, client);
 });
 
 afterAll(async () => {

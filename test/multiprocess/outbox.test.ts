@@ -19,14 +19,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ScanCommand, DynamoDBDocumentClient, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { consumer, DEDUPE_SECONDS, type AppEvent } from '../../examples/events-consumer/handler.js';
+import { DEDUPE_SECONDS } from '../../examples/events-consumer/handler.js';
 import { EventsConsumer } from '../../examples/events-consumer/stack.js';
 import { createHeartbeatApp } from '../../examples/heartbeat/stack.js';
-import { startBusStandin, rulesFromTemplate, type BusStandin } from '../../local/bus-standin.js';
+import type { BusStandin } from '../../local/bus-standin.js';
 import { localDynamoClient } from '../../local/dynamodb-local.js';
 import { mappingFromTemplate, startStreamPoller, type StreamPoller } from '../../local/stream-poller.js';
 import { createTableFromResource, type CfnTableProperties } from '../../local/tables.js';
 import { bundleDirOfFunction, type CfnTemplate } from '../../local/template.js';
+import { startConsumerBus } from '../support/consumer-bus.js';
 import { alarmMetrics, extractEmf, unfed } from '../support/emf.js';
 import { invokeBundle, scheduledEvent, type InvocationOutcome } from '../support/processes.js';
 
@@ -72,13 +73,7 @@ beforeAll(async () => {
     await createTableFromResource(client, names[logicalId], resource.Properties);
   }
   const consumerEnv = envOf(ids.consumer, {});
-  const consume = consumer({ idempotencyTable: consumerEnv.IDEMPOTENCY_TABLE_NAME!, inboxTable: consumerEnv.INBOX_TABLE_NAME!, client });
-  const context = { getRemainingTimeInMillis: () => 30_000, functionName: 'consumer', awsRequestId: 'local' };
-  bus = await startBusStandin({
-    rules: rulesFromTemplate(template, ids.bus),
-    targets: { [ids.consumer]: async (event) => void (await consume(event as unknown as AppEvent, context)) },
-    retries: 8,
-  });
+  bus = await startConsumerBus(template, ids, { idempotency: consumerEnv.IDEMPOTENCY_TABLE_NAME!, inbox: consumerEnv.INBOX_TABLE_NAME! }, client);
 });
 
 afterAll(async () => {

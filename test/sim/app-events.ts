@@ -18,6 +18,7 @@ import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempo
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { relayBatch, type PutEventsAnswer, type RelayEntry, type StreamRecordLike } from '@contest-sync/scheduled-singleton/relay';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.js';
+import type { BusEvent } from '../../local/bus-standin.js';
 import { matches, type Pattern } from '../../local/event-pattern.js';
 import type { MappingConfig } from '../../local/stream-poller.js';
 import { createTableFromResource } from '../../local/tables.js';
@@ -39,18 +40,8 @@ export const DEFAULT_EVENT_PATH: EventPathSettings = { relayRepeat: 0.05, entryF
 /** The app's subscription (docs/events.md, "Subscribing"): its reminders, and the contest changes. */
 export const APP_RULE: Pattern = { source: ['contest-sync.reminders', 'contest-sync.contests'] };
 
-/** An event as EventBridge delivers it to a target. */
-export interface DeliveredEvent {
-  version: '0';
-  id: string;
-  'detail-type': string;
-  source: string;
-  account: string;
-  time: string;
-  region: string;
-  resources: string[];
-  detail: Record<string, unknown> & { eventId: string };
-}
+/** An event as EventBridge delivers it to a target (the bus stand-in's shape), with our `detail.eventId`. */
+export type DeliveredEvent = BusEvent & { detail: { eventId: string } };
 
 export interface EventPathFigures {
   /** Stream reads (each: DescribeStream, and per shard GetShardIterator and GetRecords). */
