@@ -4,7 +4,7 @@
  * a varied set of runs, is recorded on the client (transactions split into their actions, as IAM
  * authorises them) and checked against the function role's policy in the synthesized template:
  * action, table ARN and the `dynamodb:LeadingKeys` condition. And the other way round: every
- * granted action is one the code uses.
+ * granted action is one the code uses. The same for the relay and the reminder delivery job.
  */
 import { describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -222,5 +222,89 @@ describe('the relay’s synthesized policy against the calls it makes', () => {
     for (const action of ['sqs:SendMessage', 'sqs:GetQueueAttributes']) expect(allowed(action, dlq), action).toBe(true);
     const granted = statements.flatMap((s) => [s.Action].flat()).filter((a) => !a.startsWith('logs:')).sort();
     expect(granted).toEqual([...new Set(used), ...mappingActions, 'sqs:SendMessage', 'sqs:GetQueueAttributes'].sort());
+  });
+});
+
+describe('the reminder delivery job’s synthesized policy against the calls it makes', () => {
+  it('allows every DynamoDB request of its passes (idle, a dry run, claiming with a release answer lost, a lease held) and grants nothing it does not use', async () => {
+    const { createDeliveryHandler } = await import('../../lambda/delivery/handler.js');
+    const { functionEnv } = await import('../../local/local-events.js');
+    const { findDeliveryFunction } = await import('../../local/template.js');
+    const { localDynamoClient } = await import('../../local/dynamodb-local.js');
+    const template = synthesizedTemplate() as { Resources: Record<string, { Type: string; Properties: any }> };
+    const { logicalId: fnId, resource: fn } = findDeliveryFunction(template);
+    const roleId = (fn.Properties as any).Role['Fn::GetAtt'][0] as string;
+    const statements = Object.values(template.Resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((role: { Ref?: string }) => role.Ref === roleId))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+
+    const client = localDynamoClient(tables.endpoint);
+    const calls: (Call & { index?: string })[] = [];
+    let loseNextReleaseAnswer = false;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as Record<string, any>;
+        const recorded = callsOf(context.commandName ?? 'unknown', input);
+        if (context.commandName === 'BatchGetItemCommand') {
+          for (const [table, request] of Object.entries(input.RequestItems as Record<string, { Keys: Record<string, unknown>[] }>)) {
+            for (const key of request.Keys) calls.push({ action: 'dynamodb:BatchGetItem', table, key: firstValue(key) });
+          }
+        } else calls.push(...recorded.map((call) => ({ ...call, ...(input.IndexName !== undefined ? { index: String(input.IndexName) } : {}) })));
+        const result = await next(args);
+        // The release lands, its answer is lost: the read-back (GetItem) decides.
+        const isRelease = recorded.some((call) => call.key?.startsWith('run#reminder-delivery#'));
+        if (isRelease && loseNextReleaseAnswer) {
+          loseNextReleaseAnswer = false;
+          throw Object.assign(new Error('socket hang up after the write was applied'), { name: 'TimeoutError' });
+        }
+        return result;
+      },
+      { step: 'initialize', name: 'recordCalls' },
+    );
+    const handler = createDeliveryHandler({ env: { ...functionEnv(template, fnId, tables.names), AWS_REGION: 'us-east-1' }, dynamo: client, write: () => undefined });
+    const context = { getRemainingTimeInMillis: () => 60_000 };
+    const minute = () => scheduledEvent(new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString());
+
+    // An idle minute: one Query, nothing else.
+    expect(await handler(minute(), context)).toMatchObject({ outcome: 'succeeded', idle: true });
+    // Due rows: a dry run, a pass whose release answer is lost, then a held lease.
+    const now = Math.floor(Date.now() / 1000);
+    const start = now + 1800;
+    await tables.doc.send(new PutCommand({ TableName: tables.names.contests, Item: { contestId: 2051, platform: 'codeforces', name: 'Round 2051', type: 'CF', phase: 'BEFORE', startTimeSeconds: start, durationSeconds: 7200, url: 'https://codeforces.com/contest/2051', updatedAt: 'x', expiresAt: start + 86_400 } }));
+    await tables.doc.send(new PutCommand({ TableName: tables.names.contests, Item: { contestId: 0, replyMadeAt: now, updatedAt: 'x' } }));
+    for (const userId of ['a', 'b', 'c']) {
+      await tables.doc.send(new PutCommand({ TableName: tables.names.reminders, Item: { contestId: 2051, userId, minutesBefore: 60, remindAt: start - 3600, dueAt: start - 3600, dueShard: 0, dueStart: start } }));
+    }
+    expect(await handler({ dryRun: true }, context)).toMatchObject({ outcome: 'succeeded' });
+    loseNextReleaseAnswer = true;
+    expect(await handler({}, context)).toMatchObject({ outcome: 'succeeded', counts: { delivered: 3 } });
+    expect(loseNextReleaseAnswer).toBe(false);
+    await tables.doc.send(new PutCommand({ TableName: tables.names.reminders, Item: { contestId: 2051, userId: 'd', minutesBefore: 60, remindAt: start - 3600, dueAt: start - 3600, dueShard: 0, dueStart: start } }));
+    await tables.doc.send(
+      new PutCommand({ TableName: tables.names.coordination, Item: { pk: 'lease#reminder-delivery#0', holder: 'other', fence: 99, expiresAtMs: Date.now() + 60_000 } }),
+    );
+    expect(await handler({}, context)).toMatchObject({ outcome: 'skipped', reason: 'lease-held' });
+
+    const roleOf = new Map<string, string>(Object.entries(tables.names).map(([role, name]) => [name, role]));
+    const logicalIdOf = new Map(tableDefinitionsFromTemplate(template as never).map((d) => [d.role as string, d.logicalId]));
+    const allowsIndex = (statement: Statement, action: string, logicalId: string, index: string) =>
+      statement.Effect === 'Allow' && [statement.Action].flat().includes(action) && JSON.stringify(statement.Resource).includes(logicalId) && JSON.stringify(statement.Resource).includes(`/index/${index}`);
+    const refused = calls.filter((call) => {
+      const logicalId = logicalIdOf.get(roleOf.get(call.table)!)!;
+      return !statements.some((statement) => (call.index !== undefined ? allowsIndex(statement, call.action, logicalId, call.index) : allows(statement, call.action, logicalId, call.key)));
+    });
+    expect(refused, JSON.stringify(refused.slice(0, 5))).toEqual([]);
+    const used = new Set(calls.map((call) => `${roleOf.get(call.table)}${call.index !== undefined ? `/${call.index}` : ''} ${call.action}`));
+    const granted = new Set(
+      statements.flatMap((statement) => {
+        const text = JSON.stringify(statement.Resource);
+        const role = [...logicalIdOf].find(([, id]) => text.includes(`"${id}"`))?.[0];
+        if (role === undefined) return [];
+        const index = /\/index\/([A-Za-z0-9_.-]+)/.exec(text)?.[1];
+        return [statement.Action].flat().map((action) => `${role}${index !== undefined ? `/${index}` : ''} ${action}`);
+      }),
+    );
+    expect([...used].sort()).toEqual([...granted].sort());
+    console.info(`[iam] delivery: ${calls.length} requests checked against ${statements.length} statements; used = granted: ${[...used].sort().join(', ')}`);
   });
 });
