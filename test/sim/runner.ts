@@ -728,6 +728,9 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       checker.upstreamHour(hour, { t: intervalStart + 2, ok, ...(served.wrongFor !== undefined ? { wrongFor: served.wrongFor } : {}) });
 
       somethingMayBeDue();
+      // The stream is relayed whatever wrote it: the sync's contest events go out now, not with the
+      // next delivery minute that runs.
+      await eventPath.relay();
 
       // The delivery job every `deliverEvery` minutes, its scheduled event arriving 5 s into the
       // minute (two at once in a duplicate hour); the broken app's own notifier instead every
