@@ -260,10 +260,10 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
   const publishing = deps.outbox !== undefined;
   if (publishing) {
     changes.contestPuts = announced.puts;
-    // The register travels with the clock (one Put); a change to it records the clock too.
-    changes.withdrawn = announced.withdrawn;
     if (announced.withdrawnChanged) changes.replyMadeAt = appliedAt;
   }
+  // The register travels with the clock (one Put): kept as read when nothing is published.
+  changes.withdrawn = publishing ? announced.withdrawn : withdrawn;
   const events = publishing || !write ? announced.events : [];
 
   // Act: one fenced commit, with the events; the contests whose reminders changed state are

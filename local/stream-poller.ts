@@ -175,6 +175,7 @@ export async function startStreamPoller(options: {
     (await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator;
   const readShard = async (shardId: string) => {
     let iterator = await oldest(shardId);
+    let last: string | undefined;
     const buffer: LambdaStreamRecord[] = [];
     while (!stopped && iterator !== undefined) {
       let page;
@@ -182,15 +183,20 @@ export async function startStreamPoller(options: {
         page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
       } catch (error) {
         // DynamoDB Local answers reads of a shard with no record yet (or an iterator past its
-        // 15 minutes) so: start again from the oldest record, as Lambda's poller does.
+        // 15 minutes) so: read again after the last record handed over (Lambda's checkpoint), or
+        // from the oldest if none was.
         const name = (error as Error).name;
         if (name !== 'TrimmedDataAccessException' && name !== 'ExpiredIteratorException') throw error;
         await new Promise((resolve) => setTimeout(resolve, pollMs));
-        iterator = await oldest(shardId);
+        iterator =
+          last === undefined
+            ? await oldest(shardId)
+            : (await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shardId, ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: last }))).ShardIterator;
         continue;
       }
       iterator = page.NextShardIterator;
       for (const record of page.Records ?? []) {
+        last = record.dynamodb?.SequenceNumber ?? last;
         const shaped = toLambda(record, arn);
         if (config.filters.length > 0 && !config.filters.some((filter) => matches(filter, shaped))) {
           stats.filtered += 1;

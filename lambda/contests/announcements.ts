@@ -23,7 +23,7 @@ import { createHash } from 'node:crypto';
 import type { OutboxEvent } from '../single-execution/index.js';
 import { CONTEST_EVENT, type ContestEventType } from './event-schemas.js';
 import { confirmedStartOf } from './judge.js';
-import type { ContestItem, Published } from './model.js';
+import { contestUrl, type ContestItem, type Published } from './model.js';
 
 /** A deleted contest is told withdrawn when it has been missing this long, or its start passed (whichever first). */
 export const WITHDRAWN_TOLD_AFTER_SECONDS = 24 * 3600;
@@ -57,9 +57,12 @@ export interface WithdrawnEntry {
   since: number;
   start: number;
   told: boolean;
+  /** The contest's name, at most `WITHDRAWN_NAME_CHARS` (the URL is rebuilt from the id). */
   name: string;
-  url: string;
 }
+
+/** A register entry keeps at most this much of the name: the clock item stays far below 400 KB. */
+export const WITHDRAWN_NAME_CHARS = 60;
 
 /** Whether a deleted contest's withdrawal is told now: missing a day, or its start passed. */
 export function withdrawnDue(entry: WithdrawnEntry, nowSeconds: number): boolean {
@@ -88,20 +91,24 @@ export function publishedAfter(published: Published, view: ContestView): Publish
 }
 
 /**
- * The event id: the contest, the change, and the newest reply applied before this run (the reply
- * clock, written last in the commit). A retried run, or one that stopped between transactions,
- * reads the same clock and stored contest and derives the same id; a later change of the same
- * contest (even back to the same start) comes after a newer clock, so it has a new id.
+ * The event id: the contest, the change, and the version it changes (`versionOf`: the stored
+ * item's `updatedAt` or the register entry, and the reply clock before the run, written last in the
+ * commit). A retried run, or one that stopped between transactions, reads the same and derives the
+ * same id; a later change of the same contest (even back to the same start) reads a newer version.
  */
-export function contestEventId(contestId: number, type: ContestEventType, from: number | undefined, to: number | undefined, clockBefore: number | undefined): string {
-  const digest = createHash('sha256').update(JSON.stringify([contestId, type, from ?? null, to ?? null, clockBefore ?? null])).digest('hex');
+export function contestEventId(contestId: number, type: ContestEventType, from: number | undefined, to: number | undefined, version: string): string {
+  const digest = createHash('sha256').update(JSON.stringify([contestId, type, from ?? null, to ?? null, version])).digest('hex');
   return `contest:${digest.slice(0, 32)}`;
 }
 
 /** How long the register of deleted contests remembers one (a later listing is announced anew). */
 export const WITHDRAWN_KEPT_SECONDS = 30 * 24 * 3600;
-/** At most this many entries in the register (the newest kept): the reply clock item stays small. */
-export const WITHDRAWN_KEPT_MAX = 500;
+/**
+ * At most this many entries in the register (those not yet told first, then the newest): with
+ * names cut to 60 characters the clock item stays under 64 KB, far below DynamoDB's 400 KB,
+ * and cheap to read every delivery minute.
+ */
+export const WITHDRAWN_KEPT_MAX = 200;
 
 export type WithdrawnRegister = Record<string, WithdrawnEntry>;
 
@@ -136,7 +143,7 @@ function registerOf(read: Readonly<Record<string, unknown>> | undefined, nowSeco
     const entry = value as Partial<WithdrawnEntry> | null;
     if (entry === null || typeof entry !== 'object' || typeof entry.since !== 'number' || typeof entry.start !== 'number') continue;
     if (entry.since <= nowSeconds - WITHDRAWN_KEPT_SECONDS) continue;
-    register.set(id, { since: entry.since, start: entry.start, told: entry.told === true, name: String(entry.name ?? ''), url: String(entry.url ?? '') });
+    register.set(id, { since: entry.since, start: entry.start, told: entry.told === true, name: String(entry.name ?? '').slice(0, WITHDRAWN_NAME_CHARS) });
   }
   return register;
 }
@@ -149,6 +156,8 @@ function registerOf(read: Readonly<Record<string, unknown>> | undefined, nowSeco
 export function announce(input: AnnounceInput): Announcements {
   const stored = new Map(input.stored.map((item) => [item.contestId, item]));
   const register = registerOf(input.withdrawn, input.nowSeconds);
+  // A contest stored again (a run that wrote its put but stopped before the clock) is not withdrawn.
+  for (const id of [...register.keys()]) if (stored.has(Number(id))) register.delete(id);
   const events: OutboxEvent[] = [];
   const puts = input.puts.map((item) => {
     const before = stored.get(item.contestId);
@@ -156,7 +165,7 @@ export function announce(input: AnnounceInput): Announcements {
     const published = entry !== undefined ? publishedOfEntry(entry) : publishedOf(before);
     const view = viewOf(item);
     const change = changeOf(published, view);
-    if (change !== undefined) events.push(eventOf(item, change, input.clockBefore));
+    if (change !== undefined) events.push(eventOf(item, change, versionOf(before, entry, input.clockBefore)));
     // Listed again: the register forgets it once the item carries what was published.
     register.delete(String(item.contestId));
     return { ...item, published: publishedAfter(published, view) };
@@ -170,25 +179,35 @@ export function announce(input: AnnounceInput): Announcements {
       since: before.vanishedAt ?? input.nowSeconds,
       start: typeof published === 'number' ? published : before.startTimeSeconds,
       told: published === 'withdrawn',
-      name: before.name,
-      url: before.url,
+      name: before.name.slice(0, WITHDRAWN_NAME_CHARS),
     });
   }
   for (const [id, entry] of register) {
     if (!withdrawnDue(entry, input.nowSeconds)) continue;
-    events.push(eventOf({ contestId: Number(id), name: entry.name, url: entry.url } as ContestItem, { type: CONTEST_EVENT.withdrawn, from: entry.start }, input.clockBefore));
+    const contest = { contestId: Number(id), name: entry.name, url: contestUrl(Number(id)) } as ContestItem;
+    events.push(eventOf(contest, { type: CONTEST_EVENT.withdrawn, from: entry.start }, versionOf(undefined, entry, input.clockBefore)));
     register.set(id, { ...entry, told: true });
   }
-  const withdrawn = Object.fromEntries([...register].sort(([, a], [, b]) => b.since - a.since).slice(0, WITHDRAWN_KEPT_MAX));
+  const kept = [...register].sort(([, a], [, b]) => Number(a.told) - Number(b.told) || b.since - a.since).slice(0, WITHDRAWN_KEPT_MAX);
+  const withdrawn = Object.fromEntries(kept.sort(([a], [b]) => Number(a) - Number(b)));
   const withdrawnChanged = JSON.stringify(withdrawn) !== JSON.stringify(Object.fromEntries(registerOf(input.withdrawn, Number.NEGATIVE_INFINITY)));
   return { events, puts, withdrawn, withdrawnChanged };
 }
 
 const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
 
-function eventOf(contest: ContestItem, change: { type: ContestEventType; from?: number; to?: number }, clockBefore: number | undefined): OutboxEvent {
+/**
+ * What a change is a change of: the stored version (its `updatedAt`), or the register entry, and
+ * the reply clock before the run. A retry reads the same; a later change of the same contest reads
+ * a newer stored version or clock.
+ */
+function versionOf(before: ContestItem | undefined, entry: WithdrawnEntry | undefined, clockBefore: number | undefined): string {
+  return JSON.stringify([before?.updatedAt ?? null, entry?.since ?? null, clockBefore ?? null]);
+}
+
+function eventOf(contest: ContestItem, change: { type: ContestEventType; from?: number; to?: number }, version: string): OutboxEvent {
   const base = { contestId: contest.contestId, name: contest.name, url: contest.url };
-  const id = contestEventId(contest.contestId, change.type, change.from, change.to, clockBefore);
+  const id = contestEventId(contest.contestId, change.type, change.from, change.to, version);
   switch (change.type) {
     case CONTEST_EVENT.withdrawn:
       return { id, detailType: change.type, detail: { ...base, startTimeSeconds: change.from!, startTime: iso(change.from!) } };

@@ -158,6 +158,9 @@ describe('a sync', () => {
     expect(reminders.find((r) => r.userId === 'bob')).toMatchObject({ dueStart: start + 3600, remindAt: start + 3600 - 1800 });
     // Sent for the old start, as claimed: the sync did not overwrite the claim.
     expect(reminders.find((r) => r.userId === 'alice')).toMatchObject({ notifiedStart: start, paused: 'notified' });
+    // Its contest is handed over: the next run reads its reminders again.
+    const lease = await tables.doc.send(new GetCommand({ TableName: tables.names.coordination, Key: { pk: 'lease#contest-sync' } }));
+    expect([...((lease.Item?.handoff as Set<string> | undefined) ?? [])]).toContain('2104');
     // The next run reads it again (handed over) and makes it due at the new start.
     expect((await invoke({})).summary).toMatchObject({ outcome: 'succeeded', counts: { remindersRaced: 0 } });
     ({ contests, reminders } = await snapshot(tables));

@@ -54,7 +54,7 @@ describe('the view of a contest: what the evidence agrees on', () => {
     const gone = item({ published: T0 + 3 * DAY, startTimeSeconds: T0 + 3 * DAY, confirmedStart: T0 + 3 * DAY, vanishedAt: T0, missingSyncs: 2 });
     const deleted = announce({ stored: [gone], puts: [], deletes: [7], nowSeconds: T0 + 2 * HOUR, clockBefore: T0 + HOUR });
     expect(deleted.events).toEqual([]);
-    expect(deleted.withdrawn).toEqual({ 7: { since: T0, start: T0 + 3 * DAY, told: false, name: 'Round 7', url: 'https://codeforces.com/contest/7' } });
+    expect(deleted.withdrawn).toEqual({ 7: { since: T0, start: T0 + 3 * DAY, told: false, name: 'Round 7' } });
     expect(deleted.withdrawnChanged).toBe(true);
     const early = announce({ stored: [], puts: [], deletes: [], withdrawn: deleted.withdrawn, nowSeconds: T0 + DAY - 1, clockBefore: T0 + 2 * HOUR });
     expect(early.events).toEqual([]);
@@ -65,6 +65,9 @@ describe('the view of a contest: what the evidence agrees on', () => {
     // A start before the day is over: told at the start.
     const soon = announce({ stored: [{ ...gone, published: T0 + 5 * HOUR }], puts: [], deletes: [7], nowSeconds: T0 + 2 * HOUR });
     expect(announce({ stored: [], puts: [], deletes: [], withdrawn: soon.withdrawn, nowSeconds: T0 + 5 * HOUR }).events).toHaveLength(1);
+    expect(told.events[0]!.detail).toMatchObject({ contestId: 7, name: 'Round 7', url: 'https://codeforces.com/contest/7' });
+    // Stored again (a run wrote its put, then stopped before the clock): not withdrawn, never told.
+    expect(announce({ stored: [item()], puts: [], deletes: [], withdrawn: deleted.withdrawn, nowSeconds: T0 + DAY }).events).toEqual([]);
     // Malformed entries are dropped, never believed.
     expect(announce({ stored: [], puts: [], deletes: [], withdrawn: { 8: 'x', 9: { since: 'y' } }, nowSeconds: T0 }).withdrawn).toEqual({});
   });
@@ -97,7 +100,9 @@ describe('the view of a contest: what the evidence agrees on', () => {
     const first = announce(input);
     expect(first.events).toHaveLength(1);
     expect(announce({ ...input, nowSeconds: T0 + 5 }).events).toEqual(first.events);
-    expect(first.events[0]!.id).toBe(contestEventId(7, CONTEST_EVENT.rescheduled, T0 + DAY, T0 + 2 * DAY, T0 - HOUR));
+    expect(first.events[0]!.id).toBe(contestEventId(7, CONTEST_EVENT.rescheduled, T0 + DAY, T0 + 2 * DAY, JSON.stringify(['x', null, T0 - HOUR])));
+    // Another stored version of the contest (a change between), the same clock: another id.
+    expect(announce({ ...input, stored: [item({ published: T0 + DAY, updatedAt: 'y' })] }).events[0]!.id).not.toBe(first.events[0]!.id);
     expect(announce({ ...input, clockBefore: T0 }).events[0]!.id).not.toBe(first.events[0]!.id);
     expect(first.events[0]!.id).toMatch(/^contest:[0-9a-f]{32}$/);
     expect(first.events[0]!.detail).toEqual({
@@ -112,6 +117,19 @@ describe('the view of a contest: what the evidence agrees on', () => {
     });
     // Every put carries what it published.
     expect(first.puts[0]!.published).toBe(T0 + 2 * DAY);
+  });
+});
+
+describe('the register stays small', () => {
+  it('keeps at most 200 entries, those not yet told first, names cut to 60 characters: under 64 KB whatever the names', () => {
+    const name = '竞'.repeat(512);
+    const register = Object.fromEntries(Array.from({ length: 600 }, (_, i) => [String(1000 + i), { since: T0 - i, start: T0 + DAY, told: i % 2 === 0, name }]));
+    const { withdrawn } = announce({ stored: [], puts: [], deletes: [], withdrawn: register, nowSeconds: T0 });
+    const entries = Object.values(withdrawn);
+    expect(entries).toHaveLength(200);
+    expect(entries.every((e) => !e.told)).toBe(true);
+    expect(entries.every((e) => e.name.length === 60)).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify(withdrawn))).toBeLessThan(64 * 1024);
   });
 });
 
