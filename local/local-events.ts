@@ -14,19 +14,12 @@ import { startBusStandin, type BusEvent } from './bus-standin.js';
 import { mappingFromTemplate, startStreamPoller } from './stream-poller.js';
 import { tableDefinitionsFromTemplate, type TableNames } from './tables.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './dynamodb-local.js';
-import type { CfnTemplate } from './template.js';
+import { resolvedEnvironment, type CfnTemplate } from './template.js';
 
 /** A function's environment as the template sets it, each table `Ref` resolved to its local name. */
 export function functionEnv(template: CfnTemplate, logicalId: string, names: TableNames): Record<string, string> {
-  const byLogicalId = new Map(tableDefinitionsFromTemplate(template).map((d) => [d.logicalId, names[d.role]]));
-  const variables = (template.Resources[logicalId]?.Properties?.Environment?.Variables ?? {}) as Record<string, unknown>;
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(variables)) {
-    const ref = (value as { Ref?: string } | null)?.Ref;
-    if (ref === undefined) env[name] = String(value);
-    else if (byLogicalId.get(ref) !== undefined) env[name] = byLogicalId.get(ref)!;
-  }
-  return env;
+  const byLogicalId = Object.fromEntries(tableDefinitionsFromTemplate(template).flatMap((d) => (names[d.role] !== undefined ? [[d.logicalId, names[d.role]!]] : [])));
+  return resolvedEnvironment(template, logicalId, byLogicalId);
 }
 
 /**

@@ -125,3 +125,14 @@ export function findDeliveryFunction(template: CfnTemplate, shard = 0): { logica
   const [logicalId, resource] = found[0]!;
   return { logicalId, resource };
 }
+
+/** A function's environment as the template sets it, every `{ Ref: id }` resolved through `nameOf` (an unknown one left as its id). */
+export function resolvedEnvironment(template: CfnTemplate, logicalId: string, nameOf: Readonly<Record<string, string>>): Record<string, string> {
+  const variables = (template?.Resources?.[logicalId]?.Properties?.Environment?.Variables ?? {}) as Record<string, unknown>;
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(variables)) {
+    const ref = (value as { Ref?: string } | null)?.Ref;
+    env[name] = ref !== undefined ? (nameOf[ref] ?? ref) : String(value);
+  }
+  return env;
+}

@@ -37,7 +37,7 @@ import { startDynamoProxy, transactionLocks, type AfterApply, type DynamoProxy, 
 import { localDynamoClient } from '../../local/dynamodb-local.js';
 import { mappingFromTemplate, startStreamPoller, type StreamPoller } from '../../local/stream-poller.js';
 import { createTableFromResource, type CfnTableProperties } from '../../local/tables.js';
-import { bundleDirOfFunction, findDeliveryFunction, type CfnTemplate } from '../../local/template.js';
+import { bundleDirOfFunction, resolvedEnvironment, findDeliveryFunction, type CfnTemplate } from '../../local/template.js';
 import { startConsumerBus } from '../support/consumer-bus.js';
 import { alarmMetrics, extractEmf, unfed } from '../support/emf.js';
 import { invokeBundle, scheduledEvent, type InvocationOutcome, type RunningInvocation } from '../support/processes.js';
@@ -68,14 +68,7 @@ const deliveryRuns: { label: string; outcome: InvocationOutcome }[] = [];
 const relayRuns: InvocationOutcome[] = [];
 
 /** A function's environment with every `{ Ref: id }` resolved to its local name. */
-function envOf(logicalId: string, extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(template.Resources[logicalId].Properties.Environment.Variables as Record<string, unknown>)) {
-    const ref = (value as { Ref?: string }).Ref;
-    env[name] = ref !== undefined ? (names[ref] ?? ref) : String(value);
-  }
-  return { ...env, ...extra };
-}
+const envOf = (logicalId: string, extra: Record<string, string> = {}): Record<string, string> => ({ ...resolvedEnvironment(template, logicalId, names), ...extra });
 
 beforeAll(async () => {
   // The run's synthesis (test/support/global-setup.ts): its template and its bundles.

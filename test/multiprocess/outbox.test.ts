@@ -26,7 +26,7 @@ import type { BusStandin } from '../../local/bus-standin.js';
 import { localDynamoClient } from '../../local/dynamodb-local.js';
 import { mappingFromTemplate, startStreamPoller, type StreamPoller } from '../../local/stream-poller.js';
 import { createTableFromResource, type CfnTableProperties } from '../../local/tables.js';
-import { bundleDirOfFunction, type CfnTemplate } from '../../local/template.js';
+import { bundleDirOfFunction, resolvedEnvironment, type CfnTemplate } from '../../local/template.js';
 import { startConsumerBus } from '../support/consumer-bus.js';
 import { alarmMetrics, extractEmf, unfed } from '../support/emf.js';
 import { invokeBundle, scheduledEvent, type InvocationOutcome } from '../support/processes.js';
@@ -44,14 +44,7 @@ let poller: StreamPoller | undefined;
 const relayRuns: InvocationOutcome[] = [];
 
 /** A function's environment with every `{ Ref: id }` resolved to its local name. */
-function envOf(logicalId: string, extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(template.Resources[logicalId].Properties.Environment.Variables as Record<string, unknown>)) {
-    const ref = (value as { Ref?: string }).Ref;
-    env[name] = ref !== undefined ? (names[ref] ?? ref) : String(value);
-  }
-  return { ...env, ...extra };
-}
+const envOf = (logicalId: string, extra: Record<string, string>): Record<string, string> => ({ ...resolvedEnvironment(template, logicalId, names), ...extra });
 
 beforeAll(async () => {
   const outdir = mkdtempSync(join(tmpdir(), 'outbox-synth-'));
