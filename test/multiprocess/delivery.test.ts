@@ -25,7 +25,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchWriteCommand, DynamoDBDocumentClient, type BatchWriteCommandOutput, GetCommand, PutCommand, ScanCommand, UpdateCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, type BatchWriteCommandOutput, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EventsConsumer } from '../../examples/events-consumer/stack.js';
 import { REMINDER_DUE, reminderDueId } from '../../lambda/delivery/due.js';
@@ -39,6 +39,7 @@ import { mappingFromTemplate, startStreamPoller, type StreamPoller } from '../..
 import { createTableFromResource, type CfnTableProperties } from '../../local/tables.js';
 import { bundleDirOfFunction, resolvedEnvironment, findDeliveryFunction, type CfnTemplate } from '../../local/template.js';
 import { startConsumerBus } from '../support/consumer-bus.js';
+import { scanAll } from '../support/contests.js';
 import { alarmMetrics, extractEmf, unfed } from '../support/emf.js';
 import { invokeBundle, scheduledEvent, type InvocationOutcome, type RunningInvocation } from '../support/processes.js';
 
@@ -156,16 +157,8 @@ const isClaimCommit = (request: ProxyRequest) =>
   ((request.body?.TransactItems as { Update?: { TableName?: string } }[] | undefined) ?? []).some((action) => action.Update?.TableName === tables.reminders);
 const isDueQuery = (request: ProxyRequest) => request.operation === 'Query' && request.body?.IndexName === 'byDue';
 
-async function scan(table: string): Promise<Item[]> {
-  const items: Item[] = [];
-  let ExclusiveStartKey: Item | undefined;
-  do {
-    const page: ScanCommandOutput = await doc.send(new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey }));
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey !== undefined);
-  return items;
-}
+/** Every item of a table (strongly consistent, all pages). */
+const scan = (table: string): Promise<Item[]> => scanAll(doc, table);
 
 async function writeAll(table: string, items: readonly Item[]): Promise<void> {
   for (let i = 0; i < items.length; i += 25) {

@@ -16,7 +16,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ScanCommand, DynamoDBDocumentClient, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEDUPE_SECONDS } from '../../examples/events-consumer/handler.js';
@@ -28,6 +28,7 @@ import { mappingFromTemplate, startStreamPoller, type StreamPoller } from '../..
 import { createTableFromResource, type CfnTableProperties } from '../../local/tables.js';
 import { bundleDirOfFunction, resolvedEnvironment, type CfnTemplate } from '../../local/template.js';
 import { startConsumerBus } from '../support/consumer-bus.js';
+import { scanAll } from '../support/contests.js';
 import { alarmMetrics, extractEmf, unfed } from '../support/emf.js';
 import { invokeBundle, scheduledEvent, type InvocationOutcome } from '../support/processes.js';
 
@@ -90,16 +91,8 @@ function intervalEvent(back: number): { interval: string; event: Record<string, 
   return { interval: new Date(start).toISOString().replace('.000Z', 'Z'), event: scheduledEvent(new Date(start + 7_000).toISOString()) };
 }
 
-async function scan(table: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page: ScanCommandOutput = await doc.send(new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey }));
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey !== undefined);
-  return items;
-}
+/** Every item of a table (strongly consistent, all pages). */
+const scan = (table: string): Promise<Record<string, unknown>[]> => scanAll(doc, table);
 
 const job = (event: unknown, env: Record<string, string> = {}) => invokeBundle({ entry: bundles.job, event, env: envOf(ids.job, { AWS_ENDPOINT_URL_DYNAMODB: inject('dynamoEndpoint'), ...env }), timeoutMs: 60_000 });
 
