@@ -10,6 +10,7 @@ import type { ContestItem } from '../../lambda/contests/model.js';
 import { DEFAULT_PLAN_SETTINGS, toItem } from '../../lambda/contests/plan.js';
 import type { FencedWriterPort, HeldLease, LeasePort } from '../../packages/scheduled-singleton/src/runtime/ports.js';
 import { leaseTiming } from '../../packages/scheduled-singleton/src/runtime/timing.js';
+import { FencedWriteError } from '../../packages/scheduled-singleton/src/runtime/errors.js';
 import { DynamoContestStore } from '../../lambda/store/dynamo-store.js';
 import { runSync, type StorePort } from '../../lambda/sync.js';
 
@@ -170,6 +171,30 @@ describe('runSync release', () => {
     const summary = await runSync(scheduled, deps, context);
     expect(summary).toMatchObject({ outcome: 'skipped', reason: 'lease-held', holder: 'unknown', detail: expect.stringMatching(/TransactionConflict/) });
     expect(summary.holderExpiresAt).toBeUndefined();
+  });
+
+  it('a reminder update refused by a race (a claim) is dropped, the rest committed, and its contest handed over even when nothing else would hand it over', async () => {
+    // Contest 1 was handed over by the last run and is unchanged now: only its reminder is updated.
+    const deps = ports(async () => true, async () => false, { stored: [storedRound1], handoff: ['1'] });
+    const reminder = { contestId: 1, userId: 'u', minutesBefore: 10, remindAt: 2_000_000_000 - 600, expiresAt: storedRound1.expiresAt };
+    deps.store.remindersOf = async (contestId) => (contestId === 1 ? [reminder] : []);
+    const fenceCheck = vi.spyOn(deps.lease, 'fenceCheck');
+    let refusedOnce = false;
+    deps.writer.commit.mockImplementation(async (written, fence) => {
+      const claimed = written.find((action) => action.Update?.TableName === 'reminders');
+      if (!refusedOnce && claimed !== undefined) {
+        refusedOnce = true;
+        throw new FencedWriteError('a write was refused by its condition', { refused: [claimed] });
+      }
+      if (written.length > 0) fence(true);
+      return { transactions: written.length > 0 ? 1 : 0 };
+    });
+    const summary = await runSync(scheduled, deps, context);
+    expect(refusedOnce).toBe(true);
+    expect(summary).toMatchObject({ outcome: 'succeeded', counts: { remindersRaced: 1 } });
+    const last = vi.mocked(deps.writer.commit).mock.calls.at(-1)![0];
+    expect(last.some((action) => action.Update?.TableName === 'reminders')).toBe(false);
+    expect(fenceCheck.mock.calls.at(-1)?.[1]?.handoff).toEqual(['1']);
   });
 
   it('resolves a handed-over contest once its reminders were read again (a paused contest refuses due reminders from the app)', async () => {
