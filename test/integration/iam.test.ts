@@ -62,7 +62,13 @@ function callsOf(command: string, input: Record<string, any>): Call[] {
 function functionStatements(): Statement[] {
   const resources = (synthesizedTemplate() as { Resources: Record<string, { Type: string; Properties: any }> }).Resources;
   const [fn] = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.[ENV.coordinationTable]);
-  const roleId = fn!.Properties.Role['Fn::GetAtt'][0];
+  return roleStatements(fn!);
+}
+
+/** Every statement of the policies attached to a function's role in the synthesized template. */
+function roleStatements(fn: { Properties?: any }): Statement[] {
+  const resources = (synthesizedTemplate() as { Resources: Record<string, { Type: string; Properties: any }> }).Resources;
+  const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
   return Object.values(resources)
     .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((role: { Ref?: string }) => role.Ref === roleId))
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
@@ -189,10 +195,7 @@ describe('the relay’s synthesized policy against the calls it makes', () => {
     const { startBusStandin } = await import('../../local/bus-standin.js');
     const resources = (synthesizedTemplate() as { Resources: Record<string, { Type: string; Properties: any }> }).Resources;
     const [relayId, relayFn] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.EVENT_BUS_NAME)!;
-    const roleId = relayFn.Properties.Role['Fn::GetAtt'][0];
-    const statements = Object.values(resources)
-      .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((role: { Ref?: string }) => role.Ref === roleId))
-      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+    const statements = roleStatements(relayFn);
     const busId = relayFn.Properties.Environment.Variables.EVENT_BUS_NAME.Ref as string;
     const [mapping] = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && r.Properties.FunctionName.Ref === relayId);
     const streamOf = mapping!.Properties.EventSourceArn as { 'Fn::GetAtt': [string, string] };
@@ -233,10 +236,7 @@ describe('the reminder delivery job’s synthesized policy against the calls it 
     const { localDynamoClient } = await import('../../local/dynamodb-local.js');
     const template = synthesizedTemplate() as { Resources: Record<string, { Type: string; Properties: any }> };
     const { logicalId: fnId, resource: fn } = findDeliveryFunction(template);
-    const roleId = (fn.Properties as any).Role['Fn::GetAtt'][0] as string;
-    const statements = Object.values(template.Resources)
-      .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((role: { Ref?: string }) => role.Ref === roleId))
-      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+    const statements = roleStatements(fn);
 
     const client = localDynamoClient(tables.endpoint);
     const calls: (Call & { index?: string })[] = [];
