@@ -185,7 +185,8 @@ export function announce(input: AnnounceInput): Announcements {
   for (const [id, entry] of register) {
     if (!withdrawnDue(entry, input.nowSeconds)) continue;
     const contest = { contestId: Number(id), name: entry.name, url: contestUrl(Number(id)) } as ContestItem;
-    events.push(eventOf(contest, { type: CONTEST_EVENT.withdrawn, from: entry.start }, versionOf(undefined, entry, input.clockBefore)));
+    // The deleted contest's view is withdrawn: the same rule as every other change.
+    events.push(eventOf(contest, changeOf(entry.start, { kind: 'withdrawn' })!, versionOf(undefined, entry, input.clockBefore)));
     register.set(id, { ...entry, told: true });
   }
   const kept = [...register].sort(([, a], [, b]) => Number(a.told) - Number(b.told) || b.since - a.since).slice(0, WITHDRAWN_KEPT_MAX);
