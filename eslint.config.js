@@ -7,7 +7,19 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['cdk.out/**', 'node_modules/**', '.local/**', 'packages/*/dist/**', 'lambda/undici-lean.cjs', '**/*.d.cts', 'test/support/invoke-bundle.mjs', 'packages/*/scripts/*.mjs', 'eslint.config.js'] },
+  {
+    ignores: [
+      'cdk.out/**',
+      'node_modules/**',
+      '.local/**',
+      'packages/*/dist/**',
+      'lambda/undici-lean.cjs',
+      '**/*.d.cts',
+      'test/support/invoke-bundle.mjs',
+      'packages/*/scripts/*.mjs',
+      'eslint.config.js',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

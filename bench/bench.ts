@@ -134,11 +134,18 @@ async function main(): Promise<void> {
     });
     deliveryAdmin.destroy();
     const { batched } = delivery;
-    if (batched.claimed !== batched.reminders || batched.outboxItems !== batched.reminders || batched.leftDue !== 0 || batched.duplicateIds !== 0) {
+    if (
+      batched.claimed !== batched.reminders ||
+      batched.outboxItems !== batched.reminders ||
+      batched.leftDue !== 0 ||
+      batched.duplicateIds !== 0
+    ) {
       throw new Error(`delivery was not exactly once: ${JSON.stringify(batched)}`);
     }
-    if (batched.wallMs > DELIVERY_BUDGET_MS) throw new Error(`20,000 reminders took ${batched.wallMs} ms, above the ${DELIVERY_BUDGET_MS} ms budget`);
-    if (delivery.idle.requests > 1 || delivery.idle.leaseTaken) throw new Error(`an idle minute cost more than one request or took the lease: ${JSON.stringify(delivery.idle)}`);
+    if (batched.wallMs > DELIVERY_BUDGET_MS)
+      throw new Error(`20,000 reminders took ${batched.wallMs} ms, above the ${DELIVERY_BUDGET_MS} ms budget`);
+    if (delivery.idle.requests > 1 || delivery.idle.leaseTaken)
+      throw new Error(`an idle minute cost more than one request or took the lease: ${JSON.stringify(delivery.idle)}`);
     const deliveryInputs: DeliveryCostInputs = {
       runsPerMonth: MINUTE_RUNS_PER_MONTH,
       remindersPerMonth: DELIVERY_REMINDERS_PER_MONTH,
@@ -200,7 +207,8 @@ async function main(): Promise<void> {
           '(ReturnConsumedCapacity TOTAL): AWS bills transactional writes at 2 units per item-KB, so its write units for ' +
           'TransactWriteItems are higher',
         peers: peers.method,
-        dependencies: "esbuild metafile of lambda/handler.ts built with the function's BUNDLING settings; bytes in index.mjs per npm package",
+        dependencies:
+          "esbuild metafile of lambda/handler.ts built with the function's BUNDLING settings; bytes in index.mjs per npm package",
         cost:
           `list prices (us-east-1, as of ${PRICES_AS_OF}) applied to the steady-state sync's DynamoDB requests and units ` +
           '(transactional writes counted twice), the metric series and log bytes of one scheduled run, alarms and dashboards in ' +

@@ -60,7 +60,6 @@ export interface ContentionOptions {
   plan: { invocations: number; rounds: number }[];
 }
 
-
 export async function runContention(options: ContentionOptions): Promise<ContentionResult[]> {
   const { proxy, standin, tables } = options;
   const env = functionEnv(tables, standin.baseUrl, options.leaseSeconds);

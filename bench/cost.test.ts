@@ -43,8 +43,11 @@ describe('cost model', () => {
     // 730 × 0.25 GB × 2 s × price + 730 requests
     expect(by.Lambda).toBeCloseTo(730 * 0.25 * 2 * PRICES.lambdaArmGbSecond + (730 / 1e6) * 0.2, 10);
     expect(by['DynamoDB on-demand']).toBeCloseTo((730 * 5 * 0.625 + 730 * 1 * 0.125) / 1e6, 12);
-    expect(by['CloudWatch Logs']).toBeCloseTo((730 * 2000 / 1e9) * (0.5 + 0.03), 12);
-    expect(totalUsd(rows)).toBeCloseTo(rows.reduce((s, r) => s + r.monthlyUsd, 0), 12);
+    expect(by['CloudWatch Logs']).toBeCloseTo(((730 * 2000) / 1e9) * (0.5 + 0.03), 12);
+    expect(totalUsd(rows)).toBeCloseTo(
+      rows.reduce((s, r) => s + r.monthlyUsd, 0),
+      12,
+    );
     // the old ~24 series alone would have been $7.20
     expect(monthlyCost({ ...inputs, metricSeries: 24 }).find((r) => r.service === 'CloudWatch metrics')!.monthlyUsd).toBeCloseTo(7.2, 10);
   });

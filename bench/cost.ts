@@ -73,15 +73,22 @@ export function monthlyCost(inputs: CostInputs, prices = PRICES): CostRow[] {
     },
     {
       service: 'DynamoDB on-demand',
-      what: `${requests} requests a run (${Object.entries(inputs.requestsPerRun).map(([k, v]) => `${k} ${v}`).join(', ')}): ${fmt(wru)} write + ${fmt(rru)} read units a run, × ${fmt(runs)}; storage and PITR of a few hundred KB round to $0`,
-      monthlyUsd: (runs * wru * prices.dynamoWriteRequestUnitPerMillion) / 1e6 + (runs * rru * prices.dynamoReadRequestUnitPerMillion) / 1e6,
+      what: `${requests} requests a run (${Object.entries(inputs.requestsPerRun)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}): ${fmt(wru)} write + ${fmt(rru)} read units a run, × ${fmt(runs)}; storage and PITR of a few hundred KB round to $0`,
+      monthlyUsd:
+        (runs * wru * prices.dynamoWriteRequestUnitPerMillion) / 1e6 + (runs * rru * prices.dynamoReadRequestUnitPerMillion) / 1e6,
     },
     {
       service: 'CloudWatch metrics',
       what: `${inputs.metricSeries} custom metric series (EMF), each billed as one metric`,
       monthlyUsd: inputs.metricSeries * prices.cloudwatchMetricMonth,
     },
-    { service: 'CloudWatch alarms', what: `${inputs.alarms} standard-resolution alarms`, monthlyUsd: inputs.alarms * prices.cloudwatchAlarmMonth },
+    {
+      service: 'CloudWatch alarms',
+      what: `${inputs.alarms} standard-resolution alarms`,
+      monthlyUsd: inputs.alarms * prices.cloudwatchAlarmMonth,
+    },
     {
       service: 'CloudWatch dashboard',
       what: `${inputs.dashboards} dashboard ($0 if the account has no more than 3: always-free tier)`,
@@ -93,7 +100,11 @@ export function monthlyCost(inputs: CostInputs, prices = PRICES): CostRow[] {
       monthlyUsd: logGb * prices.logsIngestionGb + storedLogGb * prices.logsStorageGbMonth,
     },
     { service: 'SQS', what: 'failure queue: requests only when a run fails for good (first 1M requests a month free)', monthlyUsd: 0 },
-    { service: 'EventBridge', what: `${fmt(runs)} scheduled events (no charge for scheduled rules)`, monthlyUsd: runs * prices.eventBridgeScheduledEvent },
+    {
+      service: 'EventBridge',
+      what: `${fmt(runs)} scheduled events (no charge for scheduled rules)`,
+      monthlyUsd: runs * prices.eventBridgeScheduledEvent,
+    },
   ];
 }
 

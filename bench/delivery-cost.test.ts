@@ -34,7 +34,8 @@ describe('delivery cost model', () => {
   it('grows with reminders by their writes and events', () => {
     const rows = deliveryMonthlyCost(inputs);
     const more = deliveryMonthlyCost({ ...inputs, remindersPerMonth: 1_100_000 });
-    const delta = (service: string) => more.find((r) => r.service.startsWith(service))!.monthlyUsd - rows.find((r) => r.service.startsWith(service))!.monthlyUsd;
+    const delta = (service: string) =>
+      more.find((r) => r.service.startsWith(service))!.monthlyUsd - rows.find((r) => r.service.startsWith(service))!.monthlyUsd;
     expect(delta('DynamoDB')).toBeCloseTo((1_000_000 * writeUnitsPerReminder(1 / 49) * PRICES.dynamoWriteRequestUnitPerMillion) / 1e6, 6);
     expect(delta('EventBridge')).toBeCloseTo(1.0, 6);
   });

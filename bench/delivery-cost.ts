@@ -74,7 +74,8 @@ export function deliveryMonthlyCost(inputs: DeliveryCostInputs, prices = PRICES)
     {
       service: 'CloudWatch (delivery)',
       what: `${inputs.metricSeries} metric series and ${inputs.alarms} alarms of the job; ${fmt(logGb * 1000)} MB of logs ingested`,
-      monthlyUsd: inputs.metricSeries * prices.cloudwatchMetricMonth + inputs.alarms * prices.cloudwatchAlarmMonth + logGb * prices.logsIngestionGb,
+      monthlyUsd:
+        inputs.metricSeries * prices.cloudwatchMetricMonth + inputs.alarms * prices.cloudwatchAlarmMonth + logGb * prices.logsIngestionGb,
     },
   ];
 }

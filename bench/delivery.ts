@@ -74,7 +74,17 @@ function startOfMinute(ms: number): string {
   return new Date(Math.floor(ms / 60_000) * 60_000).toISOString();
 }
 function scheduledEvent(ms: number) {
-  return { version: '0', id: `bench-${ms}`, 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000', time: startOfMinute(ms), region: 'us-east-1', resources: [], detail: {} };
+  return {
+    version: '0',
+    id: `bench-${ms}`,
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '000000000000',
+    time: startOfMinute(ms),
+    region: 'us-east-1',
+    resources: [],
+    detail: {},
+  };
 }
 function context(remainingMs: number) {
   const deadline = Date.now() + remainingMs;
@@ -113,7 +123,18 @@ async function seed(admin: DynamoDBClient, tables: TableNames, contestId: number
   await batchWrite(admin, tables.contests, [
     // The sync's reply clock: fresh evidence (delivery sends nothing on stale evidence).
     { contestId: 0, replyMadeAt: nowSeconds, updatedAt: new Date().toISOString() },
-    { contestId, platform: 'codeforces', name: `Codeforces Round ${contestId} (Div. 2)`, type: 'CF', phase: 'BEFORE', startTimeSeconds: start, durationSeconds: 7200, url: `https://codeforces.com/contest/${contestId}`, updatedAt: new Date().toISOString(), expiresAt: start + 7200 + 7 * 86_400 },
+    {
+      contestId,
+      platform: 'codeforces',
+      name: `Codeforces Round ${contestId} (Div. 2)`,
+      type: 'CF',
+      phase: 'BEFORE',
+      startTimeSeconds: start,
+      durationSeconds: 7200,
+      url: `https://codeforces.com/contest/${contestId}`,
+      updatedAt: new Date().toISOString(),
+      expiresAt: start + 7200 + 7 * 86_400,
+    },
   ]);
   await batchWrite(
     admin,
@@ -138,7 +159,18 @@ interface Setup {
   createTables(label: string): Promise<TableNames>;
 }
 
-async function deliverAll(setup: Setup, label: string, count: number, claimsPerTransaction: number): Promise<{ pass: DeliveryPass; handler: ReturnType<typeof createDeliveryHandler>; tables: TableNames; outbox: string; client: ReturnType<typeof benchClient> }> {
+async function deliverAll(
+  setup: Setup,
+  label: string,
+  count: number,
+  claimsPerTransaction: number,
+): Promise<{
+  pass: DeliveryPass;
+  handler: ReturnType<typeof createDeliveryHandler>;
+  tables: TableNames;
+  outbox: string;
+  client: ReturnType<typeof benchClient>;
+}> {
   const { proxy, admin } = setup;
   const tables = await setup.createTables(label);
   // The template's outbox table (local/tables.ts creates it with the data tables).
@@ -175,7 +207,10 @@ async function deliverAll(setup: Setup, label: string, count: number, claimsPerT
   let transactions = 0;
   // A run that reaches its deadline leaves the rest due; the next minute's run goes on (here: at once, forced).
   for (let more = true; more && runs < 20; runs += 1) {
-    const result = await handler(runs === 0 ? scheduledEvent(Date.now()) : { interval: startOfMinute(Date.now()), force: true }, context(FUNCTION_TIMEOUT_MS));
+    const result = await handler(
+      runs === 0 ? scheduledEvent(Date.now()) : { interval: startOfMinute(Date.now()), force: true },
+      context(FUNCTION_TIMEOUT_MS),
+    );
     if (result.outcome !== 'succeeded') throw new Error(`delivery run failed: ${JSON.stringify(result)}`);
     const counts = (result as { counts?: { more?: boolean; transactions?: number } }).counts;
     more = counts?.more === true;
@@ -208,7 +243,8 @@ async function deliverAll(setup: Setup, label: string, count: number, claimsPerT
 export async function runDelivery(options: Setup): Promise<DeliveryResult> {
   const batched = await deliverAll(options, 'delivery', DELIVERY_REMINDERS, MAX_CLAIMS_PER_TRANSACTION);
   // The idle minute: the next tick finds nothing due. It must cost one request and leave the lease item as it was.
-  const leaseItem = async () => JSON.stringify((await scanAll(options.admin, batched.tables.coordination)).find((item) => item.pk === 'lease#deliver#0') ?? null);
+  const leaseItem = async () =>
+    JSON.stringify((await scanAll(options.admin, batched.tables.coordination)).find((item) => item.pk === 'lease#deliver#0') ?? null);
   const leaseBefore = await leaseItem();
   options.proxy.reset();
   const idleResult = await batched.handler(scheduledEvent(Date.now()), context(FUNCTION_TIMEOUT_MS));
@@ -235,6 +271,10 @@ export async function runDelivery(options: Setup): Promise<DeliveryResult> {
     indexPartitionSeconds: round((n * AWS_LIMITS.indexWriteUnits) / AWS_LIMITS.partitionWriteUnitsPerSecond, 1),
     projectedSeconds: 0,
   };
-  projection.projectedSeconds = Math.max(projection.transactionsSeconds, projection.contestPartitionSeconds, projection.indexPartitionSeconds);
+  projection.projectedSeconds = Math.max(
+    projection.transactionsSeconds,
+    projection.contestPartitionSeconds,
+    projection.indexPartitionSeconds,
+  );
   return { batched: batched.pass, perRow: perRow.pass, idle, projection };
 }

@@ -29,8 +29,9 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
   }
   const proxy = await startDynamoProxy(dynamo.endpoint);
   const admin = dynamo.client();
-  const variables = (findSyncFunction(synth.template).resource.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)
-    ?.Variables;
+  const variables = (
+    findSyncFunction(synth.template).resource.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined
+  )?.Variables;
   const nodeOptions = variables?.NODE_OPTIONS;
   return {
     dynamo,

@@ -28,11 +28,7 @@ export interface BenchHandler {
   logger: DecisionLogger;
 }
 
-export function benchHandler(options: {
-  endpoint: string;
-  env: Record<string, string>;
-  trackCapacity?: boolean;
-}): BenchHandler {
+export function benchHandler(options: { endpoint: string; env: Record<string, string>; trackCapacity?: boolean }): BenchHandler {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   const dynamo = benchClient(options.endpoint, { trackCapacity: options.trackCapacity ?? false });
   const logger = new DecisionLogger({ serviceName: SERVICE_NAME, logLevel: 'SILENT' });

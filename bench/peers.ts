@@ -182,10 +182,7 @@ function ours(endpoint: string, table: string, workers: number): Contender {
   const { client } = benchClient(endpoint);
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   const timing = leaseTiming(30);
-  const leases = Array.from(
-    { length: workers },
-    (_, i) => new DynamoLease({ doc, table, timing, now: Date.now, key: `bench#peer#${i}` }),
-  );
+  const leases = Array.from({ length: workers }, (_, i) => new DynamoLease({ doc, table, timing, now: Date.now, key: `bench#peer#${i}` }));
   return {
     name: OURS,
     kind: 'ours',

@@ -11,7 +11,14 @@ import type { DeliveryCostInputs } from './delivery-cost.js';
 
 export interface BenchResults {
   date: string;
-  machine: { node: string; platform: string; arch: string; cpus: number; cpuModel: string; memoryGiB: number; dynamodbLocal: string;
+  machine: {
+    node: string;
+    platform: string;
+    arch: string;
+    cpus: number;
+    cpuModel: string;
+    memoryGiB: number;
+    dynamodbLocal: string;
     /** Other work on the machine skews latencies: 1-minute load average when the run started and ended. */
     loadAverage1m: { atStart: number; atEnd: number };
   };
@@ -110,7 +117,15 @@ export function renderReport(results: BenchResults): string {
   parts.push('### What each lock guarantees (from its source)');
   parts.push(
     markdownTable(
-      ['lock', 'owner-checked release', 'heartbeat', 'fencing of data writes', 'per-interval dedupe', 'takeover after a crash', 'while another holds it'],
+      [
+        'lock',
+        'owner-checked release',
+        'heartbeat',
+        'fencing of data writes',
+        'per-interval dedupe',
+        'takeover after a crash',
+        'while another holds it',
+      ],
       results.guarantees.map((g) => [
         g.name,
         g.ownerCheckedRelease,
@@ -128,7 +143,13 @@ export function renderReport(results: BenchResults): string {
   const runs = bundle.importSamplesMs.length;
   parts.push(
     markdownTable(
-      ['file', 'size', 'source map (uploaded with it)', `import, NODE_OPTIONS as deployed (${bundle.nodeOptions || 'none'})`, 'import, no NODE_OPTIONS'],
+      [
+        'file',
+        'size',
+        'source map (uploaded with it)',
+        `import, NODE_OPTIONS as deployed (${bundle.nodeOptions || 'none'})`,
+        'import, no NODE_OPTIONS',
+      ],
       [[bundle.file, kib(bundle.bytes), kib(bundle.mapBytes), ms(bundle.importMs), ms(bundle.importMsPlain)]],
     ),
   );
@@ -151,7 +172,12 @@ export function renderReport(results: BenchResults): string {
 
   const cost = results.cost;
   parts.push(`### What it costs a month, hourly schedule (list prices, ${cost.region}, as of ${cost.pricesAsOf})`);
-  parts.push(markdownTable(['service', 'what', 'per month'], [...cost.rows.map((row) => [row.service, row.what, usd(row.monthlyUsd)]), ['**total**', '', `**${usd(cost.totalUsd)}**`]]));
+  parts.push(
+    markdownTable(
+      ['service', 'what', 'per month'],
+      [...cost.rows.map((row) => [row.service, row.what, usd(row.monthlyUsd)]), ['**total**', '', `**${usd(cost.totalUsd)}**`]],
+    ),
+  );
   parts.push(
     `One scheduled run prints ${results.runOutput.logLines} lines, ${results.runOutput.logBytesPerRun} B, and creates ` +
       `${results.runOutput.metricSeries.length} metric series: ${results.runOutput.metricSeries.join(', ')}.`,
@@ -172,8 +198,20 @@ export function renderReport(results: BenchResults): string {
   ];
   parts.push(
     markdownTable(
-      ['claims', 'reminders', 'runs', 'wall time (DynamoDB Local)', 'requests', 'by operation', 'requests per reminder', 'claimed / outbox items / left due / duplicate ids'],
-      [pass(`${d.batched.claimsPerTransaction} per transaction`, d.batched), pass(`${d.perRow.claimsPerTransaction} per transaction (sample)`, d.perRow)],
+      [
+        'claims',
+        'reminders',
+        'runs',
+        'wall time (DynamoDB Local)',
+        'requests',
+        'by operation',
+        'requests per reminder',
+        'claimed / outbox items / left due / duplicate ids',
+      ],
+      [
+        pass(`${d.batched.claimsPerTransaction} per transaction`, d.batched),
+        pass(`${d.perRow.claimsPerTransaction} per transaction (sample)`, d.perRow),
+      ],
     ),
   );
   parts.push(
@@ -184,6 +222,11 @@ export function renderReport(results: BenchResults): string {
   );
   if (results.method.delivery !== undefined) parts.push(`How: ${results.method.delivery}.`);
   parts.push(`### What the delivery job adds a month (${d.cost.inputs.remindersPerMonth.toLocaleString('en-US')} reminders, list prices)`);
-  parts.push(markdownTable(['service', 'what', 'per month'], [...d.cost.rows.map((row) => [row.service, row.what, usd(row.monthlyUsd)]), ['**total**', '', `**${usd(d.cost.totalUsd)}**`]]));
+  parts.push(
+    markdownTable(
+      ['service', 'what', 'per month'],
+      [...d.cost.rows.map((row) => [row.service, row.what, usd(row.monthlyUsd)]), ['**total**', '', `**${usd(d.cost.totalUsd)}**`]],
+    ),
+  );
   return `${parts.join('\n\n')}\n`;
 }

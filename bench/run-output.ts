@@ -24,7 +24,9 @@ export interface RunOutput {
   metricSeries: string[];
 }
 
-type EmfDocument = Record<string, unknown> & { _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] } };
+type EmfDocument = Record<string, unknown> & {
+  _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
+};
 
 /** Every series the EMF documents among `lines` create (pure). */
 export function emfSeries(lines: Record<string, unknown>[]): string[] {

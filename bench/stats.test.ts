@@ -76,7 +76,13 @@ describe('request counts', () => {
   it('totals, merges maps and objects, and sorts for stable JSON', () => {
     expect(total({ UpdateItem: 2, Scan: 1 })).toBe(3);
     expect(total({})).toBe(0);
-    const into = addCounts({ UpdateItem: 1 }, new Map([['UpdateItem', 2], ['Scan', 1]]));
+    const into = addCounts(
+      { UpdateItem: 1 },
+      new Map([
+        ['UpdateItem', 2],
+        ['Scan', 1],
+      ]),
+    );
     addCounts(into, { Scan: 1 });
     expect(into).toEqual({ UpdateItem: 3, Scan: 2 });
     expect(Object.keys(sortedCounts(into))).toEqual(['Scan', 'UpdateItem']);
@@ -107,8 +113,14 @@ describe('addConsumed (ReturnConsumedCapacity TOTAL)', () => {
 
 describe('markdownTable', () => {
   it('renders a header, a separator and rows, escaping pipes and showing null as a dash', () => {
-    expect(markdownTable(['a', 'b'], [[1, 'x|y'], [null, 'z']])).toBe(
-      ['| a | b |', '| --- | --- |', '| 1 | x\\|y |', '| – | z |'].join('\n'),
-    );
+    expect(
+      markdownTable(
+        ['a', 'b'],
+        [
+          [1, 'x|y'],
+          [null, 'z'],
+        ],
+      ),
+    ).toBe(['| a | b |', '| --- | --- |', '| 1 | x\\|y |', '| – | z |'].join('\n'));
   });
 });

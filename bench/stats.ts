@@ -58,7 +58,10 @@ export function total(counts: Readonly<Record<string, number>>): number {
 }
 
 /** Adds `more` into `into`, key by key. */
-export function addCounts(into: Record<string, number>, more: Readonly<Record<string, number>> | ReadonlyMap<string, number>): Record<string, number> {
+export function addCounts(
+  into: Record<string, number>,
+  more: Readonly<Record<string, number>> | ReadonlyMap<string, number>,
+): Record<string, number> {
   const entries = more instanceof Map ? [...more.entries()] : Object.entries(more);
   for (const [key, n] of entries) into[key] = (into[key] ?? 0) + n;
   return into;

@@ -101,7 +101,11 @@ try {
 
   // The function's environment as deployed (its outbox included), pointed at the local tables.
   const handler = createHandler({
-    env: { ...functionEnv(template, findSyncFunction(template).logicalId, names), CODEFORCES_API_URL: apiUrl, LEASE_DURATION_SECONDS: '30' },
+    env: {
+      ...functionEnv(template, findSyncFunction(template).logicalId, names),
+      CODEFORCES_API_URL: apiUrl,
+      LEASE_DURATION_SECONDS: '30',
+    },
     dynamo: client,
     logger: new Logger({ serviceName: SERVICE_NAME, logLevel: values.verbose ? 'DEBUG' : 'SILENT' }),
   });
@@ -155,20 +159,32 @@ try {
    * and the bus to a consumer that dedupes: what the app receives.
    */
   async function eventsOfTheRun(next: Record<string, unknown>): Promise<void> {
-    const contest = { contestId: Number(next.contestId), startTimeSeconds: Number(next.startTimeSeconds), expiresAt: Number(next.expiresAt) };
+    const contest = {
+      contestId: Number(next.contestId),
+      startTimeSeconds: Number(next.startTimeSeconds),
+      expiresAt: Number(next.expiresAt),
+    };
     const minutesBefore = Math.max(1, Math.ceil((contest.startTimeSeconds - now) / 60));
     try {
       await setReminderAsTheApp(doc, names, contest, { userId: 'local-user', minutesBefore });
       console.log(`\nThe app sets a reminder on contest ${contest.contestId}, ${minutesBefore} minutes before its start: due now`);
     } catch (error) {
-      console.log(`\nThe app could not set a due reminder on contest ${contest.contestId} (its reminders are paused): ${(error as Error).name}`);
+      console.log(
+        `\nThe app could not set a due reminder on contest ${contest.contestId} (its reminders are paused): ${(error as Error).name}`,
+      );
     }
-    const delivery = createDeliveryHandler({ env: { ...functionEnv(template, findDeliveryFunction(template).logicalId, names), LEASE_DURATION_SECONDS: '30' }, dynamo: client, write: () => undefined });
+    const delivery = createDeliveryHandler({
+      env: { ...functionEnv(template, findDeliveryFunction(template).logicalId, names), LEASE_DURATION_SECONDS: '30' },
+      dynamo: client,
+      write: () => undefined,
+    });
     const delivered = await delivery({}, { getRemainingTimeInMillis: () => 60_000 });
     console.log(`Reminder delivery: ${JSON.stringify(delivered)}`);
     const received = await deliverOutbox({ template, dynamo: client, endpoint: dynamo.endpoint, names, sinceMs: startedAt });
     const earlier = received.earlier > 0 ? `; ${received.earlier} of earlier runs not shown` : '';
-    console.log(`\nEvents the app received (${received.events.length}; ${received.duplicates} duplicate deliveries dropped on detail.eventId${earlier})`);
+    console.log(
+      `\nEvents the app received (${received.events.length}; ${received.duplicates} duplicate deliveries dropped on detail.eventId${earlier})`,
+    );
     if (received.events.length > 0) {
       console.table(
         received.events.map((e) => ({
@@ -183,7 +199,8 @@ try {
     }
   }
 
-  if (values.persist) console.log('\nKept in the persisted database: run `npm start -- --offline --persist` again, or `npm run status -- --local`.');
+  if (values.persist)
+    console.log('\nKept in the persisted database: run `npm start -- --offline --persist` again, or `npm run status -- --local`.');
 } finally {
   await standin?.close();
   await dynamo.stop();

@@ -23,7 +23,12 @@ const tableName = z.string({ error: 'is not set' }).regex(/^[a-zA-Z0-9_.-]{3,255
 const positive = (fallback: number) => z.coerce.number({ error: 'must be a number' }).positive('must be > 0').default(fallback);
 /** A number of consecutive syncs (the grace period, the replies that accept held change): 1 to 48. */
 const syncCount = (fallback: number) =>
-  z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be >= 1').max(48, 'must be <= 48').default(fallback);
+  z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be >= 1')
+    .max(48, 'must be <= 48')
+    .default(fallback);
 
 const schema = z.object({
   [ENV.contestsTable]: tableName,
@@ -31,14 +36,19 @@ const schema = z.object({
   [ENV.coordinationTable]: tableName,
   [ENV.codeforcesApiUrl]: z.url({ error: 'must be an http(s) URL' }).default(DEFAULTS.codeforcesApiUrl),
   [ENV.leaseDurationSeconds]: positive(DEFAULTS.leaseDurationSeconds),
-  [ENV.finishedRetentionDays]: z.coerce.number({ error: 'must be a number' }).nonnegative('must be >= 0').default(DEFAULTS.finishedRetentionDays),
+  [ENV.finishedRetentionDays]: z.coerce
+    .number({ error: 'must be a number' })
+    .nonnegative('must be >= 0')
+    .default(DEFAULTS.finishedRetentionDays),
   [ENV.scheduleRateMinutes]: z.coerce.number({ error: 'must be a number' }).int().positive().default(DEFAULTS.scheduleRateMinutes),
   [ENV.missingSyncsBeforeDelete]: syncCount(DEFAULTS.missingSyncsBeforeDelete),
   [ENV.acceptHeldAfterReplies]: syncCount(DEFAULTS.acceptHeldAfterReplies),
 });
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const present = Object.fromEntries(Object.values(ENV).flatMap((name) => (env[name] === undefined || env[name] === '' ? [] : [[name, env[name]]])));
+  const present = Object.fromEntries(
+    Object.values(ENV).flatMap((name) => (env[name] === undefined || env[name] === '' ? [] : [[name, env[name]]])),
+  );
   const parsed = schema.safeParse(present);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);

@@ -97,13 +97,19 @@ interface Observe {
 }
 
 /** parse: the configuration (once per container), the function timeout, and the event. Throws what it refuses. */
-function parse(event: unknown, context: Parameters<Handler>[1], runtimeOnce: () => Runtime, observe: Observe): { invocation: Invocation; deps: SyncDeps } {
+function parse(
+  event: unknown,
+  context: Parameters<Handler>[1],
+  runtimeOnce: () => Runtime,
+  observe: Observe,
+): { invocation: Invocation; deps: SyncDeps } {
   try {
     const { config, deps } = runtimeOnce();
     refuseShortTimeout(deps.timing, context.getRemainingTimeInMillis());
     const invocation = parseEvent(event, { periodMinutes: config.scheduleRateMinutes, nowMs: observe.now() });
     // The deploy-time trigger sends `{}` like the console, through a published version.
-    if (invocation.source === 'console' && invokedThroughVersion(context.invokedFunctionArn)) return { invocation: { ...invocation, source: 'deploy' }, deps };
+    if (invocation.source === 'console' && invokedThroughVersion(context.invokedFunctionArn))
+      return { invocation: { ...invocation, source: 'deploy' }, deps };
     return { invocation, deps };
   } catch (error) {
     failedWithoutSummary(failurePhase(error) === 'event' ? 'event' : 'config', error, observe);
@@ -112,7 +118,12 @@ function parse(event: unknown, context: Parameters<Handler>[1], runtimeOnce: () 
 }
 
 /** run: one sync under the lease; its summary (every expected failure is in it). */
-async function run(invocation: Invocation, deps: SyncDeps, context: { runId: string; remainingMs: () => number }, observe: Observe): Promise<RunSummary> {
+async function run(
+  invocation: Invocation,
+  deps: SyncDeps,
+  context: { runId: string; remainingMs: () => number },
+  observe: Observe,
+): Promise<RunSummary> {
   try {
     return withBoundedError(await runSync(invocation, deps, context));
   } catch (error) {
@@ -150,14 +161,24 @@ function buildRuntime(options: HandlerOptions, logger: Logger, now: () => number
     options.dynamo ??
     new DynamoDBClient({
       maxAttempts: DYNAMO_CLIENT_SETTINGS.maxAttempts,
-      requestHandler: { connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs, requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs },
+      requestHandler: {
+        connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs,
+        requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs,
+      },
     });
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   return { config, deps: syncDeps(config, timing, doc, options, logger, now) };
 }
 
 /** The lease, the store, the fenced writer and the Codeforces client of a sync. */
-function syncDeps(config: Config, timing: LeaseTiming, doc: DynamoDBDocumentClient, options: HandlerOptions, logger: Logger, now: () => number): SyncDeps {
+function syncDeps(
+  config: Config,
+  timing: LeaseTiming,
+  doc: DynamoDBDocumentClient,
+  options: HandlerOptions,
+  logger: Logger,
+  now: () => number,
+): SyncDeps {
   const lease = new DynamoLease({
     doc,
     table: config.tables.coordination,

@@ -97,7 +97,9 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
   });
   /** The text of a failure: the deadline, when the error is what the deadline's abort caused. */
   const errorText = (error: unknown, deadline: boolean): string =>
-    deadline && !(error instanceof RunDeadlineError) ? describe(new RunDeadlineError('the run reached its deadline before Lambda timeout')) : describe(error);
+    deadline && !(error instanceof RunDeadlineError)
+      ? describe(new RunDeadlineError('the run reached its deadline before Lambda timeout'))
+      : describe(error);
 
   // A dry run writes nothing, so it takes no lease: it never makes a scheduled tick skip.
   if (invocation.dryRun) {
@@ -159,7 +161,12 @@ export async function runSync(invocation: Invocation, deps: SyncDeps, context: R
       counts.heartbeats = outcome.heartbeats;
       const fence = outcome.fence !== undefined ? { fence: outcome.fence } : {};
       if (outcome.reason === 'work') {
-        return finish({ outcome: 'failed', reason: failurePhase(outcome.error), ...fence, error: errorText(outcome.error, outcome.deadline) });
+        return finish({
+          outcome: 'failed',
+          reason: failurePhase(outcome.error),
+          ...fence,
+          error: errorText(outcome.error, outcome.deadline),
+        });
       }
       return finish({ outcome: 'failed', reason: outcome.reason, ...fence, error: describe(outcome.error) });
     }
@@ -269,14 +276,22 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
   // Act: one fenced commit, with the events; the contests whose reminders changed state are
   // handed over, so the next run reads them again.
   if (!write) return { plan, verdict, changes, events };
-  const clockOnly = changes.reminderUpdates.length + changes.contestPuts.length + changes.contestDeletes.length + events.length === 0 && !(publishing && announced.withdrawnChanged);
+  const clockOnly =
+    changes.reminderUpdates.length + changes.contestPuts.length + changes.contestDeletes.length + events.length === 0 &&
+    !(publishing && announced.withdrawnChanged);
   const clockFresh = replyMadeAt === undefined || appliedAt > replyMadeAt + SKEW_SECONDS;
   const actions = clockOnly && !clockFresh ? [] : deps.store.actionsFor(changes, new Date(nowMs).toISOString());
   if (actions.length > 0) {
     // A contest new to the table had no state the app could have written a reminder against.
     const storedIds = new Set(stored.map(({ contestId }) => contestId));
     const handoff = [...toCheck].filter((id) => storedIds.has(id)).map(String);
-    const written = await commitDroppingRaced(work, actions, changes.reminderUpdates.length, { final: true, handoff, ...(events.length > 0 ? { events } : {}) }, counts);
+    const written = await commitDroppingRaced(
+      work,
+      actions,
+      changes.reminderUpdates.length,
+      { final: true, handoff, ...(events.length > 0 ? { events } : {}) },
+      counts,
+    );
     counts.transactions = written.transactions;
     counts.eventsPublished = written.events.written;
     counts.eventsDuplicate = written.events.duplicates;
@@ -290,13 +305,24 @@ async function contestWork(deps: SyncDeps, work: WorkContext, counts: RunCounts,
  * No current evidence (a stale reply, Codeforces failing): pause the reminders due before the next
  * sync could see a change, with their contests (reminders.ts, `doubtUpdates`).
  */
-async function doubt(deps: SyncDeps, work: WorkContext, stored: readonly ContestItem[], counts: RunCounts, settings: PlanSettings): Promise<StoreChanges> {
+async function doubt(
+  deps: SyncDeps,
+  work: WorkContext,
+  stored: readonly ContestItem[],
+  counts: RunCounts,
+  settings: PlanSettings,
+): Promise<StoreChanges> {
   const nowSeconds = Math.floor(deps.now() / 1000);
   const changes = emptyChanges();
   if (!settings.firingRule) return changes;
   const updatedAt = new Date(deps.now()).toISOString();
   for (const contest of contestsToDoubt(stored)) {
-    const updates = doubtUpdates(contest.contestId, await deps.store.remindersOf(contest.contestId, work.signal), nowSeconds, settings.doubtSeconds);
+    const updates = doubtUpdates(
+      contest.contestId,
+      await deps.store.remindersOf(contest.contestId, work.signal),
+      nowSeconds,
+      settings.doubtSeconds,
+    );
     if (updates.length === 0) continue;
     changes.reminderUpdates.push(...updates);
     changes.contestPuts.push({ ...contest, remindersPaused: 'held', updatedAt });
@@ -317,7 +343,13 @@ export const RACED_COMMIT_ATTEMPTS = 4;
  * Sending again what a first transaction already wrote is harmless: every action is idempotent and
  * the outbox finds its events written.
  */
-async function commitDroppingRaced(work: WorkContext, actions: TransactAction[], reminderActions: number, options: CommitOptions, counts: RunCounts): Promise<CommitResult> {
+async function commitDroppingRaced(
+  work: WorkContext,
+  actions: TransactAction[],
+  reminderActions: number,
+  options: CommitOptions,
+  counts: RunCounts,
+): Promise<CommitResult> {
   const reminders = new Set(actions.slice(0, reminderActions));
   let pending = actions;
   const handoff = new Set(options.handoff ?? []);
@@ -341,7 +373,14 @@ async function doubtOnFailure(deps: SyncDeps, work: WorkContext, counts: RunCoun
     const { contests } = splitClock(await deps.store.scanContests(work.signal));
     const changes = await doubt(deps, work, contests, counts, settings);
     const actions = deps.store.actionsFor(changes, new Date(deps.now()).toISOString());
-    if (actions.length > 0) await commitDroppingRaced(work, actions, changes.reminderUpdates.length, { handoff: changes.contestPuts.map(({ contestId }) => String(contestId)) }, counts);
+    if (actions.length > 0)
+      await commitDroppingRaced(
+        work,
+        actions,
+        changes.reminderUpdates.length,
+        { handoff: changes.contestPuts.map(({ contestId }) => String(contestId)) },
+        counts,
+      );
   } catch {
     // Best effort: the run fails for Codeforces whatever happens here, and the next one tries again.
   }
@@ -365,7 +404,11 @@ async function fetchReply(deps: SyncDeps, work: WorkContext, counts: RunCounts):
 }
 
 /** The Contests table's items: the contests, and the reply clock (the sync's own item). */
-function splitClock(items: readonly (ContestItem | ReplyClockItem)[]): { contests: ContestItem[]; replyMadeAt?: number; withdrawn: Record<string, unknown> } {
+function splitClock(items: readonly (ContestItem | ReplyClockItem)[]): {
+  contests: ContestItem[];
+  replyMadeAt?: number;
+  withdrawn: Record<string, unknown>;
+} {
   const contests: ContestItem[] = [];
   let replyMadeAt: number | undefined;
   let withdrawn: Record<string, unknown> = {};
@@ -408,7 +451,9 @@ function judgedOf({ plan, verdict }: Synced): Pick<RunSummary, 'held' | 'accepte
   if (verdict.stale) return { stale: { madeAt: iso(verdict.madeAt), newestApplied: iso(verdict.newestApplied) } };
   if (plan === undefined) return {};
   const listed = (changes: readonly HeldChange[]) =>
-    changes.slice(0, HELD_LISTED).map(({ contestId, kind, since, replies }) => ({ contestId, kind, since: new Date(since * 1000).toISOString(), replies }));
+    changes
+      .slice(0, HELD_LISTED)
+      .map(({ contestId, kind, since, replies }) => ({ contestId, kind, since: new Date(since * 1000).toISOString(), replies }));
   return {
     ...(plan.held.length > 0 ? { held: listed(plan.held) } : {}),
     ...(plan.accepted.length > 0 ? { accepted: listed(plan.accepted) } : {}),
@@ -420,10 +465,24 @@ export const DRY_RUN_LISTED = 50;
 
 function describeChanges({ plan, changes, events }: Synced): RunSummary['changes'] {
   if (plan === undefined) {
-    return { write: [], writeTotal: 0, cancel: [], cancelTotal: 0, vanish: [], vanishTotal: 0, moveReminders: 0, pauseReminders: 0, dueReminders: 0, events: [], eventsTotal: 0 };
+    return {
+      write: [],
+      writeTotal: 0,
+      cancel: [],
+      cancelTotal: 0,
+      vanish: [],
+      vanishTotal: 0,
+      moveReminders: 0,
+      pauseReminders: 0,
+      dueReminders: 0,
+      events: [],
+      eventsTotal: 0,
+    };
   }
   return {
-    write: plan.upserts.slice(0, DRY_RUN_LISTED).map(({ contestId, name, startTimeSeconds, phase }) => ({ contestId, name, startTimeSeconds, phase })),
+    write: plan.upserts
+      .slice(0, DRY_RUN_LISTED)
+      .map(({ contestId, name, startTimeSeconds, phase }) => ({ contestId, name, startTimeSeconds, phase })),
     writeTotal: plan.upserts.length,
     cancel: plan.cancelled.slice(0, DRY_RUN_LISTED),
     cancelTotal: plan.cancelled.length,

@@ -128,7 +128,6 @@ function text(key: string, value: unknown): string {
   return value.trim();
 }
 
-
 /** Parses and cross-checks raw context values (missing keys take their defaults). */
 export function parseConfig(raw: Partial<Record<keyof ContestSyncConfig, unknown>>): ContestSyncConfig {
   const K = CONTEXT_KEYS;
@@ -202,7 +201,8 @@ export function parseConfig(raw: Partial<Record<keyof ContestSyncConfig, unknown
   const schedulePaused = flag(K.schedulePaused, pick('schedulePaused'));
 
   const logLevelRaw = text(K.logLevel, pick('logLevel')).toUpperCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevelRaw)) fail(K.logLevel, pick('logLevel'), `expected one of ${LOG_LEVELS.join(', ')}`);
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevelRaw))
+    fail(K.logLevel, pick('logLevel'), `expected one of ${LOG_LEVELS.join(', ')}`);
   const logLevel = logLevelRaw as LogLevel;
 
   const stage = text(K.stage, pick('stage'));

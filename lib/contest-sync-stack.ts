@@ -226,9 +226,17 @@ export class ContestSyncStack extends Stack {
     output('AlarmTopicArn', this.monitoring.topic.topicArn, 'Alarm notifications');
     output('EventBusName', this.events.eventBus.eventBusName, 'EventBridge bus of the events the app subscribes to (docs/events.md)');
     output('EventBusArn', this.events.eventBus.eventBusArn, 'Its ARN, for rules in other stacks');
-    output('EventsDeadLetterQueueUrl', this.events.deadLetterQueue.queueUrl, 'Outbox batches given up after every retry (docs/runbook.md, "Events not delivered")');
+    output(
+      'EventsDeadLetterQueueUrl',
+      this.events.deadLetterQueue.queueUrl,
+      'Outbox batches given up after every retry (docs/runbook.md, "Events not delivered")',
+    );
     output('DashboardName', this.monitoring.dashboard.dashboardName, 'CloudWatch dashboard');
-    output('DeliveryFunctionName', this.delivery[0]!.function.functionName, 'Reminder delivery function of shard 0 (console "Test" delivers what is due now)');
+    output(
+      'DeliveryFunctionName',
+      this.delivery[0]!.function.functionName,
+      'Reminder delivery function of shard 0 (console "Test" delivers what is due now)',
+    );
   }
 
   /**
@@ -239,8 +247,11 @@ export class ContestSyncStack extends Stack {
     const { reminders, contests } = this.tables;
     return new ScheduledSingletonJob(this, shard === 0 ? 'Delivery' : `Delivery${shard}`, {
       description: `Delivers due reminders of byDue shard ${shard} as ReminderDue events, each once (contest-sync)`,
-      roleDescription: 'contest-sync reminder delivery: its log group, its failure queue, the byDue query, the claim, contest names, its outbox keys',
-      scheduleDescription: config.schedulePaused ? 'Reminder delivery - PAUSED (context contestSync:schedulePaused)' : 'Reminder delivery, every minute',
+      roleDescription:
+        'contest-sync reminder delivery: its log group, its failure queue, the byDue query, the claim, contest names, its outbox keys',
+      scheduleDescription: config.schedulePaused
+        ? 'Reminder delivery - PAUSED (context contestSync:schedulePaused)'
+        : 'Reminder delivery, every minute',
       entry: fileURLToPath(new URL('../lambda/delivery/handler.ts', import.meta.url)),
       schedule: events.Schedule.rate(Duration.minutes(1)),
       periodMinutes: 1,
@@ -259,7 +270,11 @@ export class ContestSyncStack extends Stack {
         POWERTOOLS_LOG_LEVEL: config.logLevel,
       },
       statements: [
-        new iam.PolicyStatement({ sid: 'RemindersDueIndex', actions: [...DELIVERY_ACTIONS.remindersIndex], resources: [`${reminders.tableArn}/index/${REMINDERS_BY_DUE_INDEX}`] }),
+        new iam.PolicyStatement({
+          sid: 'RemindersDueIndex',
+          actions: [...DELIVERY_ACTIONS.remindersIndex],
+          resources: [`${reminders.tableArn}/index/${REMINDERS_BY_DUE_INDEX}`],
+        }),
         new iam.PolicyStatement({ sid: 'RemindersClaim', actions: [...DELIVERY_ACTIONS.reminders], resources: [reminders.tableArn] }),
         new iam.PolicyStatement({ sid: 'ContestsRead', actions: [...DELIVERY_ACTIONS.contests], resources: [contests.tableArn] }),
       ],
@@ -267,7 +282,11 @@ export class ContestSyncStack extends Stack {
       metrics: { namespace: METRICS_NAMESPACE, service: `reminder-delivery-${shard}` },
       alarmTopic: this.monitoring.topic,
       noSuccessPeriods: 10,
-      outbox: { delivery: this.events, source: shard === 0 ? EVENT_SOURCES.reminders : `${EVENT_SOURCES.reminders}.${shard}`, schemas: { ReminderDue: REMINDER_DUE_DETAIL_SCHEMA } },
+      outbox: {
+        delivery: this.events,
+        source: shard === 0 ? EVENT_SOURCES.reminders : `${EVENT_SOURCES.reminders}.${shard}`,
+        schemas: { ReminderDue: REMINDER_DUE_DETAIL_SCHEMA },
+      },
       consoleTestEvents: consoleTestEventPayloads(DELIVERY_CONSOLE_TEST_EVENTS),
     });
   }

@@ -28,7 +28,8 @@ const GLUE = '(banner, esbuild runtime)';
 
 export const PROBES: Record<string, RegExp> = {
   'zod locales': /node_modules\/zod\/v4\/locales\//,
-  'undici fetch/websocket/cache/mock': /node_modules\/undici\/lib\/(web\/(fetch\/index|websocket|eventsource|cache)|mock|cache|interceptor)/,
+  'undici fetch/websocket/cache/mock':
+    /node_modules\/undici\/lib\/(web\/(fetch\/index|websocket|eventsource|cache)|mock|cache|interceptor)/,
 };
 
 /** Package of a metafile input path: `node_modules/@scope/name/...` → `@scope/name` (the innermost one). */

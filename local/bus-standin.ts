@@ -84,11 +84,17 @@ interface CfnResource {
 /** The rules on the bus `busLogicalId` in a synthesized template, with their patterns and targets. */
 export function rulesFromTemplate(template: { Resources: Record<string, CfnResource> }, busLogicalId: string): BusRule[] {
   return Object.entries(template.Resources)
-    .filter(([, resource]) => resource.Type === 'AWS::Events::Rule' && (resource.Properties?.EventBusName as { Ref?: string } | undefined)?.Ref === busLogicalId)
+    .filter(
+      ([, resource]) =>
+        resource.Type === 'AWS::Events::Rule' && (resource.Properties?.EventBusName as { Ref?: string } | undefined)?.Ref === busLogicalId,
+    )
     .map(([name, resource]) => {
       const props = resource.Properties ?? {};
-      const targets = ((props.Targets as { Arn?: { 'Fn::GetAtt'?: [string, string] } }[] | undefined) ?? []).map((target) => target.Arn?.['Fn::GetAtt']?.[0] ?? '');
-      const pattern = typeof props.EventPattern === 'string' ? (JSON.parse(props.EventPattern) as Pattern) : (props.EventPattern as Pattern);
+      const targets = ((props.Targets as { Arn?: { 'Fn::GetAtt'?: [string, string] } }[] | undefined) ?? []).map(
+        (target) => target.Arn?.['Fn::GetAtt']?.[0] ?? '',
+      );
+      const pattern =
+        typeof props.EventPattern === 'string' ? (JSON.parse(props.EventPattern) as Pattern) : (props.EventPattern as Pattern);
       if (pattern === undefined) throw new Error(`rule ${name} on the bus has no EventPattern`);
       return { name, pattern, targets };
     });
@@ -116,11 +122,23 @@ const entryBytes = (entry: PutEntry) =>
   Buffer.byteLength(entry.Detail ?? '') +
   (entry.Resources ?? []).reduce((sum, r) => sum + Buffer.byteLength(r), 0);
 
-export async function startBusStandin(options: { rules: BusRule[]; targets: Record<string, Target>; faults?: BusFaults; retries?: number; retryDelayMs?: number }): Promise<BusStandin> {
+export async function startBusStandin(options: {
+  rules: BusRule[];
+  targets: Record<string, Target>;
+  faults?: BusFaults;
+  retries?: number;
+  retryDelayMs?: number;
+}): Promise<BusStandin> {
   let faults: BusFaults = options.faults ?? {};
   const retries = options.retries ?? 3;
   const pending = new Set<Promise<void>>();
-  const state: Omit<BusStandin, 'endpoint' | 'setFaults' | 'idle' | 'close'> = { accepted: [], delivered: [], failed: [], refused: [], requests: 0 };
+  const state: Omit<BusStandin, 'endpoint' | 'setFaults' | 'idle' | 'close'> = {
+    accepted: [],
+    delivered: [],
+    failed: [],
+    refused: [],
+    requests: 0,
+  };
 
   const deliver = (rule: BusRule, target: string, event: BusEvent) => {
     const run = async () => {
@@ -165,10 +183,17 @@ export async function startBusStandin(options: { rules: BusRule[]; targets: Reco
     const entries = body.Entries ?? [];
     state.requests += 1;
     if (entries.length === 0 || entries.length > MAX_ENTRIES) {
-      return { status: 400, answer: { __type: 'ValidationException', message: `Entries must hold 1-${MAX_ENTRIES} entries, got ${entries.length}` } };
+      return {
+        status: 400,
+        answer: { __type: 'ValidationException', message: `Entries must hold 1-${MAX_ENTRIES} entries, got ${entries.length}` },
+      };
     }
     const total = entries.reduce((sum, entry) => sum + entryBytes(entry), 0);
-    if (total > MAX_REQUEST_BYTES) return { status: 400, answer: { __type: 'ValidationException', message: `Total size of the entries in the request is over the limit (${total} bytes)` } };
+    if (total > MAX_REQUEST_BYTES)
+      return {
+        status: 400,
+        answer: { __type: 'ValidationException', message: `Total size of the entries in the request is over the limit (${total} bytes)` },
+      };
     const results = entries.map((entry) => {
       const code = invalid(entry) ?? faults.failEntry?.(entry, state.requests);
       if (code !== undefined) {
@@ -200,7 +225,11 @@ export async function startBusStandin(options: { rules: BusRule[]; targets: Reco
     request.on('end', () => {
       const target = String(request.headers['x-amz-target'] ?? '');
       let reply: { status: number; answer: unknown };
-      if (target !== 'AWSEvents.PutEvents') reply = { status: 400, answer: { __type: 'UnknownOperationException', message: `the bus stand-in serves PutEvents only, not ${target}` } };
+      if (target !== 'AWSEvents.PutEvents')
+        reply = {
+          status: 400,
+          answer: { __type: 'UnknownOperationException', message: `the bus stand-in serves PutEvents only, not ${target}` },
+        };
       else {
         try {
           reply = putEvents(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { Entries?: PutEntry[] });

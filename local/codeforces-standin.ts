@@ -129,7 +129,10 @@ export async function startCodeforcesStandin(
     const path = req.url ?? '/';
     const { pathname } = new URL(path, 'http://standin');
     if (req.method !== 'GET' || pathname !== '/api/contest.list') {
-      send(res, req, { status: pathname.startsWith('/api/') ? 400 : 404, body: { status: 'FAILED', comment: `Method is not found: ${pathname}` } });
+      send(res, req, {
+        status: pathname.startsWith('/api/') ? 400 : 404,
+        body: { status: 'FAILED', comment: `Method is not found: ${pathname}` },
+      });
       return;
     }
     requests.push({ at: Date.now(), path });

@@ -97,9 +97,14 @@ const ANSWERS: Record<Exclude<ProxyFault, 'drop-after-apply'>, { status: number;
   'throughput-exceeded': {
     status: 400,
     type: `${PREFIX}ProvisionedThroughputExceededException`,
-    message: 'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
+    message:
+      'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
   },
-  throttling: { status: 400, type: 'com.amazon.coral.availability#ThrottlingException', message: 'Rate of requests exceeds the allowed throughput.' },
+  throttling: {
+    status: 400,
+    type: 'com.amazon.coral.availability#ThrottlingException',
+    message: 'Rate of requests exceeds the allowed throughput.',
+  },
   'internal-error': { status: 500, type: `${PREFIX}InternalServerError`, message: 'Internal server error' },
 };
 
@@ -121,7 +126,9 @@ function writtenKeys(operation: string, body: Json | undefined, locks: Transacti
   if (body === undefined) return [];
   const actions: Json[] =
     operation === 'TransactWriteItems'
-      ? (Array.isArray(body.TransactItems) ? body.TransactItems : []).flatMap((item) => (isJson(item) ? Object.values(item).filter(isJson) : []))
+      ? (Array.isArray(body.TransactItems) ? body.TransactItems : []).flatMap((item) =>
+          isJson(item) ? Object.values(item).filter(isJson) : [],
+        )
       : PLAIN_WRITES.has(operation)
         ? [body]
         : [];
@@ -154,10 +161,7 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
 
 const wait = (ms: number) => (ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
 
-export async function startDynamoProxy(
-  target: string,
-  options: { port?: number; locks?: TransactionLocks } = {},
-): Promise<DynamoProxy> {
+export async function startDynamoProxy(target: string, options: { port?: number; locks?: TransactionLocks } = {}): Promise<DynamoProxy> {
   const upstream = new URL(target);
   const counts = new Map<string, number>();
   const injected = new Map<ProxyFault, Map<string, number>>();
@@ -196,7 +200,10 @@ export async function startDynamoProxy(
     });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const operation = String(req.headers['x-amz-target'] ?? 'unknown').split('.').pop() ?? 'unknown';
+    const operation =
+      String(req.headers['x-amz-target'] ?? 'unknown')
+        .split('.')
+        .pop() ?? 'unknown';
     const n = (counts.get(operation) ?? 0) + 1;
     counts.set(operation, n);
     const raw = await readBody(req);

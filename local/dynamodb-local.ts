@@ -66,11 +66,19 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
   if (path !== null) mkdirSync(path, { recursive: true });
   const child: ChildProcess = dynamoDbLocal.spawn({ port, sharedDb: true, stdio: 'pipe', path });
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-  child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
   let exited: { code: number | null; error?: Error } | undefined;
-  child.on('exit', (code) => { exited = { code }; });
-  child.on('error', (error) => { exited = { code: null, error }; });
+  child.on('exit', (code) => {
+    exited = { code };
+  });
+  child.on('error', (error) => {
+    exited = { code: null, error };
+  });
 
   const client = localDynamoClient(endpoint);
   const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
@@ -78,9 +86,7 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
     for (;;) {
       if (exited !== undefined) {
         const why = exited.error?.message ?? `exit code ${exited.code}`;
-        throw new Error(
-          `DynamoDB Local did not start (${why}). It needs a Java runtime (17+) on PATH.\n${output}`,
-        );
+        throw new Error(`DynamoDB Local did not start (${why}). It needs a Java runtime (17+) on PATH.\n${output}`);
       }
       try {
         await client.send(new ListTablesCommand({}));
@@ -103,7 +109,10 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
     client: () => localDynamoClient(endpoint),
     stop: () =>
       new Promise<void>((resolve) => {
-        if (exited !== undefined) { resolve(); return; }
+        if (exited !== undefined) {
+          resolve();
+          return;
+        }
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 3_000).unref();

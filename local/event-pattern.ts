@@ -31,7 +31,7 @@ export function matches(pattern: Pattern, event: unknown): boolean {
   return Object.entries(pattern).every(([key, rule]) => {
     if (key === '$or') return orMatches(rule, event);
     const present = isObject(event) && Object.prototype.hasOwnProperty.call(event, key);
-    const value = present ? (event)[key] : undefined;
+    const value = present ? event[key] : undefined;
     if (Array.isArray(rule)) return leafMatches(rule, present, value);
     if (isObject(rule)) return present && isObject(value) ? matches(rule, value) : nestedAbsent(rule);
     throw new EventPatternError(`pattern field ${key} must be an array of values or an object, got ${JSON.stringify(rule)}`);
@@ -105,7 +105,8 @@ function exactMatches(expected: unknown, value: unknown): boolean {
 function affixMatches(operand: unknown, value: unknown, test: (text: string, affix: string) => boolean): boolean {
   if (typeof value !== 'string') return false;
   if (typeof operand === 'string') return test(value, operand);
-  if (isObject(operand) && typeof operand['equals-ignore-case'] === 'string') return test(value.toLowerCase(), operand['equals-ignore-case'].toLowerCase());
+  if (isObject(operand) && typeof operand['equals-ignore-case'] === 'string')
+    return test(value.toLowerCase(), operand['equals-ignore-case'].toLowerCase());
   throw new EventPatternError(`prefix/suffix takes a string or { "equals-ignore-case": string }, got ${JSON.stringify(operand)}`);
 }
 
@@ -142,12 +143,14 @@ const COMPARE: Record<string, (a: number, b: number) => boolean> = {
 
 /** numeric: pairs of comparison and number, all of which must hold. */
 function numericMatches(operand: unknown, value: unknown): boolean {
-  if (!Array.isArray(operand) || operand.length === 0 || operand.length % 2 !== 0) throw new EventPatternError(`numeric takes [op, number, ...], got ${JSON.stringify(operand)}`);
+  if (!Array.isArray(operand) || operand.length === 0 || operand.length % 2 !== 0)
+    throw new EventPatternError(`numeric takes [op, number, ...], got ${JSON.stringify(operand)}`);
   if (typeof value !== 'number') return false;
   for (let i = 0; i < operand.length; i += 2) {
     const compare = COMPARE[operand[i] as string];
     const bound = operand[i + 1];
-    if (compare === undefined || typeof bound !== 'number') throw new EventPatternError(`numeric comparison ${JSON.stringify(operand[i])} ${JSON.stringify(bound)} is not supported`);
+    if (compare === undefined || typeof bound !== 'number')
+      throw new EventPatternError(`numeric comparison ${JSON.stringify(operand[i])} ${JSON.stringify(bound)} is not supported`);
     if (!compare(value, bound)) return false;
   }
   return true;
@@ -164,7 +167,8 @@ function cidrMatches(operand: unknown, value: unknown): boolean {
   const [base, bits] = typeof operand === 'string' ? operand.split('/') : [];
   const network = base === undefined ? undefined : ipv4(base);
   const length = Number(bits);
-  if (network === undefined || !Number.isInteger(length) || length < 0 || length > 32) throw new EventPatternError(`cidr takes an IPv4 block, got ${JSON.stringify(operand)}`);
+  if (network === undefined || !Number.isInteger(length) || length < 0 || length > 32)
+    throw new EventPatternError(`cidr takes an IPv4 block, got ${JSON.stringify(operand)}`);
   const address = typeof value === 'string' ? ipv4(value) : undefined;
   if (address === undefined) return false;
   const size = 2 ** (32 - length);

@@ -18,7 +18,9 @@ import { resolvedEnvironment, type CfnTemplate } from './template.js';
 
 /** A function's environment as the template sets it, each table `Ref` resolved to its local name. */
 export function functionEnv(template: CfnTemplate, logicalId: string, names: TableNames): Record<string, string> {
-  const byLogicalId = Object.fromEntries(tableDefinitionsFromTemplate(template).flatMap((d) => (names[d.role] !== undefined ? [[d.logicalId, names[d.role]!]] : [])));
+  const byLogicalId = Object.fromEntries(
+    tableDefinitionsFromTemplate(template).flatMap((d) => (names[d.role] !== undefined ? [[d.logicalId, names[d.role]!]] : [])),
+  );
   return resolvedEnvironment(template, logicalId, byLogicalId);
 }
 
@@ -77,7 +79,13 @@ export interface Received {
  * Delivers what the outbox table holds (its stream from the oldest record DynamoDB Local keeps):
  * relay, bus, and a deduping consumer. Resolves once the stream is drained and the bus idle.
  */
-export async function deliverOutbox(options: { template: CfnTemplate; dynamo: DynamoDBClient; endpoint: string; names: TableNames; sinceMs?: number }): Promise<Received> {
+export async function deliverOutbox(options: {
+  template: CfnTemplate;
+  dynamo: DynamoDBClient;
+  endpoint: string;
+  names: TableNames;
+  sinceMs?: number;
+}): Promise<Received> {
   const { template, names } = options;
   const outboxId = tableDefinitionsFromTemplate(template).find((d) => d.role === 'outbox')?.logicalId;
   if (outboxId === undefined || names.outbox === undefined) throw new Error('the template has no outbox table');
@@ -100,9 +108,19 @@ export async function deliverOutbox(options: { template: CfnTemplate; dynamo: Dy
     },
   });
   const client = new EventBridgeClient({ endpoint: bus.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const relay = outboxRelay({ putEvents: (entries) => client.send(new PutEventsCommand({ Entries: entries })), env: { EVENT_BUS_NAME: 'local' }, write: () => undefined });
+  const relay = outboxRelay({
+    putEvents: (entries) => client.send(new PutEventsCommand({ Entries: entries })),
+    env: { EVENT_BUS_NAME: 'local' },
+    write: () => undefined,
+  });
   const { config } = mappingFromTemplate(template, outboxId);
-  const poller = await startStreamPoller({ endpoint: options.endpoint, dynamo: options.dynamo, tableName: names.outbox, config, invoke: (records) => relay({ Records: records }) });
+  const poller = await startStreamPoller({
+    endpoint: options.endpoint,
+    dynamo: options.dynamo,
+    tableName: names.outbox,
+    config,
+    invoke: (records) => relay({ Records: records }),
+  });
   try {
     await poller.drained(500, 30_000);
     await bus.idle();

@@ -39,7 +39,10 @@ interface CfnResource {
 }
 
 /** The event source mapping on `tableLogicalId`'s stream in a synthesized template, and its function's logical id. */
-export function mappingFromTemplate(template: { Resources: Record<string, CfnResource> }, tableLogicalId: string): { config: MappingConfig; functionLogicalId: string } {
+export function mappingFromTemplate(
+  template: { Resources: Record<string, CfnResource> },
+  tableLogicalId: string,
+): { config: MappingConfig; functionLogicalId: string } {
   const found = Object.values(template.Resources).find(
     (r) => r.Type === 'AWS::Lambda::EventSourceMapping' && r.Properties?.EventSourceArn?.['Fn::GetAtt']?.[0] === tableLogicalId,
   );
@@ -126,7 +129,13 @@ export async function startStreamPoller(options: {
   const pollMs = options.pollMs ?? 100;
 
   const giveUp = (shardId: string, batch: LambdaStreamRecord[], reason: string) => {
-    const given = { shardId, startSequenceNumber: batch[0]?.dynamodb.SequenceNumber ?? '', endSequenceNumber: batch.at(-1)?.dynamodb.SequenceNumber ?? '', batchSize: batch.length, reason };
+    const given = {
+      shardId,
+      startSequenceNumber: batch[0]?.dynamodb.SequenceNumber ?? '',
+      endSequenceNumber: batch.at(-1)?.dynamodb.SequenceNumber ?? '',
+      batchSize: batch.length,
+      reason,
+    };
     givenUp.push(given);
     options.onFailure?.(given);
   };
@@ -172,7 +181,8 @@ export async function startStreamPoller(options: {
   };
 
   const oldest = async (shardId: string) =>
-    (await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator;
+    (await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' })))
+      .ShardIterator;
   const readShard = async (shardId: string) => {
     let iterator = await oldest(shardId);
     let last: string | undefined;
@@ -191,7 +201,16 @@ export async function startStreamPoller(options: {
         iterator =
           last === undefined
             ? await oldest(shardId)
-            : (await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shardId, ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: last }))).ShardIterator;
+            : (
+                await streams.send(
+                  new GetShardIteratorCommand({
+                    StreamArn: arn,
+                    ShardId: shardId,
+                    ShardIteratorType: 'AFTER_SEQUENCE_NUMBER',
+                    SequenceNumber: last,
+                  }),
+                )
+              ).ShardIterator;
         continue;
       }
       iterator = page.NextShardIterator;

@@ -53,11 +53,18 @@ const ENV_OF_ROLE: Record<TableRole, string> = {
 
 const TABLE_TYPES = new Set(['AWS::DynamoDB::Table', 'AWS::DynamoDB::GlobalTable']);
 
-interface CfnKey { AttributeName: string; KeyType: string }
+interface CfnKey {
+  AttributeName: string;
+  KeyType: string;
+}
 export interface CfnTableProperties {
   KeySchema?: CfnKey[];
   AttributeDefinitions?: { AttributeName: string; AttributeType: string }[];
-  GlobalSecondaryIndexes?: { IndexName: string; KeySchema: CfnKey[]; Projection?: { ProjectionType?: string; NonKeyAttributes?: string[] } }[];
+  GlobalSecondaryIndexes?: {
+    IndexName: string;
+    KeySchema: CfnKey[];
+    Projection?: { ProjectionType?: string; NonKeyAttributes?: string[] };
+  }[];
   TimeToLiveSpecification?: { AttributeName?: string; Enabled?: boolean };
   StreamSpecification?: { StreamViewType?: string };
 }
@@ -70,7 +77,9 @@ function rolesByLogicalId(template: CfnTemplate): Map<string, LocalTableRole> {
   const variables = (findSyncFunction(template).resource.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
   const roles = new Map<string, LocalTableRole>();
   // The outbox: the table whose stream an event source mapping (the relay's) reads.
-  for (const resource of Object.values((template?.Resources ?? {}) as Record<string, { Type: string; Properties?: { EventSourceArn?: { 'Fn::GetAtt'?: [string, string] } } }>)) {
+  for (const resource of Object.values(
+    (template?.Resources ?? {}) as Record<string, { Type: string; Properties?: { EventSourceArn?: { 'Fn::GetAtt'?: [string, string] } } }>,
+  )) {
     const source = resource.Type === 'AWS::Lambda::EventSourceMapping' ? resource.Properties?.EventSourceArn?.['Fn::GetAtt'] : undefined;
     if (source?.[1] === 'StreamArn') roles.set(source[0], 'outbox');
   }
@@ -111,7 +120,9 @@ export function tableDefinitionsFromTemplate(template: CfnTemplate): TableDefini
         },
       })),
       ...(ttl?.Enabled === true && ttl.AttributeName !== undefined ? { ttlAttribute: ttl.AttributeName } : {}),
-      ...(props.StreamSpecification?.StreamViewType !== undefined ? { streamViewType: props.StreamSpecification.StreamViewType as StreamViewType } : {}),
+      ...(props.StreamSpecification?.StreamViewType !== undefined
+        ? { streamViewType: props.StreamSpecification.StreamViewType as StreamViewType }
+        : {}),
     });
   }
   for (const role of TABLE_ROLES) {
@@ -155,7 +166,9 @@ export async function createTableFromResource(client: DynamoDBClient, TableName:
   await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1, maxDelay: 2 }, { TableName });
   const ttl = properties.TimeToLiveSpecification;
   if (ttl?.Enabled === true && ttl.AttributeName !== undefined) {
-    await client.send(new UpdateTimeToLiveCommand({ TableName, TimeToLiveSpecification: { AttributeName: ttl.AttributeName, Enabled: true } }));
+    await client.send(
+      new UpdateTimeToLiveCommand({ TableName, TimeToLiveSpecification: { AttributeName: ttl.AttributeName, Enabled: true } }),
+    );
   }
 }
 
@@ -183,7 +196,10 @@ export async function createTablesFromTemplate(
   options: { existing?: 'fail' | 'keep' } = {},
 ): Promise<TableNames> {
   const definitions = tableDefinitionsFromTemplate(template);
-  const names = localTableNames(namePrefix, definitions.some((d) => d.role === 'outbox'));
+  const names = localTableNames(
+    namePrefix,
+    definitions.some((d) => d.role === 'outbox'),
+  );
   const present = new Set<string>();
   if (options.existing === 'keep') {
     let ExclusiveStartTableName: string | undefined;
@@ -194,36 +210,40 @@ export async function createTablesFromTemplate(
     } while (ExclusiveStartTableName !== undefined);
   }
   await Promise.all(
-    definitions.filter((definition) => !present.has(names[definition.role]!)).map(async (definition) => {
-      const TableName = names[definition.role]!;
-      await client.send(
-        new CreateTableCommand({
-          TableName,
-          BillingMode: 'PAY_PER_REQUEST',
-          KeySchema: definition.keySchema,
-          AttributeDefinitions: definition.attributeDefinitions,
-          ...(definition.globalSecondaryIndexes.length === 0
-            ? {}
-            : {
-                GlobalSecondaryIndexes: definition.globalSecondaryIndexes.map((gsi) => ({
-                  IndexName: gsi.indexName,
-                  KeySchema: gsi.keySchema,
-                  Projection: gsi.projection,
-                })),
-              }),
-          ...(definition.streamViewType !== undefined ? { StreamSpecification: { StreamEnabled: true, StreamViewType: definition.streamViewType } } : {}),
-        }),
-      );
-      await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1, maxDelay: 2 }, { TableName });
-      if (definition.ttlAttribute !== undefined) {
+    definitions
+      .filter((definition) => !present.has(names[definition.role]!))
+      .map(async (definition) => {
+        const TableName = names[definition.role]!;
         await client.send(
-          new UpdateTimeToLiveCommand({
+          new CreateTableCommand({
             TableName,
-            TimeToLiveSpecification: { AttributeName: definition.ttlAttribute, Enabled: true },
+            BillingMode: 'PAY_PER_REQUEST',
+            KeySchema: definition.keySchema,
+            AttributeDefinitions: definition.attributeDefinitions,
+            ...(definition.globalSecondaryIndexes.length === 0
+              ? {}
+              : {
+                  GlobalSecondaryIndexes: definition.globalSecondaryIndexes.map((gsi) => ({
+                    IndexName: gsi.indexName,
+                    KeySchema: gsi.keySchema,
+                    Projection: gsi.projection,
+                  })),
+                }),
+            ...(definition.streamViewType !== undefined
+              ? { StreamSpecification: { StreamEnabled: true, StreamViewType: definition.streamViewType } }
+              : {}),
           }),
         );
-      }
-    }),
+        await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1, maxDelay: 2 }, { TableName });
+        if (definition.ttlAttribute !== undefined) {
+          await client.send(
+            new UpdateTimeToLiveCommand({
+              TableName,
+              TimeToLiveSpecification: { AttributeName: definition.ttlAttribute, Enabled: true },
+            }),
+          );
+        }
+      }),
   );
   return names;
 }

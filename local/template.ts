@@ -51,7 +51,9 @@ export function findSyncFunction(template: CfnTemplate): { logicalId: string; re
     return variables !== undefined && ENV.contestsTable in variables && ENV.codeforcesApiUrl in variables;
   });
   if (found.length !== 1) {
-    throw new Error(`expected exactly one Lambda function with ${ENV.contestsTable} and ${ENV.codeforcesApiUrl} in its environment, found ${found.length}`);
+    throw new Error(
+      `expected exactly one Lambda function with ${ENV.contestsTable} and ${ENV.codeforcesApiUrl} in its environment, found ${found.length}`,
+    );
   }
   const [logicalId, resource] = found[0]!;
   return { logicalId, resource };
@@ -127,7 +129,11 @@ export function findDeliveryFunction(template: CfnTemplate, shard = 0): { logica
 }
 
 /** A function's environment as the template sets it, every `{ Ref: id }` resolved through `nameOf` (an unknown one left as its id). */
-export function resolvedEnvironment(template: CfnTemplate, logicalId: string, nameOf: Readonly<Record<string, string>>): Record<string, string> {
+export function resolvedEnvironment(
+  template: CfnTemplate,
+  logicalId: string,
+  nameOf: Readonly<Record<string, string>>,
+): Record<string, string> {
   const variables = (template?.Resources?.[logicalId]?.Properties?.Environment?.Variables ?? {}) as Record<string, unknown>;
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(variables)) {

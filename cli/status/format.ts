@@ -68,7 +68,8 @@ export type LeaseState =
 /** Free (released, or never taken), lapsed (a holder that never released, expired), or held. */
 export function leaseState(lease: LeaseView | undefined, now: number): LeaseState {
   if (lease === undefined) return { state: 'never-used' };
-  if (lease.holder === undefined) return { state: 'free', ...(lease.releasedAtMs !== undefined ? { releasedAtMs: lease.releasedAtMs } : {}) };
+  if (lease.holder === undefined)
+    return { state: 'free', ...(lease.releasedAtMs !== undefined ? { releasedAtMs: lease.releasedAtMs } : {}) };
   const expiresAtMs = lease.expiresAtMs ?? 0;
   return expiresAtMs > now ? { state: 'held', holder: lease.holder, expiresAtMs } : { state: 'lapsed', holder: lease.holder, expiresAtMs };
 }
@@ -93,7 +94,11 @@ const ago = (at: number, now: number) => (at <= now ? `${span(now - at)} ago` : 
 /** Aligned plain-text table: a header, a rule, one line per row. */
 export function textTable(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
@@ -132,15 +137,25 @@ export function formatStatus(view: StatusView, now: number): string {
       fields.push(['lease', 'free (no run has taken it yet)']);
       break;
     case 'free':
-      fields.push(['lease', `free${state.releasedAtMs !== undefined ? ` (released ${utc(state.releasedAtMs)}, ${ago(state.releasedAtMs, now)})` : ''}`]);
+      fields.push([
+        'lease',
+        `free${state.releasedAtMs !== undefined ? ` (released ${utc(state.releasedAtMs)}, ${ago(state.releasedAtMs, now)})` : ''}`,
+      ]);
       break;
     case 'lapsed':
-      fields.push(['lease', `free: lapsed at ${utc(state.expiresAtMs)} (${ago(state.expiresAtMs, now)}); ${state.holder} never released it (crashed or timed out)`]);
+      fields.push([
+        'lease',
+        `free: lapsed at ${utc(state.expiresAtMs)} (${ago(state.expiresAtMs, now)}); ${state.holder} never released it (crashed or timed out)`,
+      ]);
       break;
     case 'held':
       fields.push(['lease', `HELD by ${state.holder}`]);
       fields.push(['until', `${utc(state.expiresAtMs)} (${ago(state.expiresAtMs, now)})`]);
-      if (lease?.acquiredAtMs !== undefined) fields.push(['since', `${utc(lease.acquiredAtMs)} (${lease.source ?? '?'}${lease.interval ? `, interval ${lease.interval}` : ''})`]);
+      if (lease?.acquiredAtMs !== undefined)
+        fields.push([
+          'since',
+          `${utc(lease.acquiredAtMs)} (${lease.source ?? '?'}${lease.interval ? `, interval ${lease.interval}` : ''})`,
+        ]);
       break;
   }
   fields.push(['fence', lease?.fence === undefined ? '0 (never acquired)' : String(lease.fence)]);

@@ -26,7 +26,9 @@ export async function coordinationTableOfStack(cloudFormation: CloudFormationCli
   if (stack === undefined) throw new StatusError(`stack ${stackName} not found`);
   const output = stack.Outputs?.find((o) => o.OutputKey === COORDINATION_OUTPUT);
   if (output?.OutputValue === undefined) {
-    throw new StatusError(`stack ${stackName} (${stack.StackStatus ?? 'unknown status'}) has no ${COORDINATION_OUTPUT} output; is it a contest-sync stack?`);
+    throw new StatusError(
+      `stack ${stackName} (${stack.StackStatus ?? 'unknown status'}) has no ${COORDINATION_OUTPUT} output; is it a contest-sync stack?`,
+    );
   }
   return output.OutputValue;
 }

@@ -25,11 +25,22 @@ export function consumer(options: { idempotencyTable: string; inboxTable: string
   const client = options.client ?? new DynamoDBClient({});
   const doc = DynamoDBDocumentClient.from(client);
   const persistenceStore = new DynamoDBPersistenceLayer({ tableName: options.idempotencyTable, awsSdkV3Client: client });
-  const config = new IdempotencyConfig({ eventKeyJmesPath: 'detail.eventId', expiresAfterSeconds: DEDUPE_SECONDS, throwOnNoIdempotencyKey: true });
+  const config = new IdempotencyConfig({
+    eventKeyJmesPath: 'detail.eventId',
+    expiresAfterSeconds: DEDUPE_SECONDS,
+    throwOnNoIdempotencyKey: true,
+  });
   return makeIdempotent(
     async (event: AppEvent, _context: unknown) => {
       // The side effect, once per eventId: the user's in-app notification.
-      const Item = { pk: event.detail.eventId, sk: randomUUID(), type: event['detail-type'], source: event.source, at: event.time, detail: event.detail };
+      const Item = {
+        pk: event.detail.eventId,
+        sk: randomUUID(),
+        type: event['detail-type'],
+        source: event.source,
+        at: event.time,
+        detail: event.detail,
+      };
       await doc.send(new PutCommand({ TableName: options.inboxTable, Item }));
       return { notified: event.detail.eventId };
     },
@@ -37,4 +48,7 @@ export function consumer(options: { idempotencyTable: string; inboxTable: string
   );
 }
 
-export const handler = consumer({ idempotencyTable: process.env.IDEMPOTENCY_TABLE_NAME ?? '', inboxTable: process.env.INBOX_TABLE_NAME ?? '' });
+export const handler = consumer({
+  idempotencyTable: process.env.IDEMPOTENCY_TABLE_NAME ?? '',
+  inboxTable: process.env.INBOX_TABLE_NAME ?? '',
+});

@@ -43,7 +43,11 @@ export class EventsConsumer extends Construct {
     // Powertools' record layout: key `id`, TTL `expiration`.
     this.idempotency = table('Idempotency', 'id', 'expiration');
     this.inbox = table('Inbox', 'pk');
-    this.deadLetters = new sqs.Queue(this, 'DeadLetters', { enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED, retentionPeriod: Duration.days(14) });
+    this.deadLetters = new sqs.Queue(this, 'DeadLetters', {
+      enforceSSL: true,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      retentionPeriod: Duration.days(14),
+    });
     // Its own role and log group: no managed policy, no account-wide log permissions.
     const role = new iam.Role(this, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
     const logGroup = new logs.LogGroup(this, 'LogGroup', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
@@ -69,14 +73,22 @@ export class EventsConsumer extends Construct {
       description: `${props.detailTypes.join(', ')} from ${props.source}`,
       eventPattern: { source: [props.source], detailType: [...props.detailTypes] },
     });
-    this.rule.addTarget(new targets.LambdaFunction(this.function, { retryAttempts: 8, maxEventAge: Duration.hours(24), deadLetterQueue: this.deadLetters }));
+    this.rule.addTarget(
+      new targets.LambdaFunction(this.function, { retryAttempts: 8, maxEventAge: Duration.hours(24), deadLetterQueue: this.deadLetters }),
+    );
     const pinned = 'Pinned to nodejs22.x with the bundle target, upgraded together on purpose.';
     Validations.of(this.function).acknowledge(
       { id: 'AwsSolutions-L1', reason: pinned },
       { id: 'Serverless-LambdaLatestVersion', reason: pinned },
-      { id: 'Serverless-LambdaTracing', reason: 'One DynamoDB write per event, logged; traces would add X-Ray permissions for nothing read.' },
+      {
+        id: 'Serverless-LambdaTracing',
+        reason: 'One DynamoDB write per event, logged; traces would add X-Ray permissions for nothing read.',
+      },
     );
     const store = 'The dead-letter store itself (rule target DLQ and function DLQ), read by an operator; nothing behind it.';
-    Validations.of(this.deadLetters).acknowledge({ id: 'AwsSolutions-SQS3', reason: store }, { id: 'Serverless-SQSRedrivePolicy', reason: store });
+    Validations.of(this.deadLetters).acknowledge(
+      { id: 'AwsSolutions-SQS3', reason: store },
+      { id: 'Serverless-SQSRedrivePolicy', reason: store },
+    );
   }
 }

@@ -185,10 +185,20 @@ export function classifyReply(reply: RawReply, options: ParseOptions): ReplyOutc
   const retryAfterMs = parseRetryAfter(header(reply.headers, 'retry-after'), options.nowMs ?? options.nowSeconds * 1000);
   const withRetryAfter = retryAfterMs === undefined ? {} : { retryAfterMs };
   if (statusCode === 429) {
-    return fail({ kind: 'rate-limited', message: `Codeforces rate limit: HTTP 429 (first 80 bytes: ${first})`, retryable: true, ...withRetryAfter });
+    return fail({
+      kind: 'rate-limited',
+      message: `Codeforces rate limit: HTTP 429 (first 80 bytes: ${first})`,
+      retryable: true,
+      ...withRetryAfter,
+    });
   }
   if (statusCode >= 500) {
-    return fail({ kind: 'http', message: `HTTP ${statusCode} from Codeforces (first 80 bytes: ${first})`, retryable: true, ...withRetryAfter });
+    return fail({
+      kind: 'http',
+      message: `HTTP ${statusCode} from Codeforces (first 80 bytes: ${first})`,
+      retryable: true,
+      ...withRetryAfter,
+    });
   }
 
   let json: unknown;
@@ -199,7 +209,12 @@ export function classifyReply(reply: RawReply, options: ParseOptions): ReplyOutc
       return fail({ kind: 'http', message: `HTTP ${statusCode} from Codeforces (first 80 bytes: ${first})`, retryable: false });
     }
     const reason = bound(error instanceof Error ? error.message : String(error), 256);
-    return fail({ kind: 'not-json', message: `Codeforces reply is not JSON: ${reason} (first 80 bytes: ${first})`, retryable: false, cause: error });
+    return fail({
+      kind: 'not-json',
+      message: `Codeforces reply is not JSON: ${reason} (first 80 bytes: ${first})`,
+      retryable: false,
+      cause: error,
+    });
   }
 
   const envelope = envelopeSchema.safeParse(json);
@@ -217,11 +232,20 @@ export function classifyReply(reply: RawReply, options: ParseOptions): ReplyOutc
   if (envelope.data.status === 'FAILED') {
     const comment = bound(envelope.data.comment, MAX_QUOTED_BYTES);
     return isRateLimitComment(comment)
-      ? fail({ kind: 'rate-limited', message: `Codeforces said FAILED: ${comment} (rate limited, HTTP ${statusCode})`, retryable: true, ...withRetryAfter })
+      ? fail({
+          kind: 'rate-limited',
+          message: `Codeforces said FAILED: ${comment} (rate limited, HTTP ${statusCode})`,
+          retryable: true,
+          ...withRetryAfter,
+        })
       : fail({ kind: 'api-failed', message: `Codeforces said FAILED: ${comment}`, retryable: false });
   }
   if (statusCode !== 200) {
-    return fail({ kind: 'http', message: `HTTP ${statusCode} from Codeforces with status OK (first 80 bytes: ${first})`, retryable: false });
+    return fail({
+      kind: 'http',
+      message: `HTTP ${statusCode} from Codeforces with status OK (first 80 bytes: ${first})`,
+      retryable: false,
+    });
   }
   return parseContestList(envelope.data.result, options);
 }
@@ -280,14 +304,14 @@ export function parseContestList(result: unknown, options: ParseOptions): ReplyO
 /** The id of a listed entry, even an invalid one, when it is an integer (or an integer string). */
 function listedId(entry: unknown): number | undefined {
   if (typeof entry !== 'object' || entry === null || !('id' in entry)) return undefined;
-  const raw = (entry).id;
+  const raw = entry.id;
   const id = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
   return Number.isSafeInteger(id) && id > 0 ? id : undefined;
 }
 
 function describeEntry(entry: unknown, index: number): string {
   if (typeof entry === 'object' && entry !== null && 'id' in entry) {
-    const id = (entry).id;
+    const id = entry.id;
     if (typeof id === 'number' || typeof id === 'string') return `contest ${bound(String(id), 64)}`;
   }
   return `entry #${index}`;
@@ -297,9 +321,19 @@ function describeEntry(entry: unknown, index: number): string {
 export function classifyRequestError(error: unknown, timedOutAfterMs?: number): Problem {
   const code = (error as { code?: unknown } | null)?.code;
   const message = bound(error instanceof Error ? error.message : String(error), MAX_QUOTED_BYTES);
-  if (timedOutAfterMs !== undefined || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (
+    timedOutAfterMs !== undefined ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  ) {
     const after = timedOutAfterMs === undefined ? '' : ` after ${timedOutAfterMs} ms`;
-    return { kind: 'timeout', message: `Codeforces request timed out${after}${code === undefined ? '' : ` (${typeof code === 'string' ? code : JSON.stringify(code)})`}`, retryable: true, cause: error };
+    return {
+      kind: 'timeout',
+      message: `Codeforces request timed out${after}${code === undefined ? '' : ` (${typeof code === 'string' ? code : JSON.stringify(code)})`}`,
+      retryable: true,
+      cause: error,
+    };
   }
   const detail = typeof code === 'string' && !message.includes(code) ? `${message} (${bound(code, 64)})` : message;
   return { kind: 'network', message: `network error calling Codeforces: ${detail}`, retryable: true, cause: error };
@@ -381,7 +415,11 @@ async function attemptOnce(url: string, dispatcher: Dispatcher, timeoutMs: numbe
 
 /** A body above MAX_BODY_BYTES: never parsed, never retried (the next reply would be the same). */
 function tooLarge(detail: string): Problem {
-  return { kind: 'too-large', message: `Codeforces reply refused: its body ${detail}, above the ${MAX_BODY_BYTES}-byte cap`, retryable: false };
+  return {
+    kind: 'too-large',
+    message: `Codeforces reply refused: its body ${detail}, above the ${MAX_BODY_BYTES}-byte cap`,
+    retryable: false,
+  };
 }
 
 function abortedProblem(signal: AbortSignal): Problem {

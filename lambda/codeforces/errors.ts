@@ -26,11 +26,7 @@ export class CodeforcesError extends Error {
   readonly attempts: number;
   readonly retryable: boolean;
 
-  constructor(
-    kind: CodeforcesErrorKind,
-    message: string,
-    options: { attempts: number; retryable: boolean; cause?: unknown },
-  ) {
+  constructor(kind: CodeforcesErrorKind, message: string, options: { attempts: number; retryable: boolean; cause?: unknown }) {
     // Bounded: a message may quote what Codeforces sent (comments, body snippets, names).
     super(bound(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.kind = kind;

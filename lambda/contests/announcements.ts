@@ -96,8 +96,16 @@ export function publishedAfter(published: Published, view: ContestView): Publish
  * commit). A retried run, or one that stopped between transactions, reads the same and derives the
  * same id; a later change of the same contest (even back to the same start) reads a newer version.
  */
-export function contestEventId(contestId: number, type: ContestEventType, from: number | undefined, to: number | undefined, version: string): string {
-  const digest = createHash('sha256').update(JSON.stringify([contestId, type, from ?? null, to ?? null, version])).digest('hex');
+export function contestEventId(
+  contestId: number,
+  type: ContestEventType,
+  from: number | undefined,
+  to: number | undefined,
+  version: string,
+): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([contestId, type, from ?? null, to ?? null, version]))
+    .digest('hex');
   return `contest:${digest.slice(0, 32)}`;
 }
 
@@ -143,7 +151,12 @@ function registerOf(read: Readonly<Record<string, unknown>> | undefined, nowSeco
     const entry = value as Partial<WithdrawnEntry> | null;
     if (entry === null || typeof entry !== 'object' || typeof entry.since !== 'number' || typeof entry.start !== 'number') continue;
     if (entry.since <= nowSeconds - WITHDRAWN_KEPT_SECONDS) continue;
-    register.set(id, { since: entry.since, start: entry.start, told: entry.told === true, name: String(entry.name ?? '').slice(0, WITHDRAWN_NAME_CHARS) });
+    register.set(id, {
+      since: entry.since,
+      start: entry.start,
+      told: entry.told === true,
+      name: String(entry.name ?? '').slice(0, WITHDRAWN_NAME_CHARS),
+    });
   }
   return register;
 }
@@ -191,7 +204,8 @@ export function announce(input: AnnounceInput): Announcements {
   }
   const kept = [...register].sort(([, a], [, b]) => Number(a.told) - Number(b.told) || b.since - a.since).slice(0, WITHDRAWN_KEPT_MAX);
   const withdrawn = Object.fromEntries(kept.sort(([a], [b]) => Number(a) - Number(b)));
-  const withdrawnChanged = JSON.stringify(withdrawn) !== JSON.stringify(Object.fromEntries(registerOf(input.withdrawn, Number.NEGATIVE_INFINITY)));
+  const withdrawnChanged =
+    JSON.stringify(withdrawn) !== JSON.stringify(Object.fromEntries(registerOf(input.withdrawn, Number.NEGATIVE_INFINITY)));
   return { events, puts, withdrawn, withdrawnChanged };
 }
 
@@ -226,6 +240,16 @@ function eventOf(contest: ContestItem, change: { type: ContestEventType; from?: 
         },
       };
     default:
-      return { id, detailType: change.type, detail: { ...base, type: contest.type, startTimeSeconds: change.to!, startTime: iso(change.to!), durationSeconds: contest.durationSeconds } };
+      return {
+        id,
+        detailType: change.type,
+        detail: {
+          ...base,
+          type: contest.type,
+          startTimeSeconds: change.to!,
+          startTime: iso(change.to!),
+          durationSeconds: contest.durationSeconds,
+        },
+      };
   }
 }

@@ -30,7 +30,16 @@ export const CONTEST_EVENT_SCHEMAS = {
   [CONTEST_EVENT.announced]: scheduled,
   [CONTEST_EVENT.back]: scheduled,
   [CONTEST_EVENT.rescheduled]: {
-    required: ['contestId', 'name', 'url', 'previousStartTimeSeconds', 'previousStartTime', 'startTimeSeconds', 'startTime', 'durationSeconds'],
+    required: [
+      'contestId',
+      'name',
+      'url',
+      'previousStartTimeSeconds',
+      'previousStartTime',
+      'startTimeSeconds',
+      'startTime',
+      'durationSeconds',
+    ],
     properties: {
       ...contest,
       previousStartTimeSeconds: { type: 'integer', description: 'The start published before (epoch s)' },
@@ -41,6 +50,10 @@ export const CONTEST_EVENT_SCHEMAS = {
   },
   [CONTEST_EVENT.withdrawn]: {
     required: ['contestId', 'name', 'url', 'startTimeSeconds', 'startTime'],
-    properties: { ...contest, startTimeSeconds: { type: 'integer', description: 'The start it was published with (epoch s)' }, startTime: { type: 'string', format: 'date-time' } },
+    properties: {
+      ...contest,
+      startTimeSeconds: { type: 'integer', description: 'The start it was published with (epoch s)' },
+      startTime: { type: 'string', format: 'date-time' },
+    },
   },
 } as const;

@@ -54,7 +54,9 @@ export interface DatedEntry {
  * Undefined when no entry carries the field.
  */
 export function replyMadeAt(entries: readonly DatedEntry[]): number | undefined {
-  const dates = entries.flatMap((e) => (e.relativeTimeSeconds === undefined ? [] : [e.startTimeSeconds + e.relativeTimeSeconds])).sort((a, b) => a - b);
+  const dates = entries
+    .flatMap((e) => (e.relativeTimeSeconds === undefined ? [] : [e.startTimeSeconds + e.relativeTimeSeconds]))
+    .sort((a, b) => a - b);
   if (dates.length === 0) return undefined;
   return dates[Math.floor((dates.length - 1) / 2)];
 }
@@ -87,7 +89,8 @@ export function judgeReply(entries: readonly DatedEntry[], newestApplied: number
   const madeAt = replyMadeAt(entries);
   if (madeAt === undefined) {
     const before = undatedMadeBefore(entries);
-    if (newestApplied !== undefined && before !== undefined && before < newestApplied) return { stale: true, madeAt: before, newestApplied };
+    if (newestApplied !== undefined && before !== undefined && before < newestApplied)
+      return { stale: true, madeAt: before, newestApplied };
     return { stale: false };
   }
   if (newestApplied !== undefined) {
@@ -105,14 +108,23 @@ export function judgeReply(entries: readonly DatedEntry[], newestApplied: number
  * @param lastSeenSeconds when the newest reply seen before was made (it showed `stored`); the rules
  *   ask what could have happened since.
  */
-export function implausibility(stored: ContestItem, listed: ContestItem, nowSeconds: number, lastSeenSeconds: number): HeldKind | undefined {
+export function implausibility(
+  stored: ContestItem,
+  listed: ContestItem,
+  nowSeconds: number,
+  lastSeenSeconds: number,
+): HeldKind | undefined {
   const moved = listed.startTimeSeconds !== stored.startTimeSeconds;
   // The last reply showed the old start: had the contest moved to before it, that reply would
   // have shown the new start already. A real move earlier is announced ahead of the new start.
   if (moved && listed.startTimeSeconds < lastSeenSeconds - SKEW_SECONDS) return 'start-in-past';
   const order = PHASE_ORDER[listed.phase] ?? 0;
   if (order >= 1 && order <= 3 && listed.startTimeSeconds > nowSeconds + SKEW_SECONDS) return 'phase';
-  if (listed.phase === 'FINISHED' && stored.phase !== 'FINISHED' && listed.startTimeSeconds + listed.durationSeconds > nowSeconds + SKEW_SECONDS) {
+  if (
+    listed.phase === 'FINISHED' &&
+    stored.phase !== 'FINISHED' &&
+    listed.startTimeSeconds + listed.durationSeconds > nowSeconds + SKEW_SECONDS
+  ) {
     return 'finish';
   }
   return undefined;

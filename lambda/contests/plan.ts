@@ -97,7 +97,11 @@ export interface ContestPlan {
   remindersToCheck: number[];
 }
 
-export function toItem(contest: CodeforcesContest, settings: Pick<PlanSettings, 'finishedRetentionSeconds'>, updatedAt: string): ContestItem {
+export function toItem(
+  contest: CodeforcesContest,
+  settings: Pick<PlanSettings, 'finishedRetentionSeconds'>,
+  updatedAt: string,
+): ContestItem {
   return {
     contestId: contest.id,
     platform: 'codeforces',
@@ -157,7 +161,17 @@ export function planContests(input: PlanInput): ContestPlan {
   const nowSeconds = Math.floor(input.nowMs / 1000);
   const lastSeenSeconds = Math.floor(Math.min(input.lastSeenMs ?? input.nowMs, input.nowMs) / 1000);
   const updatedAt = new Date(input.nowMs).toISOString();
-  const plan: ContestPlan = { upserts: [], bookkeeping: [], unchanged: 0, vanished: [], restored: [], cancelled: [], held: [], accepted: [], remindersToCheck: [] };
+  const plan: ContestPlan = {
+    upserts: [],
+    bookkeeping: [],
+    unchanged: 0,
+    vanished: [],
+    restored: [],
+    cancelled: [],
+    held: [],
+    accepted: [],
+    remindersToCheck: [],
+  };
   const stored = new Map(input.stored.map((item) => [item.contestId, item]));
   // One entry per id (the last listed wins): two writes of one item cannot share a transaction.
   const fetched = new Map(input.fetched.map((contest) => [contest.id, toItem(contest, settings, updatedAt)]));
@@ -166,7 +180,11 @@ export function planContests(input: PlanInput): ContestPlan {
   const put = (into: ContestItem[], before: ContestItem | undefined, item: ContestItem): void => {
     const gate = gateOf(item, nowSeconds, settings.firingRule);
     const paused = remindersPausedOf(item, gate);
-    const written: ContestItem = { ...without(item, 'remindersPaused'), ...(paused !== undefined ? { remindersPaused: paused } : {}), updatedAt };
+    const written: ContestItem = {
+      ...without(item, 'remindersPaused'),
+      ...(paused !== undefined ? { remindersPaused: paused } : {}),
+      updatedAt,
+    };
     into.push(written);
     const follow =
       before === undefined ||
@@ -274,9 +292,17 @@ export function planContests(input: PlanInput): ContestPlan {
     const said = evidenceOf(listed);
     const confirmedStart = confirmStart(before, listed.startTimeSeconds, false);
     // Still unconfirmed (the evidence before was another claim): the next reply confirms it.
-    const awaiting = confirmedStart !== listed.startTimeSeconds && pending !== undefined && pending.said !== said && shownAhead(listed.startTimeSeconds, nowSeconds);
+    const awaiting =
+      confirmedStart !== listed.startTimeSeconds &&
+      pending !== undefined &&
+      pending.said !== said &&
+      shownAhead(listed.startTimeSeconds, nowSeconds);
     const awaitedStart = awaitedStartAfter(before, listed.startTimeSeconds, confirmedStart, awaiting);
-    keep(before, { ...without(before, 'awaitedStart'), confirmedStart, ...(awaitedStart !== undefined ? { awaitedStart } : {}) }, awaiting ? { held: false, kind: 'confirm', said, replies: 1, since: nowSeconds } : undefined);
+    keep(
+      before,
+      { ...without(before, 'awaitedStart'), confirmedStart, ...(awaitedStart !== undefined ? { awaitedStart } : {}) },
+      awaiting ? { held: false, kind: 'confirm', said, replies: 1, since: nowSeconds } : undefined,
+    );
   }
 
   /** Hold the change, or show it. */
@@ -292,7 +318,9 @@ export function planContests(input: PlanInput): ContestPlan {
       const held: HeldChange = { contestId: before.contestId, kind: holdKind, since: evidence.since, replies: evidence.replies };
       // A mass change may be honest (a mass postponement near the start): shown once a second reply
       // repeats it. What cannot be honest is held until acceptHeldAfterReplies.
-      const needed = isMass(holdKind) ? Math.min(MASS_ACCEPT_AFTER_REPLIES, settings.acceptHeldAfterReplies) : settings.acceptHeldAfterReplies;
+      const needed = isMass(holdKind)
+        ? Math.min(MASS_ACCEPT_AFTER_REPLIES, settings.acceptHeldAfterReplies)
+        : settings.acceptHeldAfterReplies;
       const converged = evidence.replies >= needed;
       if (!converged && input.acceptHeld !== true) {
         plan.held.push(held);
@@ -328,9 +356,15 @@ export function planContests(input: PlanInput): ContestPlan {
   }
 
   /** Show the listed version; a new start awaits a second reply before reminders may be due at it (unless it is later). */
-  function show(before: ContestItem, listed: ContestItem, evidence: Pick<Pending, 'said' | 'replies' | 'since'>, acceptedByOperator: boolean): void {
+  function show(
+    before: ContestItem,
+    listed: ContestItem,
+    evidence: Pick<Pending, 'said' | 'replies' | 'since'>,
+    acceptedByOperator: boolean,
+  ): void {
     const confirmedStart = confirmStart(before, listed.startTimeSeconds, acceptedByOperator);
-    const awaiting = confirmedStart !== listed.startTimeSeconds && evidence.replies === 1 && shownAhead(listed.startTimeSeconds, evidence.since);
+    const awaiting =
+      confirmedStart !== listed.startTimeSeconds && evidence.replies === 1 && shownAhead(listed.startTimeSeconds, evidence.since);
     const awaitedStart = awaitedStartAfter(before, listed.startTimeSeconds, confirmedStart, awaiting);
     const item: ContestItem = {
       ...listed,

@@ -26,7 +26,8 @@ export type Gate = { due: true; start: number } | { due: false; reason: PauseRea
 export function gateOf(contest: ContestItem | undefined, nowSeconds: number, firingRule = true): Gate {
   if (contest === undefined || contest.vanishedAt !== undefined) return { due: false, reason: 'vanished' };
   // The broken variant: due at whatever the contest shows, as a notifier reading remindAt would.
-  if (!firingRule) return contest.phase === 'FINISHED' ? { due: false, reason: 'finished' } : { due: true, start: contest.startTimeSeconds };
+  if (!firingRule)
+    return contest.phase === 'FINISHED' ? { due: false, reason: 'finished' } : { due: true, start: contest.startTimeSeconds };
   const pending = contest.pending;
   const said = pending?.held === true ? pending.said : undefined;
   // Any held change is doubt: a withdrawal, a finish, a move (later or earlier, or into the past).
@@ -34,9 +35,11 @@ export function gateOf(contest: ContestItem | undefined, nowSeconds: number, fir
   if (contest.phase !== 'FINISHED' && contest.expiresAt <= nowSeconds) return { due: false, reason: 'expired' };
   const confirmed = confirmedStartOf(contest);
   const latest = said !== undefined ? (startOfEvidence(said) ?? contest.startTimeSeconds) : contest.startTimeSeconds;
-  if (contest.phase === 'FINISHED') return confirmed > 0 && latest === confirmed ? { due: true, start: confirmed } : { due: false, reason: 'finished' };
+  if (contest.phase === 'FINISHED')
+    return confirmed > 0 && latest === confirmed ? { due: true, start: confirmed } : { due: false, reason: 'finished' };
   // The latest start counts if it is the confirmed one, or a reply showed it ahead (its evidence says when).
-  const latestCounts = latest === confirmed || (pending !== undefined && startOfEvidence(pending.said) === latest && shownAhead(latest, pending.since));
+  const latestCounts =
+    latest === confirmed || (pending !== undefined && startOfEvidence(pending.said) === latest && shownAhead(latest, pending.since));
   // A start a reply showed ahead that awaits its second reply (`awaitedStart`) is evidence too: a
   // reply listing a start no reply showed ahead (a contest "started minutes ago") cannot bring the
   // reminders back to an earlier start than it.
@@ -80,7 +83,15 @@ export interface ReminderState {
   sentStarts?: Set<number>;
 }
 
-export const KEPT_ATTRIBUTES = ['remindAt', 'expiresAt', 'dueAt', 'dueShard', 'dueStart', 'paused', 'sentStarts'] as const satisfies readonly (keyof ReminderState)[];
+export const KEPT_ATTRIBUTES = [
+  'remindAt',
+  'expiresAt',
+  'dueAt',
+  'dueShard',
+  'dueStart',
+  'paused',
+  'sentStarts',
+] as const satisfies readonly (keyof ReminderState)[];
 
 function same(a: unknown, b: unknown): boolean {
   if (a instanceof Set && b instanceof Set) return a.size === b.size && [...a].every((x) => b.has(x));
@@ -114,7 +125,13 @@ export interface ReminderSettings {
  * reminders keep their time and TTL). At most once per start: never due again at the start it was
  * sent for.
  */
-export function reminderState(reminder: ReminderItem, contest: ContestItem | undefined, gate: Gate, settings: ReminderSettings, nowSeconds: number): ReminderState {
+export function reminderState(
+  reminder: ReminderItem,
+  contest: ContestItem | undefined,
+  gate: Gate,
+  settings: ReminderSettings,
+  nowSeconds: number,
+): ReminderState {
   const minutes = reminder.minutesBefore;
   const remindAt = contest !== undefined ? contest.startTimeSeconds - 60 * minutes : reminder.remindAt;
   const expiresAt = contest?.expiresAt ?? reminder.expiresAt ?? nowSeconds + settings.finishedRetentionSeconds;
@@ -123,7 +140,14 @@ export function reminderState(reminder: ReminderItem, contest: ContestItem | und
   const sent = sentStartsOf(reminder);
   if (sent.has(start)) return { remindAt, expiresAt, paused: 'notified' };
   // Due again after a send: the start it was sent for joins sentStarts (the notifier overwrites notifiedStart).
-  return { remindAt, expiresAt, dueAt: start - 60 * minutes, dueShard: reminder.contestId % settings.dueShards, dueStart: start, ...(sent.size > 0 ? { sentStarts: sent } : {}) };
+  return {
+    remindAt,
+    expiresAt,
+    dueAt: start - 60 * minutes,
+    dueShard: reminder.contestId % settings.dueShards,
+    dueStart: start,
+    ...(sent.size > 0 ? { sentStarts: sent } : {}),
+  };
 }
 
 /**
@@ -136,7 +160,6 @@ function returnsAtKeptStart(reminder: ReminderItem, contest: ContestItem | undef
   if (gate.due || (gate.reason !== 'started' && gate.reason !== 'finished') || contest === undefined) return false;
   return reminder.paused === 'vanished' && reminder.remindAt + 60 * reminder.minutesBefore === contest.startTimeSeconds;
 }
-
 
 /** The updates that bring a contest's reminders to its gate (none for reminders already right). */
 export function planReminders(
@@ -166,7 +189,14 @@ export function planReminders(
     }
     if (Object.keys(set).length === 0 && remove.length === 0) continue;
     const notifiedStart = reminder.notifiedStart;
-    updates.push({ contestId, userId: reminder.userId, minutesBefore: reminder.minutesBefore, ...(notifiedStart !== undefined ? { notifiedStart } : {}), set, remove });
+    updates.push({
+      contestId,
+      userId: reminder.userId,
+      minutesBefore: reminder.minutesBefore,
+      ...(notifiedStart !== undefined ? { notifiedStart } : {}),
+      set,
+      remove,
+    });
   }
   return updates;
 }
@@ -183,7 +213,12 @@ export function contestsToDoubt(contests: readonly ContestItem[]): ContestItem[]
   return contests.filter((c) => c.remindersPaused === undefined && c.vanishedAt === undefined);
 }
 
-export function doubtUpdates(contestId: number, reminders: readonly ReminderItem[], nowSeconds: number, windowSeconds: number): ReminderUpdate[] {
+export function doubtUpdates(
+  contestId: number,
+  reminders: readonly ReminderItem[],
+  nowSeconds: number,
+  windowSeconds: number,
+): ReminderUpdate[] {
   return reminders
     .filter((r) => r.dueAt !== undefined && r.dueAt <= nowSeconds + windowSeconds && Number.isFinite(r.minutesBefore))
     .map((r) => ({

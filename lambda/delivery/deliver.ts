@@ -6,7 +6,19 @@
  * stays due and the next minute's run takes it.
  */
 import type { CommitOptions, CommitResult, TransactAction } from '@contest-sync/scheduled-singleton';
-import { claimBytes, contestAgrees, contestView, deliverable, evidenceFresh, packClaims, reminderDueEvent, validRow, type DeferReason, type DueRow, type InvalidReason } from './due.js';
+import {
+  claimBytes,
+  contestAgrees,
+  contestView,
+  deliverable,
+  evidenceFresh,
+  packClaims,
+  reminderDueEvent,
+  validRow,
+  type DeferReason,
+  type DueRow,
+  type InvalidReason,
+} from './due.js';
 import { REPLY_CLOCK_ID } from '../contests/model.js';
 import { commitClaims, type Claim, type DuePage, type DynamoDueStore } from './dynamo-due.js';
 

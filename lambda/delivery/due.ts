@@ -66,14 +66,7 @@ export interface DueRow {
 }
 
 export type InvalidReason =
-  | 'contestId'
-  | 'userId'
-  | 'minutesBefore'
-  | 'dueAt'
-  | 'dueStart'
-  | 'notifiedStart'
-  | 'already-notified'
-  | 'too-large';
+  'contestId' | 'userId' | 'minutesBefore' | 'dueAt' | 'dueStart' | 'notifiedStart' | 'already-notified' | 'too-large';
 
 /** Why a valid row is not delivered now: the stored contest does not agree (the sync will put it right). */
 export type DeferReason = 'contest-missing' | 'contest-vanished' | 'evidence-stale';
@@ -136,20 +129,26 @@ export function utf8Bytes(text: string): number {
  * mark it sent). A row already notified for its start (the sync should not have made it due) is
  * refused too: at most once per start time.
  */
-export function validRow(raw: RawRow): { ok: true; row: DueRow } | { ok: false; reason: InvalidReason; key?: { contestId: unknown; userId: unknown } } {
+export function validRow(
+  raw: RawRow,
+): { ok: true; row: DueRow } | { ok: false; reason: InvalidReason; key?: { contestId: unknown; userId: unknown } } {
   const key = { contestId: raw.contestId, userId: raw.userId };
   const { contestId, userId, minutesBefore, dueAt, dueStart, notifiedStart } = raw;
   if (!isInteger(contestId) || contestId <= 0 || contestId > ROW_LIMITS.maxContestId) return { ok: false, reason: 'contestId', key };
-  if (typeof userId !== 'string' || userId.length === 0 || utf8Bytes(userId) > ROW_LIMITS.maxUserIdBytes) return { ok: false, reason: 'userId', key };
-  if (!isInteger(minutesBefore) || minutesBefore < 0 || minutesBefore > ROW_LIMITS.maxMinutesBefore) return { ok: false, reason: 'minutesBefore', key };
+  if (typeof userId !== 'string' || userId.length === 0 || utf8Bytes(userId) > ROW_LIMITS.maxUserIdBytes)
+    return { ok: false, reason: 'userId', key };
+  if (!isInteger(minutesBefore) || minutesBefore < 0 || minutesBefore > ROW_LIMITS.maxMinutesBefore)
+    return { ok: false, reason: 'minutesBefore', key };
   if (!isInteger(dueStart) || !inEpochRange(dueStart)) return { ok: false, reason: 'dueStart', key };
   // Due no earlier than the lead time allows and no later than the start plus a day.
-  if (!isInteger(dueAt) || dueAt < dueStart - 60 * ROW_LIMITS.maxMinutesBefore || dueAt > dueStart + 24 * 3600) return { ok: false, reason: 'dueAt', key };
+  if (!isInteger(dueAt) || dueAt < dueStart - 60 * ROW_LIMITS.maxMinutesBefore || dueAt > dueStart + 24 * 3600)
+    return { ok: false, reason: 'dueAt', key };
   if (notifiedStart !== undefined && !isInteger(notifiedStart)) return { ok: false, reason: 'notifiedStart', key };
   if (notifiedStart === dueStart) return { ok: false, reason: 'already-notified', key };
   // Every start it was sent for before (kept by the sync): never again at one of them.
   const sent = raw.sentStarts;
-  if ((sent instanceof Set || Array.isArray(sent)) && [...(sent as Iterable<unknown>)].includes(dueStart)) return { ok: false, reason: 'already-notified', key };
+  if ((sent instanceof Set || Array.isArray(sent)) && [...(sent as Iterable<unknown>)].includes(dueStart))
+    return { ok: false, reason: 'already-notified', key };
   return { ok: true, row: { contestId, userId, minutesBefore, dueAt, dueStart, bytes: itemBytes(raw) } };
 }
 
@@ -191,7 +190,9 @@ export function contestView(item: Record<string, unknown> | undefined): ContestV
  * whoever computes it; hashed, so that a long user id cannot make an oversized key.
  */
 export function reminderDueId(contestId: number, userId: string, dueStart: number): string {
-  const digest = createHash('sha256').update(JSON.stringify([contestId, userId, dueStart])).digest('hex');
+  const digest = createHash('sha256')
+    .update(JSON.stringify([contestId, userId, dueStart]))
+    .digest('hex');
   return `reminder-due:${digest.slice(0, 32)}`;
 }
 
@@ -263,7 +264,11 @@ export interface Packable {
  * (one transaction each). A claim larger than the budget alone cannot happen (rows are at most
  * 400 KB, events at most 256 KB) and still gets a transaction of its own.
  */
-export function packClaims<C extends Packable>(claims: readonly C[], maxClaims: number = MAX_CLAIMS_PER_TRANSACTION, budget = TRANSACTION_BYTE_BUDGET): C[][] {
+export function packClaims<C extends Packable>(
+  claims: readonly C[],
+  maxClaims: number = MAX_CLAIMS_PER_TRANSACTION,
+  budget = TRANSACTION_BYTE_BUDGET,
+): C[][] {
   if (!Number.isInteger(maxClaims) || maxClaims < 1 || maxClaims > MAX_CLAIMS_PER_TRANSACTION) {
     throw new RangeError(`claims per transaction must be 1 to ${MAX_CLAIMS_PER_TRANSACTION}, got ${maxClaims}`);
   }
@@ -274,4 +279,3 @@ export function packClaims<C extends Packable>(claims: readonly C[], maxClaims: 
 export function dueShardOf(contestId: number, dueShards: number): number {
   return ((contestId % dueShards) + dueShards) % dueShards;
 }
-

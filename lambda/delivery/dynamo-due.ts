@@ -11,7 +11,16 @@ import type { DueRow, RawRow, ReminderDueEvent } from './due.js';
 /** The sparse GSI of due reminders on the Reminders table (partition `dueShard`, sort `dueAt`). */
 export const DUE_INDEX = 'byDue';
 /** What delivery reads of a contest. */
-const CONTEST_ATTRIBUTES = ['contestId', '#name', '#url', 'startTimeSeconds', 'durationSeconds', 'vanishedAt', 'remindersPaused', 'replyMadeAt'];
+const CONTEST_ATTRIBUTES = [
+  'contestId',
+  '#name',
+  '#url',
+  'startTimeSeconds',
+  'durationSeconds',
+  'vanishedAt',
+  'remindersPaused',
+  'replyMadeAt',
+];
 /** BatchGetItem takes at most 100 keys. */
 const BATCH_GET_KEYS = 100;
 /** Rounds of UnprocessedKeys (throttled keys) before a contest read gives up. */
@@ -60,7 +69,8 @@ export class DynamoDueStore {
     for (let offset = 0; offset < ids.length; offset += BATCH_GET_KEYS) {
       let keys: Record<string, unknown>[] | undefined = ids.slice(offset, offset + BATCH_GET_KEYS).map((contestId) => ({ contestId }));
       for (let round = 1; keys !== undefined && keys.length > 0; round += 1) {
-        if (round > BATCH_GET_ROUNDS) throw new DeliveryReadError(`could not read ${keys.length} contests: still unprocessed after ${BATCH_GET_ROUNDS} rounds`);
+        if (round > BATCH_GET_ROUNDS)
+          throw new DeliveryReadError(`could not read ${keys.length} contests: still unprocessed after ${BATCH_GET_ROUNDS} rounds`);
         const out: BatchGetCommandOutput = await this.doc.send(
           new BatchGetCommand({
             RequestItems: {
@@ -92,8 +102,15 @@ export class DynamoDueStore {
         TableName: this.tables.reminders,
         Key: { contestId: row.contestId, userId: row.userId },
         UpdateExpression: 'SET notifiedAt = :now, notifiedStart = :start, paused = :notified REMOVE dueAt, dueShard, dueStart',
-        ConditionExpression: 'dueAt = :seen AND dueStart = :start AND minutesBefore = :mb AND (attribute_not_exists(notifiedStart) OR notifiedStart <> :start) AND NOT contains(sentStarts, :start)',
-        ExpressionAttributeValues: { ':now': nowSeconds, ':start': row.dueStart, ':seen': row.dueAt, ':mb': row.minutesBefore, ':notified': 'notified' },
+        ConditionExpression:
+          'dueAt = :seen AND dueStart = :start AND minutesBefore = :mb AND (attribute_not_exists(notifiedStart) OR notifiedStart <> :start) AND NOT contains(sentStarts, :start)',
+        ExpressionAttributeValues: {
+          ':now': nowSeconds,
+          ':start': row.dueStart,
+          ':seen': row.dueAt,
+          ':mb': row.minutesBefore,
+          ':notified': 'notified',
+        },
       },
     };
   }

@@ -7,7 +7,14 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { DYNAMO_CLIENT_SETTINGS, JOB_ENV, scheduledSingleton, type JobContext, type ScheduledSingletonHandler, type Write } from '@contest-sync/scheduled-singleton';
+import {
+  DYNAMO_CLIENT_SETTINGS,
+  JOB_ENV,
+  scheduledSingleton,
+  type JobContext,
+  type ScheduledSingletonHandler,
+  type Write,
+} from '@contest-sync/scheduled-singleton';
 import { DELIVERY_ENV } from './env.js';
 import { deliverDue, emptyDeliveryCounts, screenRows, type DeliveryCounts } from './deliver.js';
 import { DynamoDueStore, type DuePage } from './dynamo-due.js';
@@ -16,7 +23,12 @@ const tableName = z.string({ error: 'is not set' }).regex(/^[a-zA-Z0-9_.-]{3,255
 const schema = z.object({
   [DELIVERY_ENV.contestsTable]: tableName,
   [DELIVERY_ENV.remindersTable]: tableName,
-  [DELIVERY_ENV.dueShard]: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(0, 'must be >= 0').max(1023, 'must be <= 1023').default(0),
+  [DELIVERY_ENV.dueShard]: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be >= 0')
+    .max(1023, 'must be <= 1023')
+    .default(0),
   [JOB_ENV.eventSource]: z.string({ error: 'is not set (the job publishes through its outbox)' }).min(1, 'is not set'),
 });
 
@@ -31,13 +43,21 @@ export interface DeliveryConfig {
 }
 
 export function readDeliveryConfig(env: Record<string, string | undefined>): DeliveryConfig {
-  const present = Object.fromEntries(Object.keys(schema.shape).flatMap((name) => (env[name] === undefined || env[name] === '' ? [] : [[name, env[name]]])));
+  const present = Object.fromEntries(
+    Object.keys(schema.shape).flatMap((name) => (env[name] === undefined || env[name] === '' ? [] : [[name, env[name]]])),
+  );
   const parsed = schema.safeParse(present);
   if (!parsed.success) {
-    throw new DeliveryConfigError(`invalid configuration: ${parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ')}`);
+    throw new DeliveryConfigError(
+      `invalid configuration: ${parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ')}`,
+    );
   }
   const c = parsed.data;
-  return { tables: { contests: c[DELIVERY_ENV.contestsTable], reminders: c[DELIVERY_ENV.remindersTable] }, shard: c[DELIVERY_ENV.dueShard], eventSource: c[JOB_ENV.eventSource] };
+  return {
+    tables: { contests: c[DELIVERY_ENV.contestsTable], reminders: c[DELIVERY_ENV.remindersTable] },
+    shard: c[DELIVERY_ENV.dueShard],
+    eventSource: c[JOB_ENV.eventSource],
+  };
 }
 
 export interface DeliveryHandlerOptions {
@@ -62,7 +82,10 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
     options.dynamo ??
     new DynamoDBClient({
       maxAttempts: DYNAMO_CLIENT_SETTINGS.maxAttempts,
-      requestHandler: { connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs, requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs },
+      requestHandler: {
+        connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs,
+        requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs,
+      },
     });
   const doc = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
   let ready: { config: DeliveryConfig; store: DynamoDueStore } | undefined;
@@ -78,7 +101,13 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
     async (job: JobContext<DuePage>) => {
       const { config, store } = setup();
       return deliverDue(
-        { signal: job.signal, deadline: job.deadline, commit: job.commit, dryRun: job.dryRun, ...(job.precheck !== undefined ? { firstPage: job.precheck } : {}) },
+        {
+          signal: job.signal,
+          deadline: job.deadline,
+          commit: job.commit,
+          dryRun: job.dryRun,
+          ...(job.precheck !== undefined ? { firstPage: job.precheck } : {}),
+        },
         {
           store,
           shard: config.shard,
@@ -108,7 +137,8 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
         return { idle: false, value: page };
       },
       summary: summaryOf,
-      record: ({ value }) => (value === undefined ? {} : { delivered: value.delivered, invalid: value.invalid, lost: value.lost, more: value.more }),
+      record: ({ value }) =>
+        value === undefined ? {} : { delivered: value.delivered, invalid: value.invalid, lost: value.lost, more: value.more },
     },
   );
 }

@@ -48,41 +48,49 @@ export class DynamoContestStore {
 
   /** Every item of the Contests table (the reply clock too), strongly consistent (the table is small: TTL keeps it to weeks). */
   async scanContests(signal?: AbortSignal): Promise<(ContestItem | ReplyClockItem)[]> {
-    return this.read('scan the contests', async () => {
-      const items: (ContestItem | ReplyClockItem)[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await this.doc.send(
-          new ScanCommand({ TableName: this.tables.contests, ConsistentRead: true, ExclusiveStartKey: start }),
-          { abortSignal: signal },
-        );
-        items.push(...((page.Items ?? []) as (ContestItem | ReplyClockItem)[]));
-        start = page.LastEvaluatedKey;
-      } while (start !== undefined);
-      return items;
-    }, signal);
+    return this.read(
+      'scan the contests',
+      async () => {
+        const items: (ContestItem | ReplyClockItem)[] = [];
+        let start: Record<string, unknown> | undefined;
+        do {
+          const page = await this.doc.send(
+            new ScanCommand({ TableName: this.tables.contests, ConsistentRead: true, ExclusiveStartKey: start }),
+            { abortSignal: signal },
+          );
+          items.push(...((page.Items ?? []) as (ContestItem | ReplyClockItem)[]));
+          start = page.LastEvaluatedKey;
+        } while (start !== undefined);
+        return items;
+      },
+      signal,
+    );
   }
 
   async remindersOf(contestId: number, signal?: AbortSignal): Promise<ReminderItem[]> {
-    return this.read(`read the reminders of contest ${contestId}`, async () => {
-      const items: ReminderItem[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await this.doc.send(
-          new QueryCommand({
-            TableName: this.tables.reminders,
-            KeyConditionExpression: 'contestId = :id',
-            ExpressionAttributeValues: { ':id': contestId },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-          { abortSignal: signal },
-        );
-        items.push(...((page.Items ?? []) as ReminderItem[]));
-        start = page.LastEvaluatedKey;
-      } while (start !== undefined);
-      return items;
-    }, signal);
+    return this.read(
+      `read the reminders of contest ${contestId}`,
+      async () => {
+        const items: ReminderItem[] = [];
+        let start: Record<string, unknown> | undefined;
+        do {
+          const page = await this.doc.send(
+            new QueryCommand({
+              TableName: this.tables.reminders,
+              KeyConditionExpression: 'contestId = :id',
+              ExpressionAttributeValues: { ':id': contestId },
+              ConsistentRead: true,
+              ExclusiveStartKey: start,
+            }),
+            { abortSignal: signal },
+          );
+          items.push(...((page.Items ?? []) as ReminderItem[]));
+          start = page.LastEvaluatedKey;
+        } while (start !== undefined);
+        return items;
+      },
+      signal,
+    );
   }
 
   /**
@@ -95,7 +103,12 @@ export class DynamoContestStore {
   actionsFor(changes: StoreChanges, updatedAt: string): TransactAction[] {
     const clock: ReplyClockItem | undefined =
       changes.replyMadeAt !== undefined
-        ? { contestId: REPLY_CLOCK_ID, replyMadeAt: changes.replyMadeAt, updatedAt, ...(changes.withdrawn !== undefined && Object.keys(changes.withdrawn).length > 0 ? { withdrawn: changes.withdrawn } : {}) }
+        ? {
+            contestId: REPLY_CLOCK_ID,
+            replyMadeAt: changes.replyMadeAt,
+            updatedAt,
+            ...(changes.withdrawn !== undefined && Object.keys(changes.withdrawn).length > 0 ? { withdrawn: changes.withdrawn } : {}),
+          }
         : undefined;
     const writes = [
       ...changes.reminderUpdates.map((update) => this.reminderAction(update)),

@@ -69,10 +69,20 @@ export class Monitoring extends Construct {
         title: 'Bad reminder rows (skipped, never claimed): newest runs',
         logGroupNames,
         view: cloudwatch.LogQueryVisualizationType.TABLE,
-        queryLines: [SUMMARY_LINES, 'filter counts.invalid > 0', 'fields @timestamp, counts.invalid as bad, counts.invalidReasons', 'sort @timestamp desc', 'limit 10'],
+        queryLines: [
+          SUMMARY_LINES,
+          'filter counts.invalid > 0',
+          'fields @timestamp, counts.invalid as bad, counts.invalidReasons',
+          'sort @timestamp desc',
+          'limit 10',
+        ],
         width: 8,
       }),
-      new cloudwatch.AlarmStatusWidget({ title: 'Reminder delivery alarms', alarms: jobs.flatMap((job) => Object.values(job.alarms)), width: 6 }),
+      new cloudwatch.AlarmStatusWidget({
+        title: 'Reminder delivery alarms',
+        alarms: jobs.flatMap((job) => Object.values(job.alarms)),
+        width: 6,
+      }),
     );
   }
 
@@ -83,7 +93,8 @@ export class Monitoring extends Construct {
 
   addDashboard(job: ScheduledSingletonJob): cloudwatch.Dashboard {
     const { function: fn, logGroup, failureQueue } = job;
-    const emf = (metricName: MetricName, statistic: string, period: Duration, label?: string) => job.metric(metricName, statistic, period, label);
+    const emf = (metricName: MetricName, statistic: string, period: Duration, label?: string) =>
+      job.metric(metricName, statistic, period, label);
     const graphPeriod = Duration.minutes(5);
     const sum = (name: MetricName) => emf(name, 'Sum', graphPeriod, name);
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
@@ -141,7 +152,13 @@ export class Monitoring extends Construct {
           }),
           new cloudwatch.GraphWidget({
             title: 'Failure queue depth',
-            left: [failureQueue.metricApproximateNumberOfMessagesVisible({ period: graphPeriod, statistic: 'Maximum', label: 'Visible messages' })],
+            left: [
+              failureQueue.metricApproximateNumberOfMessagesVisible({
+                period: graphPeriod,
+                statistic: 'Maximum',
+                label: 'Visible messages',
+              }),
+            ],
             width: 8,
           }),
           new cloudwatch.AlarmStatusWidget({
@@ -196,7 +213,13 @@ export class Monitoring extends Construct {
             title: 'Stale replies: made at, newest applied',
             logGroupNames: [logGroup.logGroupName],
             view: cloudwatch.LogQueryVisualizationType.TABLE,
-            queryLines: [SUMMARY_LINES, 'filter counts.repliesStale > 0', 'fields @timestamp, stale.madeAt as madeAt, stale.newestApplied as newestApplied', 'sort @timestamp desc', 'limit 10'],
+            queryLines: [
+              SUMMARY_LINES,
+              'filter counts.repliesStale > 0',
+              'fields @timestamp, stale.madeAt as madeAt, stale.newestApplied as newestApplied',
+              'sort @timestamp desc',
+              'limit 10',
+            ],
             width: 12,
           }),
         ],

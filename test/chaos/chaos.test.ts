@@ -46,25 +46,42 @@ const SEED = 20_260_101;
 const pinned = (plan: TrialPlan): TrialPlan => (plan.seed === trialSeed(SEED, 0) ? contentionOnlyPlan(plan) : withFrozenWriter(plan));
 
 describe('chaos (short run)', () => {
-  it('three trials with SIGKILL, SIGSTOP, slow and failing Codeforces, DynamoDB delays and AWS faults, syncs and reminder delivery: no violation', { timeout: 180_000 }, async () => {
-    const template = JSON.parse(readFileSync(inject('templatePath'), 'utf8'));
-    const deliveryEntry = join(bundleDirOfFunction(dirname(inject('templatePath')), template, findDeliveryFunction(template).logicalId), 'index.mjs');
-    const summary = await runChaos(
-      { dynamoEndpoint: inject('dynamoEndpoint'), bundleEntry: inject('bundleEntry'), deliveryEntry, template, client },
-      { seed: SEED, trials: 3, workers: 5, parallel: 3, aws: true, adjust: pinned, deliveryWorkers: 4 },
-    );
-    const violations = summary.trials.flatMap((trial) => trial.violations.map((v) => `trial ${trial.index} (seed ${trial.seed}) [${v.rule}] ${v.message}`));
-    expect(violations).toEqual([]);
-    expect(summary.trials).toHaveLength(3);
-    const injected = Object.entries(summary.faults).filter(([kind]) => kind !== 'short-lease').reduce((sum, [, n]) => sum + n, 0);
-    expect(injected).toBeGreaterThanOrEqual(3);
-    expect(summary.faults.sigstop ?? 0).toBeGreaterThanOrEqual(1);
-    expect(summary.faults['contention-only-trial']).toBe(1);
-    const aws = (summary.faults['aws-conflict'] ?? 0) + (summary.faults['aws-throttling'] ?? 0) + (summary.faults['aws-throughput-exceeded'] ?? 0) + (summary.faults['aws-internal-error'] ?? 0);
-    expect(aws).toBeGreaterThanOrEqual(3);
-    // Delivery ran in every trial and sent reminders (checked once per reminder and start above).
-    expect(summary.delivery?.trials).toBe(3);
-    expect(summary.delivery?.events ?? 0).toBeGreaterThanOrEqual(3 * 5);
-    console.info(`[chaos short] ${JSON.stringify({ faults: summary.faults, outcomes: summary.outcomes, contentionRetries: summary.contentionRetries, delivery: summary.delivery })}`);
-  });
+  it(
+    'three trials with SIGKILL, SIGSTOP, slow and failing Codeforces, DynamoDB delays and AWS faults, syncs and reminder delivery: no violation',
+    { timeout: 180_000 },
+    async () => {
+      const template = JSON.parse(readFileSync(inject('templatePath'), 'utf8'));
+      const deliveryEntry = join(
+        bundleDirOfFunction(dirname(inject('templatePath')), template, findDeliveryFunction(template).logicalId),
+        'index.mjs',
+      );
+      const summary = await runChaos(
+        { dynamoEndpoint: inject('dynamoEndpoint'), bundleEntry: inject('bundleEntry'), deliveryEntry, template, client },
+        { seed: SEED, trials: 3, workers: 5, parallel: 3, aws: true, adjust: pinned, deliveryWorkers: 4 },
+      );
+      const violations = summary.trials.flatMap((trial) =>
+        trial.violations.map((v) => `trial ${trial.index} (seed ${trial.seed}) [${v.rule}] ${v.message}`),
+      );
+      expect(violations).toEqual([]);
+      expect(summary.trials).toHaveLength(3);
+      const injected = Object.entries(summary.faults)
+        .filter(([kind]) => kind !== 'short-lease')
+        .reduce((sum, [, n]) => sum + n, 0);
+      expect(injected).toBeGreaterThanOrEqual(3);
+      expect(summary.faults.sigstop ?? 0).toBeGreaterThanOrEqual(1);
+      expect(summary.faults['contention-only-trial']).toBe(1);
+      const aws =
+        (summary.faults['aws-conflict'] ?? 0) +
+        (summary.faults['aws-throttling'] ?? 0) +
+        (summary.faults['aws-throughput-exceeded'] ?? 0) +
+        (summary.faults['aws-internal-error'] ?? 0);
+      expect(aws).toBeGreaterThanOrEqual(3);
+      // Delivery ran in every trial and sent reminders (checked once per reminder and start above).
+      expect(summary.delivery?.trials).toBe(3);
+      expect(summary.delivery?.events ?? 0).toBeGreaterThanOrEqual(3 * 5);
+      console.info(
+        `[chaos short] ${JSON.stringify({ faults: summary.faults, outcomes: summary.outcomes, contentionRetries: summary.contentionRetries, delivery: summary.delivery })}`,
+      );
+    },
+  );
 });

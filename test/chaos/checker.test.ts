@@ -89,7 +89,15 @@ function cleanHistory(): TrialHistory {
     runs: [
       run(0, 'a', 1, T),
       run(1, 'b', 2, T + 1_000, { interval: I2, summary: { outcome: 'succeeded', interval: I2, fence: 2 } }),
-      { worker: 2, runId: 'c', source: 'schedule', interval: I1, killed: false, commits: [], summary: { outcome: 'skipped', reason: 'already-done' } },
+      {
+        worker: 2,
+        runId: 'c',
+        source: 'schedule',
+        interval: I1,
+        killed: false,
+        commits: [],
+        summary: { outcome: 'skipped', reason: 'already-done' },
+      },
     ],
     store: [
       acquire('a', 1, T),
@@ -169,7 +177,11 @@ describe('chaos checker', () => {
       write('b', 2, 3, T + 2_300),
       release('b', 2, T + 2_400, I2),
     ];
-    const runs = [history.runs[0]!, run(1, 'b', 2, T + 2_100, { interval: I2, summary: { outcome: 'succeeded', interval: I2, fence: 2 } }), history.runs[2]!];
+    const runs = [
+      history.runs[0]!,
+      run(1, 'b', 2, T + 2_100, { interval: I2, summary: { outcome: 'succeeded', interval: I2, fence: 2 } }),
+      history.runs[2]!,
+    ];
     expect(rules(check({ ...history, store, runs }, finalTables(3), expected))).toEqual(['foreign-release']);
   });
 
@@ -198,7 +210,12 @@ describe('chaos checker', () => {
     ];
     const final = finalTables(3);
     const violations = check(
-      { ...history, store: [...store, acquire('c', 3, T + 2_500), release('c', 3, T + 2_600)], runs, codeforces: [served(1, 0, 3, T + 2_110), served(2, 1, 3, T + 2_510)] },
+      {
+        ...history,
+        store: [...store, acquire('c', 3, T + 2_500), release('c', 3, T + 2_600)],
+        runs,
+        codeforces: [served(1, 0, 3, T + 2_110), served(2, 1, 3, T + 2_510)],
+      },
       final,
       expected,
     );
@@ -215,18 +232,24 @@ describe('chaos checker', () => {
     const history = cleanHistory();
     const runs = [...history.runs];
     runs[1] = run(1, 'b', 2, T + 1_000); // b ran I1 again instead of I2
-    const store = history.store.map((op) => (op.kind === 'release' && op.runId === 'b' ? { ...op, lastRun: { ...op.lastRun, interval: I1 } } : op));
+    const store = history.store.map((op) =>
+      op.kind === 'release' && op.runId === 'b' ? { ...op, lastRun: { ...op.lastRun, interval: I1 } } : op,
+    );
     const final = finalTables(3, { lease: { pk: 'lease#contest-sync', expiresAtMs: T, ledger: new Set([slotOf(I1)]) } });
     expect(rules(check({ ...history, runs, store }, final, expected))).toEqual(['duplicate-success', 'interval-not-done']);
   });
 
   it('flags a lease still held after the trial', () => {
-    const final = finalTables(3, { lease: { pk: 'lease#contest-sync', holder: 'zombie', expiresAtMs: T + 60_000, ledger: new Set([slotOf(I1), slotOf(I2)]) } });
+    const final = finalTables(3, {
+      lease: { pk: 'lease#contest-sync', holder: 'zombie', expiresAtMs: T + 60_000, ledger: new Set([slotOf(I1), slotOf(I2)]) },
+    });
     expect(rules(check(cleanHistory(), final, expected))).toEqual(['lease-held-at-end']);
   });
 
   it('accepts a leftover holder whose lease has expired (killed holder)', () => {
-    const final = finalTables(3, { lease: { pk: 'lease#contest-sync', holder: 'dead', expiresAtMs: T + 4_000, ledger: new Set([slotOf(I1), slotOf(I2)]) } });
+    const final = finalTables(3, {
+      lease: { pk: 'lease#contest-sync', holder: 'dead', expiresAtMs: T + 4_000, ledger: new Set([slotOf(I1), slotOf(I2)]) },
+    });
     expect(check(cleanHistory(), final, expected)).toEqual([]);
   });
 
@@ -265,7 +288,12 @@ describe('chaos checker', () => {
         source: 'manual',
         killed: false,
         commits: [],
-        summary: { outcome: 'skipped', reason: 'lease-held', holder: 'unknown', detail: 'DynamoDB contention did not clear within 4 attempts' },
+        summary: {
+          outcome: 'skipped',
+          reason: 'lease-held',
+          holder: 'unknown',
+          detail: 'DynamoDB contention did not clear within 4 attempts',
+        },
         contentionRetries: { acquire: 3 },
       });
       return { ...history, runs, contentionOnly: true };
@@ -279,7 +307,15 @@ describe('chaos checker', () => {
       const history = contended();
       const runs = [
         ...history.runs,
-        { worker: 4, runId: 'e', source: 'manual', killed: false, commits: [], summary: { outcome: 'failed', reason: 'lease' }, contentionRetries: {} },
+        {
+          worker: 4,
+          runId: 'e',
+          source: 'manual',
+          killed: false,
+          commits: [],
+          summary: { outcome: 'failed', reason: 'lease' },
+          contentionRetries: {},
+        },
         { worker: 5, source: 'schedule', interval: I2, killed: false, commits: [] },
       ] satisfies RunHistory[];
       const violations = check({ ...history, runs }, finalTables(3), expected);
@@ -303,20 +339,34 @@ describe('chaos checker', () => {
 
     it('does not count a sync whose reminder update lost to a claim the wire shows committed during the run (a race with the notifier)', () => {
       const history = contended();
-      const error = 'FencedWriteError: a write was refused by its condition (Update chaos-1-reminders {"contestId":3023,"userId":"u2"}): the item changed during the run; the next run redoes it';
-      const runs = history.runs.map((r) => (r.runId === 'b' ? { ...r, summary: { outcome: 'failed' as const, reason: 'store', error } } : r));
+      const error =
+        'FencedWriteError: a write was refused by its condition (Update chaos-1-reminders {"contestId":3023,"userId":"u2"}): the item changed during the run; the next run redoes it';
+      const runs = history.runs.map((r) =>
+        r.runId === 'b' ? { ...r, summary: { outcome: 'failed' as const, reason: 'store', error } } : r,
+      );
       const acquiredAtMs = runs.find((r) => r.runId === 'b')!.acquired!.acquiredAtMs;
       const claimed = { ...history, runs, claims: [{ key: '3023/u2', repliedAtMs: acquiredAtMs + 50 }] };
       expect(check(claimed, finalTables(3), expected)).toEqual([]);
       // No such claim (another row, or before the run): still contention's failure.
-      for (const claims of [[{ key: '3023/u1', repliedAtMs: acquiredAtMs + 50 }], [{ key: '3023/u2', repliedAtMs: acquiredAtMs - 50 }], []]) {
+      for (const claims of [
+        [{ key: '3023/u1', repliedAtMs: acquiredAtMs + 50 }],
+        [{ key: '3023/u2', repliedAtMs: acquiredAtMs - 50 }],
+        [],
+      ]) {
         expect(rules(check({ ...claimed, claims }, finalTables(3), expected))).toEqual(['contention-failure']);
       }
     });
 
     it('does not apply where other faults could fail a run (a killed run, or a trial not marked contention-only)', () => {
       const history = contended();
-      const failed = { worker: 4, runId: 'e', source: 'manual', killed: false, commits: [], summary: { outcome: 'failed', reason: 'lease-lost' } } satisfies RunHistory;
+      const failed = {
+        worker: 4,
+        runId: 'e',
+        source: 'manual',
+        killed: false,
+        commits: [],
+        summary: { outcome: 'failed', reason: 'lease-lost' },
+      } satisfies RunHistory;
       const killed = { worker: 5, runId: 'f', source: 'manual', killed: true, commits: [] } satisfies RunHistory;
       expect(check({ ...history, runs: [...history.runs, killed] }, finalTables(3), expected)).toEqual([]);
       expect(check({ ...history, contentionOnly: false, runs: [...history.runs, failed] }, finalTables(3), expected)).toEqual([]);
@@ -340,8 +390,18 @@ describe('store history from the wire', () => {
         },
       ],
     };
-    const wire = (seq: number, at: number, request: unknown) => ({ seq, operation: 'TransactWriteItems', forwardedAtMs: at, repliedAtMs: at + 5, status: 200, request });
-    const ops = storeOps([wire(0, T, release), wire(1, T + 3_000, release), wire(2, T + 4_000, { ...release, ClientRequestToken: 'tok-2' })], tables);
+    const wire = (seq: number, at: number, request: unknown) => ({
+      seq,
+      operation: 'TransactWriteItems',
+      forwardedAtMs: at,
+      repliedAtMs: at + 5,
+      status: 200,
+      request,
+    });
+    const ops = storeOps(
+      [wire(0, T, release), wire(1, T + 3_000, release), wire(2, T + 4_000, { ...release, ClientRequestToken: 'tok-2' })],
+      tables,
+    );
     expect(ops.map((op) => [op.kind, op.forwardedAtMs])).toEqual([
       ['release', T],
       ['release', T + 4_000],

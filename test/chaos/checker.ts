@@ -124,9 +124,18 @@ export function check(history: TrialHistory, final: FinalTables, expected: Expec
   if (history.contentionOnly === true) {
     for (const run of history.runs) {
       if (lostToClaim(run, history.claims ?? [])) continue;
-      const ended = run.summary === undefined ? (run.killed ? undefined : 'ended without a result') : run.summary.outcome === 'failed' ? `failed (${run.summary.reason ?? '?'}${run.summary.error !== undefined ? `: ${run.summary.error}` : ''})` : undefined;
+      const ended =
+        run.summary === undefined
+          ? run.killed
+            ? undefined
+            : 'ended without a result'
+          : run.summary.outcome === 'failed'
+            ? `failed (${run.summary.reason ?? '?'}${run.summary.error !== undefined ? `: ${run.summary.error}` : ''})`
+            : undefined;
       if (ended === undefined) continue;
-      const retries = Object.entries(run.contentionRetries ?? {}).map(([operation, n]) => `${operation} ${n}`).join(', ');
+      const retries = Object.entries(run.contentionRetries ?? {})
+        .map(([operation, n]) => `${operation} ${n}`)
+        .join(', ');
       add(
         'contention-failure',
         `run ${run.runId ?? `of worker ${run.worker}`} ${ended} in a trial whose only fault was contention (retries logged: ${retries || 'none'})`,
@@ -154,7 +163,10 @@ export function check(history: TrialHistory, final: FinalTables, expected: Expec
   for (const a of logged) {
     for (const b of logged) {
       if (a.acquiredAtMs < b.sentAtMs && a.fence >= b.fence) {
-        add('fence-order', `run ${a.runId} acquired fence ${a.fence} before run ${b.runId} asked for the lease, which got fence ${b.fence}`);
+        add(
+          'fence-order',
+          `run ${a.runId} acquired fence ${a.fence} before run ${b.runId} asked for the lease, which got fence ${b.fence}`,
+        );
       }
     }
   }
@@ -208,7 +220,10 @@ export function check(history: TrialHistory, final: FinalTables, expected: Expec
   for (const op of history.store) {
     if (op.kind !== 'write' || op.outcome === 'refused') continue;
     if (op.check === undefined && op.outcome === 'ok') {
-      add('unfenced-write', `a transaction of ${op.actions} data writes (versions ${op.versions.join(',') || 'none'}) committed without a lease ConditionCheck`);
+      add(
+        'unfenced-write',
+        `a transaction of ${op.actions} data writes (versions ${op.versions.join(',') || 'none'}) committed without a lease ConditionCheck`,
+      );
     }
     if (op.outcome !== 'ok') continue;
     const writer = writerOf(op);
@@ -228,7 +243,10 @@ export function check(history: TrialHistory, final: FinalTables, expected: Expec
     if (op.kind === 'release' && op.outcome === 'ok') {
       const later = acquires.find((a) => a.fence! > op.fence && a.repliedAtMs < op.forwardedAtMs);
       if (later !== undefined) {
-        add('foreign-release', `run ${op.runId} (fence ${op.fence}) released the lease after fence ${later.fence} had been granted to run ${later.runId}`);
+        add(
+          'foreign-release',
+          `run ${op.runId} (fence ${op.fence}) released the lease after fence ${later.fence} had been granted to run ${later.runId}`,
+        );
       }
     }
     if ((op.kind === 'acquire' || op.kind === 'renew') && op.outcome === 'ok' && op.expiresAtMs - op.nowMs > history.leaseDurationMs) {
@@ -240,8 +258,9 @@ export function check(history: TrialHistory, final: FinalTables, expected: Expec
     if (previous === undefined) continue;
     const holder = previous.runId;
     const confirmed = history.store.filter(
-      (op) => (op.kind === 'acquire' || op.kind === 'renew') && op.runId === holder && op.outcome === 'ok' && op.repliedAtMs < next.forwardedAtMs,
-    ) as (Extract<StoreOp, { kind: 'acquire' | 'renew' }>)[];
+      (op) =>
+        (op.kind === 'acquire' || op.kind === 'renew') && op.runId === holder && op.outcome === 'ok' && op.repliedAtMs < next.forwardedAtMs,
+    ) as Extract<StoreOp, { kind: 'acquire' | 'renew' }>[];
     const expiresAtMs = Math.max(...confirmed.map((op) => op.expiresAtMs));
     const releasedBefore = history.store.some(
       (op) => op.kind === 'release' && op.runId === holder && op.outcome !== 'refused' && op.forwardedAtMs < next.repliedAtMs,
@@ -268,7 +287,13 @@ export function check(history: TrialHistory, final: FinalTables, expected: Expec
     }
   }
   for (const op of history.store) {
-    if (op.kind === 'release' && op.outcome === 'ok' && op.marksDone && op.lastRun?.outcome === 'succeeded' && typeof op.lastRun.interval === 'string') {
+    if (
+      op.kind === 'release' &&
+      op.outcome === 'ok' &&
+      op.marksDone &&
+      op.lastRun?.outcome === 'succeeded' &&
+      typeof op.lastRun.interval === 'string'
+    ) {
       noteSuccess(op.lastRun.interval, op.runId);
     }
   }
@@ -279,23 +304,31 @@ export function check(history: TrialHistory, final: FinalTables, expected: Expec
   const done = final.lease?.ledger;
   const doneSet = new Set([...(done instanceof Set ? done : Array.isArray(done) ? done : [])].map(Number));
   for (const interval of history.intervals) {
-    if (!doneSet.has(slotOf(interval))) add('interval-not-done', `interval ${interval} never succeeded (not in the ledger after the quiet phase)`);
+    if (!doneSet.has(slotOf(interval)))
+      add('interval-not-done', `interval ${interval} never succeeded (not in the ledger after the quiet phase)`);
   }
 
   // --- No lease left held -------------------------------------------------------------------
   if (final.lease?.holder !== undefined) {
     const expiresAtMs = Number(final.lease.expiresAtMs);
     if (!(expiresAtMs <= final.checkedAtMs)) {
-      add('lease-held-at-end', `after the trial the lease is still held by ${String(final.lease.holder)} until ${expiresAtMs} (checked at ${final.checkedAtMs})`);
+      add(
+        'lease-held-at-end',
+        `after the trial the lease is still held by ${String(final.lease.holder)} until ${expiresAtMs} (checked at ${final.checkedAtMs})`,
+      );
     }
   }
 
   // --- Final tables: what the last successful sync's reply implies ------------------------
   const successes = [
     ...history.runs.flatMap((run) =>
-      run.summary?.outcome === 'succeeded' && run.runId !== undefined ? [{ runId: run.runId, fence: run.summary.fence ?? run.acquired?.fence }] : [],
+      run.summary?.outcome === 'succeeded' && run.runId !== undefined
+        ? [{ runId: run.runId, fence: run.summary.fence ?? run.acquired?.fence }]
+        : [],
     ),
-    ...history.store.flatMap((op) => (op.kind === 'release' && op.outcome === 'ok' && op.lastRun?.outcome === 'succeeded' ? [{ runId: op.runId, fence: op.fence }] : [])),
+    ...history.store.flatMap((op) =>
+      op.kind === 'release' && op.outcome === 'ok' && op.lastRun?.outcome === 'succeeded' ? [{ runId: op.runId, fence: op.fence }] : [],
+    ),
   ].filter((s): s is { runId: string; fence: number } => s.fence !== undefined);
   const last = successes.sort((a, b) => b.fence - a.fence)[0];
   if (last === undefined) {
@@ -348,10 +381,17 @@ function compareReminders(actual: Record<string, unknown>[], expected: ReminderR
     byKey.delete(key(want));
     if (item === undefined) {
       add('final-reminders', `reminder ${key(want)} is missing`);
-    } else if (item.remindAt !== want.remindAt || item.minutesBefore !== want.minutesBefore || (item.notifiedAt !== undefined && typeof item.notifiedStart !== 'number')) {
+    } else if (
+      item.remindAt !== want.remindAt ||
+      item.minutesBefore !== want.minutesBefore ||
+      (item.notifiedAt !== undefined && typeof item.notifiedStart !== 'number')
+    ) {
       // Sent (notifiedAt) only by the delivery job's claim, which records the start it sent for;
       // whether that claim was right is the delivery checker's (delivery-checker.ts).
-      add('final-reminders', `reminder ${key(want)}: remindAt ${String(item.remindAt)} ≠ ${want.remindAt} (minutesBefore ${String(item.minutesBefore)})`);
+      add(
+        'final-reminders',
+        `reminder ${key(want)}: remindAt ${String(item.remindAt)} ≠ ${want.remindAt} (minutesBefore ${String(item.minutesBefore)})`,
+      );
     }
   }
   for (const stale of byKey.keys()) add('final-reminders', `reminder ${stale} should not be stored`);

@@ -73,7 +73,9 @@ function awsFlag(raw: string | undefined): boolean {
 function report(summary: ChaosSummary, options: Options, wallMs: number): void {
   const out = (line = '') => process.stdout.write(`${line}\n`);
   out();
-  out(`trials run:      ${summary.trials.length} (run seed ${options.seed}, ${options.workers} workers per trial, AWS faults ${options.aws ? 'on' : 'off'})`);
+  out(
+    `trials run:      ${summary.trials.length} (run seed ${options.seed}, ${options.workers} workers per trial, AWS faults ${options.aws ? 'on' : 'off'})`,
+  );
   out(`invocations:     ${summary.invocations}`);
   out(`wall time:       ${(wallMs / 1000).toFixed(1)} s`);
   out('faults injected:');
@@ -81,10 +83,16 @@ function report(summary: ChaosSummary, options: Options, wallMs: number): void {
   if (options.aws) {
     out('AWS faults by operation:');
     for (const [fault, byOperation] of Object.entries(summary.awsFaults).sort()) {
-      const detail = Object.entries(byOperation).sort().map(([operation, n]) => `${operation} ${n}`).join(', ');
+      const detail = Object.entries(byOperation)
+        .sort()
+        .map(([operation, n]) => `${operation} ${n}`)
+        .join(', ');
       out(`  ${fault.padEnd(20)} ${detail}`);
     }
-    const retries = Object.entries(summary.contentionRetries).sort().map(([operation, n]) => `${operation} ${n}`).join(', ');
+    const retries = Object.entries(summary.contentionRetries)
+      .sort()
+      .map(([operation, n]) => `${operation} ${n}`)
+      .join(', ');
     out(`contention retries logged by the function: ${retries || 'none'}`);
     out(`skips lease-held after contention outlasted the acquire's budget: ${summary.contentionSkips}`);
   }
@@ -107,7 +115,9 @@ function report(summary: ChaosSummary, options: Options, wallMs: number): void {
     out(`trial ${trial.index} (trial seed ${trial.seed}) — ${trial.violations.length} violation(s):`);
     for (const violation of trial.violations.slice(0, 10)) out(`  [${violation.rule}] ${violation.message}`);
     if (trial.violations.length > 10) out(`  … and ${trial.violations.length - 10} more`);
-    out(`  replay: npm run chaos -- --seed ${options.seed} --trials 1 --first ${trial.index} --workers ${options.workers} --aws ${options.aws ? 'on' : 'off'} --delivery ${options.delivery}`);
+    out(
+      `  replay: npm run chaos -- --seed ${options.seed} --trials 1 --first ${trial.index} --workers ${options.workers} --aws ${options.aws ? 'on' : 'off'} --delivery ${options.delivery}`,
+    );
   }
 }
 
@@ -115,10 +125,15 @@ async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const { first } = options;
   const started = Date.now();
-  process.stdout.write(`chaos: run seed ${options.seed}, trials ${first}..${first + options.trials - 1}; starting DynamoDB Local and bundling…\n`);
+  process.stdout.write(
+    `chaos: run seed ${options.seed}, trials ${first}..${first + options.trials - 1}; starting DynamoDB Local and bundling…\n`,
+  );
   const [dynamo, synth] = await Promise.all([startDynamoDbLocal(), synthTemplate({ bundle: true })]);
   if (synth.bundleDir === undefined) throw new Error('synthesis produced no function bundle');
-  const deliveryEntry = join(bundleDirOfFunction(synth.outdir, synth.template, findDeliveryFunction(synth.template).logicalId), 'index.mjs');
+  const deliveryEntry = join(
+    bundleDirOfFunction(synth.outdir, synth.template, findDeliveryFunction(synth.template).logicalId),
+    'index.mjs',
+  );
   const client = dynamo.client();
   try {
     const summary = await runChaos(
@@ -149,7 +164,9 @@ async function main(): Promise<void> {
     report(summary, options, wallMs);
     if (options.json !== undefined) {
       const { trials, ...totals } = summary;
-      const failing = trials.filter((trial) => trial.violations.length > 0).map(({ index, seed, violations }) => ({ index, seed, violations }));
+      const failing = trials
+        .filter((trial) => trial.violations.length > 0)
+        .map(({ index, seed, violations }) => ({ index, seed, violations }));
       writeFileSync(options.json, `${JSON.stringify({ options, wallMs, trials: trials.length, ...totals, failing }, null, 2)}\n`);
     }
     process.exitCode = summary.violations > 0 ? 1 : 0;

@@ -131,7 +131,13 @@ function row(contest: Pick<ApiContest, 'id' | 'name' | 'type' | 'phase' | 'start
  * evidence"). Every reply of the trial lists it FINISHED, so the first successful sync deletes them.
  */
 function finishing(contest: ApiContest): NonNullable<ContestItem['pending']> {
-  return { held: false, kind: 'finish', said: `FINISHED@${contest.startTimeSeconds}+${contest.durationSeconds}`, replies: 1, since: contest.startTimeSeconds + DAY / 2 };
+  return {
+    held: false,
+    kind: 'finish',
+    said: `FINISHED@${contest.startTimeSeconds}+${contest.durationSeconds}`,
+    replies: 1,
+    since: contest.startTimeSeconds + DAY / 2,
+  };
 }
 
 /**
@@ -139,13 +145,27 @@ function finishing(contest: ApiContest): NonNullable<ContestItem['pending']> {
  * The reply clock (Contests item 0) says when the newest applied reply was made: `clockAgeSeconds`
  * before the trial (fresh: delivery may send at once; over 70 minutes: it waits for a sync).
  */
-export function seedRows(dataset: Dataset, clockAgeSeconds = 300): { contests: (ContestRow & { updatedAt: string })[]; reminders: ReminderRow[]; clock: { contestId: 0; replyMadeAt: number; updatedAt: string } } {
+export function seedRows(
+  dataset: Dataset,
+  clockAgeSeconds = 300,
+): {
+  contests: (ContestRow & { updatedAt: string })[];
+  reminders: ReminderRow[];
+  clock: { contestId: 0; replyMadeAt: number; updatedAt: string };
+} {
   const updatedAt = new Date((dataset.baseSeconds - DAY) * 1000).toISOString();
   const contests = contestList(dataset, 0)
     .filter((contest) => contest.id !== LONG_FINISHED_ID)
     .map((contest) => ({ ...row(contest), ...(contest.id === FINISHING_ID ? { pending: finishing(contest) } : {}), updatedAt }));
   contests.push({
-    ...row({ id: CANCELLED_ID, name: 'Codeforces Round 3099 (cancelled) [v0]', type: 'CF', phase: 'BEFORE', startTimeSeconds: dataset.baseSeconds + 2 * DAY, durationSeconds: 7200 }),
+    ...row({
+      id: CANCELLED_ID,
+      name: 'Codeforces Round 3099 (cancelled) [v0]',
+      type: 'CF',
+      phase: 'BEFORE',
+      startTimeSeconds: dataset.baseSeconds + 2 * DAY,
+      durationSeconds: 7200,
+    }),
     updatedAt,
   });
   const startById = new Map(contests.map((contest) => [contest.contestId, contest.startTimeSeconds]));

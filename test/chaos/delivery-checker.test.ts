@@ -7,7 +7,16 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { checkDelivery, type DeliveryFinal, type DeliveryTrialHistory } from './delivery-checker.js';
-import { claimDueWrites, claimTransactions, reminderKey, seededDue, syncDueWrites, type ClaimTransaction, type DueWrite, type EventRecord } from './delivery-history.js';
+import {
+  claimDueWrites,
+  claimTransactions,
+  reminderKey,
+  seededDue,
+  syncDueWrites,
+  type ClaimTransaction,
+  type DueWrite,
+  type EventRecord,
+} from './delivery-history.js';
 import type { WireRecord } from './taps.js';
 
 const T = 1_750_000_000_000;
@@ -21,7 +30,13 @@ const A_DUE = { dueAt: BASE + 5, dueStart: BASE + 1205 };
 const B_DUE = { dueAt: BASE + 10, dueStart: BASE + 1510 };
 const B_MOVED = { dueAt: BASE + 30, dueStart: BASE + 1530 };
 
-const event = (r: { contestId: number; userId: string }, due: { dueAt: number; dueStart: number }, runId: string, fence: number, eventId = `e-${keyOf(r)}-${due.dueStart}`): EventRecord => ({
+const event = (
+  r: { contestId: number; userId: string },
+  due: { dueAt: number; dueStart: number },
+  runId: string,
+  fence: number,
+  eventId = `e-${keyOf(r)}-${due.dueStart}`,
+): EventRecord => ({
   eventId,
   key: keyOf(r),
   ...r,
@@ -49,7 +64,12 @@ function claimTxn(
   };
 }
 
-const syncWrite = (r: { contestId: number; userId: string }, at: number, due: DueWrite['due'], outcome: DueWrite['outcome'] = 'ok'): DueWrite => ({
+const syncWrite = (
+  r: { contestId: number; userId: string },
+  at: number,
+  due: DueWrite['due'],
+  outcome: DueWrite['outcome'] = 'ok',
+): DueWrite => ({
   key: keyOf(r),
   by: 'sync',
   forwardedAtMs: at,
@@ -111,7 +131,10 @@ describe('delivery checker', () => {
     // An event id that is not a function of (reminder, start) alone: a second event for one start.
     const second = claimTxn(T + 7_000, 'r1', 1, [{ r: A, due: A_DUE }]);
     second.events = [event(A, A_DUE, 'r1', 1, 'e-other')];
-    const found = rules({ ...history, claimTransactions: [...history.claimTransactions, second] }, { ...final, outbox: [...final.outbox, ...second.events] });
+    const found = rules(
+      { ...history, claimTransactions: [...history.claimTransactions, second] },
+      { ...final, outbox: [...final.outbox, ...second.events] },
+    );
     expect(found.filter((rule) => rule === 'delivery-duplicate')).toHaveLength(2);
   });
 
@@ -122,10 +145,9 @@ describe('delivery checker', () => {
 
     const alone = claimTxn(T + 8_000, 'r1', 1, []);
     alone.events = [stray];
-    expect(rules({ ...history, claimTransactions: [...history.claimTransactions, alone] }, { ...final, outbox: [...final.outbox, stray] })).toEqual([
-      'delivery-event-without-claim',
-      'delivery-event-without-claim',
-    ]);
+    expect(
+      rules({ ...history, claimTransactions: [...history.claimTransactions, alone] }, { ...final, outbox: [...final.outbox, stray] }),
+    ).toEqual(['delivery-event-without-claim', 'delivery-event-without-claim']);
 
     const misnamed = { ...final, outbox: final.outbox.map((e) => (e.key === keyOf(A) ? { ...e, fence: 7 } : e)) };
     expect(rules(history, misnamed)).toEqual(['delivery-event-without-claim']);
@@ -135,7 +157,10 @@ describe('delivery checker', () => {
     const { history, final } = clean();
     const split = history.claimTransactions.map((txn, i) => (i === 0 ? { ...txn, events: [] } : txn));
     const outboxWithout = final.outbox.filter((e) => e.key !== keyOf(A));
-    expect(rules({ ...history, claimTransactions: split }, { ...final, outbox: outboxWithout })).toEqual(['delivery-claim-without-event', 'delivery-claim-without-event']);
+    expect(rules({ ...history, claimTransactions: split }, { ...final, outbox: outboxWithout })).toEqual([
+      'delivery-claim-without-event',
+      'delivery-claim-without-event',
+    ]);
     expect(rules(history, { ...final, outbox: outboxWithout })).toEqual(['delivery-claim-without-event', 'delivery-claim-without-event']);
     const markedOnly = { ...final, reminders: [...final.reminders, { contestId: 3022, userId: 'u4', notifiedStart: BASE + 1815 }] };
     expect(rules(history, markedOnly)).toEqual(['delivery-claim-without-event']);
@@ -145,15 +170,29 @@ describe('delivery checker', () => {
     const { history, final } = clean();
     const withTxn = (txn: ClaimTransaction) => {
       const claimTransactions = [...history.claimTransactions, txn];
-      return rules({ ...history, claimTransactions, dueWrites: [...seed, syncWrite(B, T + 2_000, B_MOVED), ...claimDueWrites(claimTransactions)] }, { ...final, outbox: [...final.outbox, ...txn.events] });
+      return rules(
+        { ...history, claimTransactions, dueWrites: [...seed, syncWrite(B, T + 2_000, B_MOVED), ...claimDueWrites(claimTransactions)] },
+        { ...final, outbox: [...final.outbox, ...txn.events] },
+      );
     };
     // B claimed at its new time, but 3 s before it was due.
     const early = claimTxn(T + 27_000, 'r2', 2, [{ r: B, due: B_MOVED }]);
-    expect(rules({ ...history, claimTransactions: [history.claimTransactions[0]!, early], dueWrites: [...seed, syncWrite(B, T + 2_000, B_MOVED), ...claimDueWrites([history.claimTransactions[0]!, early])] }, { ...final, outbox: [history.claimTransactions[0]!.events[0]!, ...early.events] })).toEqual(['delivery-not-due']);
+    expect(
+      rules(
+        {
+          ...history,
+          claimTransactions: [history.claimTransactions[0]!, early],
+          dueWrites: [...seed, syncWrite(B, T + 2_000, B_MOVED), ...claimDueWrites([history.claimTransactions[0]!, early])],
+        },
+        { ...final, outbox: [history.claimTransactions[0]!.events[0]!, ...early.events] },
+      ),
+    ).toEqual(['delivery-not-due']);
     // B claimed again at the old start after the sync had certainly moved it (another start: no duplicate).
     expect(withTxn(claimTxn(T + 35_000, 'r2', 2, [{ r: B, due: B_DUE }]))).toEqual(['delivery-not-due']);
     // C (its contest cancelled) was never due.
-    expect(withTxn(claimTxn(T + 12_000, 'r1', 1, [{ r: C, due: { dueAt: BASE + 3, dueStart: BASE + 1803 } }]))).toEqual(['delivery-not-due']);
+    expect(withTxn(claimTxn(T + 12_000, 'r1', 1, [{ r: C, due: { dueAt: BASE + 3, dueStart: BASE + 1803 } }]))).toEqual([
+      'delivery-not-due',
+    ]);
   });
 
   it('delivery-unfenced and delivery-stale-claim: a claim without the lease check, or sent after a later fence was granted', () => {
@@ -178,14 +217,35 @@ describe('delivery checker', () => {
 
 describe('delivery history from the wire', () => {
   const tables = { contests: 'c', reminders: 'r', coordination: 'k', outbox: 'o' };
-  const record = (seq: number, request: unknown, status = 200): WireRecord => ({ seq, operation: 'TransactWriteItems', forwardedAtMs: T + seq * 100, repliedAtMs: T + seq * 100 + 5, status, request });
+  const record = (seq: number, request: unknown, status = 200): WireRecord => ({
+    seq,
+    operation: 'TransactWriteItems',
+    forwardedAtMs: T + seq * 100,
+    repliedAtMs: T + seq * 100 + 5,
+    status,
+    request,
+  });
   const m = (value: Record<string, unknown>) => marshall(value, { removeUndefinedValues: true });
 
   it('reads the syncs due and paused updates, and a claim transaction with its lease check and event (a retried token once)', () => {
     const syncTxn = {
       TransactItems: [
-        { Update: { TableName: 'r', Key: m({ contestId: 3023, userId: 'u1' }), UpdateExpression: 'SET #dueAt = :dueAt, #dueStart = :dueStart', ExpressionAttributeValues: m({ ':mb': 25, ':dueAt': B_MOVED.dueAt, ':dueStart': B_MOVED.dueStart }) } },
-        { Update: { TableName: 'r', Key: m({ contestId: 3021, userId: 'u1' }), UpdateExpression: 'SET #paused = :paused REMOVE #dueAt, #dueShard, #dueStart', ExpressionAttributeValues: m({ ':mb': 20, ':paused': 'held' }) } },
+        {
+          Update: {
+            TableName: 'r',
+            Key: m({ contestId: 3023, userId: 'u1' }),
+            UpdateExpression: 'SET #dueAt = :dueAt, #dueStart = :dueStart',
+            ExpressionAttributeValues: m({ ':mb': 25, ':dueAt': B_MOVED.dueAt, ':dueStart': B_MOVED.dueStart }),
+          },
+        },
+        {
+          Update: {
+            TableName: 'r',
+            Key: m({ contestId: 3021, userId: 'u1' }),
+            UpdateExpression: 'SET #paused = :paused REMOVE #dueAt, #dueShard, #dueStart',
+            ExpressionAttributeValues: m({ ':mb': 20, ':paused': 'held' }),
+          },
+        },
         { Put: { TableName: 'c', Item: m({ contestId: 3021 }) } },
       ],
     };
@@ -199,16 +259,41 @@ describe('delivery history from the wire', () => {
     const claim = {
       ClientRequestToken: 'tok-1',
       TransactItems: [
-        { ConditionCheck: { TableName: 'k', Key: m({ pk: 'lease#reminder-delivery#0' }), ConditionExpression: 'holder = :runId AND fence = :fence', ExpressionAttributeValues: m({ ':runId': 'r1', ':fence': 4 }) } },
+        {
+          ConditionCheck: {
+            TableName: 'k',
+            Key: m({ pk: 'lease#reminder-delivery#0' }),
+            ConditionExpression: 'holder = :runId AND fence = :fence',
+            ExpressionAttributeValues: m({ ':runId': 'r1', ':fence': 4 }),
+          },
+        },
         {
           Update: {
             TableName: 'r',
             Key: m({ contestId: 3021, userId: 'u1' }),
             UpdateExpression: 'SET notifiedAt = :now, notifiedStart = :start, paused = :notified REMOVE dueAt, dueShard, dueStart',
-            ExpressionAttributeValues: m({ ':now': BASE + 6, ':start': A_DUE.dueStart, ':seen': A_DUE.dueAt, ':mb': 20, ':notified': 'notified' }),
+            ExpressionAttributeValues: m({
+              ':now': BASE + 6,
+              ':start': A_DUE.dueStart,
+              ':seen': A_DUE.dueAt,
+              ':mb': 20,
+              ':notified': 'notified',
+            }),
           },
         },
-        { Put: { TableName: 'o', Item: m({ pk: 'src#e1', eventId: 'e1', detailType: 'ReminderDue', detail: JSON.stringify({ eventId: 'e1', ...A, startTimeSeconds: A_DUE.dueStart, dueAt: A_DUE.dueAt }), runId: 'r1', fence: 4 }) } },
+        {
+          Put: {
+            TableName: 'o',
+            Item: m({
+              pk: 'src#e1',
+              eventId: 'e1',
+              detailType: 'ReminderDue',
+              detail: JSON.stringify({ eventId: 'e1', ...A, startTimeSeconds: A_DUE.dueStart, dueAt: A_DUE.dueAt }),
+              runId: 'r1',
+              fence: 4,
+            }),
+          },
+        },
       ],
     };
     const txns = claimTransactions([record(3, claim), record(4, claim)], tables, 'lease#reminder-delivery#0');

@@ -24,7 +24,14 @@
  *                          left due at or before the time that pass began.
  */
 import type { Rule, Violation } from './checker.js';
-import { reminderKey, type ClaimRecord, type ClaimTransaction, type DueWrite, type EventRecord, type LeaseGrant } from './delivery-history.js';
+import {
+  reminderKey,
+  type ClaimRecord,
+  type ClaimTransaction,
+  type DueWrite,
+  type EventRecord,
+  type LeaseGrant,
+} from './delivery-history.js';
 
 export interface DeliveryTrialHistory {
   /** Every write that set a row's due state: the seed, the syncs' updates, the claims. */
@@ -91,21 +98,36 @@ export function eventsHaveClaims(history: DeliveryTrialHistory, final: DeliveryF
       add('delivery-event-without-claim', `the outbox holds event ${event.eventId} (reminder ${at}) that no recorded transaction wrote`);
       continue;
     }
-    const withClaim = writers.filter((txn) => txn.claims.some((claim) => claim.key === event.key && claim.dueStart === event.startTimeSeconds && claim.dueAt === event.dueAt));
+    const withClaim = writers.filter((txn) =>
+      txn.claims.some((claim) => claim.key === event.key && claim.dueStart === event.startTimeSeconds && claim.dueAt === event.dueAt),
+    );
     if (withClaim.length === 0) {
-      add('delivery-event-without-claim', `event ${event.eventId} (reminder ${at}, due ${event.dueAt}) was written in a transaction that did not claim its row at that start and due time`);
+      add(
+        'delivery-event-without-claim',
+        `event ${event.eventId} (reminder ${at}, due ${event.dueAt}) was written in a transaction that did not claim its row at that start and due time`,
+      );
       continue;
     }
-    const byItsFence = withClaim.some((txn) => txn.check !== undefined && txn.check.runId === event.runId && txn.check.fence === event.fence);
+    const byItsFence = withClaim.some(
+      (txn) => txn.check !== undefined && txn.check.runId === event.runId && txn.check.fence === event.fence,
+    );
     if (!byItsFence) {
-      const checks = withClaim.map((txn) => (txn.check === undefined ? 'no lease check' : `run ${txn.check.runId} fence ${txn.check.fence}`)).join(', ');
-      add('delivery-event-without-claim', `event ${event.eventId} (reminder ${at}) says run ${event.runId ?? '?'} fence ${event.fence ?? '?'}, but the transaction that wrote it was fenced by ${checks}`);
+      const checks = withClaim
+        .map((txn) => (txn.check === undefined ? 'no lease check' : `run ${txn.check.runId} fence ${txn.check.fence}`))
+        .join(', ');
+      add(
+        'delivery-event-without-claim',
+        `event ${event.eventId} (reminder ${at}) says run ${event.runId ?? '?'} fence ${event.fence ?? '?'}, but the transaction that wrote it was fenced by ${checks}`,
+      );
     }
   }
   for (const txn of committed(history.claimTransactions)) {
     for (const event of txn.events) {
       if (!txn.claims.some((claim) => claim.key === event.key && claim.dueStart === event.startTimeSeconds)) {
-        add('delivery-event-without-claim', `a committed transaction wrote event ${event.eventId} (reminder ${startKey(event.key, event.startTimeSeconds)}) without claiming its row`);
+        add(
+          'delivery-event-without-claim',
+          `a committed transaction wrote event ${event.eventId} (reminder ${startKey(event.key, event.startTimeSeconds)}) without claiming its row`,
+        );
       }
     }
   }
@@ -127,7 +149,11 @@ export function claimsHaveEvents(history: DeliveryTrialHistory, final: DeliveryF
   for (const row of final.reminders) {
     if (typeof row.notifiedStart !== 'number') continue;
     const at = startKey(reminderKey(row.contestId, row.userId), row.notifiedStart);
-    if (!inOutbox.has(at)) add('delivery-claim-without-event', `reminder ${at} is marked sent (notifiedStart) in the final table, but the outbox holds no event for it`);
+    if (!inOutbox.has(at))
+      add(
+        'delivery-claim-without-event',
+        `reminder ${at} is marked sent (notifiedStart) in the final table, but the outbox holds no event for it`,
+      );
   }
 }
 
@@ -150,17 +176,25 @@ export function claimsWereDue(history: DeliveryTrialHistory, add: Add): void {
     for (const claim of txn.claims) {
       const at = startKey(claim.key, claim.dueStart);
       if (txn.forwardedAtMs < claim.dueAt * 1000) {
-        add('delivery-not-due', `reminder ${at} was claimed ${claim.dueAt * 1000 - txn.forwardedAtMs} ms before its due time ${claim.dueAt}`);
+        add(
+          'delivery-not-due',
+          `reminder ${at} was claimed ${claim.dueAt * 1000 - txn.forwardedAtMs} ms before its due time ${claim.dueAt}`,
+        );
         continue;
       }
       // The claim's own row-write is not evidence of due-ness.
-      const writes = (byKey.get(claim.key) ?? []).filter((w) => !(w.by === 'claim' && w.forwardedAtMs === txn.forwardedAtMs && w.repliedAtMs === txn.repliedAtMs));
+      const writes = (byKey.get(claim.key) ?? []).filter(
+        (w) => !(w.by === 'claim' && w.forwardedAtMs === txn.forwardedAtMs && w.repliedAtMs === txn.repliedAtMs),
+      );
       if (!dueAtClaim(claim, txn, writes)) {
         const states = writes
           .filter((w) => w.outcome !== 'refused')
           .map((w) => `${w.by}@${w.repliedAtMs}:${w.due === undefined ? 'not due' : `${w.due.dueAt}/${w.due.dueStart}`}`)
           .join(', ');
-        add('delivery-not-due', `reminder ${at} was claimed at due time ${claim.dueAt}, but no write had left it due so (writes: ${states || 'none'})`);
+        add(
+          'delivery-not-due',
+          `reminder ${at} was claimed at due time ${claim.dueAt}, but no write had left it due so (writes: ${states || 'none'})`,
+        );
       }
     }
   }
@@ -192,7 +226,10 @@ export function nothingLost(history: DeliveryTrialHistory, final: DeliveryFinal,
   if (until === undefined) return;
   for (const row of final.reminders) {
     if (typeof row.dueAt === 'number' && row.dueAt <= until) {
-      add('delivery-lost', `reminder ${startKey(reminderKey(row.contestId, row.userId), Number(row.dueStart))} has been due since ${row.dueAt} and is still unsent after the last pass (which began at ${until})`);
+      add(
+        'delivery-lost',
+        `reminder ${startKey(reminderKey(row.contestId, row.userId), Number(row.dueStart))} has been due since ${row.dueAt} and is still unsent after the last pass (which began at ${until})`,
+      );
     }
   }
 }

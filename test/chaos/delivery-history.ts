@@ -81,7 +81,8 @@ export interface DeliveryTables extends TableNames {
   outbox: string;
 }
 
-const values = (raw: unknown): Json => (raw === undefined || raw === null ? {} : (unmarshall(raw as Record<string, AttributeValue>) as Json));
+const values = (raw: unknown): Json =>
+  raw === undefined || raw === null ? {} : (unmarshall(raw as Record<string, AttributeValue>) as Json);
 
 function outcomeOf(record: WireRecord): OpOutcome {
   if (record.status === 200) return 'ok';
@@ -133,7 +134,13 @@ export function syncDueWrites(records: readonly WireRecord[], tables: TableNames
       const key = values(update.Key);
       const v = values(update.ExpressionAttributeValues);
       const expression = String(update.UpdateExpression ?? '');
-      const landing = { key: reminderKey(key.contestId, key.userId), by: 'sync' as const, forwardedAtMs: record.forwardedAtMs, repliedAtMs: record.repliedAtMs, outcome: outcomeOf(record) };
+      const landing = {
+        key: reminderKey(key.contestId, key.userId),
+        by: 'sync' as const,
+        forwardedAtMs: record.forwardedAtMs,
+        repliedAtMs: record.repliedAtMs,
+        outcome: outcomeOf(record),
+      };
       if (typeof v[':dueAt'] === 'number') {
         const dueStart = typeof v[':dueStart'] === 'number' ? v[':dueStart'] : v[':dueAt'] + 60 * Number(v[':mb']);
         writes.push({ ...landing, due: { dueAt: v[':dueAt'], dueStart } });
@@ -152,7 +159,13 @@ const isClaim = (update: Json, tables: TableNames): boolean =>
 export function claimTransactions(records: readonly WireRecord[], tables: DeliveryTables, leaseKey: string): ClaimTransaction[] {
   const out: ClaimTransaction[] = [];
   for (const { record, items } of transactions(records)) {
-    const txn: ClaimTransaction = { forwardedAtMs: record.forwardedAtMs, repliedAtMs: record.repliedAtMs, outcome: outcomeOf(record), claims: [], events: [] };
+    const txn: ClaimTransaction = {
+      forwardedAtMs: record.forwardedAtMs,
+      repliedAtMs: record.repliedAtMs,
+      outcome: outcomeOf(record),
+      claims: [],
+      events: [],
+    };
     for (const item of items) {
       const [kind, action] = (Object.entries(item)[0] ?? []) as [string, Json | undefined];
       if (action === undefined) continue;
@@ -201,12 +214,23 @@ export function eventOf(item: Json): EventRecord {
 
 /** The claims as due-state writes (a committed claim takes the row out of the index). */
 export function claimDueWrites(txns: readonly ClaimTransaction[]): DueWrite[] {
-  return txns.flatMap((txn) => txn.claims.map((claim): DueWrite => ({ key: claim.key, by: 'claim', forwardedAtMs: txn.forwardedAtMs, repliedAtMs: txn.repliedAtMs, outcome: txn.outcome, due: undefined })));
+  return txns.flatMap((txn) =>
+    txn.claims.map((claim): DueWrite => ({
+      key: claim.key,
+      by: 'claim',
+      forwardedAtMs: txn.forwardedAtMs,
+      repliedAtMs: txn.repliedAtMs,
+      outcome: txn.outcome,
+      due: undefined,
+    })),
+  );
 }
 
 /** The delivery lease's grants (successful acquisitions with the fence the store gave). */
 export function leaseGrants(records: readonly WireRecord[], tables: TableNames, leaseKey: string): LeaseGrant[] {
   return storeOps(records, tables, leaseKey).flatMap((op) =>
-    op.kind === 'acquire' && op.outcome === 'ok' && op.fence !== undefined ? [{ runId: op.runId, fence: op.fence, forwardedAtMs: op.forwardedAtMs, repliedAtMs: op.repliedAtMs }] : [],
+    op.kind === 'acquire' && op.outcome === 'ok' && op.fence !== undefined
+      ? [{ runId: op.runId, fence: op.fence, forwardedAtMs: op.forwardedAtMs, repliedAtMs: op.repliedAtMs }]
+      : [],
   );
 }

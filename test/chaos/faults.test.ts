@@ -16,7 +16,12 @@ const AWS: AwsFaults = {
 
 describe('chaos AWS fault plan', () => {
   it('injects bursts of at most maxBurst faults per kind of request, at most one throttle each, conflicts only on plain writes', () => {
-    const policy = awsFaultPolicy(AWS, new Random(42), (r) => r.operation, () => true);
+    const policy = awsFaultPolicy(
+      AWS,
+      new Random(42),
+      (r) => r.operation,
+      () => true,
+    );
     for (const operation of ['UpdateItem', 'TransactWriteItems', 'GetItem', 'Scan']) {
       let burst: string[] = [];
       let longest = 0;
@@ -40,7 +45,12 @@ describe('chaos AWS fault plan', () => {
   });
 
   it('counts requests that meet a transaction lock in the burst, and injects nothing more until one goes through', () => {
-    const policy = awsFaultPolicy({ ...AWS, rates: { ...AWS.rates, conflict: 1 } }, new Random(5), (r) => r.operation, () => true);
+    const policy = awsFaultPolicy(
+      { ...AWS, rates: { ...AWS.rates, conflict: 1 } },
+      new Random(5),
+      (r) => r.operation,
+      () => true,
+    );
     const update = (locked: boolean) => policy({ operation: 'UpdateItem', body: {}, locked });
     expect([update(true), update(false), update(false), update(true), update(false), update(false)]).toEqual([
       undefined, // locked: conflicts anyway, counts as 1
@@ -53,7 +63,12 @@ describe('chaos AWS fault plan', () => {
   });
 
   it('injects nothing once turned off (the quiet phase)', () => {
-    const policy = awsFaultPolicy({ ...AWS, rates: { ...AWS.rates, conflict: 1 } }, new Random(1), (r) => r.operation, () => false);
+    const policy = awsFaultPolicy(
+      { ...AWS, rates: { ...AWS.rates, conflict: 1 } },
+      new Random(1),
+      (r) => r.operation,
+      () => false,
+    );
     expect(Array.from({ length: 50 }, () => policy({ operation: 'UpdateItem', body: {} }))).toEqual(Array(50).fill(undefined));
   });
 
@@ -73,7 +88,10 @@ describe('chaos AWS fault plan', () => {
     expect(plan.dynamoDelays).toEqual([]);
     expect(plan.workers.every((w) => w.fault.kind === 'none' && w.contenders.length === 0)).toBe(true);
     expect(plan.codeforces.every((f) => f.kind === 'ok' || (f.kind === 'slow' && f.delayMs <= 5_000))).toBe(true);
-    const share = Array.from({ length: 200 }, (_, seed) => planTrial(seed, { workers: 4, baseTimeMs: 0, aws: true }).aws?.contentionOnly).filter(Boolean).length;
+    const share = Array.from(
+      { length: 200 },
+      (_, seed) => planTrial(seed, { workers: 4, baseTimeMs: 0, aws: true }).aws?.contentionOnly,
+    ).filter(Boolean).length;
     expect(share).toBeGreaterThan(30);
     expect(share).toBeLessThan(90);
   });
@@ -88,7 +106,8 @@ describe('chaos delivery plan', () => {
       const { delivery, ...rest } = planTrial(seed, { workers: 8, baseTimeMs, aws: true, deliveryWorkers: 6 });
       expect(rest).toEqual(without);
       expect(delivery?.workers).toHaveLength(6);
-      if (without.aws?.contentionOnly === true) expect(delivery!.workers.every((w) => w.fault.kind === 'none' && w.contenders.length === 0)).toBe(true);
+      if (without.aws?.contentionOnly === true)
+        expect(delivery!.workers.every((w) => w.fault.kind === 'none' && w.contenders.length === 0)).toBe(true);
     }
   });
 
@@ -97,9 +116,17 @@ describe('chaos delivery plan', () => {
     const workers = plans.flatMap((plan) => plan.workers);
     const ticks = workers.flatMap((w) => (w.event.kind === 'schedule' ? [w.event.interval] : []));
     expect(ticks.every((interval) => Date.parse(interval) < baseTimeMs && Date.parse(interval) % 60_000 === 0)).toBe(true);
-    expect(plans.some((plan) => new Set(plan.workers.flatMap((w) => (w.event.kind === 'schedule' ? [w.event.interval] : []))).size < plan.workers.filter((w) => w.event.kind === 'schedule').length)).toBe(true);
+    expect(
+      plans.some(
+        (plan) =>
+          new Set(plan.workers.flatMap((w) => (w.event.kind === 'schedule' ? [w.event.interval] : []))).size <
+          plan.workers.filter((w) => w.event.kind === 'schedule').length,
+      ),
+    ).toBe(true);
     expect(workers.some((w) => w.event.kind === 'console')).toBe(true);
-    expect(new Set(workers.map((w) => w.fault.kind))).toEqual(new Set(['none', 'kill', 'kill-holder', 'stop-holder', 'stop', 'stop-at-write']));
+    expect(new Set(workers.map((w) => w.fault.kind))).toEqual(
+      new Set(['none', 'kill', 'kill-holder', 'stop-holder', 'stop', 'stop-at-write']),
+    );
     expect(new Set(plans.map((plan) => plan.clockAgeSeconds))).toEqual(new Set([300, 7200]));
   });
 });

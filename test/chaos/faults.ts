@@ -79,11 +79,7 @@ export interface WorkerPlan {
 }
 
 export type CodeforcesFault =
-  | { kind: 'ok' }
-  | { kind: 'slow'; delayMs: number }
-  | { kind: 'failed' }
-  | { kind: 'unavailable' }
-  | { kind: 'html' };
+  { kind: 'ok' } | { kind: 'slow'; delayMs: number } | { kind: 'failed' } | { kind: 'unavailable' } | { kind: 'html' };
 
 export interface DynamoDelayWindow {
   /** ms after the faults phase began. */
@@ -173,9 +169,15 @@ export type FaultKind =
   | 'aws-transaction-hold'
   | 'contention-only-trial';
 
-export function planTrial(seed: number, options: { workers: number; baseTimeMs: number; aws?: boolean; deliveryWorkers?: number }): TrialPlan {
+export function planTrial(
+  seed: number,
+  options: { workers: number; baseTimeMs: number; aws?: boolean; deliveryWorkers?: number },
+): TrialPlan {
   const classic = planClassic(seed, options);
-  const plan = options.deliveryWorkers === undefined || options.deliveryWorkers === 0 ? classic : { ...classic, delivery: planDelivery(seed, classic, options.deliveryWorkers, options.baseTimeMs) };
+  const plan =
+    options.deliveryWorkers === undefined || options.deliveryWorkers === 0
+      ? classic
+      : { ...classic, delivery: planDelivery(seed, classic, options.deliveryWorkers, options.baseTimeMs) };
   if (options.aws !== true) return plan;
   // Drawn from their own stream, so that the rest of a seed's plan is the same with AWS faults off.
   const random = new Random(seed ^ 0x2545f491);
@@ -215,7 +217,9 @@ export function contentionOnlyPlan(plan: TrialPlan, random = new Random(plan.see
     leaseSeconds: 9,
     workers: plan.workers.map(calm),
     ...(plan.delivery !== undefined ? { delivery: { ...plan.delivery, workers: plan.delivery.workers.map(calm) } } : {}),
-    codeforces: plan.codeforces.map((): CodeforcesFault => (random.chance(0.5) ? { kind: 'slow', delayMs: random.int(2_500, 5_000) } : { kind: 'ok' })),
+    codeforces: plan.codeforces.map((): CodeforcesFault =>
+      random.chance(0.5) ? { kind: 'slow', delayMs: random.int(2_500, 5_000) } : { kind: 'ok' },
+    ),
     dynamoDelays: [],
   };
 }
@@ -234,7 +238,10 @@ function drawFault(random: Random, leaseMs: number, intervals: readonly string[]
   if (fault.kind !== 'none') {
     for (const afterMs of [leaseMs + random.int(50, 600), Math.round(leaseMs * (1.5 + random.float()))]) {
       if (!random.chance(0.75)) continue;
-      contenders.push({ event: random.chance(0.6) ? { kind: 'console' } : { kind: 'schedule', interval: random.pick(intervals) }, afterMs });
+      contenders.push({
+        event: random.chance(0.6) ? { kind: 'console' } : { kind: 'schedule', interval: random.pick(intervals) },
+        afterMs,
+      });
     }
   }
   return { fault, contenders };
@@ -247,7 +254,9 @@ function planClassic(seed: number, options: { workers: number; baseTimeMs: numbe
   const hour = 3_600_000;
   const top = Math.floor(options.baseTimeMs / hour) * hour;
   const intervalCount = random.int(3, 5);
-  const intervals = Array.from({ length: intervalCount }, (_, i) => new Date(top - (intervalCount - i) * hour).toISOString().replace('.000Z', 'Z'));
+  const intervals = Array.from({ length: intervalCount }, (_, i) =>
+    new Date(top - (intervalCount - i) * hour).toISOString().replace('.000Z', 'Z'),
+  );
 
   const spreadMs = random.int(3_000, 7_000);
   const workers: WorkerPlan[] = [];

@@ -162,7 +162,14 @@ export type StoreOp = Landing &
         lastRun?: { runId?: string; fence?: number; outcome?: string; interval?: string | null };
         marksDone: boolean;
       }
-    | { kind: 'write'; check?: { runId: string; fence: number }; versions: number[]; contestsPut: number[]; contestsDeleted: number[]; actions: number }
+    | {
+        kind: 'write';
+        check?: { runId: string; fence: number };
+        versions: number[];
+        contestsPut: number[];
+        contestsDeleted: number[];
+        actions: number;
+      }
   );
 
 export interface TableNames {
@@ -244,7 +251,9 @@ export function storeOps(records: readonly WireRecord[], tables: TableNames, lea
     }
     if (record.operation !== 'TransactWriteItems') continue;
     const items = (Array.isArray(body.TransactItems) ? body.TransactItems : []) as Json[];
-    const leaseUpdateItem = items.map((item) => item.Update as Json | undefined).find((u) => u !== undefined && isLeaseKey(u, tables, leaseKey));
+    const leaseUpdateItem = items
+      .map((item) => item.Update as Json | undefined)
+      .find((u) => u !== undefined && isLeaseKey(u, tables, leaseKey));
     if (leaseUpdateItem !== undefined) {
       const op = leaseUpdate(leaseUpdateItem, landing, undefined);
       if (op !== undefined) ops.push(op);

@@ -135,7 +135,9 @@ const FAULT_OF_REPLY: Record<CodeforcesFault['kind'], FaultKind | undefined> = {
 async function seedTables(doc: DynamoDBDocumentClient, names: TableNames, seed: ReturnType<typeof seedRows>): Promise<void> {
   const put = async (table: string, items: object[]) => {
     for (let i = 0; i < items.length; i += 25) {
-      await doc.send(new BatchWriteCommand({ RequestItems: { [table]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+      await doc.send(
+        new BatchWriteCommand({ RequestItems: { [table]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }),
+      );
     }
   };
   await put(names.contests, [...seed.contests, seed.clock]);
@@ -155,13 +157,13 @@ function deliveryEnvironment(template: CfnTemplate, names: TableNames, leaseSeco
     else {
       const ref = (value as { Ref?: unknown }).Ref;
       const local = typeof ref === 'string' ? byLogicalId.get(ref) : undefined;
-      if (local === undefined) throw new Error(`delivery function environment ${name} is neither text nor a { Ref } to a table: ${JSON.stringify(value)}`);
+      if (local === undefined)
+        throw new Error(`delivery function environment ${name} is neither text nor a { Ref } to a table: ${JSON.stringify(value)}`);
       env[name] = local;
     }
   }
   return { ...env, LEASE_DURATION_SECONDS: String(leaseSeconds), POWERTOOLS_LOG_LEVEL: 'DEBUG' };
 }
-
 
 export async function runTrial(
   env: ChaosEnvironment,
@@ -196,9 +198,11 @@ export async function runTrial(
   const names = await createTablesFromTemplate(env.client, env.template, `chaos-${seed}-${randomBytes(2).toString('hex')}`);
   const seedData = seedRows(dataset, plan.delivery?.clockAgeSeconds);
   await seedTables(doc, names, seedData);
-  const delivery = plan.delivery !== undefined && env.deliveryEntry !== undefined ? { plan: plan.delivery, entry: env.deliveryEntry } : undefined;
+  const delivery =
+    plan.delivery !== undefined && env.deliveryEntry !== undefined ? { plan: plan.delivery, entry: env.deliveryEntry } : undefined;
   const deliveryLease = deliveryLeaseKey(0);
-  if (delivery !== undefined && names.outbox === undefined) throw new Error('the template has no outbox table: the delivery part needs one');
+  if (delivery !== undefined && names.outbox === undefined)
+    throw new Error('the template has no outbox table: the delivery part needs one');
 
   let version = 1;
   let faultsOn = true;
@@ -244,7 +248,12 @@ export async function runTrial(
   const phasesMs = { faults: 0, quiet: 0 };
   let deliveryFigures: DeliveryFigures | undefined;
   let quietStart = Number.POSITIVE_INFINITY;
-  const invoke = async (event: WorkerEvent, worker: Pick<WorkerPlan, 'fault' | 'contenders'>, id = nextId++, job: 'sync' | 'delivery' = 'sync') => {
+  const invoke = async (
+    event: WorkerEvent,
+    worker: Pick<WorkerPlan, 'fault' | 'contenders'>,
+    id = nextId++,
+    job: 'sync' | 'delivery' = 'sync',
+  ) => {
     // Each worker has its own delaying proxy, so a fault can follow its requests.
     const proxy = await startDynamoProxy(job === 'sync' ? recorder.endpoint : deliveryRecorder.endpoint, { locks });
     proxies.push(proxy);
@@ -288,22 +297,27 @@ export async function runTrial(
       onFault: () => {
         if (!faultsOn) return;
         for (const contender of worker.contenders) {
-          contenders.push(sleep(contender.afterMs).then(() => invoke(contender.event, { fault: { kind: 'none' }, contenders: [] }, nextId++, job)));
+          contenders.push(
+            sleep(contender.afterMs).then(() => invoke(contender.event, { fault: { kind: 'none' }, contenders: [] }, nextId++, job)),
+          );
         }
       },
-      env: job === 'delivery' ? { ...deliveryEnv, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } : {
-        AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
-        CONTESTS_TABLE_NAME: names.contests,
-        REMINDERS_TABLE_NAME: names.reminders,
-        COORDINATION_TABLE_NAME: names.coordination,
-        CODEFORCES_API_URL: tap.baseUrlFor(id),
-        LEASE_DURATION_SECONDS: String(plan.leaseSeconds),
-        // A contest missing from a reply is deleted at once: the oracle (dataset.ts) is then the
-        // last successful sync's reply alone, as before the grace period existed.
-        MISSING_SYNCS_BEFORE_DELETE: '1',
-        POWERTOOLS_LOG_LEVEL: 'DEBUG',
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      },
+      env:
+        job === 'delivery'
+          ? { ...deliveryEnv, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' }
+          : {
+              AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
+              CONTESTS_TABLE_NAME: names.contests,
+              REMINDERS_TABLE_NAME: names.reminders,
+              COORDINATION_TABLE_NAME: names.coordination,
+              CODEFORCES_API_URL: tap.baseUrlFor(id),
+              LEASE_DURATION_SECONDS: String(plan.leaseSeconds),
+              // A contest missing from a reply is deleted at once: the oracle (dataset.ts) is then the
+              // last successful sync's reply alone, as before the grace period existed.
+              MISSING_SYNCS_BEFORE_DELETE: '1',
+              POWERTOOLS_LOG_LEVEL: 'DEBUG',
+              AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+            },
     });
     (job === 'sync' ? runs : deliveryRuns).push(done.history);
     if (job === 'delivery') {
@@ -319,17 +333,24 @@ export async function runTrial(
       }
     }
     proxy.reset();
-    for (const [operation, n] of Object.entries(done.history.contentionRetries ?? {})) contentionRetries[operation] = (contentionRetries[operation] ?? 0) + n;
+    for (const [operation, n] of Object.entries(done.history.contentionRetries ?? {}))
+      contentionRetries[operation] = (contentionRetries[operation] ?? 0) + n;
     if (done.history.summary?.reason === 'lease-held' && done.history.summary.detail !== undefined) contentionSkips += 1;
     if (done.sent.sigkill) count('sigkill');
     if (done.sent.sigstop) count('sigstop');
-    const key = done.history.summary === undefined ? (done.signal ?? `exit ${done.exitCode}`) : `${done.history.summary.outcome}${done.history.summary.reason ? `:${done.history.summary.reason}` : ''}`;
+    const key =
+      done.history.summary === undefined
+        ? (done.signal ?? `exit ${done.exitCode}`)
+        : `${done.history.summary.outcome}${done.history.summary.reason ? `:${done.history.summary.reason}` : ''}`;
     const tally = job === 'sync' ? outcomes : deliveryOutcomes;
     tally[key] = (tally[key] ?? 0) + 1;
     const who = job === 'sync' ? `worker ${id}` : `delivery worker ${id}`;
     if (done.hung) violations.push({ rule: 'hung-worker', message: `${who} did not finish within 90 s; stderr: ${done.stderrTail}` });
     if (done.history.summary === undefined && !done.sent.sigkill && !done.hung) {
-      violations.push({ rule: 'worker-crashed', message: `${who} ended (${done.signal ?? done.exitCode}) without a result; stderr: ${done.stderrTail}` });
+      violations.push({
+        rule: 'worker-crashed',
+        message: `${who} ended (${done.signal ?? done.exitCode}) without a result; stderr: ${done.stderrTail}`,
+      });
     }
     return done;
   };
@@ -369,7 +390,10 @@ export async function runTrial(
     };
     for (const interval of plan.intervals) await untilSucceeded({ kind: 'schedule', interval });
     if (!(await untilSucceeded({ kind: 'console' }))) {
-      violations.push({ rule: 'no-final-sync', message: `the final console sync did not succeed in ${QUIET_ATTEMPTS} attempts with faults off` });
+      violations.push({
+        rule: 'no-final-sync',
+        message: `the final console sync did not succeed in ${QUIET_ATTEMPTS} attempts with faults off`,
+      });
     }
     // Delivery, faults off: console passes until one succeeds with nothing left for later.
     let deliveredUntilSeconds: number | undefined;
@@ -382,7 +406,10 @@ export async function runTrial(
         else await sleep(history.summary?.outcome === 'skipped' ? leaseMs / 2 : 200);
       }
       if (deliveredUntilSeconds === undefined) {
-        violations.push({ rule: 'delivery-final-pass', message: `no delivery pass succeeded with nothing left in ${QUIET_ATTEMPTS} attempts with faults off` });
+        violations.push({
+          rule: 'delivery-final-pass',
+          message: `no delivery pass succeeded with nothing left in ${QUIET_ATTEMPTS} attempts with faults off`,
+        });
       }
     }
 
@@ -396,7 +423,8 @@ export async function runTrial(
       delivery !== undefined ? scanAll(doc, names.outbox!) : Promise.resolve([]),
     ]);
     const checkedAtMs = Date.now();
-    const txns = delivery !== undefined ? claimTransactions(deliveryRecorder.records, { ...names, outbox: names.outbox! }, deliveryLease) : [];
+    const txns =
+      delivery !== undefined ? claimTransactions(deliveryRecorder.records, { ...names, outbox: names.outbox! }, deliveryLease) : [];
     violations.push(
       ...check(
         {
@@ -406,7 +434,9 @@ export async function runTrial(
           store: storeOps(recorder.records, names),
           codeforces: tap.records,
           contentionOnly: plan.aws?.contentionOnly === true,
-          claims: txns.filter((txn) => txn.outcome === 'ok').flatMap((txn) => txn.claims.map((claim) => ({ key: claim.key, repliedAtMs: txn.repliedAtMs }))),
+          claims: txns
+            .filter((txn) => txn.outcome === 'ok')
+            .flatMap((txn) => txn.claims.map((claim) => ({ key: claim.key, repliedAtMs: txn.repliedAtMs }))),
         },
         { contests, reminders, ...(lease.Item !== undefined ? { lease: lease.Item } : {}), checkedAtMs },
         (v) => expectedRows(dataset, v),
@@ -425,9 +455,12 @@ export async function runTrial(
           { outbox: events, reminders },
         ),
       );
-      const claims = txns.filter((txn) => txn.outcome === 'ok').flatMap((txn) => txn.claims.map((claim) => ({ ...claim, repliedAtMs: txn.repliedAtMs })));
+      const claims = txns
+        .filter((txn) => txn.outcome === 'ok')
+        .flatMap((txn) => txn.claims.map((claim) => ({ ...claim, repliedAtMs: txn.repliedAtMs })));
       const startsByReminder = new Map<string, Set<number>>();
-      for (const event of events) startsByReminder.set(event.key, (startsByReminder.get(event.key) ?? new Set()).add(event.startTimeSeconds));
+      for (const event of events)
+        startsByReminder.set(event.key, (startsByReminder.get(event.key) ?? new Set()).add(event.startTimeSeconds));
       deliveryFigures = {
         invocations: deliveryRuns.length,
         outcomes: deliveryOutcomes,
@@ -441,7 +474,9 @@ export async function runTrial(
     }
   } finally {
     await Promise.all([tap.close(), standin.close(), recorder.close(), deliveryRecorder.close(), ...proxies.map((proxy) => proxy.close())]);
-    await Promise.all(Object.values(names).map((TableName) => env.client.send(new DeleteTableCommand({ TableName })).catch(() => undefined)));
+    await Promise.all(
+      Object.values(names).map((TableName) => env.client.send(new DeleteTableCommand({ TableName })).catch(() => undefined)),
+    );
   }
   return {
     seed,

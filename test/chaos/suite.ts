@@ -77,7 +77,8 @@ export async function runChaos(
   for (const trial of trials) {
     summary.invocations += trial.invocations;
     summary.contentionSkips += trial.contentionSkips;
-    for (const [operation, n] of Object.entries(trial.contentionRetries)) summary.contentionRetries[operation] = (summary.contentionRetries[operation] ?? 0) + n;
+    for (const [operation, n] of Object.entries(trial.contentionRetries))
+      summary.contentionRetries[operation] = (summary.contentionRetries[operation] ?? 0) + n;
     for (const [fault, byOperation] of Object.entries(trial.awsFaults) as [ProxyFault, Record<string, number>][]) {
       const merged = (summary.awsFaults[fault] ??= {});
       for (const [operation, n] of Object.entries(byOperation)) merged[operation] = (merged[operation] ?? 0) + n;
@@ -85,13 +86,26 @@ export async function runChaos(
     for (const [kind, n] of Object.entries(trial.faults) as [FaultKind, number][]) summary.faults[kind] = (summary.faults[kind] ?? 0) + n;
     for (const [kind, n] of Object.entries(trial.outcomes)) summary.outcomes[kind] = (summary.outcomes[kind] ?? 0) + n;
     if (trial.delivery !== undefined) {
-      const d = (summary.delivery ??= { trials: 0, invocations: 0, outcomes: {}, claims: 0, events: 0, reminders: 0, resent: 0, duringFaults: 0, lost: 0, deferred: 0 });
+      const d = (summary.delivery ??= {
+        trials: 0,
+        invocations: 0,
+        outcomes: {},
+        claims: 0,
+        events: 0,
+        reminders: 0,
+        resent: 0,
+        duringFaults: 0,
+        lost: 0,
+        deferred: 0,
+      });
       d.trials += 1;
-      for (const field of ['invocations', 'claims', 'events', 'reminders', 'resent', 'duringFaults', 'lost', 'deferred'] as const) d[field] += trial.delivery[field];
+      for (const field of ['invocations', 'claims', 'events', 'reminders', 'resent', 'duringFaults', 'lost', 'deferred'] as const)
+        d[field] += trial.delivery[field];
       for (const [kind, n] of Object.entries(trial.delivery.outcomes)) d.outcomes[kind] = (d.outcomes[kind] ?? 0) + n;
     }
     summary.violations += trial.violations.length;
-    for (const violation of trial.violations) summary.violationsByRule[violation.rule] = (summary.violationsByRule[violation.rule] ?? 0) + 1;
+    for (const violation of trial.violations)
+      summary.violationsByRule[violation.rule] = (summary.violationsByRule[violation.rule] ?? 0) + 1;
   }
   return summary;
 }

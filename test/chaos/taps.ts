@@ -62,10 +62,7 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
  * Forwards `/w<id>/api/...` to `standinBaseUrl` (`http://host:port/api`). `onRequest` runs before
  * the request is forwarded (the stand-in picks one-shot replies and the list when it answers).
  */
-export async function startCodeforcesTap(
-  standinBaseUrl: string,
-  onRequest: (record: CodeforcesRecord) => void,
-): Promise<CodeforcesTap> {
+export async function startCodeforcesTap(standinBaseUrl: string, onRequest: (record: CodeforcesRecord) => void): Promise<CodeforcesTap> {
   const upstream = new URL(standinBaseUrl);
   const records: CodeforcesRecord[] = [];
   const server = await listen((req, res) => {
@@ -137,7 +134,10 @@ export async function startDynamoRecorder(target: string): Promise<DynamoRecorde
   const records: WireRecord[] = [];
   let seq = 0;
   const server = await listen((req, res) => {
-    const operation = String(req.headers['x-amz-target'] ?? 'unknown').split('.').pop() ?? 'unknown';
+    const operation =
+      String(req.headers['x-amz-target'] ?? 'unknown')
+        .split('.')
+        .pop() ?? 'unknown';
     readBody(req).then(
       (body) => {
         const forwardedAtMs = Date.now();
@@ -166,7 +166,14 @@ export async function startDynamoRecorder(target: string): Promise<DynamoRecorde
         );
         out.on('error', (error) => {
           // The outcome is unknown (status 0): the checker treats the write as possibly landed.
-          records.push({ seq: seq++, operation, forwardedAtMs, repliedAtMs: Date.now(), status: 0, request: KEEP_REQUEST.has(operation) ? parseJson(body) : undefined });
+          records.push({
+            seq: seq++,
+            operation,
+            forwardedAtMs,
+            repliedAtMs: Date.now(),
+            status: 0,
+            request: KEEP_REQUEST.has(operation) ? parseJson(body) : undefined,
+          });
           if (!res.headersSent && !res.destroyed) res.writeHead(502, { 'content-type': 'text/plain' });
           res.end(`recorder error: ${error.message}`);
         });

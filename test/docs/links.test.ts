@@ -53,7 +53,12 @@ describe('what counts as a path', () => {
   });
 
   it('skips fenced code blocks and takes relative links, not URLs', () => {
-    const markdown = ['```sh', 'cat lambda/gone.ts', '```', '[design](docs/design.md#lease-rules), [AWS](https://aws.amazon.com), [top](#top)'].join('\n');
+    const markdown = [
+      '```sh',
+      'cat lambda/gone.ts',
+      '```',
+      '[design](docs/design.md#lease-rules), [AWS](https://aws.amazon.com), [top](#top)',
+    ].join('\n');
     expect(texts(markdown)).toEqual(['link:docs/design.md#lease-rules', 'link:#top']);
   });
 
@@ -64,7 +69,8 @@ describe('what counts as a path', () => {
 
   it('flags what does not exist, in this repository', () => {
     const checker = new LinkChecker(root);
-    const broken = (text: string) => (checker as unknown as { brokenPath(file: string, text: string): string | undefined }).brokenPath('README.md', text);
+    const broken = (text: string) =>
+      (checker as unknown as { brokenPath(file: string, text: string): string | undefined }).brokenPath('README.md', text);
     expect(broken('lambda/text.ts')).toBeDefined();
     expect(broken('lambda/single-execution/index.ts')).toBeUndefined();
     expect(broken('events/<name>.json')).toBeUndefined();
@@ -77,7 +83,9 @@ describe('what counts as a path', () => {
 
 describe('heading anchors', () => {
   it('follow GitHub: lower case, punctuation dropped, spaces to dashes, repeats numbered', () => {
-    const anchors = headingAnchors('# A: `npm run chaos`\n## Pause and resume\n## Pause and resume\n## The construct: `ScheduledSingletonJob`');
+    const anchors = headingAnchors(
+      '# A: `npm run chaos`\n## Pause and resume\n## Pause and resume\n## The construct: `ScheduledSingletonJob`',
+    );
     expect([...anchors]).toEqual(['a-npm-run-chaos', 'pause-and-resume', 'pause-and-resume-1', 'the-construct-scheduledsingletonjob']);
   });
 

@@ -150,7 +150,9 @@ export class LinkChecker {
   constructor(private readonly root: string) {
     this.entries = repositoryEntries(root);
     this.entrySet = new Set(this.entries);
-    this.topLevelDirs = new Set(this.entries.filter((entry) => /^[^/]+\/$/.test(entry) && !entry.startsWith('.')).map((entry) => entry.slice(0, -1)));
+    this.topLevelDirs = new Set(
+      this.entries.filter((entry) => /^[^/]+\/$/.test(entry) && !entry.startsWith('.')).map((entry) => entry.slice(0, -1)),
+    );
   }
 
   /** The references of one Markdown file (path relative to the root) that do not resolve. */

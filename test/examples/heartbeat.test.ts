@@ -61,7 +61,9 @@ async function freshTables(): Promise<Tables> {
   const client = localDynamoClient(endpoint);
   const prefix = `heartbeat-${randomBytes(3).toString('hex')}`;
   const names: Record<string, string> = {};
-  for (const [logicalId, resource] of Object.entries(template.Resources as Record<string, { Type: string; Properties: CfnTableProperties }>)) {
+  for (const [logicalId, resource] of Object.entries(
+    template.Resources as Record<string, { Type: string; Properties: CfnTableProperties }>,
+  )) {
     if (resource.Type !== 'AWS::DynamoDB::Table') continue;
     names[logicalId] = `${prefix}-${logicalId}`;
     await createTableFromResource(client, names[logicalId], resource.Properties);
@@ -119,7 +121,10 @@ describe('heartbeat job: the synthesized stack', () => {
     expect(heartbeat.map((f) => f.file).sort()).toEqual(['heartbeat/handler.ts', 'heartbeat/stack.ts']);
     expect(heartbeat.reduce((sum, f) => sum + f.lines, 0)).toBeLessThanOrEqual(40);
     for (const { file, imports } of files) {
-      expect(imports.filter((name) => name.startsWith('.') && /(^|\/)(lambda|lib)\//.test(name)), file).toEqual([]);
+      expect(
+        imports.filter((name) => name.startsWith('.') && /(^|\/)(lambda|lib)\//.test(name)),
+        file,
+      ).toEqual([]);
     }
     const handler = heartbeat.find((f) => f.file === 'heartbeat/handler.ts')!;
     expect(handler.imports.filter((name) => !name.startsWith('node:'))).toEqual(['@contest-sync/scheduled-singleton']);
@@ -134,7 +139,9 @@ describe('heartbeat job: the synthesized stack', () => {
     expect(statements.find((s) => s.Sid === 'CoordinationTable')?.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [LEASE_KEY, `${RUN_RECORD_PREFIX}*`] },
     });
-    expect(statements.find((s) => s.Sid === 'OutboxTable')?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['heartbeat#*'] } });
+    expect(statements.find((s) => s.Sid === 'OutboxTable')?.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['heartbeat#*'] },
+    });
   });
 });
 
@@ -148,7 +155,10 @@ describe('heartbeat job: several processes on DynamoDB Local', () => {
     const { interval, event } = intervalEvent(2);
     const outcomes = await Promise.all(Array.from({ length: 4 }, () => invoke(tables, event).done));
     const results = outcomes.map(resultOf);
-    console.log('simultaneous:', results.map((r) => `${r.outcome}${r.reason ? ` (${r.reason})` : ''}${r.fence ? ` fence ${r.fence}` : ''}`).join(', '));
+    console.log(
+      'simultaneous:',
+      results.map((r) => `${r.outcome}${r.reason ? ` (${r.reason})` : ''}${r.fence ? ` fence ${r.fence}` : ''}`).join(', '),
+    );
 
     const succeeded = results.filter((r) => r.outcome === 'succeeded');
     expect(succeeded).toHaveLength(1);
@@ -162,9 +172,13 @@ describe('heartbeat job: several processes on DynamoDB Local', () => {
     expect(rows[0]).toMatchObject({ pk: `beat#${interval}`, runId: succeeded[0]!.runId, fence: 1 });
     // Its Beat event: one outbox item, written with the row.
     const outbox = (await tables.doc.send(new ScanCommand({ TableName: tables.env.OUTBOX_TABLE_NAME, ConsistentRead: true }))).Items ?? [];
-    expect(outbox).toEqual([expect.objectContaining({ pk: `heartbeat#beat#${interval}`, detailType: 'Beat', runId: succeeded[0]!.runId, fence: 1 })]);
+    expect(outbox).toEqual([
+      expect.objectContaining({ pk: `heartbeat#beat#${interval}`, detailType: 'Beat', runId: succeeded[0]!.runId, fence: 1 }),
+    ]);
 
-    const record = await tables.doc.send(new GetCommand({ TableName: tables.coordination, Key: { pk: `${RUN_RECORD_PREFIX}${interval}` }, ConsistentRead: true }));
+    const record = await tables.doc.send(
+      new GetCommand({ TableName: tables.coordination, Key: { pk: `${RUN_RECORD_PREFIX}${interval}` }, ConsistentRead: true }),
+    );
     expect(record.Item).toMatchObject({ runId: succeeded[0]!.runId, outcome: 'succeeded', fence: 1, source: 'schedule' });
 
     // Under the JSON log format: each process's metrics are one top-level EMF record that CloudWatch
@@ -180,9 +194,19 @@ describe('heartbeat job: several processes on DynamoDB Local', () => {
     // processes' to feed (test/multiprocess/outbox.test.ts).
     const jobs = (metrics: ReturnType<typeof alarmMetrics>) => metrics.filter((m) => m.dimensions.service !== 'heartbeat-events');
     const read = [...jobs(alarmMetrics(template)), ...widgetMetrics(template)];
-    expect(jobs(alarmMetrics(template)).map((m) => m.name).sort()).toEqual(['LeaseLost', 'RunFailed', 'RunSucceeded']);
-    expect(alarmMetrics(template).filter((m) => m.dimensions.service === 'heartbeat-events').map((m) => m.name)).toEqual(['EventsFailed']);
-    expect(new Set(widgetMetrics(template).map((m) => m.name))).toEqual(new Set(['RunSucceeded', 'RunSkipped', 'RunFailed', 'LeaseLost', 'Duration']));
+    expect(
+      jobs(alarmMetrics(template))
+        .map((m) => m.name)
+        .sort(),
+    ).toEqual(['LeaseLost', 'RunFailed', 'RunSucceeded']);
+    expect(
+      alarmMetrics(template)
+        .filter((m) => m.dimensions.service === 'heartbeat-events')
+        .map((m) => m.name),
+    ).toEqual(['EventsFailed']);
+    expect(new Set(widgetMetrics(template).map((m) => m.name))).toEqual(
+      new Set(['RunSucceeded', 'RunSkipped', 'RunFailed', 'LeaseLost', 'Duration']),
+    );
     expect(unfed(read, emitted.flat())).toEqual([]);
     console.log('metrics:', `${emitted.flat().length} EMF data from ${outcomes.length} processes feed ${read.length} alarm/widget metrics`);
   });

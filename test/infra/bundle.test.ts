@@ -37,7 +37,10 @@ describe('function bundle', () => {
     expect(code).toMatch(/\bexport\s*\{[^}]*\bhandler\b[^}]*\}/);
     expect(existsSync(join(result.bundleDir!, 'index.mjs.map'))).toBe(true);
     // The map names the sources but does not carry them (they would ship and be parsed at import).
-    const map = JSON.parse(readFileSync(join(result.bundleDir!, 'index.mjs.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown };
+    const map = JSON.parse(readFileSync(join(result.bundleDir!, 'index.mjs.map'), 'utf8')) as {
+      sources: string[];
+      sourcesContent?: unknown;
+    };
     expect(map.sources.some((source) => source.endsWith('lambda/handler.ts'))).toBe(true);
     expect(map.sourcesContent).toBeUndefined();
   });

@@ -53,7 +53,10 @@ describe('parseConfig', () => {
     [{ leaseDurationSeconds: 2.5 }, /leaseDurationSeconds=2.5: expected an integer/],
     [{ leaseDurationSeconds: 'soon' }, /leaseDurationSeconds="soon": expected an integer/],
     [{ leaseDurationSeconds: 45 }, /functionTimeoutSeconds=120: must be at least 3 x .*leaseDurationSeconds \(45s\), i.e. >= 135s/],
-    [{ leaseDurationSeconds: 60, functionTimeoutSeconds: 300 }, /leaseDurationSeconds=60: must be at most 50s so that a crashed run's lease lapses before Lambda's first retry/],
+    [
+      { leaseDurationSeconds: 60, functionTimeoutSeconds: 300 },
+      /leaseDurationSeconds=60: must be at most 50s so that a crashed run's lease lapses before Lambda's first retry/,
+    ],
     [{ leaseDurationSeconds: 10, functionTimeoutSeconds: 29 }, /functionTimeoutSeconds=29: must be at least 3 x/],
     [{ functionTimeoutSeconds: 900 }, /functionTimeoutSeconds=900: expected an integer from 3 to 840/],
     [{ scheduleExpression: 'hourly' }, /scheduleExpression="hourly": expected an EventBridge expression/],
@@ -64,7 +67,10 @@ describe('parseConfig', () => {
     [{ codeforcesApiUrl: 'codeforces.com/api' }, /codeforcesApiUrl="codeforces.com\/api": expected an absolute URL/],
     [{ codeforcesApiUrl: 'ftp://codeforces.com/api' }, /expected an http\(s\) URL/],
     [{ alarmEmail: 'ops' }, /alarmEmail="ops": expected an e-mail address/],
-    [{ leaseDurationSeconds: 2, functionTimeoutSeconds: 14 }, /functionTimeoutSeconds=14: must exceed 15s: a run keeps 13600 ms for the release/],
+    [
+      { leaseDurationSeconds: 2, functionTimeoutSeconds: 14 },
+      /functionTimeoutSeconds=14: must exceed 15s: a run keeps 13600 ms for the release/,
+    ],
     [{ missingSyncsBeforeDelete: 0 }, /missingSyncsBeforeDelete=0: expected an integer from 1 to 48/],
     [{ acceptHeldAfterReplies: 0 }, /acceptHeldAfterReplies=0: expected an integer from 1 to 48/],
     [{ schedulePaused: 'yes' }, /schedulePaused="yes": expected true or false/],
@@ -160,7 +166,7 @@ describe('synth paused, at DEBUG', () => {
     template = Template.fromJSON(json);
   });
 
-  it('keeps the schedule rules (the sync\'s and the reminder delivery\'s) and their targets, disabled', () => {
+  it("keeps the schedule rules (the sync's and the reminder delivery's) and their targets, disabled", () => {
     const rules = Object.entries(template.findResources('AWS::Events::Rule'));
     expect(rules.map(([, rule]) => rule.Properties.ScheduleExpression).sort()).toEqual(['cron(0 * * * ? *)', 'rate(1 minute)']);
     for (const [, rule] of rules) {
@@ -178,7 +184,8 @@ describe('synth paused, at DEBUG', () => {
     // The reminder delivery job's own alarms follow the same rule as the sync's (checked below).
     const delivery = all.filter(([id]) => id.startsWith('Delivery')).map(([, alarm]) => alarm);
     expect(delivery.length).toBeGreaterThan(0);
-    for (const alarm of delivery) expect(alarm.Properties.ActionsEnabled ?? true, alarm.Properties.MetricName).toBe(alarm.Properties.MetricName !== 'RunSucceeded');
+    for (const alarm of delivery)
+      expect(alarm.Properties.ActionsEnabled ?? true, alarm.Properties.MetricName).toBe(alarm.Properties.MetricName !== 'RunSucceeded');
     const alarms = all.filter(([id]) => !id.startsWith('Events') && !id.startsWith('Delivery')).map(([, alarm]) => alarm);
     expect(alarms).toHaveLength(5);
     for (const alarm of alarms) {
@@ -190,7 +197,7 @@ describe('synth paused, at DEBUG', () => {
     expect(noSync.Properties.AlarmDescription).toMatch(/PAUSED/);
   });
 
-  it('sets the logger and Lambda\'s log filter to DEBUG', () => {
+  it("sets the logger and Lambda's log filter to DEBUG", () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Handler: 'index.handler',
       Environment: { Variables: { POWERTOOLS_LOG_LEVEL: 'DEBUG' } },

@@ -10,7 +10,12 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseEvent, type Invocation } from '../../lambda/events.js';
-import { ConsoleTestEvents, ConsoleTestEventsError, ScheduledSingletonJob, TEST_EVENT_REGISTRY } from '@contest-sync/scheduled-singleton/cdk';
+import {
+  ConsoleTestEvents,
+  ConsoleTestEventsError,
+  ScheduledSingletonJob,
+  TEST_EVENT_REGISTRY,
+} from '@contest-sync/scheduled-singleton/cdk';
 import { CONSOLE_TEST_EVENTS, DELIVERY_CONSOLE_TEST_EVENTS } from '../../lib/contest-sync-stack.js';
 import { findSyncFunction, synthTemplate, type CfnTemplate } from '../../local/template.js';
 
@@ -75,12 +80,16 @@ describe('the stack: shareable test events of the sync function', () => {
 
   it('has one copy of the payloads: every events/*.json is a listed event, and every listed event has its file', () => {
     const files = readdirSync(new URL('../../events/', import.meta.url)).filter((file) => file.endsWith('.json'));
-    expect(files.map((file) => file.replace(/\.json$/, '')).sort()).toEqual([...CONSOLE_TEST_EVENTS, ...DELIVERY_CONSOLE_TEST_EVENTS].sort());
+    expect(files.map((file) => file.replace(/\.json$/, '')).sort()).toEqual(
+      [...CONSOLE_TEST_EVENTS, ...DELIVERY_CONSOLE_TEST_EVENTS].sort(),
+    );
   });
 
   it('creates the registry only if absent (ConflictException ignored) and never deletes it', () => {
     // The only CloudFormation registry is the event bus's own (docs/events.md), never the console's.
-    const cfnRegistries = Object.values(template.findResources('AWS::EventSchemas::Registry')) as { Properties?: { RegistryName?: unknown } }[];
+    const cfnRegistries = Object.values(template.findResources('AWS::EventSchemas::Registry')) as {
+      Properties?: { RegistryName?: unknown };
+    }[];
     expect(cfnRegistries.filter((r) => r.Properties?.RegistryName === 'lambda-testevent-schemas')).toEqual([]);
     expect(cfnRegistries.length).toBeLessThanOrEqual(1);
     const registries = syncOnly(template.findResources('Custom::LambdaTestEventRegistry'));
@@ -109,12 +118,27 @@ describe('the stack: shareable test events of the sync function', () => {
     // Each function's ConsoleTestEvents adds the same CreateRegistry grant to the shared provider: the same permission.
     const distinct = [...new Map(statements.map((statement) => [JSON.stringify(statement), statement])).values()];
     expect(distinct).toEqual([
-      { Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [provider.Properties.LoggingConfig.LogGroup.Ref, 'Arn'] } },
+      {
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Effect: 'Allow',
+        Resource: { 'Fn::GetAtt': [provider.Properties.LoggingConfig.LogGroup.Ref, 'Arn'] },
+      },
       {
         Action: 'schemas:CreateRegistry',
         Effect: 'Allow',
         Resource: {
-          'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':schemas:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':registry/lambda-testevent-schemas']],
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':schemas:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              ':registry/lambda-testevent-schemas',
+            ],
+          ],
         },
       },
     ]);
@@ -129,7 +153,11 @@ describe('ConsoleTestEvents on its own', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const stack = new Stack(app, 'Events');
     const fn = (id: string) =>
-      new lambda.Function(stack, id, { runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler=async()=>({})') });
+      new lambda.Function(stack, id, {
+        runtime: lambda.Runtime.NODEJS_22_X,
+        handler: 'index.handler',
+        code: lambda.Code.fromInline('exports.handler=async()=>({})'),
+      });
     build(stack, fn);
     return Template.fromStack(stack);
   };
@@ -154,7 +182,8 @@ describe('ConsoleTestEvents on its own', () => {
   });
 
   it('refuses no events, names the console cannot show, payloads that are not JSON, and more than a schema holds', () => {
-    const build = (events: Record<string, unknown>) => () => stackWith((stack, fn) => new ConsoleTestEvents(stack, 'E', { function: fn('Fn'), events }));
+    const build = (events: Record<string, unknown>) => () =>
+      stackWith((stack, fn) => new ConsoleTestEvents(stack, 'E', { function: fn('Fn'), events }));
     expect(build({})).toThrow(ConsoleTestEventsError);
     expect(build({ 'has space': {} })).toThrow(/event name "has space"/);
     expect(build({ 'a-name-longer-than-25-chars': {} })).toThrow(/1-25/);

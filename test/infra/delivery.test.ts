@@ -30,7 +30,8 @@ const statements = (): any[] => {
     .filter((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleId))
     .flatMap((r) => r.Properties.PolicyDocument.Statement as any[]);
 };
-const tableRef = (name: string) => (findSyncFunction(json).resource.Properties?.Environment as { Variables: Record<string, { Ref: string }> }).Variables[name]!.Ref;
+const tableRef = (name: string) =>
+  (findSyncFunction(json).resource.Properties?.Environment as { Variables: Record<string, { Ref: string }> }).Variables[name]!.Ref;
 
 describe('reminder delivery job', () => {
   it('is a separate function from the sync, on the same tables, serving shard 0 under its own lease', () => {
@@ -50,7 +51,8 @@ describe('reminder delivery job', () => {
 
   it('runs every minute', () => {
     const rules = Object.values(resources()).filter(
-      (r) => r.Type === 'AWS::Events::Rule' && (r.Properties.Targets as { Arn: unknown }[]).some((t) => JSON.stringify(t.Arn).includes(fnId)),
+      (r) =>
+        r.Type === 'AWS::Events::Rule' && (r.Properties.Targets as { Arn: unknown }[]).some((t) => JSON.stringify(t.Arn).includes(fnId)),
     );
     expect(rules.map((r) => r.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
   });
@@ -60,7 +62,12 @@ describe('reminder delivery job', () => {
     const reminders = tableRef(ENV.remindersTable);
     const contests = tableRef(ENV.contestsTable);
     expect(data).toEqual([
-      { Sid: 'RemindersDueIndex', Effect: 'Allow', Action: DELIVERY_ACTIONS.remindersIndex[0], Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [reminders, 'Arn'] }, '/index/byDue']] } },
+      {
+        Sid: 'RemindersDueIndex',
+        Effect: 'Allow',
+        Action: DELIVERY_ACTIONS.remindersIndex[0],
+        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [reminders, 'Arn'] }, '/index/byDue']] },
+      },
       { Sid: 'RemindersClaim', Effect: 'Allow', Action: DELIVERY_ACTIONS.reminders[0], Resource: { 'Fn::GetAtt': [reminders, 'Arn'] } },
       { Sid: 'ContestsRead', Effect: 'Allow', Action: DELIVERY_ACTIONS.contests[0], Resource: { 'Fn::GetAtt': [contests, 'Arn'] } },
     ]);
@@ -72,23 +79,34 @@ describe('reminder delivery job', () => {
 
   it('writes only its own keys of the outbox, and its own lease item and run records', () => {
     const outbox = statements().find((s) => s.Sid === 'OutboxTable');
-    expect(outbox).toMatchObject({ Action: 'dynamodb:PutItem', Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${EVENT_SOURCES.reminders}#*`] } } });
+    expect(outbox).toMatchObject({
+      Action: 'dynamodb:PutItem',
+      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${EVENT_SOURCES.reminders}#*`] } },
+    });
     const coordination = statements().find((s) => s.Sid === 'CoordinationTable');
-    expect(coordination.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [deliveryLeaseKey(0), `${deliveryRunRecordPrefix(0)}*`] } });
+    expect(coordination.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [deliveryLeaseKey(0), `${deliveryRunRecordPrefix(0)}*`] },
+    });
   });
 
   it('publishes the ReminderDue schema in the bus registry', () => {
-    const schemas = Object.values(resources()).filter((r) => r.Type === 'AWS::EventSchemas::Schema' && String(r.Properties.SchemaName ?? '').includes('ReminderDue'));
+    const schemas = Object.values(resources()).filter(
+      (r) => r.Type === 'AWS::EventSchemas::Schema' && String(r.Properties.SchemaName ?? '').includes('ReminderDue'),
+    );
     expect(schemas).toHaveLength(1);
     const content = JSON.parse(schemas[0]!.Properties.Content as string);
     expect(content.properties.source.enum).toEqual([EVENT_SOURCES.reminders]);
-    expect(content.properties.detail.required).toEqual(expect.arrayContaining(['eventId', 'contestId', 'userId', 'minutesBefore', 'startTimeSeconds', 'name', 'url']));
+    expect(content.properties.detail.required).toEqual(
+      expect.arrayContaining(['eventId', 'contestId', 'userId', 'minutesBefore', 'startTimeSeconds', 'name', 'url']),
+    );
   });
 
   it('deploys its console test events like the sync does, each a payload the handler accepts', () => {
     const payloads = consoleTestEventPayloads(DELIVERY_CONSOLE_TEST_EVENTS);
     expect(Object.keys(payloads)).toEqual(['delivery-tick', 'delivery-now', 'delivery-dry-run']);
-    const registry = Object.values(resources()).filter((r) => r.Type === 'AWS::EventSchemas::Schema' && r.Properties.RegistryName === 'lambda-testevent-schemas');
+    const registry = Object.values(resources()).filter(
+      (r) => r.Type === 'AWS::EventSchemas::Schema' && r.Properties.RegistryName === 'lambda-testevent-schemas',
+    );
     const ours = registry.find((r) => JSON.stringify(r.Properties.SchemaName).includes(fnId));
     expect(ours, 'the delivery function has its shareable test events').toBeDefined();
     for (const name of DELIVERY_CONSOLE_TEST_EVENTS) expect(ours!.Properties.Content as string).toContain(`"${name}"`);

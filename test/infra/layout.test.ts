@@ -28,7 +28,9 @@ describe('lib/', () => {
   });
 
   it('reads CDK context only in app.ts and config.ts', () => {
-    const readers = sources.filter((file) => /tryGetContext|getContext\(/.test(readFileSync(file, 'utf8'))).map((file) => relative(root, file));
+    const readers = sources
+      .filter((file) => /tryGetContext|getContext\(/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(root, file));
     expect(readers.filter((file) => file !== 'lib/app.ts' && file !== 'lib/config.ts')).toEqual([]);
   });
 });

@@ -35,7 +35,11 @@ describe('tableDefinitionsFromTemplate', () => {
   it('finds the three tables and their roles from the function environment, and the outbox from the stream its relay reads', () => {
     const definitions = tableDefinitionsFromTemplate(template);
     expect(definitions.map((d) => d.role).sort()).toEqual(['contests', 'coordination', 'outbox', 'reminders']);
-    expect(definitions.find((d) => d.role === 'outbox')).toMatchObject({ keySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], ttlAttribute: 'ttl', streamViewType: 'NEW_IMAGE' });
+    expect(definitions.find((d) => d.role === 'outbox')).toMatchObject({
+      keySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      ttlAttribute: 'ttl',
+      streamViewType: 'NEW_IMAGE',
+    });
     const byRole = Object.fromEntries(definitions.map((d) => [d.role, d]));
     expect(byRole.contests).toMatchObject({
       keySchema: [{ AttributeName: 'contestId', KeyType: 'HASH' }],
@@ -109,8 +113,7 @@ describe('createTablesFromTemplate', () => {
   });
 
   it('enables TTL on expiresAt (Contests, Reminders) and ttl (Coordination)', async () => {
-    const ttl = async (TableName: string) =>
-      (await client.send(new DescribeTimeToLiveCommand({ TableName }))).TimeToLiveDescription;
+    const ttl = async (TableName: string) => (await client.send(new DescribeTimeToLiveCommand({ TableName }))).TimeToLiveDescription;
     expect(await ttl(names.contests)).toMatchObject({ AttributeName: 'expiresAt', TimeToLiveStatus: 'ENABLED' });
     expect(await ttl(names.coordination)).toMatchObject({ AttributeName: 'ttl', TimeToLiveStatus: 'ENABLED' });
     expect(await ttl(names.reminders)).toMatchObject({ AttributeName: 'expiresAt', TimeToLiveStatus: 'ENABLED' });

@@ -51,9 +51,12 @@ describe('logical ids of the ContestSync stack', () => {
   it('keeps the three tables (an update must never replace them)', () => {
     expect(typesOf(TABLES)).toEqual(TABLES);
     // The data tables; the outbox (EventsTable…) holds only events already delivered.
-    expect(Object.entries(resources).filter(([id, r]) => r.Type === 'AWS::DynamoDB::Table' && !id.startsWith('Events')).map(([id]) => id).sort()).toEqual(
-      Object.keys(TABLES).sort(),
-    );
+    expect(
+      Object.entries(resources)
+        .filter(([id, r]) => r.Type === 'AWS::DynamoDB::Table' && !id.startsWith('Events'))
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual(Object.keys(TABLES).sort());
   });
 
   it('keeps the function, its role, log group, queue, schedule, trigger, topic, alarms and dashboard', () => {
@@ -61,7 +64,9 @@ describe('logical ids of the ContestSync stack', () => {
   });
 
   it('publishes one function version per job (its id is a hash of the function configuration)', () => {
-    const versions = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Lambda::Version').map(([id]) => id);
+    const versions = Object.entries(resources)
+      .filter(([, r]) => r.Type === 'AWS::Lambda::Version')
+      .map(([id]) => id);
     // One for the sync, one for the reminder delivery job (shard 0): each job's deploy-time run and
     // console test events go to its published version.
     expect(versions).toHaveLength(2);

@@ -13,7 +13,11 @@ import { createContestSyncApp } from '../../lib/app.js';
 import { CONTEXT_KEYS } from '../../lib/config.js';
 
 interface Report {
-  pluginReports: { pluginName: string; conclusion: string; violations: { ruleName: string; violatingConstructs: { constructPath: string }[] }[] }[];
+  pluginReports: {
+    pluginName: string;
+    conclusion: string;
+    violations: { ruleName: string; violatingConstructs: { constructPath: string }[] }[];
+  }[];
 }
 
 interface Acknowledgement {
@@ -95,7 +99,10 @@ describe.each([
           .flatMap((pack) => pack.validateScope(app).violations)
           .filter((v) => v.ruleName === ruleId(ack.key))
           .flatMap((v) => v.violatingResources.map((r) => r.constructPath ?? ''));
-        expect(fired.some((path) => path === ack.path || path.startsWith(`${ack.path}/`)), `${ack.key} on ${ack.path}`).toBe(true);
+        expect(
+          fired.some((path) => path === ack.path || path.startsWith(`${ack.path}/`)),
+          `${ack.key} on ${ack.path}`,
+        ).toBe(true);
       } finally {
         ack.data[ack.key] = ack.reason;
       }

@@ -48,7 +48,13 @@ describe('ScheduledSingletonJob', () => {
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED' });
     template.hasResourceProperties('AWS::Lambda::Function', {
       Timeout: 120,
-      Environment: { Variables: Match.objectLike({ LEASE_DURATION_SECONDS: '30', SCHEDULE_RATE_MINUTES: '5', COORDINATION_TABLE_NAME: Match.anyValue() }) },
+      Environment: {
+        Variables: Match.objectLike({
+          LEASE_DURATION_SECONDS: '30',
+          SCHEDULE_RATE_MINUTES: '5',
+          COORDINATION_TABLE_NAME: Match.anyValue(),
+        }),
+      },
     });
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 7200 });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -60,7 +66,8 @@ describe('ScheduledSingletonJob', () => {
       ComparisonOperator: 'LessThanThreshold',
       TreatMissingData: 'breaching',
     });
-    for (const metric of ['RunFailed', 'LeaseLost']) template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: metric, Threshold: 1 });
+    for (const metric of ['RunFailed', 'LeaseLost'])
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: metric, Threshold: 1 });
   });
 
   it('shared: two jobs on one coordination table, each granted only its own lease key and run records', () => {
@@ -73,17 +80,28 @@ describe('ScheduledSingletonJob', () => {
     const keys = statements(template)
       .filter((s) => s.Sid === 'CoordinationTable')
       .map((s) => s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys']);
-    expect(keys).toEqual(expect.arrayContaining([['lease#a', 'run#a#*'], ['lease#b', 'run#b#*']]));
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        ['lease#a', 'run#a#*'],
+        ['lease#b', 'run#b#*'],
+      ]),
+    );
     expect(keys).toHaveLength(2);
     template.resourceCountIs('Custom::Trigger', 1);
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'RunSucceeded', Dimensions: [{ Name: 'service', Value: 'b' }], EvaluationPeriods: 3 });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'RunSucceeded',
+      Dimensions: [{ Name: 'service', Value: 'b' }],
+      EvaluationPeriods: 3,
+    });
   });
 
   it('paused: the rule stays, disabled, and only the no-success alarm stops notifying', () => {
     const template = stackWith((stack) => new ScheduledSingletonJob(stack, 'Beat', { ...base('beat'), paused: true }));
     template.hasResourceProperties('AWS::Events::Rule', { State: 'DISABLED' });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'RunSucceeded', ActionsEnabled: false });
-    const others = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a: any) => a.Properties.MetricName !== 'RunSucceeded');
+    const others = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter(
+      (a: any) => a.Properties.MetricName !== 'RunSucceeded',
+    );
     expect(others).toHaveLength(4);
     for (const alarm of others as any[]) expect(alarm.Properties.ActionsEnabled).not.toBe(false);
     // No deploy-time run while paused: a pause stops every automatic run.

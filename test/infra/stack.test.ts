@@ -13,7 +13,10 @@ let json: CfnTemplate;
 let template: Template;
 let full: Template;
 
-type Resources = Record<string, { Type: string; Properties: Record<string, any>; DependsOn?: string[]; DeletionPolicy?: string; UpdateReplacePolicy?: string }>;
+type Resources = Record<
+  string,
+  { Type: string; Properties: Record<string, any>; DependsOn?: string[]; DeletionPolicy?: string; UpdateReplacePolicy?: string }
+>;
 
 /**
  * The sync's part of the stack: the reminder delivery jobs (`Delivery*`) and the outbox (`Events`)
@@ -27,7 +30,9 @@ function ofType(type: string): Resources {
 }
 
 function only(type: string, props: Record<string, unknown> = {}): [string, Resources[string]] {
-  const found = Object.entries(syncPart(template.findResources(type, props ? { Properties: Match.objectLike(props) } : undefined) as Resources));
+  const found = Object.entries(
+    syncPart(template.findResources(type, props ? { Properties: Match.objectLike(props) } : undefined) as Resources),
+  );
   expect(found, `${type} matching ${JSON.stringify(props)}`).toHaveLength(1);
   return found[0]!;
 }
@@ -45,7 +50,11 @@ function tableIds(): Record<TableRole, string> {
 
 /** The sync function: the one that calls Codeforces (the delivery job and the outbox relay do not). */
 function syncFunction(): [string, Resources[string]] {
-  return only('AWS::Lambda::Function', { Handler: 'index.handler', Runtime: 'nodejs22.x', Environment: { Variables: Match.objectLike({ [ENV.codeforcesApiUrl]: Match.anyValue() }) } });
+  return only('AWS::Lambda::Function', {
+    Handler: 'index.handler',
+    Runtime: 'nodejs22.x',
+    Environment: { Variables: Match.objectLike({ [ENV.codeforcesApiUrl]: Match.anyValue() }) },
+  });
 }
 
 /** The sync function's own log group (the console test events' provider has the other one). */
@@ -65,7 +74,9 @@ function alarm(metricName: string): Record<string, any> {
 beforeAll(async () => {
   ({ template: json } = await synthTemplate({ bundle: false }));
   full = Template.fromJSON(json);
-  const resources = Object.fromEntries(Object.entries(json.Resources as Record<string, unknown>).filter(([id]) => !id.startsWith('Events')));
+  const resources = Object.fromEntries(
+    Object.entries(json.Resources as Record<string, unknown>).filter(([id]) => !id.startsWith('Events')),
+  );
   template = Template.fromJSON({ ...json, Resources: resources });
 });
 
@@ -428,9 +439,7 @@ describe('alarms', () => {
     const [, policy] = only('AWS::SNS::TopicPolicy');
     expect(policy.Properties.Topics).toEqual([{ Ref: topicId }]);
     expect(policy.Properties.PolicyDocument.Statement).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-      ]),
+      expect.arrayContaining([expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
     );
     template.resourceCountIs('AWS::SNS::Subscription', 0);
   });
@@ -454,15 +463,28 @@ describe('dashboard', () => {
     ]) {
       expect(body()).toContain(title);
     }
-    for (const metric of [METRIC.runSucceeded, METRIC.runFailed, METRIC.runSkipped, METRIC.duration, 'Throttles', 'ApproximateNumberOfMessagesVisible']) {
+    for (const metric of [
+      METRIC.runSucceeded,
+      METRIC.runFailed,
+      METRIC.runSkipped,
+      METRIC.duration,
+      'Throttles',
+      'ApproximateNumberOfMessagesVisible',
+    ]) {
       expect(body()).toContain(`\\"${metric}\\"`);
     }
     expect(body()).toContain('p50');
     // Reminder delivery and contest events, from the summary lines of the jobs' log groups.
-    for (const title of ['Reminders: due, delivered, deferred, lost, bad rows', 'Bad reminder rows (skipped, never claimed): newest runs', 'Reminder delivery alarms', 'Contest events published / duplicate; reminder updates raced']) {
+    for (const title of [
+      'Reminders: due, delivered, deferred, lost, bad rows',
+      'Bad reminder rows (skipped, never claimed): newest runs',
+      'Reminder delivery alarms',
+      'Contest events published / duplicate; reminder updates raced',
+    ]) {
       expect(body()).toContain(title);
     }
-    for (const field of ['counts.delivered', 'counts.invalidReasons', 'counts.eventsPublished', 'counts.remindersRaced']) expect(body()).toContain(field);
+    for (const field of ['counts.delivered', 'counts.invalidReasons', 'counts.eventsPublished', 'counts.remindersRaced'])
+      expect(body()).toContain(field);
     // The held widgets read the summary line's fields (lambda/summary.ts: counts.contestsHeld, held[]).
     for (const field of ['counts.contestsHeld', 'counts.contestsAccepted', 'held.0.kind', 'held.0.since']) expect(body()).toContain(field);
     expect(body()).toContain('\\"type\\":\\"alarm\\"');
@@ -504,7 +526,9 @@ describe('outputs', () => {
   it('is environment-agnostic (no account or region baked in)', () => {
     // The console test events are sample payloads: the scheduled tick's placeholder account and
     // region are data, not where the stack deploys.
-    const eventSchemas = Object.values(full.findResources('AWS::EventSchemas::Schema') as Resources).filter((schema) => schema.Properties.Type === 'JSONSchemaDraft4');
+    const eventSchemas = Object.values(full.findResources('AWS::EventSchemas::Schema') as Resources).filter(
+      (schema) => schema.Properties.Type === 'JSONSchemaDraft4',
+    );
     expect(eventSchemas.every((schema) => !/\b\d{12}\b/.test(String(schema.Properties.Content)))).toBe(true);
     // (The sync's and the delivery job's console test events both carry a scheduled tick.)
     const samples = Object.values(template.findResources('AWS::EventSchemas::Schema') as Resources)
@@ -558,11 +582,17 @@ describe('event delivery (OutboxDelivery, docs/events.md)', () => {
     const [[tableId]] = events('AWS::DynamoDB::Table') as [[string, Resources[string]]];
     const [[queueId]] = events('AWS::SQS::Queue') as [[string, Resources[string]]];
     const [[logId]] = events('AWS::Logs::LogGroup') as [[string, Resources[string]]];
-    const statements = policy.Properties.PolicyDocument.Statement.map((s: { Action: string | string[]; Resource: unknown }) => ({ Action: [s.Action].flat().sort(), Resource: s.Resource }));
+    const statements = policy.Properties.PolicyDocument.Statement.map((s: { Action: string | string[]; Resource: unknown }) => ({
+      Action: [s.Action].flat().sort(),
+      Resource: s.Resource,
+    }));
     expect(statements).toEqual([
       { Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [logId, 'Arn'] } },
       { Action: ['events:PutEvents'], Resource: { 'Fn::GetAtt': [busId, 'Arn'] } },
-      { Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'], Resource: { 'Fn::GetAtt': [tableId, 'StreamArn'] } },
+      {
+        Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+        Resource: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
+      },
       { Action: ['sqs:GetQueueAttributes', 'sqs:SendMessage'], Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } },
     ]);
   });

@@ -77,14 +77,21 @@ describe.each([
 
   it(`publishes each table name as /contest-sync/${stageTag}/tables/<role>, with outputs`, () => {
     const template = Template.fromJSON(synthesized.template);
-    const env = (template.findResources('AWS::Lambda::Function', { Properties: { Handler: 'index.handler' } }) as Resources);
-    const variables = Object.values(env).find((fn) => fn.Properties?.Environment?.Variables?.COORDINATION_TABLE_NAME)!.Properties!.Environment.Variables as Record<string, { Ref: string }>;
-    const refOf = { contests: variables.CONTESTS_TABLE_NAME!.Ref, reminders: variables.REMINDERS_TABLE_NAME!.Ref, coordination: variables.COORDINATION_TABLE_NAME!.Ref };
+    const env = template.findResources('AWS::Lambda::Function', { Properties: { Handler: 'index.handler' } }) as Resources;
+    const variables = Object.values(env).find((fn) => fn.Properties?.Environment?.Variables?.COORDINATION_TABLE_NAME)!.Properties!
+      .Environment.Variables as Record<string, { Ref: string }>;
+    const refOf = {
+      contests: variables.CONTESTS_TABLE_NAME!.Ref,
+      reminders: variables.REMINDERS_TABLE_NAME!.Ref,
+      coordination: variables.COORDINATION_TABLE_NAME!.Ref,
+    };
     for (const role of TABLE_ROLES) {
       const name = `/contest-sync/${stageTag}/tables/${role}`;
       expect(tableParameterName(stage, role)).toBe(name);
       template.hasResourceProperties('AWS::SSM::Parameter', { Name: name, Type: 'String', Value: { Ref: refOf[role] } });
-      const outputs = template.findOutputs('*', { Value: { Ref: Object.keys(template.findResources('AWS::SSM::Parameter', { Properties: { Name: name } }))[0] } });
+      const outputs = template.findOutputs('*', {
+        Value: { Ref: Object.keys(template.findResources('AWS::SSM::Parameter', { Properties: { Name: name } }))[0] },
+      });
       expect(Object.keys(outputs), role).toEqual([`${role[0]!.toUpperCase()}${role.slice(1)}TableParameterName`]);
     }
   });

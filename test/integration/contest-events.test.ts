@@ -48,9 +48,20 @@ describe('contest events', () => {
     const first = await invoke({});
     expect(first.summary).toMatchObject({ outcome: 'succeeded', counts: { eventsPublished: 5, eventsDuplicate: 0 } });
     // 2100 is running and 2099 finished: no news for users.
-    expect(kinds(await outbox())).toEqual(['2101 ContestAnnounced', '2102 ContestAnnounced', '2103 ContestAnnounced', '2104 ContestAnnounced', '2105 ContestAnnounced']);
+    expect(kinds(await outbox())).toEqual([
+      '2101 ContestAnnounced',
+      '2102 ContestAnnounced',
+      '2103 ContestAnnounced',
+      '2104 ContestAnnounced',
+      '2105 ContestAnnounced',
+    ]);
     const a2102 = (await outbox()).find((e) => e.contestId === 2102)!;
-    expect(a2102.detail).toMatchObject({ name: 'Educational Codeforces Round 190 (Rated for Div. 2)', type: 'ICPC', url: 'https://codeforces.com/contest/2102', durationSeconds: 7200 });
+    expect(a2102.detail).toMatchObject({
+      name: 'Educational Codeforces Round 190 (Rated for Div. 2)',
+      type: 'ICPC',
+      url: 'https://codeforces.com/contest/2102',
+      durationSeconds: 7200,
+    });
     expect((await invoke({})).summary?.counts).toMatchObject({ eventsPublished: 0, transactions: 0 });
     expect(await outbox()).toHaveLength(5);
   });
@@ -68,7 +79,11 @@ describe('contest events', () => {
     expect((await invoke({})).summary?.counts).toMatchObject({ eventsPublished: 0, contestsVanished: 1 });
     expect((await invoke({})).summary?.counts).toMatchObject({ eventsPublished: 1 });
     const rescheduled = (await outbox()).find((e) => e.detailType === 'ContestRescheduled')!;
-    expect(rescheduled.detail).toMatchObject({ contestId: 2104, previousStartTimeSeconds: start2104, startTimeSeconds: start2104 + 86_400 });
+    expect(rescheduled.detail).toMatchObject({
+      contestId: 2104,
+      previousStartTimeSeconds: start2104,
+      startTimeSeconds: start2104 + 86_400,
+    });
     // A third miss deletes it: nothing told yet, the reply clock remembers it.
     expect((await invoke({})).summary?.counts).toMatchObject({ contestsRemoved: 1, eventsPublished: 0 });
     const clockItem = async () => (await tables.doc.send(new GetCommand({ TableName: tables.names.contests, Key: { contestId: 0 } }))).Item;
@@ -76,7 +91,15 @@ describe('contest events', () => {
     // A day after its first miss (the run's clock moved on), it is told withdrawn, once.
     offsetMs = 25 * 3_600_000;
     // Replies made a day later (the stand-in dates its replies by the real clock: queued bodies instead).
-    const dayLater = (contests: typeof list) => ({ body: { status: 'OK', result: contests.map((c) => ({ ...c, relativeTimeSeconds: Math.floor((Date.now() + offsetMs) / 1000) - (c.startTimeSeconds as number) })) } });
+    const dayLater = (contests: typeof list) => ({
+      body: {
+        status: 'OK',
+        result: contests.map((c) => ({
+          ...c,
+          relativeTimeSeconds: Math.floor((Date.now() + offsetMs) / 1000) - (c.startTimeSeconds as number),
+        })),
+      },
+    });
     standin.enqueue(dayLater(moved), dayLater(moved));
     expect((await invoke({})).summary?.counts).toMatchObject({ eventsPublished: 1 });
     expect((await invoke({})).summary?.counts).toMatchObject({ eventsPublished: 0 });
@@ -84,7 +107,11 @@ describe('contest events', () => {
     // Listed again: back, and the register forgets it.
     standin.enqueue(dayLater(list.map((c) => (c.id === 2104 ? { ...c, startTimeSeconds: start2104 + 86_400 } : c))));
     expect((await invoke({})).summary?.outcome).toBe('succeeded');
-    expect(kinds(await outbox()).filter((line) => line.startsWith('2101'))).toEqual(['2101 ContestAnnounced', '2101 ContestBack', '2101 ContestWithdrawn']);
+    expect(kinds(await outbox()).filter((line) => line.startsWith('2101'))).toEqual([
+      '2101 ContestAnnounced',
+      '2101 ContestBack',
+      '2101 ContestWithdrawn',
+    ]);
     expect((await clockItem())?.withdrawn).toBeUndefined();
   });
 
@@ -116,7 +143,10 @@ describe('contest events', () => {
   it('a dry run lists the events it would publish and writes none', async () => {
     const { invoke } = localHandler(tables, standin.baseUrl);
     const { summary } = await invoke({ dryRun: true });
-    expect(summary?.changes).toMatchObject({ eventsTotal: 5, events: expect.arrayContaining([{ detailType: 'ContestAnnounced', contestId: 2101 }]) });
+    expect(summary?.changes).toMatchObject({
+      eventsTotal: 5,
+      events: expect.arrayContaining([{ detailType: 'ContestAnnounced', contestId: 2101 }]),
+    });
     expect(await outbox()).toEqual([]);
   });
 });

@@ -70,12 +70,22 @@ function handler(calls?: Call[]) {
           for (const table of Object.keys(input.RequestItems as object)) calls.push({ action: 'dynamodb:BatchGetItem', table });
         } else {
           const key = keyValue((input.Key ?? input.Item)?.pk);
-          calls.push({ action: `dynamodb:${operation}`, table: input.TableName, ...(input.IndexName ? { index: input.IndexName } : {}), ...(key !== undefined ? { key } : {}) });
+          calls.push({
+            action: `dynamodb:${operation}`,
+            table: input.TableName,
+            ...(input.IndexName ? { index: input.IndexName } : {}),
+            ...(key !== undefined ? { key } : {}),
+          });
         }
-        const releases = ((input.TransactItems ?? []) as { Put?: { Item?: { pk?: unknown } } }[]).some((i) => String(i.Put?.Item?.pk ?? '').startsWith('run#'));
-        if (releases && faults.failReleases) throw Object.assign(new Error('the process died before its release'), { name: 'ValidationException', $fault: 'client' });
+        const releases = ((input.TransactItems ?? []) as { Put?: { Item?: { pk?: unknown } } }[]).some((i) =>
+          String(i.Put?.Item?.pk ?? '').startsWith('run#'),
+        );
+        if (releases && faults.failReleases)
+          throw Object.assign(new Error('the process died before its release'), { name: 'ValidationException', $fault: 'client' });
         const result = await next(args);
-        const claims = ((input.TransactItems ?? []) as { Update?: { TableName?: string } }[]).some((i) => i.Update?.TableName === tables.names.reminders);
+        const claims = ((input.TransactItems ?? []) as { Update?: { TableName?: string } }[]).some(
+          (i) => i.Update?.TableName === tables.names.reminders,
+        );
         if (claims && faults.stealAfterClaims !== undefined && ++claimTransactions === faults.stealAfterClaims) {
           await tables.doc.send(
             new UpdateCommand({
@@ -123,20 +133,45 @@ async function seed(count: number, extra: Record<string, unknown>[] = []): Promi
   await tables.doc.send(
     new PutCommand({
       TableName: tables.names.contests,
-      Item: { contestId: 2051, platform: 'codeforces', name: 'Codeforces Round 2051', type: 'CF', phase: 'BEFORE', startTimeSeconds: start, durationSeconds: 7200, url: 'https://codeforces.com/contest/2051', updatedAt: new Date().toISOString(), expiresAt: start + 86_400 },
+      Item: {
+        contestId: 2051,
+        platform: 'codeforces',
+        name: 'Codeforces Round 2051',
+        type: 'CF',
+        phase: 'BEFORE',
+        startTimeSeconds: start,
+        durationSeconds: 7200,
+        url: 'https://codeforces.com/contest/2051',
+        updatedAt: new Date().toISOString(),
+        expiresAt: start + 86_400,
+      },
     }),
   );
   // The sync's reply clock: a reply applied just now (delivery sends only on fresh evidence).
-  await tables.doc.send(new PutCommand({ TableName: tables.names.contests, Item: { contestId: 0, replyMadeAt: Math.floor(Date.now() / 1000), updatedAt: new Date().toISOString() } }));
+  await tables.doc.send(
+    new PutCommand({
+      TableName: tables.names.contests,
+      Item: { contestId: 0, replyMadeAt: Math.floor(Date.now() / 1000), updatedAt: new Date().toISOString() },
+    }),
+  );
   const rows = [
-    ...Array.from({ length: count }, (_, i) => ({ contestId: 2051, userId: `user-${i}`, minutesBefore: 60, remindAt: start - 3600, dueAt: start - 3600, dueShard: 0, dueStart: start })),
+    ...Array.from({ length: count }, (_, i) => ({
+      contestId: 2051,
+      userId: `user-${i}`,
+      minutesBefore: 60,
+      remindAt: start - 3600,
+      dueAt: start - 3600,
+      dueShard: 0,
+      dueStart: start,
+    })),
     ...extra.map((row) => ({ contestId: 2051, dueShard: 0, dueStart: start, dueAt: start - 3600, remindAt: start - 3600, ...row })),
   ];
   await Promise.all(rows.map((Item) => tables.doc.send(new PutCommand({ TableName: tables.names.reminders, Item }))));
   return start;
 }
 
-const scan = async (table: string) => ((await tables.doc.send(new ScanCommand({ TableName: table }))).Items ?? []) as Record<string, unknown>[];
+const scan = async (table: string) =>
+  ((await tables.doc.send(new ScanCommand({ TableName: table }))).Items ?? []) as Record<string, unknown>[];
 const minute = () => scheduledEvent(new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString());
 
 describe('reminder delivery on DynamoDB Local', () => {
@@ -154,9 +189,17 @@ describe('reminder delivery on DynamoDB Local', () => {
     expect(reminders.every((r) => r.notifiedStart === start && r.dueAt === undefined && r.dueShard === undefined)).toBe(true);
     const outbox = await scan(outboxOf(tables));
     expect(outbox).toHaveLength(120);
-    expect(new Set(outbox.map((item) => item.eventId))).toEqual(new Set(reminders.map((r) => reminderDueId(2051, String(r.userId), start))));
+    expect(new Set(outbox.map((item) => item.eventId))).toEqual(
+      new Set(reminders.map((r) => reminderDueId(2051, String(r.userId), start))),
+    );
     const detail = JSON.parse(String(outbox[0]!.detail)) as Record<string, unknown>;
-    expect(detail).toMatchObject({ contestId: 2051, minutesBefore: 60, startTimeSeconds: start, name: 'Codeforces Round 2051', url: 'https://codeforces.com/contest/2051' });
+    expect(detail).toMatchObject({
+      contestId: 2051,
+      minutesBefore: 60,
+      startTimeSeconds: start,
+      name: 'Codeforces Round 2051',
+      url: 'https://codeforces.com/contest/2051',
+    });
     expect(outbox[0]).toMatchObject({ source: EVENT_SOURCES.reminders, detailType: 'ReminderDue' });
   });
 
@@ -201,13 +244,17 @@ describe('reminder delivery on DynamoDB Local', () => {
     const sentRow = reminders.find((r) => r.userId === 'sent')!;
     await tables.doc.send(new PutCommand({ TableName: tables.names.reminders, Item: { ...sentRow, notifiedStart: sentRow.dueStart } }));
     const result = await handler()(minute(), context());
-    expect(result).toMatchObject({ outcome: 'succeeded', counts: { due: 6, delivered: 3, invalid: 3, invalidReasons: { minutesBefore: 2, 'already-notified': 1 } } });
+    expect(result).toMatchObject({
+      outcome: 'succeeded',
+      counts: { due: 6, delivered: 3, invalid: 3, invalidReasons: { minutesBefore: 2, 'already-notified': 1 } },
+    });
     const after = new Map((await scan(tables.names.reminders)).map((r) => [r.userId, r]));
     for (const bad of ['negative', 'no-lead']) expect(after.get(bad)).toMatchObject({ dueAt: expect.any(Number) });
     expect(after.get('negative')?.notifiedAt).toBeUndefined();
     expect(await scan(outboxOf(tables))).toHaveLength(3);
     // Only bad rows left: the next minute does not take the lease for them.
-    const lease = async () => (await tables.doc.send(new GetCommand({ TableName: tables.names.coordination, Key: { pk: deliveryLeaseKey(0) } }))).Item;
+    const lease = async () =>
+      (await tables.doc.send(new GetCommand({ TableName: tables.names.coordination, Key: { pk: deliveryLeaseKey(0) } }))).Item;
     const before = JSON.stringify(await lease());
     expect(await handler()({}, context())).toMatchObject({ outcome: 'succeeded', idle: true, counts: { invalid: 3 } });
     expect(JSON.stringify(await lease())).toBe(before);
@@ -228,24 +275,40 @@ describe('reminder delivery on DynamoDB Local', () => {
     const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
     const statements = Object.values(template.Resources)
       .filter((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleId))
-      .flatMap((r) => r.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, string[]>> }[])
+      .flatMap(
+        (r) =>
+          r.Properties.PolicyDocument.Statement as {
+            Action: string | string[];
+            Resource: unknown;
+            Condition?: Record<string, Record<string, string[]>>;
+          }[],
+      )
       .filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
     const definitions = tableDefinitionsFromTemplate(template);
     const logicalIdOfName = new Map(definitions.map((d) => [(tables.names as Record<string, string>)[d.role], d.logicalId]));
     const resourceOf = (call: Call) => {
       const id = logicalIdOfName.get(call.table)!;
-      return call.index === undefined ? JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }) : JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [id, 'Arn'] }, `/index/${call.index}`]] });
+      return call.index === undefined
+        ? JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] })
+        : JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [id, 'Arn'] }, `/index/${call.index}`]] });
     };
     const allows = (call: Call) =>
       statements.some((s) => {
-        if (![s.Action].flat().includes(call.action) || ![s.Resource].flat().some((r) => JSON.stringify(r) === resourceOf(call))) return false;
+        if (![s.Action].flat().includes(call.action) || ![s.Resource].flat().some((r) => JSON.stringify(r) === resourceOf(call)))
+          return false;
         const leading = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
-        return leading === undefined || (call.key !== undefined && leading.some((p) => new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(call.key!)));
+        return (
+          leading === undefined ||
+          (call.key !== undefined &&
+            leading.some((p) => new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(call.key!)))
+        );
       });
     const refused = calls.filter((call) => !allows(call));
     expect(refused, JSON.stringify(refused.slice(0, 3))).toEqual([]);
     const used = new Set(calls.map((call) => `${call.action} ${resourceOf(call)}`));
-    const granted = new Set(statements.flatMap((s) => [s.Action].flat().flatMap((a) => [s.Resource].flat().map((r) => `${a} ${JSON.stringify(r)}`))));
+    const granted = new Set(
+      statements.flatMap((s) => [s.Action].flat().flatMap((a) => [s.Resource].flat().map((r) => `${a} ${JSON.stringify(r)}`))),
+    );
     expect([...used].sort()).toEqual([...granted].sort());
   });
 });

@@ -38,7 +38,17 @@ function entry(c: Truth, t: number, overrides: Partial<ApiContest> = {}): ApiCon
   const duration = c.durationSeconds ?? 2 * HOUR;
   const start = overrides.startTimeSeconds ?? c.start;
   const phase = t < c.start ? 'BEFORE' : t < c.start + duration ? 'CODING' : 'FINISHED';
-  return { id: c.id, name: `Codeforces Round ${c.id}`, type: 'CF', phase, frozen: false, durationSeconds: duration, startTimeSeconds: start, relativeTimeSeconds: t - start, ...overrides };
+  return {
+    id: c.id,
+    name: `Codeforces Round ${c.id}`,
+    type: 'CF',
+    phase,
+    frozen: false,
+    durationSeconds: duration,
+    startTimeSeconds: start,
+    relativeTimeSeconds: t - start,
+    ...overrides,
+  };
 }
 
 /** A virtual hour: the reply `list` (made at the virtual time), a sync, then the notifier every 10 minutes. */
@@ -119,7 +129,8 @@ function expectOnTimeOrLate(fired: { contestId: number; userId: string; at: numb
 const LIES: Record<string, (t: number) => ApiContest[]> = {
   'all-FINISHED with starts moved back': (t) =>
     honest(t).map((e) => (e.phase === 'FINISHED' ? e : { ...e, phase: 'FINISHED', startTimeSeconds: t - HOUR, relativeTimeSeconds: HOUR })),
-  'starts moved into the past': (t) => honest(t).map((e) => (e.phase === 'BEFORE' ? { ...e, startTimeSeconds: t - HOUR, relativeTimeSeconds: HOUR } : e)),
+  'starts moved into the past': (t) =>
+    honest(t).map((e) => (e.phase === 'BEFORE' ? { ...e, startTimeSeconds: t - HOUR, relativeTimeSeconds: HOUR } : e)),
   'a partial list': (t) => honest(t).filter((e) => e.id === 2000 || e.id === 2104),
 };
 
@@ -152,7 +163,11 @@ describe('stale replies', () => {
     const first = await h.hour(frozen);
     expect(first.summary).toMatchObject({ counts: { contestsHeld: 4, repliesStale: 0 } });
     const again = await h.hour(frozen);
-    expect(again.summary).toMatchObject({ outcome: 'succeeded', counts: { repliesStale: 1, contestsHeld: 0, contestsWritten: 0 }, stale: { madeAt: expect.any(String) } });
+    expect(again.summary).toMatchObject({
+      outcome: 'succeeded',
+      counts: { repliesStale: 1, contestsHeld: 0, contestsWritten: 0 },
+      stale: { madeAt: expect.any(String) },
+    });
     const line = again.lines.find((l) => l.summary === true);
     expect(line).toMatchObject({ counts: { repliesStale: 1 }, stale: again.summary!.stale });
     const record = await tables.doc.send(
@@ -234,14 +249,19 @@ describe('one believable lie per contest', () => {
     const h = await seeded();
     for (let i = 0; i < 3; i += 1) {
       const t = h.clock.seconds + 2;
-      await h.hour(honest(t).map((e) => (e.id === 2103 ? { ...e, phase: 'CODING', startTimeSeconds: t - 5 * MIN, relativeTimeSeconds: 5 * MIN } : e)));
+      await h.hour(
+        honest(t).map((e) => (e.id === 2103 ? { ...e, phase: 'CODING', startTimeSeconds: t - 5 * MIN, relativeTimeSeconds: 5 * MIN } : e)),
+      );
     }
     const episodeEnd = h.clock.seconds + 2;
     for (let i = 0; i < 4; i += 1) await h.hour(honest(h.clock.seconds + 2));
     expect(h.fired.filter((f) => f.contestId === 2103)).toEqual([]);
     expectOnTimeOrLate(h.fired, episodeEnd);
     const { reminders } = await snapshot(tables);
-    expect(reminders.filter((r) => r.contestId === 2103).map((r) => r.dueAt)).toEqual([ROUNDS[2]!.start - 10 * MIN, ROUNDS[2]!.start - 60 * MIN]);
+    expect(reminders.filter((r) => r.contestId === 2103).map((r) => r.dueAt)).toEqual([
+      ROUNDS[2]!.start - 10 * MIN,
+      ROUNDS[2]!.start - 60 * MIN,
+    ]);
   });
 });
 
@@ -261,7 +281,10 @@ describe('reminders are never deleted, and never orphaned for ever', () => {
     ]);
     await h.hour(honest(h.clock.seconds + 2));
     state = await snapshot(tables);
-    expect(state.reminders.filter((r) => r.contestId === 2104).map((r) => r.dueAt)).toEqual([ROUNDS[3]!.start - 10 * MIN, ROUNDS[3]!.start - 60 * MIN]);
+    expect(state.reminders.filter((r) => r.contestId === 2104).map((r) => r.dueAt)).toEqual([
+      ROUNDS[3]!.start - 10 * MIN,
+      ROUNDS[3]!.start - 60 * MIN,
+    ]);
   });
 
   it('a stored contest left unfinished past its TTL pauses its reminders with the same TTL (they go with it)', async () => {

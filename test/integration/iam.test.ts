@@ -51,7 +51,10 @@ function callsOf(command: string, input: Record<string, any>): Call[] {
   const operation = command.replace(/Command$/, '');
   if (operation === 'TransactWriteItems') {
     return (input.TransactItems as Record<string, any>[]).map((item) => {
-      const [kind, body] = Object.entries(item)[0] as [string, { TableName: string; Key?: Record<string, unknown>; Item?: Record<string, unknown> }];
+      const [kind, body] = Object.entries(item)[0] as [
+        string,
+        { TableName: string; Key?: Record<string, unknown>; Item?: Record<string, unknown> },
+      ];
       const action = { ConditionCheck: 'ConditionCheckItem', Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem' }[kind];
       return { action: `dynamodb:${action}`, table: body.TableName, key: firstValue(body.Key ?? body.Item) };
     });
@@ -61,7 +64,9 @@ function callsOf(command: string, input: Record<string, any>): Call[] {
 
 function functionStatements(): Statement[] {
   const resources = (synthesizedTemplate() as { Resources: Record<string, { Type: string; Properties: any }> }).Resources;
-  const [fn] = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.[ENV.coordinationTable]);
+  const [fn] = Object.values(resources).filter(
+    (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.[ENV.coordinationTable],
+  );
   return roleStatements(fn!);
 }
 
@@ -74,7 +79,13 @@ function roleStatements(fn: { Properties?: any }): Statement[] {
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
 }
 
-const glob = (pattern: string) => new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+const glob = (pattern: string) =>
+  new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
 
 /** Whether `statement` allows `action` on the table with logical id `logicalId` for partition key `key`. */
 function allows(statement: Statement, action: string, logicalId: string, key: string | undefined): boolean {
@@ -99,8 +110,8 @@ describe('the synthesized IAM policy against the calls the code makes', () => {
       (next, context) => async (args) => {
         calls.push(...callsOf(context.commandName ?? 'unknown', args.input as Record<string, any>));
         const result = await next(args);
-        const isRelease = ((args.input as { TransactItems?: { Put?: { Item?: Record<string, unknown> } }[] }).TransactItems ?? []).some((i) =>
-          firstValue(i.Put?.Item)?.startsWith('run#'),
+        const isRelease = ((args.input as { TransactItems?: { Put?: { Item?: Record<string, unknown> } }[] }).TransactItems ?? []).some(
+          (i) => firstValue(i.Put?.Item)?.startsWith('run#'),
         );
         if (isRelease && loseNextReleaseAnswer) {
           loseNextReleaseAnswer = false;
@@ -124,10 +135,19 @@ describe('the synthesized IAM policy against the calls the code makes', () => {
     standin.setContests(
       list
         .filter((c) => c.id !== 2103)
-        .map((c) => (c.id === 2104 ? { ...c, startTimeSeconds: start2104 + 3600 } : c.id === 2100 ? { ...c, phase: 'FINISHED' as const, durationSeconds: 3000 } : c)),
+        .map((c) =>
+          c.id === 2104
+            ? { ...c, startTimeSeconds: start2104 + 3600 }
+            : c.id === 2100
+              ? { ...c, phase: 'FINISHED' as const, durationSeconds: 3000 }
+              : c,
+        ),
     );
     loseNextReleaseAnswer = true; // the release lands, its answer is lost: the read-back (GetItem) decides
-    expect((await invoke({})).summary).toMatchObject({ outcome: 'succeeded', counts: { remindersMoved: 1, remindersPaused: 1, contestsVanished: 1 } });
+    expect((await invoke({})).summary).toMatchObject({
+      outcome: 'succeeded',
+      counts: { remindersMoved: 1, remindersPaused: 1, contestsVanished: 1 },
+    });
     // The next reply confirms the move (no reminder is ever deleted: no DeleteItem on Reminders).
     const confirm = (await invoke({})).summary;
     expect(confirm?.outcome).toBe('succeeded');
@@ -151,7 +171,10 @@ describe('the synthesized IAM policy against the calls the code makes', () => {
     );
     expect((await invoke({})).summary?.counts).toMatchObject({ contestsWritten: 1, transactions: 1 });
     await tables.doc.send(
-      new PutCommand({ TableName: tables.names.coordination, Item: { pk: 'lease#contest-sync', holder: 'other', fence: 99, expiresAtMs: Date.now() + 60_000 } }),
+      new PutCommand({
+        TableName: tables.names.coordination,
+        Item: { pk: 'lease#contest-sync', holder: 'other', fence: 99, expiresAtMs: Date.now() + 60_000 },
+      }),
     );
     expect((await invoke({})).summary?.reason).toBe('lease-held');
 
@@ -173,7 +196,9 @@ describe('the synthesized IAM policy against the calls the code makes', () => {
       }),
     );
     expect([...used].sort()).toEqual([...granted].sort());
-    console.info(`[iam] ${calls.length} requests checked against ${statements.length} statements; used = granted: ${[...used].sort().join(', ')}`);
+    console.info(
+      `[iam] ${calls.length} requests checked against ${statements.length} statements; used = granted: ${[...used].sort().join(', ')}`,
+    );
   });
 
   it('would refuse a call outside the lease and run-record keys of Coordination', () => {
@@ -194,36 +219,64 @@ describe('the relay’s synthesized policy against the calls it makes', () => {
     const { marshall } = await import('@aws-sdk/util-dynamodb');
     const { startBusStandin } = await import('../../local/bus-standin.js');
     const resources = (synthesizedTemplate() as { Resources: Record<string, { Type: string; Properties: any }> }).Resources;
-    const [relayId, relayFn] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.EVENT_BUS_NAME)!;
+    const [relayId, relayFn] = Object.entries(resources).find(
+      ([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.EVENT_BUS_NAME,
+    )!;
     const statements = roleStatements(relayFn);
     const busId = relayFn.Properties.Environment.Variables.EVENT_BUS_NAME.Ref as string;
-    const [mapping] = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && r.Properties.FunctionName.Ref === relayId);
+    const [mapping] = Object.values(resources).filter(
+      (r) => r.Type === 'AWS::Lambda::EventSourceMapping' && r.Properties.FunctionName.Ref === relayId,
+    );
     const streamOf = mapping!.Properties.EventSourceArn as { 'Fn::GetAtt': [string, string] };
     const dlq = mapping!.Properties.DestinationConfig.OnFailure.Destination as { 'Fn::GetAtt': [string, string] };
 
     // The relay's own calls, recorded on its client, through a batch with a partial failure.
-    const bus = await startBusStandin({ rules: [], targets: {}, faults: { failEntry: (_entry, request) => (request === 1 ? 'ThrottlingException' : undefined) } });
+    const bus = await startBusStandin({
+      rules: [],
+      targets: {},
+      faults: { failEntry: (_entry, request) => (request === 1 ? 'ThrottlingException' : undefined) },
+    });
     const client = new EventBridgeClient({ endpoint: bus.endpoint });
     const used: string[] = [];
-    client.middlewareStack.add((next, context) => async (args) => {
-      used.push(`events:${String(context.commandName).replace(/Command$/, '')}`);
-      return next(args);
-    }, { step: 'initialize', name: 'recordCalls' });
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        used.push(`events:${String(context.commandName).replace(/Command$/, '')}`);
+        return next(args);
+      },
+      { step: 'initialize', name: 'recordCalls' },
+    );
     const { PutEventsCommand } = await import('@aws-sdk/client-eventbridge');
-    const relay = outboxRelay({ putEvents: (entries) => client.send(new PutEventsCommand({ Entries: entries })), env: { EVENT_BUS_NAME: 'bus' }, sleep: async () => undefined, write: () => undefined });
-    const [put] = outboxPuts([{ id: 'e1', detailType: 'T', detail: {} }], { table: 'outbox', source: 'contest-sync.contests', retentionDays: 7 }, { runId: 'r', fence: 1, nowMs: Date.now() });
-    expect(await relay({ Records: [{ eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(put!.Put!.Item) } }] })).toEqual({ batchItemFailures: [] });
+    const relay = outboxRelay({
+      putEvents: (entries) => client.send(new PutEventsCommand({ Entries: entries })),
+      env: { EVENT_BUS_NAME: 'bus' },
+      sleep: async () => undefined,
+      write: () => undefined,
+    });
+    const [put] = outboxPuts(
+      [{ id: 'e1', detailType: 'T', detail: {} }],
+      { table: 'outbox', source: 'contest-sync.contests', retentionDays: 7 },
+      { runId: 'r', fence: 1, nowMs: Date.now() },
+    );
+    expect(
+      await relay({ Records: [{ eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(put!.Put!.Item) } }] }),
+    ).toEqual({ batchItemFailures: [] });
     await bus.close();
     expect(used).toEqual(['events:PutEvents', 'events:PutEvents']);
 
     const on = (resource: unknown) => JSON.stringify(resource);
-    const allowed = (action: string, resource: unknown) => statements.some((s) => s.Effect === 'Allow' && [s.Action].flat().includes(action) && [s.Resource].flat().some((r) => on(r) === on(resource)));
+    const allowed = (action: string, resource: unknown) =>
+      statements.some(
+        (s) => s.Effect === 'Allow' && [s.Action].flat().includes(action) && [s.Resource].flat().some((r) => on(r) === on(resource)),
+      );
     for (const action of new Set(used)) expect(allowed(action, { 'Fn::GetAtt': [busId, 'Arn'] }), action).toBe(true);
     // What Lambda's event source mapping does with the function's role: read the stream, send to the queue.
     const mappingActions = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'];
     for (const action of mappingActions) expect(allowed(action, streamOf), action).toBe(true);
     for (const action of ['sqs:SendMessage', 'sqs:GetQueueAttributes']) expect(allowed(action, dlq), action).toBe(true);
-    const granted = statements.flatMap((s) => [s.Action].flat()).filter((a) => !a.startsWith('logs:')).sort();
+    const granted = statements
+      .flatMap((s) => [s.Action].flat())
+      .filter((a) => !a.startsWith('logs:'))
+      .sort();
     expect(granted).toEqual([...new Set(used), ...mappingActions, 'sqs:SendMessage', 'sqs:GetQueueAttributes'].sort());
   });
 });
@@ -249,7 +302,10 @@ describe('the reminder delivery job’s synthesized policy against the calls it 
           for (const [table, request] of Object.entries(input.RequestItems as Record<string, { Keys: Record<string, unknown>[] }>)) {
             for (const key of request.Keys) calls.push({ action: 'dynamodb:BatchGetItem', table, key: firstValue(key) });
           }
-        } else calls.push(...recorded.map((call) => ({ ...call, ...(input.IndexName !== undefined ? { index: String(input.IndexName) } : {}) })));
+        } else
+          calls.push(
+            ...recorded.map((call) => ({ ...call, ...(input.IndexName !== undefined ? { index: String(input.IndexName) } : {}) })),
+          );
         const result = await next(args);
         // The release lands, its answer is lost: the read-back (GetItem) decides.
         const isRelease = recorded.some((call) => call.key?.startsWith('run#reminder-delivery#'));
@@ -261,7 +317,11 @@ describe('the reminder delivery job’s synthesized policy against the calls it 
       },
       { step: 'initialize', name: 'recordCalls' },
     );
-    const handler = createDeliveryHandler({ env: { ...functionEnv(template, fnId, tables.names), AWS_REGION: 'us-east-1' }, dynamo: client, write: () => undefined });
+    const handler = createDeliveryHandler({
+      env: { ...functionEnv(template, fnId, tables.names), AWS_REGION: 'us-east-1' },
+      dynamo: client,
+      write: () => undefined,
+    });
     const context = { getRemainingTimeInMillis: () => 60_000 };
     const minute = () => scheduledEvent(new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString());
 
@@ -270,31 +330,77 @@ describe('the reminder delivery job’s synthesized policy against the calls it 
     // Due rows: a dry run, a pass whose release answer is lost, then a held lease.
     const now = Math.floor(Date.now() / 1000);
     const start = now + 1800;
-    await tables.doc.send(new PutCommand({ TableName: tables.names.contests, Item: { contestId: 2051, platform: 'codeforces', name: 'Round 2051', type: 'CF', phase: 'BEFORE', startTimeSeconds: start, durationSeconds: 7200, url: 'https://codeforces.com/contest/2051', updatedAt: 'x', expiresAt: start + 86_400 } }));
+    await tables.doc.send(
+      new PutCommand({
+        TableName: tables.names.contests,
+        Item: {
+          contestId: 2051,
+          platform: 'codeforces',
+          name: 'Round 2051',
+          type: 'CF',
+          phase: 'BEFORE',
+          startTimeSeconds: start,
+          durationSeconds: 7200,
+          url: 'https://codeforces.com/contest/2051',
+          updatedAt: 'x',
+          expiresAt: start + 86_400,
+        },
+      }),
+    );
     await tables.doc.send(new PutCommand({ TableName: tables.names.contests, Item: { contestId: 0, replyMadeAt: now, updatedAt: 'x' } }));
     for (const userId of ['a', 'b', 'c']) {
-      await tables.doc.send(new PutCommand({ TableName: tables.names.reminders, Item: { contestId: 2051, userId, minutesBefore: 60, remindAt: start - 3600, dueAt: start - 3600, dueShard: 0, dueStart: start } }));
+      await tables.doc.send(
+        new PutCommand({
+          TableName: tables.names.reminders,
+          Item: { contestId: 2051, userId, minutesBefore: 60, remindAt: start - 3600, dueAt: start - 3600, dueShard: 0, dueStart: start },
+        }),
+      );
     }
     expect(await handler({ dryRun: true }, context)).toMatchObject({ outcome: 'succeeded' });
     loseNextReleaseAnswer = true;
     expect(await handler({}, context)).toMatchObject({ outcome: 'succeeded', counts: { delivered: 3 } });
     expect(loseNextReleaseAnswer).toBe(false);
-    await tables.doc.send(new PutCommand({ TableName: tables.names.reminders, Item: { contestId: 2051, userId: 'd', minutesBefore: 60, remindAt: start - 3600, dueAt: start - 3600, dueShard: 0, dueStart: start } }));
     await tables.doc.send(
-      new PutCommand({ TableName: tables.names.coordination, Item: { pk: 'lease#reminder-delivery#0', holder: 'other', fence: 99, expiresAtMs: Date.now() + 60_000 } }),
+      new PutCommand({
+        TableName: tables.names.reminders,
+        Item: {
+          contestId: 2051,
+          userId: 'd',
+          minutesBefore: 60,
+          remindAt: start - 3600,
+          dueAt: start - 3600,
+          dueShard: 0,
+          dueStart: start,
+        },
+      }),
+    );
+    await tables.doc.send(
+      new PutCommand({
+        TableName: tables.names.coordination,
+        Item: { pk: 'lease#reminder-delivery#0', holder: 'other', fence: 99, expiresAtMs: Date.now() + 60_000 },
+      }),
     );
     expect(await handler({}, context)).toMatchObject({ outcome: 'skipped', reason: 'lease-held' });
 
     const roleOf = new Map<string, string>(Object.entries(tables.names).map(([role, name]) => [name, role]));
     const logicalIdOf = new Map(tableDefinitionsFromTemplate(template as never).map((d) => [d.role as string, d.logicalId]));
     const allowsIndex = (statement: Statement, action: string, logicalId: string, index: string) =>
-      statement.Effect === 'Allow' && [statement.Action].flat().includes(action) && JSON.stringify(statement.Resource).includes(logicalId) && JSON.stringify(statement.Resource).includes(`/index/${index}`);
+      statement.Effect === 'Allow' &&
+      [statement.Action].flat().includes(action) &&
+      JSON.stringify(statement.Resource).includes(logicalId) &&
+      JSON.stringify(statement.Resource).includes(`/index/${index}`);
     const refused = calls.filter((call) => {
       const logicalId = logicalIdOf.get(roleOf.get(call.table)!)!;
-      return !statements.some((statement) => (call.index !== undefined ? allowsIndex(statement, call.action, logicalId, call.index) : allows(statement, call.action, logicalId, call.key)));
+      return !statements.some((statement) =>
+        call.index !== undefined
+          ? allowsIndex(statement, call.action, logicalId, call.index)
+          : allows(statement, call.action, logicalId, call.key),
+      );
     });
     expect(refused, JSON.stringify(refused.slice(0, 5))).toEqual([]);
-    const used = new Set(calls.map((call) => `${roleOf.get(call.table)}${call.index !== undefined ? `/${call.index}` : ''} ${call.action}`));
+    const used = new Set(
+      calls.map((call) => `${roleOf.get(call.table)}${call.index !== undefined ? `/${call.index}` : ''} ${call.action}`),
+    );
     const granted = new Set(
       statements.flatMap((statement) => {
         const text = JSON.stringify(statement.Resource);
@@ -305,6 +411,8 @@ describe('the reminder delivery job’s synthesized policy against the calls it 
       }),
     );
     expect([...used].sort()).toEqual([...granted].sort());
-    console.info(`[iam] delivery: ${calls.length} requests checked against ${statements.length} statements; used = granted: ${[...used].sort().join(', ')}`);
+    console.info(
+      `[iam] delivery: ${calls.length} requests checked against ${statements.length} statements; used = granted: ${[...used].sort().join(', ')}`,
+    );
   });
 });

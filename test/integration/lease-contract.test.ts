@@ -20,5 +20,6 @@ leaseContract('DynamoDB Local', () => ({
     writer: new DynamoFencedWriter(tables.doc, { now }),
   }),
   table: tables.names.coordination,
-  read: async (pk) => (await tables.doc.send(new GetCommand({ TableName: tables.names.coordination, Key: { pk }, ConsistentRead: true }))).Item,
+  read: async (pk) =>
+    (await tables.doc.send(new GetCommand({ TableName: tables.names.coordination, Key: { pk }, ConsistentRead: true }))).Item,
 }));

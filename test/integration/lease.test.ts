@@ -127,7 +127,9 @@ describe('DynamoLease', () => {
     const start = clock;
     const first = await lease.acquire('run-a', 'console', undefined);
     if (!first.acquired) throw new Error('expected the lease');
-    const put = (id: number) => ({ Put: { TableName: tables.names.contests, Item: { contestId: id, platform: 'codeforces', startTimeSeconds: 1 } } });
+    const put = (id: number) => ({
+      Put: { TableName: tables.names.contests, Item: { contestId: id, platform: 'codeforces', startTimeSeconds: 1 } },
+    });
     await tables.doc.send(new TransactWriteCommand({ TransactItems: [lease.fenceCheck(first.lease), put(900_001)] }));
     clock = start + 10_000; // expired: even with nobody else holding it, the old holder may not write
     await expect(

@@ -137,7 +137,13 @@ describe('skipped runs', () => {
       holder: 'run-elsewhere',
       holderExpiresAt: new Date(expiresAtMs).toISOString(),
     });
-    expect(runMetrics(invoked).values).toEqual({ RunSucceeded: 0, RunFailed: 0, RunSkipped: 1, LeaseLost: 0, Duration: expect.any(Number) });
+    expect(runMetrics(invoked).values).toEqual({
+      RunSucceeded: 0,
+      RunFailed: 0,
+      RunSkipped: 1,
+      LeaseLost: 0,
+      Duration: expect.any(Number),
+    });
   });
 
   it('already-done: counts RunSkipped; the reason is in the summary line', async () => {
@@ -225,6 +231,10 @@ describe('metric series budget', () => {
   it(`all the runs above emit at most ${METRIC_SERIES_BUDGET} distinct metric series (each one is billed monthly)`, () => {
     expect(seriesSeen.size).toBeGreaterThan(0);
     expect(seriesSeen.size).toBeLessThanOrEqual(METRIC_SERIES_BUDGET);
-    expect([...seriesSeen].sort()).toEqual(Object.values(METRIC).map((name) => `ContestSync/${name}{service=contest-sync}`).sort());
+    expect([...seriesSeen].sort()).toEqual(
+      Object.values(METRIC)
+        .map((name) => `ContestSync/${name}{service=contest-sync}`)
+        .sort(),
+    );
   });
 });

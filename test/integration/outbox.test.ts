@@ -53,14 +53,17 @@ beforeAll(async () => {
   const client = localDynamoClient(inject('dynamoEndpoint'));
   doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   const prefix = `outbox-${randomBytes(3).toString('hex')}`;
-  const fn = Object.values(template.Resources).find((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.OUTBOX_TABLE_NAME)!;
+  const fn = Object.values(template.Resources).find(
+    (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.OUTBOX_TABLE_NAME,
+  )!;
   env = {};
   for (const [name, value] of Object.entries(fn.Properties.Environment.Variables as Record<string, unknown>)) {
     const ref = (value as { Ref?: string }).Ref;
     env[name] = ref !== undefined ? `${prefix}-${ref}` : String(value);
   }
   for (const [id, resource] of Object.entries(template.Resources)) {
-    if (resource.Type === 'AWS::DynamoDB::Table') await createTableFromResource(client, `${prefix}-${id}`, resource.Properties as CfnTableProperties);
+    if (resource.Type === 'AWS::DynamoDB::Table')
+      await createTableFromResource(client, `${prefix}-${id}`, resource.Properties as CfnTableProperties);
   }
   expect(env.OUTBOX_EVENT_SOURCE).toBe(SOURCE);
   expect(env.OUTBOX_RETENTION_DAYS).toBe('7');
@@ -83,14 +86,22 @@ function deps(): ExclusiveDeps {
 }
 
 const run = (id: string) => ({ runId: id, source: 'console', remainingMs: () => 30_000 });
-const beat = (key: string, extra: Record<string, unknown> = {}): TransactAction => ({ Put: { TableName: env.OUTBOX_TABLE_NAME!, Item: { pk: `data#${key}`, ...extra } } });
-const change = (id: string, detail: Record<string, unknown> = {}): OutboxEvent => ({ id, detailType: 'Changed', detail: { what: id, ...detail } });
+const beat = (key: string, extra: Record<string, unknown> = {}): TransactAction => ({
+  Put: { TableName: env.OUTBOX_TABLE_NAME!, Item: { pk: `data#${key}`, ...extra } },
+});
+const change = (id: string, detail: Record<string, unknown> = {}): OutboxEvent => ({
+  id,
+  detailType: 'Changed',
+  detail: { what: id, ...detail },
+});
 
 async function outbox(prefix: string): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const page: ScanCommandOutput = await doc.send(new ScanCommand({ TableName: env.OUTBOX_TABLE_NAME!, ConsistentRead: true, ExclusiveStartKey }));
+    const page: ScanCommandOutput = await doc.send(
+      new ScanCommand({ TableName: env.OUTBOX_TABLE_NAME!, ConsistentRead: true, ExclusiveStartKey }),
+    );
     items.push(...(page.Items ?? []).filter((item) => String(item.pk).startsWith(`${SOURCE}#${prefix}`)));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey !== undefined);
@@ -98,7 +109,11 @@ async function outbox(prefix: string): Promise<Record<string, unknown>[]> {
 }
 
 /** Runs `work` once under a fresh lease (or the given deps) and returns its value, failing the test on any other outcome. */
-async function commitOnce(work: (ctx: WorkContext) => Promise<CommitResult>, using: ExclusiveDeps = deps(), runId = randomBytes(4).toString('hex')): Promise<CommitResult> {
+async function commitOnce(
+  work: (ctx: WorkContext) => Promise<CommitResult>,
+  using: ExclusiveDeps = deps(),
+  runId = randomBytes(4).toString('hex'),
+): Promise<CommitResult> {
   const outcome = await runExclusively(run(runId), work, using);
   if (outcome.outcome !== 'succeeded') throw new Error(`run ${outcome.outcome}: ${JSON.stringify(outcome)}`);
   return outcome.value;
@@ -121,7 +136,11 @@ describe('commit(actions, { events }) on DynamoDB Local', () => {
     const first = await commitOnce((ctx) => ctx.commit([beat(`${p}-x`, { v: 1 })], { events: [change(`${p}-1`)] }), deps(), 'first-run');
     expect(first.events).toEqual({ written: 1, duplicates: 0 });
     // Another run (another lease, another fence) redoes the same change plus a new one.
-    const again = await commitOnce((ctx) => ctx.commit([beat(`${p}-x`, { v: 2 })], { events: [change(`${p}-1`, { late: true }), change(`${p}-2`)] }), deps(), 'second-run');
+    const again = await commitOnce(
+      (ctx) => ctx.commit([beat(`${p}-x`, { v: 2 })], { events: [change(`${p}-1`, { late: true }), change(`${p}-2`)] }),
+      deps(),
+      'second-run',
+    );
     expect(again).toEqual({ transactions: 1, events: { written: 1, duplicates: 1 } });
     const items = await outbox(p);
     expect(items).toHaveLength(2);
@@ -137,9 +156,16 @@ describe('commit(actions, { events }) on DynamoDB Local', () => {
     await commitOnce((ctx) => ctx.commit([], { events: [change(`${p}-1`)] }));
     const using = deps();
     const interval = '2026-12-01T10:00:00Z';
-    const outcome = await runExclusively({ ...run('r'), source: 'schedule', interval }, (ctx) => ctx.commit([], { final: true, events: [change(`${p}-1`)] }), using);
+    const outcome = await runExclusively(
+      { ...run('r'), source: 'schedule', interval },
+      (ctx) => ctx.commit([], { final: true, events: [change(`${p}-1`)] }),
+      using,
+    );
     expect(outcome).toMatchObject({ outcome: 'succeeded', value: { transactions: 1, events: { written: 0, duplicates: 1 } } });
-    expect(await runExclusively({ ...run('r2'), source: 'schedule', interval }, async () => undefined, using)).toEqual({ outcome: 'skipped', reason: 'already-done' });
+    expect(await runExclusively({ ...run('r2'), source: 'schedule', interval }, async () => undefined, using)).toEqual({
+      outcome: 'skipped',
+      reason: 'already-done',
+    });
   });
 
   it('a data action refused by its condition writes none of the transaction’s events', async () => {
@@ -163,7 +189,9 @@ describe('commit(actions, { events }) on DynamoDB Local', () => {
     const taker = await using.lease.acquire('taker', 'console', undefined);
     expect(taker).toMatchObject({ acquired: true, lease: { fence: stale.lease.fence + 1 } });
     const puts = outboxPuts([change(`${p}-1`)], using.outbox!, { runId: 'stale', fence: stale.lease.fence, nowMs: Date.now() });
-    await expect(using.writer.commit([beat(`${p}-z`)], () => using.lease.fenceCheck(stale.lease), undefined, puts)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(using.writer.commit([beat(`${p}-z`)], () => using.lease.fenceCheck(stale.lease), undefined, puts)).rejects.toBeInstanceOf(
+      LeaseLostError,
+    );
     expect(await outbox(p)).toEqual([]);
     expect((await doc.send(new GetCommand({ TableName: env.OUTBOX_TABLE_NAME!, Key: { pk: `data#${p}-z` } }))).Item).toBeUndefined();
   });

@@ -46,7 +46,8 @@ beforeAll(async () => {
   const prefix = `wrapper-${randomBytes(3).toString('hex')}`;
   const resources = template.Resources as Record<string, { Type: string; Properties: any }>;
   for (const [id, resource] of Object.entries(resources)) {
-    if (resource.Type === 'AWS::DynamoDB::Table') await createTableFromResource(client, `${prefix}-${id}`, resource.Properties as CfnTableProperties);
+    if (resource.Type === 'AWS::DynamoDB::Table')
+      await createTableFromResource(client, `${prefix}-${id}`, resource.Properties as CfnTableProperties);
   }
   const fn = Object.values(resources).find((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment)!;
   env = {};
@@ -63,7 +64,13 @@ function captureLambdaOutput(): void {
     output.push(String(chunk));
     return true;
   });
-  for (const [method, level] of [['log', 'INFO'], ['info', 'INFO'], ['warn', 'WARN'], ['error', 'ERROR'], ['debug', 'DEBUG']] as const) {
+  for (const [method, level] of [
+    ['log', 'INFO'],
+    ['info', 'INFO'],
+    ['warn', 'WARN'],
+    ['error', 'ERROR'],
+    ['debug', 'DEBUG'],
+  ] as const) {
     vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
       output.push(`${JSON.stringify({ timestamp: new Date().toISOString(), level, requestId: 'r', message: format(...args) })}\n`);
     });
@@ -99,7 +106,8 @@ function handlerFor(mode: Mode) {
 }
 
 const context = { getRemainingTimeInMillis: () => 60_000, invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:Beat' };
-const eventIn = (back: number) => scheduledEvent(new Date(Math.floor(Date.now() / PERIOD_MS) * PERIOD_MS - back * PERIOD_MS + 5_000).toISOString());
+const eventIn = (back: number) =>
+  scheduledEvent(new Date(Math.floor(Date.now() / PERIOD_MS) * PERIOD_MS - back * PERIOD_MS + 5_000).toISOString());
 
 async function invoke(mode: Mode, event: unknown, ctx = context): Promise<{ result?: RunResult; error?: unknown; text: string }> {
   captureLambdaOutput();
@@ -115,7 +123,12 @@ async function invoke(mode: Mode, event: unknown, ctx = context): Promise<{ resu
 
 describe('scheduledSingleton against the synthesized ScheduledSingletonJob', () => {
   const runs: { label: string; text: string; expected: Record<string, number> }[] = [];
-  const summaryOf = (text: string) => text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => l.summary === true);
+  const summaryOf = (text: string) =>
+    text
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l))
+      .find((l) => l.summary === true);
 
   it('success: returns the result, one summary line with the job fields, RunSucceeded 1', async () => {
     const { result, text } = await invoke('ok', eventIn(3));
@@ -133,7 +146,11 @@ describe('scheduledSingleton against the synthesized ScheduledSingletonJob', () 
   it('failure: a scheduled run whose work throws throws (Lambda retries it), RunFailed 1', async () => {
     const { error, text } = await invoke('throw', eventIn(2));
     expect(error).toBeInstanceOf(ScheduledRunFailedError);
-    expect((error as ScheduledRunFailedError).summary).toMatchObject({ outcome: 'failed', reason: 'work', error: 'Error: the work failed' });
+    expect((error as ScheduledRunFailedError).summary).toMatchObject({
+      outcome: 'failed',
+      reason: 'work',
+      error: 'Error: the work failed',
+    });
     expect(summaryOf(text)).toMatchObject({ level: 'ERROR', outcome: 'failed', reason: 'work' });
     runs.push({ label: 'failure', text, expected: { RunSucceeded: 0, RunFailed: 1, RunSkipped: 0, LeaseLost: 0 } });
   });
@@ -162,7 +179,8 @@ describe('scheduledSingleton against the synthesized ScheduledSingletonJob', () 
     expect(runs.map((r) => r.label)).toEqual(['success', 'skip', 'failure', 'deploy', 'bad event', 'lease loss']);
     for (const run of runs) {
       // The work's console line (when the work ran) is wrapped, not top-level; the wrapper's lines are not.
-      if (!['skip', 'bad event'].includes(run.label)) expect(run.text, run.label).toContain('"message":"EMF-looking text printed by the work');
+      if (!['skip', 'bad event'].includes(run.label))
+        expect(run.text, run.label).toContain('"message":"EMF-looking text printed by the work');
       const data = extractEmf(run.text);
       expect(data.map((d) => d.name).sort(), run.label).toEqual(['Duration', 'LeaseLost', 'RunFailed', 'RunSkipped', 'RunSucceeded']);
       for (const datum of data) {
@@ -173,7 +191,13 @@ describe('scheduledSingleton against the synthesized ScheduledSingletonJob', () 
     const emitted = runs.flatMap((r) => extractEmf(r.text));
     expect(unfed(alarmMetrics(template), emitted)).toEqual([]);
     expect(unfed(widgetMetrics(template), emitted)).toEqual([]);
-    expect(new Set(widgetMetrics(template).map((m) => m.name))).toEqual(new Set(['RunSucceeded', 'RunSkipped', 'RunFailed', 'LeaseLost', 'Duration']));
-    expect(alarmMetrics(template).map((m) => m.name).sort()).toEqual(['LeaseLost', 'RunFailed', 'RunSucceeded']);
+    expect(new Set(widgetMetrics(template).map((m) => m.name))).toEqual(
+      new Set(['RunSucceeded', 'RunSkipped', 'RunFailed', 'LeaseLost', 'Duration']),
+    );
+    expect(
+      alarmMetrics(template)
+        .map((m) => m.name)
+        .sort(),
+    ).toEqual(['LeaseLost', 'RunFailed', 'RunSucceeded']);
   });
 });

@@ -24,7 +24,11 @@ describe('a sync', () => {
   it('stores unfinished and recently finished contests with the data contract', async () => {
     const { invoke } = localHandler(tables, standin.baseUrl);
     const { summary } = await invoke({});
-    expect(summary).toMatchObject({ outcome: 'succeeded', fence: 1, counts: { contestsFetched: 8, contestsWritten: 7, contestsUnchanged: 0 } });
+    expect(summary).toMatchObject({
+      outcome: 'succeeded',
+      fence: 1,
+      counts: { contestsFetched: 8, contestsWritten: 7, contestsUnchanged: 0 },
+    });
     const { contests } = await snapshot(tables);
     expect(contests.map((c) => c.contestId)).toEqual([2099, 2100, 2101, 2102, 2103, 2104, 2105]);
     const upcoming = contests.find((c) => c.contestId === 2102);
@@ -89,13 +93,44 @@ describe('a sync', () => {
     expect(c2104).toMatchObject({ name: 'Codeforces Round 1050 (Div. 1)', startTimeSeconds: moved, confirmedStart: start2104 });
     expect(c2104?.remindersPaused).toBeUndefined();
     // Marked at once (the app stops showing it as upcoming), reminders paused and kept.
-    expect(contests.find((c) => c.contestId === 2103)).toMatchObject({ missingSyncs: 1, vanishedAt: expect.any(Number), remindersPaused: 'vanished' });
+    expect(contests.find((c) => c.contestId === 2103)).toMatchObject({
+      missingSyncs: 1,
+      vanishedAt: expect.any(Number),
+      remindersPaused: 'vanished',
+    });
     const expiresOf = (id: number) => contests.find((c) => c.contestId === id)?.expiresAt;
     expect(reminders).toEqual([
-      { contestId: 2100, userId: 'carol', minutesBefore: 10, remindAt: start2100 - 600, notifiedAt: expect.any(Number), notifiedStart: start2100, paused: 'finished', expiresAt: expiresOf(2100) },
+      {
+        contestId: 2100,
+        userId: 'carol',
+        minutesBefore: 10,
+        remindAt: start2100 - 600,
+        notifiedAt: expect.any(Number),
+        notifiedStart: start2100,
+        paused: 'finished',
+        expiresAt: expiresOf(2100),
+      },
       { contestId: 2103, userId: 'dave', minutesBefore: 15, remindAt: start2103 - 900, paused: 'vanished', expiresAt: expiresOf(2103) },
-      { contestId: 2104, userId: 'alice', minutesBefore: 30, remindAt: moved - 1800, dueAt: moved - 1800, dueShard: 0, dueStart: moved, expiresAt: expiresOf(2104) },
-      { contestId: 2104, userId: 'bob', minutesBefore: 60, remindAt: moved - 3600, dueAt: moved - 3600, dueShard: 0, dueStart: moved, expiresAt: expiresOf(2104) },
+      {
+        contestId: 2104,
+        userId: 'alice',
+        minutesBefore: 30,
+        remindAt: moved - 1800,
+        dueAt: moved - 1800,
+        dueShard: 0,
+        dueStart: moved,
+        expiresAt: expiresOf(2104),
+      },
+      {
+        contestId: 2104,
+        userId: 'bob',
+        minutesBefore: 60,
+        remindAt: moved - 3600,
+        dueAt: moved - 3600,
+        dueShard: 0,
+        dueStart: moved,
+        expiresAt: expiresOf(2104),
+      },
     ]);
     // The next reply confirms the move: nothing of the reminders changes.
     expect((await invoke({})).summary?.counts).toMatchObject({ remindersMoved: 0, remindersDue: 0, remindersPaused: 0 });
@@ -164,7 +199,11 @@ describe('a sync', () => {
     // The next run reads it again (handed over) and makes it due at the new start.
     expect((await invoke({})).summary).toMatchObject({ outcome: 'succeeded', counts: { remindersRaced: 0 } });
     ({ contests, reminders } = await snapshot(tables));
-    expect(reminders.find((r) => r.userId === 'alice')).toMatchObject({ dueStart: start + 3600, remindAt: start + 3600 - 1800, notifiedStart: start });
+    expect(reminders.find((r) => r.userId === 'alice')).toMatchObject({
+      dueStart: start + 3600,
+      remindAt: start + 3600 - 1800,
+      notifiedStart: start,
+    });
   });
 
   it('puts right, by the next sync, a reminder the app wrote against the old state during a sync', async () => {
@@ -183,7 +222,9 @@ describe('a sync', () => {
     const { summary } = await invoke({});
     // The contest was handed over: its reminders are read again and the late one follows.
     expect(summary?.counts).toMatchObject({ remindersMoved: 1, remindersDue: 1, contestsWritten: 0, contestsRechecked: 1 });
-    expect((await snapshot(tables)).reminders).toContainEqual(expect.objectContaining({ contestId: 2104, userId: 'late', remindAt: moved - 1800, dueAt: moved - 1800 }));
+    expect((await snapshot(tables)).reminders).toContainEqual(
+      expect.objectContaining({ contestId: 2104, userId: 'late', remindAt: moved - 1800, dueAt: moved - 1800 }),
+    );
 
     // Then an unchanged sync costs what it always did.
     requests.reset();
@@ -343,7 +384,8 @@ describe('bad replies write nothing and say what is wrong', () => {
     standin.setContests(many.slice(0, 2));
     const { summary } = await invoke({});
     expect(summary).toMatchObject({ outcome: 'succeeded', counts: { contestsHeld: 8, contestsVanished: 0, contestsRemoved: 0 } });
-    const view = (s: Awaited<ReturnType<typeof snapshot>>) => s.contests.map(({ pending: _pending, updatedAt: _u, remindersPaused: _r, ...rest }) => rest);
+    const view = (s: Awaited<ReturnType<typeof snapshot>>) =>
+      s.contests.map(({ pending: _pending, updatedAt: _u, remindersPaused: _r, ...rest }) => rest);
     const after = await snapshot(tables);
     expect(view(after)).toEqual(view(before));
     expect(after.contests.map((c) => c.remindersPaused)).toEqual([undefined, undefined, ...Array.from({ length: 8 }, () => 'held')]);

@@ -38,7 +38,14 @@ function deps(fetchedCount: number, stored: ContestItem[]) {
     durationSeconds: 7200,
     startTimeSeconds: NOW_S + 3600 + i,
   }));
-  const fetched: FetchContestsResult = { contests, listedIds: contests.map((c) => c.id), invalid: 0, unscheduled: 0, attempts: 1, latencyMs: 1 };
+  const fetched: FetchContestsResult = {
+    contests,
+    listedIds: contests.map((c) => c.id),
+    invalid: 0,
+    unscheduled: 0,
+    attempts: 1,
+    latencyMs: 1,
+  };
   return { lease, writer, store, fetchContests: async () => fetched, now: Date.now, timing: leaseTiming(10) };
 }
 
@@ -61,7 +68,12 @@ describe('dry-run changes', () => {
     const fresh = Array.from({ length: 80 }, (_, i) => stale(1 + i));
     const third = Array.from({ length: 80 }, (_, i) => ({ ...stale(1_000 + i), vanishedAt: NOW_S - 7200, missingSyncs: 2 }));
     // Renamed, same start: a plausible change, written (a mass move earlier would be held).
-    const listed = Array.from({ length: 200 }, (_, i) => ({ ...stale(10_000 + i), name: 'old name', startTimeSeconds: NOW_S + 3600 + i, expiresAt: NOW_S + 3600 + i + 7200 + 7 * 24 * 3600 }));
+    const listed = Array.from({ length: 200 }, (_, i) => ({
+      ...stale(10_000 + i),
+      name: 'old name',
+      startTimeSeconds: NOW_S + 3600 + i,
+      expiresAt: NOW_S + 3600 + i + 7200 + 7 * 24 * 3600,
+    }));
     const d = deps(5_000, [...fresh, ...third, ...listed]);
     const summary = await runSync({ source: 'console', dryRun: true, force: false }, d, { runId: 'run-1', remainingMs: () => 60_000 });
     expect(summary).toMatchObject({ outcome: 'succeeded', dryRun: true });

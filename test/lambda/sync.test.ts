@@ -38,7 +38,13 @@ function ports(
   releaseLanded: LeasePort['releaseLanded'] = async () => false,
   options: { stored?: ContestItem[]; handoff?: string[] } = {},
 ) {
-  const held: HeldLease = { runId: 'run-1', fence: 9, expiresAtMs: Date.now() + 10_000, ledger: new Set(), handoff: new Set(options.handoff) };
+  const held: HeldLease = {
+    runId: 'run-1',
+    fence: 9,
+    expiresAtMs: Date.now() + 10_000,
+    ledger: new Set(),
+    handoff: new Set(options.handoff),
+  };
   const lease: LeasePort = {
     acquire: vi.fn(async () => ({ acquired: true as const, lease: held })),
     renew: vi.fn(async (l: HeldLease) => l),
@@ -82,7 +88,10 @@ describe('runSync release', () => {
     expect(summary).toMatchObject({ outcome: 'succeeded', fence: 9, interval });
     expect(deps.lease.release).toHaveBeenCalledWith(
       expect.objectContaining({ fence: 9 }),
-      expect.objectContaining({ doneInterval: interval, runRecord: expect.objectContaining({ pk: `run#${interval}`, outcome: 'succeeded' }) }),
+      expect.objectContaining({
+        doneInterval: interval,
+        runRecord: expect.objectContaining({ pk: `run#${interval}`, outcome: 'succeeded' }),
+      }),
       expect.any(AbortSignal),
     );
   });
@@ -169,13 +178,22 @@ describe('runSync release', () => {
       contention: 'DynamoDB contention did not clear within 4 attempts (last: TransactionConflictException)',
     });
     const summary = await runSync(scheduled, deps, context);
-    expect(summary).toMatchObject({ outcome: 'skipped', reason: 'lease-held', holder: 'unknown', detail: expect.stringMatching(/TransactionConflict/) });
+    expect(summary).toMatchObject({
+      outcome: 'skipped',
+      reason: 'lease-held',
+      holder: 'unknown',
+      detail: expect.stringMatching(/TransactionConflict/),
+    });
     expect(summary.holderExpiresAt).toBeUndefined();
   });
 
   it('a reminder update refused by a race (a claim) is dropped, the rest committed, and its contest handed over even when nothing else would hand it over', async () => {
     // Contest 1 was handed over by the last run and is unchanged now: only its reminder is updated.
-    const deps = ports(async () => true, async () => false, { stored: [storedRound1], handoff: ['1'] });
+    const deps = ports(
+      async () => true,
+      async () => false,
+      { stored: [storedRound1], handoff: ['1'] },
+    );
     const reminder = { contestId: 1, userId: 'u', minutesBefore: 10, remindAt: 2_000_000_000 - 600, expiresAt: storedRound1.expiresAt };
     deps.store.remindersOf = async (contestId) => (contestId === 1 ? [reminder] : []);
     const fenceCheck = vi.spyOn(deps.lease, 'fenceCheck');
@@ -198,16 +216,34 @@ describe('runSync release', () => {
   });
 
   it('resolves a handed-over contest once its reminders were read again (a paused contest refuses due reminders from the app)', async () => {
-    const vanished = { ...storedRound1, contestId: 7, url: 'https://codeforces.com/contest/7', vanishedAt: 1, missingSyncs: 1, remindersPaused: 'vanished' as const };
-    const deps = ports(async () => true, async () => false, { stored: [storedRound1, vanished], handoff: ['7'] });
+    const vanished = {
+      ...storedRound1,
+      contestId: 7,
+      url: 'https://codeforces.com/contest/7',
+      vanishedAt: 1,
+      missingSyncs: 1,
+      remindersPaused: 'vanished' as const,
+    };
+    const deps = ports(
+      async () => true,
+      async () => false,
+      { stored: [storedRound1, vanished], handoff: ['7'] },
+    );
     const fenceCheck = vi.spyOn(deps.lease, 'fenceCheck');
-    expect(await runSync(scheduled, deps, context)).toMatchObject({ outcome: 'succeeded', counts: { contestsVanished: 1, contestsRechecked: 1 } });
+    expect(await runSync(scheduled, deps, context)).toMatchObject({
+      outcome: 'succeeded',
+      counts: { contestsVanished: 1, contestsRechecked: 1 },
+    });
     expect(fenceCheck.mock.calls.at(-1)?.[1]?.handoff).toEqual([]);
     expect(vi.mocked(deps.lease.release).mock.calls[0]?.[1].resolved).toEqual(['7']);
   });
 
   it('an undated reply that is not stale is dated by the fetch: the reply clock moves, so delivery sees fresh evidence', async () => {
-    const deps = ports(async () => true, async () => false, { stored: [storedRound1] });
+    const deps = ports(
+      async () => true,
+      async () => false,
+      { stored: [storedRound1] },
+    );
     const before = Math.floor(Date.now() / 1000);
     expect(await runSync(scheduled, deps, context)).toMatchObject({ outcome: 'succeeded' });
     const actions = vi.mocked(deps.writer.commit).mock.calls.flatMap((call) => [...call[0]]);
@@ -220,14 +256,21 @@ describe('runSync release', () => {
 
   it('a stale reply (made before the newest applied one) is never applied: counted, named, the handoff kept', async () => {
     const clock = { contestId: 0, replyMadeAt: 2_000_000_000 - 100, updatedAt: 'x' } as never;
-    const deps = ports(async () => true, async () => false, { stored: [storedRound1, clock], handoff: ['1'] });
+    const deps = ports(
+      async () => true,
+      async () => false,
+      { stored: [storedRound1, clock], handoff: ['1'] },
+    );
     const old = { ...(await deps.fetchContests()).contests[0]!, startTimeSeconds: 2_000_000_000 + 99_999, relativeTimeSeconds: -200_000 };
     deps.fetchContests = async () => ({ contests: [old], listedIds: [1], invalid: 0, unscheduled: 0, attempts: 1, latencyMs: 5 });
     const summary = await runSync(scheduled, deps, context);
     expect(summary).toMatchObject({
       outcome: 'succeeded',
       counts: { repliesStale: 1, contestsWritten: 0 },
-      stale: { madeAt: new Date((2_000_000_000 - 100_001) * 1000).toISOString(), newestApplied: new Date((2_000_000_000 - 100) * 1000).toISOString() },
+      stale: {
+        madeAt: new Date((2_000_000_000 - 100_001) * 1000).toISOString(),
+        newestApplied: new Date((2_000_000_000 - 100) * 1000).toISOString(),
+      },
     });
     expect(deps.writer.commit).not.toHaveBeenCalled();
     expect(vi.mocked(deps.lease.release).mock.calls[0]?.[1].resolved).toEqual([]);

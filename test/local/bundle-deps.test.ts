@@ -16,7 +16,16 @@ describe('packageOf', () => {
 describe('dependencyRows', () => {
   it('keeps the largest packages and sums the rest, with shares of the total', () => {
     const rows = dependencyRows(
-      { totalBytes: 1000, probes: {}, packages: [{ name: 'a', bytes: 600 }, { name: 'b', bytes: 300 }, { name: 'c', bytes: 60 }, { name: 'd', bytes: 40 }] },
+      {
+        totalBytes: 1000,
+        probes: {},
+        packages: [
+          { name: 'a', bytes: 600 },
+          { name: 'b', bytes: 300 },
+          { name: 'c', bytes: 60 },
+          { name: 'd', bytes: 40 },
+        ],
+      },
       2,
     );
     expect(rows).toEqual([

@@ -11,9 +11,11 @@ import { recordedContestList, startCodeforcesStandin, type CodeforcesStandin } f
 
 type Contest = { id: number; phase: string; startTimeSeconds?: number; relativeTimeSeconds?: number; durationSeconds: number };
 
-const RECORDED_AT = (JSON.parse(readFileSync(new URL('../fixtures/contest-list.meta.json', import.meta.url), 'utf8')) as { recordedAtSeconds: number })
-  .recordedAtSeconds;
-const FIXTURE = (JSON.parse(readFileSync(new URL('../fixtures/contest-list.json', import.meta.url), 'utf8')) as { result: Contest[] }).result;
+const RECORDED_AT = (
+  JSON.parse(readFileSync(new URL('../fixtures/contest-list.meta.json', import.meta.url), 'utf8')) as { recordedAtSeconds: number }
+).recordedAtSeconds;
+const FIXTURE = (JSON.parse(readFileSync(new URL('../fixtures/contest-list.json', import.meta.url), 'utf8')) as { result: Contest[] })
+  .result;
 
 let dispatcher: Agent;
 let standin: CodeforcesStandin | undefined;
@@ -109,7 +111,10 @@ describe('startCodeforcesStandin', () => {
     const s = await start({ contests: [{ id: 1, name: 'x' }] });
     const zipped = await get(s, { 'accept-encoding': 'gzip' });
     expect(zipped.headers['content-encoding']).toBe('gzip');
-    expect(JSON.parse(gunzipSync(Buffer.from(await zipped.body.arrayBuffer())).toString())).toEqual({ status: 'OK', result: [{ id: 1, name: 'x' }] });
+    expect(JSON.parse(gunzipSync(Buffer.from(await zipped.body.arrayBuffer())).toString())).toEqual({
+      status: 'OK',
+      result: [{ id: 1, name: 'x' }],
+    });
 
     const plain = await get(s);
     expect(plain.headers['content-encoding']).toBeUndefined();
@@ -132,7 +137,13 @@ describe('startCodeforcesStandin', () => {
       { status: 400, body: { status: 'FAILED', comment: 'Call limit exceeded' } },
       { status: 403, body: '<!DOCTYPE html><title>Just a moment...</title>' },
     );
-    const result = await fetchContests({ baseUrl: s.baseUrl, deadline: Date.now() + 10_000, dispatcher, minSpacingMs: 10, random: () => 0 });
+    const result = await fetchContests({
+      baseUrl: s.baseUrl,
+      deadline: Date.now() + 10_000,
+      dispatcher,
+      minSpacingMs: 10,
+      random: () => 0,
+    });
     expect(result.attempts).toBe(4);
     expect(s.requests).toHaveLength(4);
   });
@@ -140,7 +151,9 @@ describe('startCodeforcesStandin', () => {
   it('enqueued bodies reach the client as sent (a truncated reply fails fetchContests)', async () => {
     const s = await start();
     s.enqueue({ body: '{"status":"OK","result":[{"id":1', gzip: true });
-    const error = (await fetchContests({ baseUrl: s.baseUrl, deadline: Date.now() + 10_000, dispatcher }).catch((e: unknown) => e)) as CodeforcesError;
+    const error = (await fetchContests({ baseUrl: s.baseUrl, deadline: Date.now() + 10_000, dispatcher }).catch(
+      (e: unknown) => e,
+    )) as CodeforcesError;
     expect(error).toBeInstanceOf(CodeforcesError);
     expect(error.kind).toBe('not-json');
   });
@@ -185,7 +198,14 @@ describe('startCodeforcesStandin', () => {
   it('a slow reply makes fetchContests time out and retry', async () => {
     const s = await start();
     s.enqueue({ delayMs: 2_000 });
-    const result = await fetchContests({ baseUrl: s.baseUrl, deadline: Date.now() + 10_000, dispatcher, attemptTimeoutMs: 200, minSpacingMs: 10, random: () => 0 });
+    const result = await fetchContests({
+      baseUrl: s.baseUrl,
+      deadline: Date.now() + 10_000,
+      dispatcher,
+      attemptTimeoutMs: 200,
+      minSpacingMs: 10,
+      random: () => 0,
+    });
     expect(result.attempts).toBe(2);
   });
 

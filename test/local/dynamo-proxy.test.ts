@@ -78,7 +78,14 @@ describe('DynamoDB proxy', () => {
     );
     await new Promise((resolve) => setTimeout(resolve, 150));
     const conflict = await failure(
-      other.send(new UpdateCommand({ TableName: table, Key: { pk: 'held' }, UpdateExpression: 'SET w = :w', ExpressionAttributeValues: { ':w': 1 } })),
+      other.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { pk: 'held' },
+          UpdateExpression: 'SET w = :w',
+          ExpressionAttributeValues: { ':w': 1 },
+        }),
+      ),
     );
     expect(conflict.name).toBe('TransactionConflictException');
     expect(conflict.message).toBe('Transaction is ongoing for the item');
@@ -101,7 +108,9 @@ describe('DynamoDB proxy', () => {
     await transaction;
     // Once the transaction committed, the write goes through.
     proxy.setTransactionHold(undefined);
-    await other.send(new UpdateCommand({ TableName: table, Key: { pk: 'held' }, UpdateExpression: 'SET w = :w', ExpressionAttributeValues: { ':w': 2 } }));
+    await other.send(
+      new UpdateCommand({ TableName: table, Key: { pk: 'held' }, UpdateExpression: 'SET w = :w', ExpressionAttributeValues: { ':w': 2 } }),
+    );
     const item = await other.send(new GetCommand({ TableName: table, Key: { pk: 'held' }, ConsistentRead: true }));
     expect(item.Item).toEqual({ pk: 'held', v: 'tx', w: 2 });
     expect(proxy.injected()).toEqual({ conflict: { UpdateItem: 1, TransactWriteItems: 1 } });
@@ -117,7 +126,9 @@ describe('DynamoDB proxy', () => {
         new TransactWriteCommand({ TransactItems: [{ Put: { TableName: table, Item: { pk: 'shared', v: 1 } } }] }),
       );
       await new Promise((resolve) => setTimeout(resolve, 150));
-      const conflict = await failure(docThrough(second.endpoint, 1).send(new PutCommand({ TableName: table, Item: { pk: 'shared', v: 2 } })));
+      const conflict = await failure(
+        docThrough(second.endpoint, 1).send(new PutCommand({ TableName: table, Item: { pk: 'shared', v: 2 } })),
+      );
       expect(conflict.name).toBe('TransactionConflictException');
       await transaction;
       expect(second.injected()).toEqual({ conflict: { PutItem: 1 } });
@@ -167,7 +178,9 @@ describe('DynamoDB proxy', () => {
     proxy.setFaults(scriptedFaults([{ fault: 'drop-after-apply', match: (r) => r.operation === 'PutItem', nth: [1, 2] }]));
     const dropped = await failure(docThrough(proxy.endpoint, 1).send(new PutCommand({ TableName: table, Item: { pk: 'dropped', v: 1 } })));
     expect(dropped.$metadata?.httpStatusCode).toBeUndefined();
-    const landed = await DynamoDBDocumentClient.from(admin).send(new GetCommand({ TableName: table, Key: { pk: 'dropped' }, ConsistentRead: true }));
+    const landed = await DynamoDBDocumentClient.from(admin).send(
+      new GetCommand({ TableName: table, Key: { pk: 'dropped' }, ConsistentRead: true }),
+    );
     expect(landed.Item).toEqual({ pk: 'dropped', v: 1 });
     // The SDK retries a dropped connection: a conditional create then meets its own first write.
     const retried = await failure(
@@ -186,7 +199,9 @@ describe('DynamoDB proxy', () => {
     let answered = false;
     proxy.setAfterApply(async (request, reply) => {
       // The write is in DynamoDB Local already; the client is still waiting.
-      const stored = await DynamoDBDocumentClient.from(admin).send(new GetCommand({ TableName: table, Key: { pk: 'hooked' }, ConsistentRead: true }));
+      const stored = await DynamoDBDocumentClient.from(admin).send(
+        new GetCommand({ TableName: table, Key: { pk: 'hooked' }, ConsistentRead: true }),
+      );
       seen.push({ operation: request.operation, status: reply.status, stored: stored.Item, ...(answered ? { late: true } : {}) });
     });
     await docThrough(proxy.endpoint, 1).send(new PutCommand({ TableName: table, Item: { pk: 'hooked', v: 7 } }));

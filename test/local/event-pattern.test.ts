@@ -41,7 +41,9 @@ describe('event patterns (AWS documented examples)', () => {
   it('suffix, and suffix with equals-ignore-case', () => {
     expect(matches({ FileName: [{ suffix: '.png' }] }, { FileName: 'image.png' })).toBe(true);
     expect(matches({ FileName: [{ suffix: '.png' }] }, { FileName: 'image.PNG' })).toBe(false);
-    expect(matches({ detail: { FileName: [{ suffix: { 'equals-ignore-case': '.png' } }] } }, withDetail({ FileName: 'image.PNG' }))).toBe(true);
+    expect(matches({ detail: { FileName: [{ suffix: { 'equals-ignore-case': '.png' } }] } }, withDetail({ FileName: 'image.PNG' }))).toBe(
+      true,
+    );
   });
 
   it('anything-but: a string, a number, lists of them, a prefix, a suffix, ignoring case, a wildcard', () => {
@@ -49,20 +51,37 @@ describe('event patterns (AWS documented examples)', () => {
     expect(matches({ detail: { state: [{ 'anything-but': 'terminated' }] } }, ec2)).toBe(false);
     expect(matches({ detail: { 'x-limit': [{ 'anything-but': 123 }] } }, withDetail({ 'x-limit': 124 }))).toBe(true);
     expect(matches({ detail: { 'x-limit': [{ 'anything-but': 123 }] } }, withDetail({ 'x-limit': 123 }))).toBe(false);
-    expect(matches({ detail: { state: [{ 'anything-but': ['stopped', 'overloaded'] }] } }, withDetail({ state: 'overloaded' }))).toBe(false);
+    expect(matches({ detail: { state: [{ 'anything-but': ['stopped', 'overloaded'] }] } }, withDetail({ state: 'overloaded' }))).toBe(
+      false,
+    );
     expect(matches({ detail: { 'x-limit': [{ 'anything-but': [100, 200, 300] }] } }, withDetail({ 'x-limit': 150 }))).toBe(true);
     expect(matches({ detail: { state: [{ 'anything-but': { prefix: 'init' } }] } }, withDetail({ state: 'initializing' }))).toBe(false);
     expect(matches({ detail: { state: [{ 'anything-but': { prefix: 'init' } }] } }, withDetail({ state: 'running' }))).toBe(true);
     expect(matches({ detail: { FileName: [{ 'anything-but': { suffix: '.txt' } }] } }, withDetail({ FileName: 'notes.txt' }))).toBe(false);
-    expect(matches({ detail: { state: [{ 'anything-but': { 'equals-ignore-case': ['Stopped', 'OverLoaded'] } }] } }, withDetail({ state: 'STOPPED' }))).toBe(false);
-    expect(matches({ detail: { FilePath: [{ 'anything-but': { wildcard: '*/lib/*' } }] } }, withDetail({ FilePath: 'src/lib/a.js' }))).toBe(false);
-    expect(matches({ detail: { FilePath: [{ 'anything-but': { wildcard: '*/lib/*' } }] } }, withDetail({ FilePath: 'src/bin/a.js' }))).toBe(true);
+    expect(
+      matches(
+        { detail: { state: [{ 'anything-but': { 'equals-ignore-case': ['Stopped', 'OverLoaded'] } }] } },
+        withDetail({ state: 'STOPPED' }),
+      ),
+    ).toBe(false);
+    expect(matches({ detail: { FilePath: [{ 'anything-but': { wildcard: '*/lib/*' } }] } }, withDetail({ FilePath: 'src/lib/a.js' }))).toBe(
+      false,
+    );
+    expect(matches({ detail: { FilePath: [{ 'anything-but': { wildcard: '*/lib/*' } }] } }, withDetail({ FilePath: 'src/bin/a.js' }))).toBe(
+      true,
+    );
     // A missing field is not "anything but" a value.
     expect(matches({ detail: { missing: [{ 'anything-but': 'x' }] } }, ec2)).toBe(false);
   });
 
   it('numeric ranges (all comparisons must hold)', () => {
-    const pattern = { detail: { 'c-count': [{ numeric: ['>', 0, '<=', 5] }], 'd-count': [{ numeric: ['<', 10] }], 'x-limit': [{ numeric: ['=', 3.018e2] }] } };
+    const pattern = {
+      detail: {
+        'c-count': [{ numeric: ['>', 0, '<=', 5] }],
+        'd-count': [{ numeric: ['<', 10] }],
+        'x-limit': [{ numeric: ['=', 3.018e2] }],
+      },
+    };
     expect(matches(pattern, withDetail({ 'c-count': 5, 'd-count': 7, 'x-limit': 301.8 }))).toBe(true);
     expect(matches(pattern, withDetail({ 'c-count': 6, 'd-count': 7, 'x-limit': 301.8 }))).toBe(false);
     expect(matches(pattern, withDetail({ 'c-count': '5', 'd-count': 7, 'x-limit': 301.8 }))).toBe(false);
@@ -95,7 +114,15 @@ describe('event patterns (AWS documented examples)', () => {
   });
 
   it('$or: any of the patterns', () => {
-    const pattern = { detail: { $or: [{ 'c-count': [{ numeric: ['>', 0, '<=', 5] }] }, { 'd-count': [{ numeric: ['<', 10] }] }, { 'x-limit': [{ numeric: ['=', 3.018e2] }] }] } };
+    const pattern = {
+      detail: {
+        $or: [
+          { 'c-count': [{ numeric: ['>', 0, '<=', 5] }] },
+          { 'd-count': [{ numeric: ['<', 10] }] },
+          { 'x-limit': [{ numeric: ['=', 3.018e2] }] },
+        ],
+      },
+    };
     expect(matches(pattern, withDetail({ 'c-count': 9, 'd-count': 3 }))).toBe(true);
     expect(matches(pattern, withDetail({ 'c-count': 9, 'd-count': 30, 'x-limit': 1 }))).toBe(false);
   });
@@ -108,13 +135,19 @@ describe('event patterns (AWS documented examples)', () => {
         'arn:aws:ec2:us-east-1:444455556666:instance/i-b188560f',
       ],
     };
-    expect(matches(pattern, { resources: ['arn:aws:ec2:us-east-1:123456789012:instance/i-b188560f', 'arn:aws:ec2:us-east-1:111122223333:instance/i-b188560f'] })).toBe(true);
+    expect(
+      matches(pattern, {
+        resources: ['arn:aws:ec2:us-east-1:123456789012:instance/i-b188560f', 'arn:aws:ec2:us-east-1:111122223333:instance/i-b188560f'],
+      }),
+    ).toBe(true);
     expect(matches(pattern, { resources: ['arn:aws:ec2:us-east-1:999999999999:instance/i-b188560f'] })).toBe(false);
   });
 
   it('the outbox stream filter of OutboxDelivery ({"eventName": ["INSERT"]}) on stream records', () => {
     expect(matches({ eventName: ['INSERT'] }, { eventName: 'INSERT', dynamodb: {} })).toBe(true);
-    expect(matches({ eventName: ['INSERT'] }, { eventName: 'REMOVE', userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' } })).toBe(false);
+    expect(
+      matches({ eventName: ['INSERT'] }, { eventName: 'REMOVE', userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' } }),
+    ).toBe(false);
   });
 
   it('refuses what it does not understand, naming it', () => {

@@ -46,7 +46,12 @@ function invoke(event: unknown, leaseSeconds: number) {
   return invokeBundle({
     entry: inject('bundleEntry'),
     event,
-    env: { ...tables.env, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, CODEFORCES_API_URL: standin.baseUrl, LEASE_DURATION_SECONDS: String(leaseSeconds) },
+    env: {
+      ...tables.env,
+      AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
+      CODEFORCES_API_URL: standin.baseUrl,
+      LEASE_DURATION_SECONDS: String(leaseSeconds),
+    },
   });
 }
 
@@ -55,7 +60,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const acquired = (line: Record<string, unknown>) => line.message === 'lease acquired';
 /** Contention retries the run logged (WARN lines go to stderr, as in Lambda). */
 const retries = (result: InvocationOutcome) =>
-  jsonLines(`${result.stdout}\n${result.stderr}`).filter((line) => line.message === 'DynamoDB contention; retrying').map((line) => `${String(line.operation)}:${String(line.reason)}`);
+  jsonLines(`${result.stdout}\n${result.stderr}`)
+    .filter((line) => line.message === 'DynamoDB contention; retrying')
+    .map((line) => `${String(line.operation)}:${String(line.reason)}`);
 const isLease = (kind: 'acquire' | 'renew' | 'release') => (request: ProxyRequest) => leaseOperation(request) === kind;
 const isCommit = (request: ProxyRequest) =>
   request.operation === 'TransactWriteItems' && JSON.stringify(request.body).includes(tables.names.contests);
@@ -63,14 +70,17 @@ const isCommit = (request: ProxyRequest) =>
 function report(scenario: string, results: InvocationOutcome[]) {
   const seen: Record<string, number> = {};
   for (const r of results) {
-    const key = r.summary === undefined ? `no-result(${r.signal ?? r.code})` : [r.summary.outcome, r.summary.reason].filter(Boolean).join(':');
+    const key =
+      r.summary === undefined ? `no-result(${r.signal ?? r.code})` : [r.summary.outcome, r.summary.reason].filter(Boolean).join(':');
     seen[key] = (seen[key] ?? 0) + 1;
   }
   console.info(`[contention ${scenario}] ${JSON.stringify({ ...seen, injected: proxy?.injected(), retries: results.map(retries) })}`);
 }
 
 async function leaseItem() {
-  const out = await tables.doc.send(new GetCommand({ TableName: tables.names.coordination, Key: { pk: 'lease#contest-sync' }, ConsistentRead: true }));
+  const out = await tables.doc.send(
+    new GetCommand({ TableName: tables.names.coordination, Key: { pk: 'lease#contest-sync' }, ConsistentRead: true }),
+  );
   return out.Item;
 }
 
@@ -84,7 +94,9 @@ describe('DynamoDB contention (multi-process, bundled function, AWS answers thro
     const holder = invoke(scheduledEvent(intervalAt(1)), 15);
     const held = await holder.waitForLog(acquired);
     while (![...through.locks.held.keys()].some((key) => key.includes('lease#contest-sync'))) await sleep(20);
-    const contenders = await Promise.all([2, 3, 4].map((h) => invoke(scheduledEvent(intervalAt(h)), 15).done).concat([invoke({}, 15).done]));
+    const contenders = await Promise.all(
+      [2, 3, 4].map((h) => invoke(scheduledEvent(intervalAt(h)), 15).done).concat([invoke({}, 15).done]),
+    );
     const result = await holder.done;
     report('a', [result, ...contenders]);
     expect(result.summary).toMatchObject({ outcome: 'succeeded', fence: held.fence });
@@ -92,7 +104,11 @@ describe('DynamoDB contention (multi-process, bundled function, AWS answers thro
       expect(contender.ok).toBe(true); // no throw: a scheduled skip is not retried by Lambda
       expect(contender.summary).toMatchObject({ outcome: 'skipped', reason: 'lease-held', holder: 'unknown' });
       expect(contender.summary?.detail).toMatch(/contention did not clear within 4 attempts \(last: TransactionConflictException\)/);
-      expect(retries(contender)).toEqual(['acquire:TransactionConflictException', 'acquire:TransactionConflictException', 'acquire:TransactionConflictException']);
+      expect(retries(contender)).toEqual([
+        'acquire:TransactionConflictException',
+        'acquire:TransactionConflictException',
+        'acquire:TransactionConflictException',
+      ]);
     }
     // Four conflicts per contender, none retried by the SDK (plus any renewal of the holder's).
     expect(through.injected().conflict?.UpdateItem).toBeGreaterThanOrEqual(16);
@@ -127,7 +143,8 @@ describe('DynamoDB contention (multi-process, bundled function, AWS answers thro
     expect(result.summary).toMatchObject({ outcome: 'succeeded', fence: held.fence });
     expect(result.summary?.counts.heartbeats).toBeGreaterThanOrEqual(3);
     expect(retries(result).filter((r) => r.startsWith('renew:TransactionConflictException')).length).toBeGreaterThanOrEqual(2);
-    for (const contender of skipped) expect(contender.summary).toMatchObject({ outcome: 'skipped', reason: 'lease-held', holder: held.runId });
+    for (const contender of skipped)
+      expect(contender.summary).toMatchObject({ outcome: 'skipped', reason: 'lease-held', holder: held.runId });
     const injected = through.injected();
     expect(injected.conflict?.UpdateItem).toBe(3);
     expect(injected['throughput-exceeded']?.UpdateItem).toBe(1);

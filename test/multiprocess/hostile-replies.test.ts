@@ -141,7 +141,10 @@ describe('hostile Codeforces replies (bundled function, issue #8)', { timeout: 1
     standin.setContests([...lie(base), ...history]);
     const scheduled = await invoke(scheduledEvent(intervalAt(1)));
     await expectContained('all FINISHED, long list', scheduled);
-    expect(scheduled.summary).toMatchObject({ outcome: 'succeeded', counts: { contestsInvalid: upcoming.length, remindersPaused: 0, contestsRemoved: 0 } });
+    expect(scheduled.summary).toMatchObject({
+      outcome: 'succeeded',
+      counts: { contestsInvalid: upcoming.length, remindersPaused: 0, contestsRemoved: 0 },
+    });
     const after = await snapshot(tables);
     expect(after.reminders).toEqual(before.reminders);
     for (const c of upcoming) expect(after.contests.find((item) => item.contestId === c.id)).toMatchObject({ phase: 'BEFORE' });

@@ -45,7 +45,10 @@ let poller: StreamPoller | undefined;
 const relayRuns: InvocationOutcome[] = [];
 
 /** A function's environment with every `{ Ref: id }` resolved to its local name. */
-const envOf = (logicalId: string, extra: Record<string, string>): Record<string, string> => ({ ...resolvedEnvironment(template, logicalId, names), ...extra });
+const envOf = (logicalId: string, extra: Record<string, string>): Record<string, string> => ({
+  ...resolvedEnvironment(template, logicalId, names),
+  ...extra,
+});
 
 beforeAll(async () => {
   const outdir = mkdtempSync(join(tmpdir(), 'outbox-synth-'));
@@ -54,20 +57,36 @@ beforeAll(async () => {
   // Synthesis runs cdk-nag over the job, the delivery and the consumer: a finding fails it.
   template = app.synth().getStackArtifact(stack.artifactId).template;
   const id = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnFunction);
-  ids = { job: id(job.function), relay: id(delivery.relay), consumer: id(subscriber.function), bus: id(delivery.eventBus), outbox: id(delivery.table) };
-  bundles = { job: join(bundleDirOfFunction(outdir, template, ids.job), 'index.mjs'), relay: join(bundleDirOfFunction(outdir, template, ids.relay), 'index.mjs') };
+  ids = {
+    job: id(job.function),
+    relay: id(delivery.relay),
+    consumer: id(subscriber.function),
+    bus: id(delivery.eventBus),
+    outbox: id(delivery.table),
+  };
+  bundles = {
+    job: join(bundleDirOfFunction(outdir, template, ids.job), 'index.mjs'),
+    relay: join(bundleDirOfFunction(outdir, template, ids.relay), 'index.mjs'),
+  };
 
   const client = localDynamoClient(inject('dynamoEndpoint'));
   doc = DynamoDBDocumentClient.from(client);
   const prefix = `outbox-mp-${randomBytes(3).toString('hex')}`;
   names = { [ids.bus]: `${prefix}-bus` };
-  for (const [logicalId, resource] of Object.entries(template.Resources as Record<string, { Type: string; Properties: CfnTableProperties }>)) {
+  for (const [logicalId, resource] of Object.entries(
+    template.Resources as Record<string, { Type: string; Properties: CfnTableProperties }>,
+  )) {
     if (resource.Type !== 'AWS::DynamoDB::Table') continue;
     names[logicalId] = `${prefix}-${logicalId}`;
     await createTableFromResource(client, names[logicalId], resource.Properties);
   }
   const consumerEnv = envOf(ids.consumer, {});
-  bus = await startConsumerBus(template, ids, { idempotency: consumerEnv.IDEMPOTENCY_TABLE_NAME!, inbox: consumerEnv.INBOX_TABLE_NAME! }, client);
+  bus = await startConsumerBus(
+    template,
+    ids,
+    { idempotency: consumerEnv.IDEMPOTENCY_TABLE_NAME!, inbox: consumerEnv.INBOX_TABLE_NAME! },
+    client,
+  );
 });
 
 afterAll(async () => {
@@ -78,7 +97,12 @@ afterAll(async () => {
 /** The relay's bundle, one child process per batch, against the bus stand-in (or `endpoint`). */
 function relay(endpoint: () => string) {
   return async (records: unknown[]) => {
-    const running = invokeBundle({ entry: bundles.relay, event: { Records: records }, env: envOf(ids.relay, { AWS_ENDPOINT_URL_EVENTBRIDGE: endpoint(), AWS_MAX_ATTEMPTS: '1', EMULATE_LAMBDA_JSON_LOGS: 'true' }), timeoutMs: 60_000 });
+    const running = invokeBundle({
+      entry: bundles.relay,
+      event: { Records: records },
+      env: envOf(ids.relay, { AWS_ENDPOINT_URL_EVENTBRIDGE: endpoint(), AWS_MAX_ATTEMPTS: '1', EMULATE_LAMBDA_JSON_LOGS: 'true' }),
+      timeoutMs: 60_000,
+    });
     const outcome = await running.done;
     relayRuns.push(outcome);
     if (!outcome.ok) throw new Error(`relay failed: ${outcome.error?.message ?? outcome.stderr.slice(0, 500)}`);
@@ -94,7 +118,13 @@ function intervalEvent(back: number): { interval: string; event: Record<string, 
 /** Every item of a table (strongly consistent, all pages). */
 const scan = (table: string): Promise<Record<string, unknown>[]> => scanAll(doc, table);
 
-const job = (event: unknown, env: Record<string, string> = {}) => invokeBundle({ entry: bundles.job, event, env: envOf(ids.job, { AWS_ENDPOINT_URL_DYNAMODB: inject('dynamoEndpoint'), ...env }), timeoutMs: 60_000 });
+const job = (event: unknown, env: Record<string, string> = {}) =>
+  invokeBundle({
+    entry: bundles.job,
+    event,
+    env: envOf(ids.job, { AWS_ENDPOINT_URL_DYNAMODB: inject('dynamoEndpoint'), ...env }),
+    timeoutMs: 60_000,
+  });
 
 describe('the outbox end to end on the bundles', () => {
   it('concurrent, duplicate and frozen runs; an outage and a killed relay; duplicated, reordered delivery: one outbox item per change, each event in the inbox once', async () => {
@@ -143,7 +173,13 @@ describe('the outbox end to end on the bundles', () => {
       },
     });
     const { config } = mappingFromTemplate(template, ids.outbox);
-    expect(config).toMatchObject({ batchSize: 100, maxRetryAttempts: 5, bisect: true, reportBatchItemFailures: true, filters: [{ eventName: ['INSERT'] }] });
+    expect(config).toMatchObject({
+      batchSize: 100,
+      maxRetryAttempts: 5,
+      bisect: true,
+      reportBatchItemFailures: true,
+      filters: [{ eventName: ['INSERT'] }],
+    });
     poller = await startStreamPoller({
       endpoint,
       dynamo: localDynamoClient(endpoint),
@@ -154,7 +190,12 @@ describe('the outbox end to end on the bundles', () => {
         if (relayCalls === 3) {
           // Killed after its PutEvents went through, before Lambda got the answer: Lambda sees a
           // function error and retries the batch, so these events reach the bus twice.
-          const running = invokeBundle({ entry: bundles.relay, event: { Records: records }, env: envOf(ids.relay, { AWS_ENDPOINT_URL_EVENTBRIDGE: bus.endpoint }), timeoutMs: 60_000 });
+          const running = invokeBundle({
+            entry: bundles.relay,
+            event: { Records: records },
+            env: envOf(ids.relay, { AWS_ENDPOINT_URL_EVENTBRIDGE: bus.endpoint }),
+            timeoutMs: 60_000,
+          });
           await running.waitForLog((line) => line.summary === true);
           running.child.kill('SIGKILL');
           await running.done;
@@ -191,7 +232,8 @@ describe('the outbox end to end on the bundles', () => {
     // The idempotency records outlive any redelivery.
     const records = await scan(envOf(ids.consumer, {}).IDEMPOTENCY_TABLE_NAME!);
     expect(records.length).toBe(expected.length);
-    for (const record of records) expect(Number(record.expiration)).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000) + DEDUPE_SECONDS - 120);
+    for (const record of records)
+      expect(Number(record.expiration)).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000) + DEDUPE_SECONDS - 120);
     // The relay's summary lines say what it did: the outage and the partial failures.
     const summaries = relayRuns.flatMap((run) => run.logs.filter((line) => line.summary === true));
     expect(summaries.some((line) => line.message === 'delivered in part')).toBe(true);
@@ -199,6 +241,11 @@ describe('the outbox end to end on the bundles', () => {
     // Under the JSON log format the relay's EMF lines feed the delivery alarm that reads them.
     const relayAlarms = alarmMetrics(template).filter((m) => m.dimensions.service === 'heartbeat-events');
     expect(relayAlarms.map((m) => m.name)).toEqual(['EventsFailed']);
-    expect(unfed(relayAlarms, relayRuns.flatMap((run) => extractEmf(run.stdout)))).toEqual([]);
+    expect(
+      unfed(
+        relayAlarms,
+        relayRuns.flatMap((run) => extractEmf(run.stdout)),
+      ),
+    ).toEqual([]);
   });
 });

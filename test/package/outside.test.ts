@@ -31,7 +31,13 @@ const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const packageDir = join(repo, 'packages/scheduled-singleton');
 const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
-const npmEnv = { ...process.env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+const npmEnv = {
+  ...process.env,
+  npm_config_prefer_offline: 'true',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
+};
 
 /** The README's ```ts and ```jsonc blocks, each opening with `// <file>`. */
 function readmeBlocks(): { file: string; code: string }[] {
@@ -44,7 +50,8 @@ function readmeBlocks(): { file: string; code: string }[] {
 }
 
 /** The lines of the README's ```sh blocks, in order. */
-const shBlocks = (): string[][] => [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.split('\n').filter((line) => line.trim() !== ''));
+const shBlocks = (): string[][] =>
+  [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.split('\n').filter((line) => line.trim() !== ''));
 /** The README's install lines (its first sh block) and the Powertools install line. */
 const installLines = (): string[] => [...shBlocks()[0]!, /`(npm install @aws-lambda-powertools\/[^`]+)`/.exec(readme)![1]!];
 const lowestTypeScript = (): string => /\| TypeScript \| (\d+\.\d+\.\d+) \(the lowest supported\)/.exec(readme)![1]!;
@@ -69,9 +76,11 @@ let ignoresSignal: string;
 const outputOf = (child: Promise<{ stdout: string; stderr: string }>, success?: string): Promise<string> =>
   child.then(
     (done) => success ?? stripVTControlCharacters(`${done.stdout}${done.stderr}`),
-    (error: { stdout?: string; stderr?: string; message: string }) => `FAILED ${stripVTControlCharacters(`${error.stdout ?? ''}${error.stderr ?? ''}${error.message}`)}`,
+    (error: { stdout?: string; stderr?: string; message: string }) =>
+      `FAILED ${stripVTControlCharacters(`${error.stdout ?? ''}${error.stderr ?? ''}${error.message}`)}`,
   );
-const sh = (line: string, env: NodeJS.ProcessEnv = npmEnv, timeout = 0) => run('sh', ['-c', line], { cwd: app, env, maxBuffer: 1 << 26, timeout });
+const sh = (line: string, env: NodeJS.ProcessEnv = npmEnv, timeout = 0) =>
+  run('sh', ['-c', line], { cwd: app, env, maxBuffer: 1 << 26, timeout });
 /** Whether something listens on the port (DynamoDB Local left running). */
 const listening = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -123,7 +132,8 @@ beforeAll(async () => {
   const packed = await run('npm', ['pack', '--pack-destination', root, '--json'], { cwd: packageDir, maxBuffer: 1 << 24 });
   packOutput = packed.stdout;
   const [tarball] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string }[];
-  for (const line of installLines()) await sh(line.replace(/ @contest-sync\/scheduled-singleton( |$)/, ` ${join(root, tarball!.filename)}$1`));
+  for (const line of installLines())
+    await sh(line.replace(/ @contest-sync\/scheduled-singleton( |$)/, ` ${join(root, tarball!.filename)}$1`));
   installed = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as Record<string, unknown>;
   for (const { file, code } of readmeBlocks()) writeFileSync(join(app, file), code);
   await sh(`npm install --no-save typescript-lowest@npm:typescript@${lowestTypeScript()}`);
@@ -133,17 +143,28 @@ beforeAll(async () => {
   // without the table's PITR, which cdk-nag must refuse.
   const unsafe = readFileSync(join(app, 'stack.ts'), 'utf8').replace(/\s*pointInTimeRecoverySpecification: \{[^}]*\},/, '');
   writeFileSync(join(app, 'stack-unsafe.ts'), unsafe);
-  const synthLine = shBlocks().flat().find((line) => line.startsWith('npx cdk synth'))!;
+  const synthLine = shBlocks()
+    .flat()
+    .find((line) => line.startsWith('npx cdk synth'))!;
   [typecheck, typecheckLowest, unitTest, synthOutput, unsafeSynth] = await Promise.all([
     outputOf(sh('npx tsc -p tsconfig.json'), ''),
     outputOf(sh('node node_modules/typescript-lowest/bin/tsc -p tsconfig.json'), ''),
     outputOf(sh('npx vitest run')),
     outputOf(sh(synthLine)),
-    outputOf(sh('npx tsx stack-unsafe.ts', { ...npmEnv, CDK_OUTDIR: join(root, 'unsafe.out'), CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [] }) }), 'synthesized'),
+    outputOf(
+      sh('npx tsx stack-unsafe.ts', {
+        ...npmEnv,
+        CDK_OUTDIR: join(root, 'unsafe.out'),
+        CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [] }),
+      }),
+      'synthesized',
+    ),
   ]);
   expect(synthOutput).not.toMatch(/^FAILED/);
   template = JSON.parse(readFileSync(join(app, 'cdk.out', 'Reports.template.json'), 'utf8'));
-  const functionId = Object.keys(template.Resources).find((id) => template.Resources[id].Properties?.Environment?.Variables?.LEASE_KEY !== undefined)!;
+  const functionId = Object.keys(template.Resources).find(
+    (id) => template.Resources[id].Properties?.Environment?.Variables?.LEASE_KEY !== undefined,
+  )!;
   bundle = join(bundleDirOfFunction(join(app, 'cdk.out'), template, functionId), 'index.mjs');
 
   // The local-run block as the README writes it, on a free port (the shell returns only when the
@@ -175,7 +196,10 @@ describe('the packed package, installed in a fresh app', () => {
     expect(declarations.length).toBeGreaterThan(20);
     const offending: string[] = [];
     for (const file of declarations) {
-      const text = readFileSync(join(dist, file), 'utf8').split('\n').filter((line) => !/^\s*(import|export) .* from '/.test(line)).join('\n');
+      const text = readFileSync(join(dist, file), 'utf8')
+        .split('\n')
+        .filter((line) => !/^\s*(import|export) .* from '/.test(line))
+        .join('\n');
       const mentions = [
         ...[...text.matchAll(/[\w./-]*\b[\w-]+\.ts\b/g)].map((m) => m[0]).filter((m) => !m.endsWith('.d.ts')), // a source file
         ...[...text.matchAll(/\b(?:docs|test|lambda|local|lib|bin|bench|examples|src)\/[\w./-]+/g)].map((m) => m[0]), // a repository path
@@ -191,18 +215,27 @@ describe('the packed package, installed in a fresh app', () => {
     const names = (kind: '--save-dev' | '') =>
       installLines()
         .filter((line) => line.startsWith('npm install') && (kind === '' ? !line.includes('--save-dev') : line.includes(kind)))
-        .flatMap((line) => line.split(' ').slice(2).filter((word) => !word.startsWith('-')))
+        .flatMap((line) =>
+          line
+            .split(' ')
+            .slice(2)
+            .filter((word) => !word.startsWith('-')),
+        )
         .map((spec) => spec.replace(/(.)@[^@/]*$/, '$1'))
         .sort();
     expect(installLines().slice(0, 2)).toEqual(['npm init -y', 'npm pkg set type=module']);
     expect(installed.type).toBe('module');
     expect(Object.keys(installed.dependencies as object).sort()).toEqual(names(''));
     expect(Object.keys(installed.devDependencies as object).sort()).toEqual(names('--save-dev'));
-    expect(Object.keys(installed).sort()).toEqual(expect.arrayContaining(['name', 'version', 'main', 'scripts', 'type', 'dependencies', 'devDependencies']));
+    expect(Object.keys(installed).sort()).toEqual(
+      expect.arrayContaining(['name', 'version', 'main', 'scripts', 'type', 'dependencies', 'devDependencies']),
+    );
   });
 
-  it("type-checks every block of the README with the TypeScript it installs and with the lowest it names", () => {
-    expect(readmeBlocks().map((b) => b.file)).toEqual(expect.arrayContaining(['tsconfig.json', 'handler.ts', 'stack.ts', 'handler.test.ts', 'local.ts', 'powertools.ts']));
+  it('type-checks every block of the README with the TypeScript it installs and with the lowest it names', () => {
+    expect(readmeBlocks().map((b) => b.file)).toEqual(
+      expect.arrayContaining(['tsconfig.json', 'handler.ts', 'stack.ts', 'handler.test.ts', 'local.ts', 'powertools.ts']),
+    );
     expect(lowestTypeScript()).toMatch(/^5\.0\./);
     expect(JSON.parse(readFileSync(join(app, 'node_modules/typescript-lowest/package.json'), 'utf8')).version).toBe(lowestTypeScript());
     expect(typecheck).toBe('');
@@ -236,8 +269,14 @@ describe('the packed package, installed in a fresh app', () => {
   it('bundles the entry from the app (its own lock file and node_modules), not from this repository', () => {
     const sources = (JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as { sources: string[] }).sources;
     expect(sources).toContain('../../handler.ts');
-    expect(sources.some((source) => source.endsWith('node_modules/@contest-sync/scheduled-singleton/dist/runtime/singleton.js'))).toBe(true);
-    expect(sources.filter((source) => source.includes('packages/scheduled-singleton') || !source.startsWith('../../') || source.startsWith('../../../'))).toEqual([]);
+    expect(sources.some((source) => source.endsWith('node_modules/@contest-sync/scheduled-singleton/dist/runtime/singleton.js'))).toBe(
+      true,
+    );
+    expect(
+      sources.filter(
+        (source) => source.includes('packages/scheduled-singleton') || !source.startsWith('../../') || source.startsWith('../../../'),
+      ),
+    ).toEqual([]);
   });
 
   it('fails synthesis on a finding nobody acknowledged (cdk-nag is on)', () => {
@@ -250,7 +289,8 @@ describe('the packed package, installed in a fresh app', () => {
     const env: Record<string, string> = { AWS_ENDPOINT_URL_DYNAMODB: inject('dynamoEndpoint'), EMULATE_LAMBDA_JSON_LOGS: 'true' };
     const resources = template.Resources as Record<string, { Type: string; Properties: any }>;
     for (const [id, resource] of Object.entries(resources)) {
-      if (resource.Type === 'AWS::DynamoDB::Table') await createTableFromResource(client, `${prefix}-${id}`, resource.Properties as CfnTableProperties);
+      if (resource.Type === 'AWS::DynamoDB::Table')
+        await createTableFromResource(client, `${prefix}-${id}`, resource.Properties as CfnTableProperties);
     }
     const fn = Object.values(resources).find((r) => r.Properties?.Environment?.Variables?.LEASE_KEY !== undefined)!;
     for (const [name, value] of Object.entries(fn.Properties.Environment.Variables as Record<string, unknown>)) {
@@ -259,29 +299,45 @@ describe('the packed package, installed in a fresh app', () => {
     }
 
     const event = scheduledEvent(new Date(Date.now() - 60_000).toISOString());
-    const outcomes = await Promise.all(Array.from({ length: 4 }, () => invokeBundle({ entry: bundle, event, env, timeoutMs: 60_000 }).done));
+    const outcomes = await Promise.all(
+      Array.from({ length: 4 }, () => invokeBundle({ entry: bundle, event, env, timeoutMs: 60_000 }).done),
+    );
     const results = outcomes.map((o) => o.summary as unknown as Record<string, unknown>);
-    console.log('outside app, 4 processes:', results.map((r) => `${String(r.outcome)}${r.reason ? ` (${String(r.reason)})` : ''}`).join(', '));
+    console.log(
+      'outside app, 4 processes:',
+      results.map((r) => `${String(r.outcome)}${r.reason ? ` (${String(r.reason)})` : ''}`).join(', '),
+    );
     for (const outcome of outcomes) expect(outcome.ok, `${outcome.stdout}\n${outcome.stderr}`).toBe(true);
     expect(results.filter((r) => r.outcome === 'succeeded')).toHaveLength(1);
     expect(results.filter((r) => r.outcome === 'skipped')).toHaveLength(3);
     for (const r of results.filter((r) => r.outcome === 'skipped')) expect(['lease-held', 'already-done']).toContain(r.reason);
 
-    const rows = (await DynamoDBDocumentClient.from(client).send(new ScanCommand({ TableName: env.TABLE_NAME, ConsistentRead: true }))).Items ?? [];
-    expect(rows).toEqual([expect.objectContaining({ pk: `report#${String(results.find((r) => r.outcome === 'succeeded')!.interval)}`, fence: 1 })]);
+    const rows =
+      (await DynamoDBDocumentClient.from(client).send(new ScanCommand({ TableName: env.TABLE_NAME, ConsistentRead: true }))).Items ?? [];
+    expect(rows).toEqual([
+      expect.objectContaining({ pk: `report#${String(results.find((r) => r.outcome === 'succeeded')!.interval)}`, fence: 1 }),
+    ]);
 
     // What CloudWatch would extract (top-level `_aws` only) against what the synthesized alarms read.
     const emitted = outcomes.flatMap((o) => extractEmf(o.stdout));
     const alarms = alarmMetrics(template);
     const sum = (name: string) => emitted.filter((d) => d.name === name).reduce((total, d) => total + d.value, 0);
     console.log(
-      'alarms read:', alarms.map((m) => `${m.namespace}/${m.name}{service=${m.dimensions.service}}`).join(', '),
-      '| emitted:', ['RunSucceeded', 'RunSkipped', 'RunFailed', 'LeaseLost'].map((name) => `${name}=${sum(name)}`).join(' '),
-      '| unfed:', JSON.stringify(unfed(alarms, emitted)),
+      'alarms read:',
+      alarms.map((m) => `${m.namespace}/${m.name}{service=${m.dimensions.service}}`).join(', '),
+      '| emitted:',
+      ['RunSucceeded', 'RunSkipped', 'RunFailed', 'LeaseLost'].map((name) => `${name}=${sum(name)}`).join(' '),
+      '| unfed:',
+      JSON.stringify(unfed(alarms, emitted)),
     );
     expect(alarms.map((m) => m.name).sort()).toEqual(['LeaseLost', 'RunFailed', 'RunSucceeded']);
     expect(unfed(alarms, emitted)).toEqual([]);
-    expect({ RunSucceeded: sum('RunSucceeded'), RunSkipped: sum('RunSkipped'), RunFailed: sum('RunFailed'), LeaseLost: sum('LeaseLost') }).toEqual({
+    expect({
+      RunSucceeded: sum('RunSucceeded'),
+      RunSkipped: sum('RunSkipped'),
+      RunFailed: sum('RunFailed'),
+      LeaseLost: sum('LeaseLost'),
+    }).toEqual({
       RunSucceeded: 1,
       RunSkipped: 3,
       RunFailed: 0,

@@ -12,7 +12,13 @@
  * twice (the same envelope) and late (a target retried), so events overtake each other. All
  * draws come from the run's seed; times are the virtual clock's.
  */
-import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record as StreamRecord } from '@aws-sdk/client-dynamodb-streams';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
@@ -102,7 +108,13 @@ export class OutboxStream {
         const after = this.last.get(id);
         let iterator = (
           await this.streams.send(
-            new GetShardIteratorCommand({ StreamArn: this.arn, ShardId: id, ...(after === undefined ? { ShardIteratorType: 'TRIM_HORIZON' } : { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }) }),
+            new GetShardIteratorCommand({
+              StreamArn: this.arn,
+              ShardId: id,
+              ...(after === undefined
+                ? { ShardIteratorType: 'TRIM_HORIZON' }
+                : { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }),
+            }),
           )
         ).ShardIterator;
         while (iterator !== undefined) {
@@ -192,7 +204,10 @@ export async function startEventPath(options: EventPathOptions): Promise<EventPa
   const pending: Pending[] = [];
   let order = 0;
   const envelopeId = (): string => {
-    const hex = (n: number) => Math.floor(random() * 16 ** n).toString(16).padStart(n, '0');
+    const hex = (n: number) =>
+      Math.floor(random() * 16 ** n)
+        .toString(16)
+        .padStart(n, '0');
     return `${hex(8)}-${hex(4)}-4${hex(3)}-${hex(4)}-${hex(12)}`;
   };
   const queue = (event: DeliveredEvent, atMs: number, committedAtMs: number) => {
@@ -268,7 +283,11 @@ export async function startEventPath(options: EventPathOptions): Promise<EventPa
 
   // ---- the app's consumer (docs/events.md): Powertools idempotency on the dedupe key ----
   const persistenceStore = new DynamoDBPersistenceLayer({ tableName: options.idempotencyTable, awsSdkV3Client: options.dynamo });
-  const config = new IdempotencyConfig({ eventKeyJmesPath: options.dedupeKey, expiresAfterSeconds: 48 * 3600, throwOnNoIdempotencyKey: true });
+  const config = new IdempotencyConfig({
+    eventKeyJmesPath: options.dedupeKey,
+    expiresAfterSeconds: 48 * 3600,
+    throwOnNoIdempotencyKey: true,
+  });
   let receivedAtMs = 0;
   const consume = makeIdempotent(
     async (event: DeliveredEvent, _context: unknown) => {
@@ -286,7 +305,9 @@ export async function startEventPath(options: EventPathOptions): Promise<EventPa
       figures.streamReads += 1;
       const records = (await stream.read()) as StreamRecordLike[];
       figures.streamRecords += records.length;
-      const kept = records.filter((record) => options.mapping.filters.length === 0 || options.mapping.filters.some((filter) => matches(filter, record)));
+      const kept = records.filter(
+        (record) => options.mapping.filters.length === 0 || options.mapping.filters.some((filter) => matches(filter, record)),
+      );
       figures.filtered += records.length - kept.length;
       for (let i = 0; i < kept.length; i += options.mapping.batchSize) await invoke(kept.slice(i, i + options.mapping.batchSize));
     },

@@ -30,7 +30,12 @@ const truth: Truth = {
     contest(2, start2),
     contest(3, Y + 4 * DAY, { withdrawals: [{ at: Y + HOUR }] }),
     // Postponed by a day 90 minutes before its start.
-    contest(4, Y + 5 * DAY, { starts: [{ at: Y - 10 * DAY, value: Y + 5 * DAY }, { at: Y + 5 * DAY - 90 * MINUTE, value: Y + 6 * DAY }] }),
+    contest(4, Y + 5 * DAY, {
+      starts: [
+        { at: Y - 10 * DAY, value: Y + 5 * DAY },
+        { at: Y + 5 * DAY - 90 * MINUTE, value: Y + 6 * DAY },
+      ],
+    }),
   ],
   changes: [{ at: Y + 5 * DAY - 90 * MINUTE, kind: 'reschedule', contestId: 4, mass: false, near: true }],
 };
@@ -42,15 +47,34 @@ function honestYear(checker: Checker, wrong: ReadonlySet<number> = new Set(), wr
   }
 }
 const view = (entries: [number, number][]) => new Map(entries.map(([id, start]) => [id, { name: `Round ${id}`, startTimeSeconds: start }]));
-const upcoming = view([[1, start1], [2, start2]]);
+const upcoming = view([
+  [1, start1],
+  [2, start2],
+]);
 
 describe('upcoming view', () => {
   it('equal views match; a missing, moved, renamed or extra contest is a difference', () => {
     expect(diffUpcoming(upcoming, upcoming)).toBeUndefined();
     expect(diffUpcoming(view([[1, start1]]), upcoming)).toBe('2 missing');
-    expect(diffUpcoming(view([[1, start1 + 60], [2, start2]]), upcoming)).toBe('1 starts 60 s off');
+    expect(
+      diffUpcoming(
+        view([
+          [1, start1 + 60],
+          [2, start2],
+        ]),
+        upcoming,
+      ),
+    ).toBe('1 starts 60 s off');
     expect(diffUpcoming(new Map([...upcoming, [3, { name: 'x', startTimeSeconds: Y }]]), upcoming)).toBe('3 shown but not upcoming');
-    expect(diffUpcoming(new Map([[1, { name: 'old', startTimeSeconds: start1 }], [2, upcoming.get(2)!]]), upcoming)).toBe('1 named "old"');
+    expect(
+      diffUpcoming(
+        new Map([
+          [1, { name: 'old', startTimeSeconds: start1 }],
+          [2, upcoming.get(2)!],
+        ]),
+        upcoming,
+      ),
+    ).toBe('1 named "old"');
   });
 
   it('may differ during a wrong-upstream episode however long and in the first honest interval after it, never later', () => {
@@ -92,7 +116,9 @@ describe('syncs, deletions, storage', () => {
     checker.reminderSet(1, 'b', 60, Y);
     checker.reminderSet(1, 'c', 60, Y);
     checker.remindersStored(5, new Set(['1/a']), new Set(['1/b']));
-    expect(checker.violations).toEqual([{ hour: 5, invariant: 'reminder-destroyed', detail: 'reminder 1/c (60 min) deleted, not by its TTL' }]);
+    expect(checker.violations).toEqual([
+      { hour: 5, invariant: 'reminder-destroyed', detail: 'reminder 1/c (60 min) deleted, not by its TTL' },
+    ]);
     checker.remindersStored(6, new Set(['1/a']), new Set(['1/b']));
     expect(checker.violationsTotal).toBe(1);
   });
@@ -128,8 +154,24 @@ describe('reminders: the promise', () => {
     checker.reminderSet(3, 'withdrawn', 60, Y);
     checker.reminderFired(3, 'withdrawn', Y + HOUR + 75 * MINUTE, Y + 4 * DAY);
     const figures = checker.finishReminders(truth.end);
-    expect(figures).toMatchObject({ set: 8, expected: 6, fired: 8, onTime: 3, early: 2, late: 1, missed: 2, duplicate: 1, forWithdrawn: 1 });
-    expect(checker.byInvariant).toEqual({ 'reminder-duplicate': 1, 'reminder-early': 2, 'reminder-late': 1, 'reminder-missed': 2, 'reminder-withdrawn': 1 });
+    expect(figures).toMatchObject({
+      set: 8,
+      expected: 6,
+      fired: 8,
+      onTime: 3,
+      early: 2,
+      late: 1,
+      missed: 2,
+      duplicate: 1,
+      forWithdrawn: 1,
+    });
+    expect(checker.byInvariant).toEqual({
+      'reminder-duplicate': 1,
+      'reminder-early': 2,
+      'reminder-late': 1,
+      'reminder-missed': 2,
+      'reminder-withdrawn': 1,
+    });
   });
 
   it('a postponement after the reminder fired: it must fire again for the new start, once', () => {

@@ -14,7 +14,19 @@
  * - the app's upcoming view equals the truth within one interval after an episode ends (or an
  *   honest change lands).
  */
-import { finalStart, finalStartSince, HOUR, listedAt, MINUTE, startAt, takesPlace, withdrawnSince, type Truth, type TruthContest, type UpcomingEntry } from './truth.js';
+import {
+  finalStart,
+  finalStartSince,
+  HOUR,
+  listedAt,
+  MINUTE,
+  startAt,
+  takesPlace,
+  withdrawnSince,
+  type Truth,
+  type TruthContest,
+  type UpcomingEntry,
+} from './truth.js';
 
 export type Invariant =
   | 'one-sync-per-interval'
@@ -46,7 +58,12 @@ export const PROMISE = {
 } as const;
 
 /** Storage stays flat: a month's end finds no more than this (the checker's `storage-unbounded`). */
-export const STORAGE_BOUNDS = { contests: 300, leaseItemBytes: 64 * 1024, runRecords: 31 * 24 * 2, reminderAgeSeconds: 90 * 24 * HOUR } as const;
+export const STORAGE_BOUNDS = {
+  contests: 300,
+  leaseItemBytes: 64 * 1024,
+  runRecords: 31 * 24 * 2,
+  reminderAgeSeconds: 90 * 24 * HOUR,
+} as const;
 
 /** Violations kept in the report per invariant; the totals are counted past it. */
 export const VIOLATIONS_KEPT_PER_INVARIANT = 25;
@@ -186,7 +203,11 @@ export class Checker {
   }
 
   /** A month's end: contests, the lease item, run records and reminders stay bounded; no reminder outlives its contest by months. */
-  storage(hour: number, nowSeconds: number, figures: { contests: number; leaseItemBytes: number; runRecords: number; reminderKeys: readonly string[] }): void {
+  storage(
+    hour: number,
+    nowSeconds: number,
+    figures: { contests: number; leaseItemBytes: number; runRecords: number; reminderKeys: readonly string[] },
+  ): void {
     const old = figures.reminderKeys.filter((key) => {
       const reminder = this.reminders.get(key);
       return reminder !== undefined && reminder.setAt < nowSeconds - STORAGE_BOUNDS.reminderAgeSeconds;
@@ -239,7 +260,21 @@ export class Checker {
 
   /** Judges every reminder once the run is over (`end`: the last simulated second). */
   finishReminders(end: number): ReminderFigures {
-    const figures: ReminderFigures = { set: 0, expected: 0, fired: 0, onTime: 0, lateExcused: 0, early: 0, late: 0, missed: 0, duplicate: 0, forWithdrawn: 0, refired: 0, untrueStart: 0, maxLateMinutes: 0 };
+    const figures: ReminderFigures = {
+      set: 0,
+      expected: 0,
+      fired: 0,
+      onTime: 0,
+      lateExcused: 0,
+      early: 0,
+      late: 0,
+      missed: 0,
+      duplicate: 0,
+      forWithdrawn: 0,
+      refired: 0,
+      untrueStart: 0,
+      maxLateMinutes: 0,
+    };
     for (const reminder of this.reminders.values()) {
       figures.set += 1;
       figures.fired += reminder.fires.length;
@@ -256,7 +291,11 @@ export class Checker {
           const since = withdrawnSince(contest, fired) ?? fired;
           if (fired > since + PROMISE.withdrawnSeconds) {
             figures.forWithdrawn += 1;
-            this.violate(this.hourOf(fired), 'reminder-withdrawn', `${label} fired ${iso(fired)}, ${Math.round((fired - since) / 60)} min after its contest was withdrawn`);
+            this.violate(
+              this.hourOf(fired),
+              'reminder-withdrawn',
+              `${label} fired ${iso(fired)}, ${Math.round((fired - since) / 60)} min after its contest was withdrawn`,
+            );
             continue;
           }
         } else if (claimed !== start) {
@@ -264,11 +303,19 @@ export class Checker {
         }
         if (fired < start - lead - PROMISE.earlySeconds) {
           figures.early += 1;
-          this.violate(this.hourOf(fired), 'reminder-early', `${label} fired ${iso(fired)} (announcing ${iso(claimed)}), ${Math.round((start - lead - fired) / 60)} min before its true time ${iso(start - lead)}`);
+          this.violate(
+            this.hourOf(fired),
+            'reminder-early',
+            `${label} fired ${iso(fired)} (announcing ${iso(claimed)}), ${Math.round((start - lead - fired) / 60)} min before its true time ${iso(start - lead)}`,
+          );
         }
         if (announced.has(claimed)) {
           figures.duplicate += 1;
-          this.violate(this.hourOf(fired), 'reminder-duplicate', `${label} fired again ${iso(fired)} announcing the same start ${iso(claimed)} (true start then ${iso(start)})`);
+          this.violate(
+            this.hourOf(fired),
+            'reminder-duplicate',
+            `${label} fired again ${iso(fired)} announcing the same start ${iso(claimed)} (true start then ${iso(start)})`,
+          );
         } else if (announced.size > 0) {
           figures.refired += 1;
         }
@@ -285,13 +332,21 @@ export class Checker {
       figures.expected += 1;
       if (first === undefined) {
         figures.missed += 1;
-        this.violate(this.hourOf(due), 'reminder-missed', `${label} due ${iso(due)} (start ${iso(start)}) never fired; the promise's deadline was ${iso(deadline)}`);
+        this.violate(
+          this.hourOf(due),
+          'reminder-missed',
+          `${label} due ${iso(due)} (start ${iso(start)}) never fired; the promise's deadline was ${iso(deadline)}`,
+        );
         continue;
       }
       figures.maxLateMinutes = Math.max(figures.maxLateMinutes, Math.round((first - due) / 60));
       if (first > deadline) {
         figures.late += 1;
-        this.violate(this.hourOf(first), 'reminder-late', `${label} due ${iso(due)} fired ${iso(first)}, ${Math.round((first - deadline) / 60)} min after the promise's deadline ${iso(deadline)}`);
+        this.violate(
+          this.hourOf(first),
+          'reminder-late',
+          `${label} due ${iso(due)} fired ${iso(first)}, ${Math.round((first - deadline) / 60)} min after the promise's deadline ${iso(deadline)}`,
+        );
       } else if (first > due + PROMISE.lateSeconds) {
         figures.lateExcused += 1;
       } else {
@@ -312,7 +367,8 @@ export function diffUpcoming(view: Map<number, UpcomingEntry>, truth: Map<number
   for (const [id, entry] of truth) {
     const shown = view.get(id);
     if (shown === undefined) problems.push(`${id} missing`);
-    else if (shown.startTimeSeconds !== entry.startTimeSeconds) problems.push(`${id} starts ${shown.startTimeSeconds - entry.startTimeSeconds} s off`);
+    else if (shown.startTimeSeconds !== entry.startTimeSeconds)
+      problems.push(`${id} starts ${shown.startTimeSeconds - entry.startTimeSeconds} s off`);
     else if (shown.name !== entry.name) problems.push(`${id} named "${shown.name}"`);
   }
   for (const id of view.keys()) if (!truth.has(id)) problems.push(`${id} shown but not upcoming`);

@@ -46,7 +46,8 @@ function parseArgs(args: string[]): Options {
     return n;
   };
   const broken = value('--broken');
-  if (broken !== undefined && !(broken in BROKEN_VARIANTS)) throw new Error(`--broken must be one of ${Object.keys(BROKEN_VARIANTS).join(', ')}`);
+  if (broken !== undefined && !(broken in BROKEN_VARIANTS))
+    throw new Error(`--broken must be one of ${Object.keys(BROKEN_VARIANTS).join(', ')}`);
   return {
     days: integer('--days', 365, 1, 366),
     seed: integer('--seed', 1, 0, 2 ** 31),
@@ -73,8 +74,13 @@ function readable(report: SimReport): string {
     lines.push(line);
   };
   const pairs = (record: Record<string, number>): string =>
-    Object.entries(record).sort().map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
-  out(`simulated ${report.days} days from ${report.yearStart} (seed ${report.seed}, episodes up to ${report.episode} h${report.broken !== null ? `, broken: ${report.broken}` : ''})`);
+    Object.entries(record)
+      .sort()
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ') || 'none';
+  out(
+    `simulated ${report.days} days from ${report.yearStart} (seed ${report.seed}, episodes up to ${report.episode} h${report.broken !== null ? `, broken: ${report.broken}` : ''})`,
+  );
   out(`intervals:        ${report.intervals}`);
   out(`invocations:      ${report.invocations}`);
   out(`syncs:            ${report.syncs}`);
@@ -83,29 +89,53 @@ function readable(report: SimReport): string {
   out(`held:             ${pairs(report.held)} (most at once ${report.contestsHeldMax})`);
   out(`counts (summed):  ${pairs(report.countsTotal)}`);
   out(`glitches:         ${pairs(report.glitches)} (hours; ${report.wrongUpstreamHours} hours without an honest reply)`);
-  out(`truth:            ${report.truth.contests} contests; changes ${pairs(report.truth.changes)} (${report.truth.massChanges} in mass changes, ${report.truth.nearChanges} within 3 h of the start)`);
-  out(`staleness:        max ${report.maxStalenessIntervals} interval(s), ${report.staleHours} stale hour(s); contests deleted while listed ${report.contestsDeletedWhileListed}`);
+  out(
+    `truth:            ${report.truth.contests} contests; changes ${pairs(report.truth.changes)} (${report.truth.massChanges} in mass changes, ${report.truth.nearChanges} within 3 h of the start)`,
+  );
+  out(
+    `staleness:        max ${report.maxStalenessIntervals} interval(s), ${report.staleHours} stale hour(s); contests deleted while listed ${report.contestsDeletedWhileListed}`,
+  );
   const r = report.reminders;
-  out(`reminders:        set ${r.set}, expected ${r.expected}, fired ${r.fired} (on time ${r.onTime}, late within the promise ${r.lateExcused}, refired for a new start ${r.refired}, announcing a start not listed then ${r.untrueStart}; latest ${r.maxLateMinutes} min after its true time)`);
+  out(
+    `reminders:        set ${r.set}, expected ${r.expected}, fired ${r.fired} (on time ${r.onTime}, late within the promise ${r.lateExcused}, refired for a new start ${r.refired}, announcing a start not listed then ${r.untrueStart}; latest ${r.maxLateMinutes} min after its true time)`,
+  );
   out(`                  early ${r.early}, late ${r.late}, missed ${r.missed}, duplicate ${r.duplicate}, for withdrawn ${r.forWithdrawn}`);
   const d = report.delivery;
-  out(`delivery job:     ${d.minutes} minutes: ${d.idleMinutesSkipped} idle (nothing in byDue due: not run), ${d.invocations} invocations (${d.idle} idle, ${d.succeeded} succeeded; skips ${pairs(d.skips)}; failures ${pairs(d.failures)})`);
+  out(
+    `delivery job:     ${d.minutes} minutes: ${d.idleMinutesSkipped} idle (nothing in byDue due: not run), ${d.invocations} invocations (${d.idle} idle, ${d.succeeded} succeeded; skips ${pairs(d.skips)}; failures ${pairs(d.failures)})`,
+  );
   out(`                  passes summed: ${pairs(d.counts)}`);
   out(`                  requests ${pairs(d.requests)}`);
   const e = report.events;
-  out(`events:           ${e.streamRecords} stream records in ${e.streamReads} reads, ${e.relayInvocations} relay invocations (${e.relayRepeats} repeated, ${e.batchRetries} batch retries, ${e.givenUp} given up), ${e.entriesRefused} entries refused and re-sent`);
-  out(`                  ${e.accepted} accepted by the bus, ${e.deliveries} deliveries to the app (${e.busDuplicates} duplicated, ${e.lateDeliveries} late); consumer: ${e.handled} handled, ${e.deduped} deduped; latest ${e.maxLagSeconds} s after the commit`);
+  out(
+    `events:           ${e.streamRecords} stream records in ${e.streamReads} reads, ${e.relayInvocations} relay invocations (${e.relayRepeats} repeated, ${e.batchRetries} batch retries, ${e.givenUp} given up), ${e.entriesRefused} entries refused and re-sent`,
+  );
+  out(
+    `                  ${e.accepted} accepted by the bus, ${e.deliveries} deliveries to the app (${e.busDuplicates} duplicated, ${e.lateDeliveries} late); consumer: ${e.handled} handled, ${e.deduped} deduped; latest ${e.maxLagSeconds} s after the commit`,
+  );
   const c = report.contestEvents;
-  out(`contest events:   received ${pairs(c.received)}; untrue when they arrived ${pairs(c.untrueOnArrival)}; the same id twice ${c.repeated}`);
+  out(
+    `contest events:   received ${pairs(c.received)}; untrue when they arrived ${pairs(c.untrueOnArrival)}; the same id twice ${c.repeated}`,
+  );
   const a = report.app;
-  out(`app:              reminders written due ${a.appWrites.due}, not due ${a.appWrites.notDue}, contest changed under the write ${a.appWrites.conditionRetries}${a.ownNotifier !== undefined ? `; its own notifier: ${a.ownNotifier.passes} passes, ${a.ownNotifier.claimsLost} claims lost` : ''}`);
-  out(`requests:         ${report.requests.total} (${report.requests.perInvocation} per invocation); ${pairs(report.requests.byOperation)}`);
+  out(
+    `app:              reminders written due ${a.appWrites.due}, not due ${a.appWrites.notDue}, contest changed under the write ${a.appWrites.conditionRetries}${a.ownNotifier !== undefined ? `; its own notifier: ${a.ownNotifier.passes} passes, ${a.ownNotifier.claimsLost} claims lost` : ''}`,
+  );
+  out(
+    `requests:         ${report.requests.total} (${report.requests.perInvocation} per invocation); ${pairs(report.requests.byOperation)}`,
+  );
   out(`AWS faults:       ${pairs(report.requests.injected)}`);
-  out(`cost:             $${report.costUsdPerMonth.toFixed(4)} per month (the sync's DynamoDB requests), $${report.deliveryCostUsdPerMonth.toFixed(4)} (the delivery job's, an idle minute's Query each minute included)`);
-  out(`TTL sweeps:       contests ${report.ttlSwept.contests}, coordination ${report.ttlSwept.coordination}, reminders ${report.ttlSwept.reminders}`);
+  out(
+    `cost:             $${report.costUsdPerMonth.toFixed(4)} per month (the sync's DynamoDB requests), $${report.deliveryCostUsdPerMonth.toFixed(4)} (the delivery job's, an idle minute's Query each minute included)`,
+  );
+  out(
+    `TTL sweeps:       contests ${report.ttlSwept.contests}, coordination ${report.ttlSwept.coordination}, reminders ${report.ttlSwept.reminders}`,
+  );
   out('storage by month: month contests reminders remindersDue runRecords runBytes deliveryRuns leaseBytes ledger handoff');
   for (const m of report.storageByMonth) {
-    out(`  ${[m.month, m.contests, m.reminders, m.remindersDue, m.runRecords, m.runRecordsBytes, m.deliveryRunRecords, m.leaseItemBytes, m.ledgerEntries, m.handoffEntries].map(String).join(' ')}`);
+    out(
+      `  ${[m.month, m.contests, m.reminders, m.remindersDue, m.runRecords, m.runRecordsBytes, m.deliveryRunRecords, m.leaseItemBytes, m.ledgerEntries, m.handoffEntries].map(String).join(' ')}`,
+    );
   }
   out(`violations:       ${report.violationsTotal} (${pairs(report.violationsByInvariant)})`);
   for (const v of report.violations.slice(0, 20)) out(`  hour ${v.hour} [${v.invariant}] ${v.detail}`);
@@ -129,7 +159,13 @@ async function main(): Promise<void> {
         runIdleMinutes: options.runIdleMinutes,
         episode: options.episode,
         fullEpisodes: options.fullEpisodes,
-        ...(options.glitches === 'none' ? { glitchRates: NO_GLITCHES } : options.glitches === 'harmful' ? { glitchRates: HARMFUL_GLITCHES } : options.glitches === 'benign' ? { glitchRates: BENIGN_GLITCHES } : {}),
+        ...(options.glitches === 'none'
+          ? { glitchRates: NO_GLITCHES }
+          : options.glitches === 'harmful'
+            ? { glitchRates: HARMFUL_GLITCHES }
+            : options.glitches === 'benign'
+              ? { glitchRates: BENIGN_GLITCHES }
+              : {}),
         ...(options.broken !== undefined ? { broken: options.broken } : {}),
         onDay: (day, checker) => {
           if (day % 30 === 0) process.stderr.write(`simulate: day ${day}, ${checker.violationsTotal} violation(s)\n`);

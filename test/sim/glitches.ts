@@ -57,10 +57,27 @@ export type RunGlitch = (typeof RUN_GLITCHES)[number];
 export type Glitch = CodeforcesGlitch | RunGlitch;
 
 /** Glitches whose every reply in the hour is wrong (or fails), served as an episode of 1..N hours. */
-export const EPISODE_GLITCHES: ReadonlySet<Glitch> = new Set<Glitch>(['outage', 'empty', 'truncated', 'partial', 'all-finished', 'starts-past', 'stale', 'one-started', 'one-later']);
+export const EPISODE_GLITCHES: ReadonlySet<Glitch> = new Set<Glitch>([
+  'outage',
+  'empty',
+  'truncated',
+  'partial',
+  'all-finished',
+  'starts-past',
+  'stale',
+  'one-started',
+  'one-later',
+]);
 
 /** Wrong replies that the sync receives as a valid list (the rest fail the sync). */
-export const WRONG_LISTS: ReadonlySet<Glitch> = new Set<Glitch>(['partial', 'all-finished', 'starts-past', 'stale', 'one-started', 'one-later']);
+export const WRONG_LISTS: ReadonlySet<Glitch> = new Set<Glitch>([
+  'partial',
+  'all-finished',
+  'starts-past',
+  'stale',
+  'one-started',
+  'one-later',
+]);
 
 /** Probability per hour that each glitch (an episode, for EPISODE_GLITCHES) begins. */
 export const DEFAULT_GLITCH_RATES: Record<Glitch, number> = {
@@ -114,7 +131,12 @@ export interface ScheduleOptions {
 }
 
 /** The glitch of each hour (undefined: a quiet hour). Hour 0 is always quiet (the first sync). */
-export function glitchSchedule(seed: number, hours: number, rates: Partial<Record<Glitch, number>> = {}, options: ScheduleOptions = {}): (HourGlitch | undefined)[] {
+export function glitchSchedule(
+  seed: number,
+  hours: number,
+  rates: Partial<Record<Glitch, number>> = {},
+  options: ScheduleOptions = {},
+): (HourGlitch | undefined)[] {
   const random = prng(seed ^ 0x676c_6974);
   const all = { ...DEFAULT_GLITCH_RATES, ...rates };
   const kinds = Object.keys(all) as Glitch[];
@@ -133,7 +155,8 @@ export function glitchSchedule(seed: number, hours: number, rates: Partial<Recor
       const glitch: HourGlitch = { kind, mode: extra.mode < 0.5 ? 'frozen' : 'fresh', seed: extra.seed, fromHour: hour, length };
       if (kind === 'crash') glitch.crashAfter = 1 + Math.floor(extra.knob * 3);
       if (kind === 'partial') glitch.keep = 0.3 + extra.knob * 0.4;
-      if (kind === 'all-finished' || kind === 'starts-past' || kind === 'stale') glitch.shiftSeconds = Math.round((1 + extra.knob * 5) * 3600);
+      if (kind === 'all-finished' || kind === 'starts-past' || kind === 'stale')
+        glitch.shiftSeconds = Math.round((1 + extra.knob * 5) * 3600);
       if (kind === 'one-later') glitch.shiftSeconds = Math.round((2 + extra.knob * 46) * 3600);
       if (kind === 'one-started') glitch.skewMinutes = 1 + Math.floor(extra.knob * 9);
       for (let next = hour; next < Math.min(hours, hour + length); next += 1) {
@@ -151,7 +174,10 @@ export function isCodeforcesGlitch(kind: Glitch): kind is CodeforcesGlitch {
 }
 
 /** Every rate zero: a quiet year (only honest churn). */
-export const NO_GLITCHES: Record<Glitch, number> = Object.fromEntries(Object.keys(DEFAULT_GLITCH_RATES).map((kind) => [kind, 0])) as Record<Glitch, number>;
+export const NO_GLITCHES: Record<Glitch, number> = Object.fromEntries(Object.keys(DEFAULT_GLITCH_RATES).map((kind) => [kind, 0])) as Record<
+  Glitch,
+  number
+>;
 
 /** The wrong lists, often (an episode beginning every few days of each kind): the stress runs. */
 export const HARMFUL_GLITCHES: Partial<Record<Glitch, number>> = {
@@ -173,7 +199,12 @@ export const BENIGN_GLITCHES: Partial<Record<Glitch, number>> = Object.fromEntri
  */
 export function wrongList(truth: Truth, glitch: HourGlitch, t0: number, madeAt: number, target: number | undefined): ApiEntry[] {
   const at = glitch.kind === 'stale' ? madeAt - (glitch.shiftSeconds ?? HOUR) : madeAt;
-  const dated = (entry: ApiEntry, startTimeSeconds: number, phase = entry.phase): ApiEntry => ({ ...entry, startTimeSeconds, phase, relativeTimeSeconds: at - startTimeSeconds });
+  const dated = (entry: ApiEntry, startTimeSeconds: number, phase = entry.phase): ApiEntry => ({
+    ...entry,
+    startTimeSeconds,
+    phase,
+    relativeTimeSeconds: at - startTimeSeconds,
+  });
   const list = listAt(truth, at);
   const back = glitch.shiftSeconds ?? HOUR;
   switch (glitch.kind) {

@@ -14,7 +14,15 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { MockAgent } from 'undici';
 import { ScheduledRunFailedError, type RunResult } from '@contest-sync/scheduled-singleton';
 import { createHandler, SyncFailedError, type Handler } from '../../lambda/handler.js';
@@ -33,7 +41,18 @@ import { prng } from '../chaos/faults.js';
 import { scanAll } from '../support/contests.js';
 import { DEFAULT_EVENT_PATH, startEventPath, type EventPathFigures, type EventPathSettings } from './app-events.js';
 import { Checker, type ReminderFigures, type Violation } from './checker.js';
-import { DEFAULT_EPISODE, EPISODE_GLITCHES, glitchSchedule, hash01, isCodeforcesGlitch, pickTarget, WRONG_LISTS, wrongList, type Glitch, type HourGlitch } from './glitches.js';
+import {
+  DEFAULT_EPISODE,
+  EPISODE_GLITCHES,
+  glitchSchedule,
+  hash01,
+  isCodeforcesGlitch,
+  pickTarget,
+  WRONG_LISTS,
+  wrongList,
+  type Glitch,
+  type HourGlitch,
+} from './glitches.js';
 import { buildTruth, DAY, HOUR, listAt, listedAt, startAt, upcomingAt, type Truth, type UpcomingEntry } from './truth.js';
 
 export interface SimOptions {
@@ -218,7 +237,8 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
   const deliverEvery = options.deliverEveryMinutes ?? 1;
   const broken = options.broken === undefined ? undefined : BROKEN_VARIANTS[options.broken];
   const ownApp = broken?.notifier === 'remindAt';
-  if (options.broken !== undefined && broken === undefined) throw new Error(`unknown broken variant ${options.broken}; known: ${Object.keys(BROKEN_VARIANTS).join(', ')}`);
+  if (options.broken !== undefined && broken === undefined)
+    throw new Error(`unknown broken variant ${options.broken}; known: ${Object.keys(BROKEN_VARIANTS).join(', ')}`);
 
   const admin = new DynamoDBClient({ endpoint: world.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const tables = await createTablesFromTemplate(admin, world.template, `sim-${options.seed}-${Date.now().toString(36)}`);
@@ -279,7 +299,9 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       LEASE_DURATION_SECONDS: '30',
       SCHEDULE_RATE_MINUTES: '60',
       // Its contest events through the outbox, as deployed (docs/events.md, "Contest events").
-      ...(tables.outbox !== undefined ? { OUTBOX_TABLE_NAME: tables.outbox, OUTBOX_EVENT_SOURCE: 'contest-sync.contests', OUTBOX_RETENTION_DAYS: '7' } : {}),
+      ...(tables.outbox !== undefined
+        ? { OUTBOX_TABLE_NAME: tables.outbox, OUTBOX_EVENT_SOURCE: 'contest-sync.contests', OUTBOX_RETENTION_DAYS: '7' }
+        : {}),
     },
     now: clock.now,
     newRunId: (() => {
@@ -308,7 +330,8 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
   const record = (hour: number, summary: RunSummary): void => {
     const extra = summary as RunSummary & { held?: { kind: string }[]; counts: Record<string, unknown> };
     contestsHeldMax = Math.max(contestsHeldMax, typeof extra.counts.contestsHeld === 'number' ? extra.counts.contestsHeld : 0);
-    for (const [key, value] of Object.entries(extra.counts)) if (typeof value === 'number') countsTotal[key] = (countsTotal[key] ?? 0) + value;
+    for (const [key, value] of Object.entries(extra.counts))
+      if (typeof value === 'number') countsTotal[key] = (countsTotal[key] ?? 0) + value;
     for (const entry of extra.held ?? []) held[entry.kind] = (held[entry.kind] ?? 0) + 1;
     if (summary.outcome === 'succeeded') {
       syncs += 1;
@@ -390,7 +413,8 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
           ExclusiveStartKey: start,
         }),
       );
-      for (const item of page.Items ?? []) view.set(Number(item.contestId), { name: String(item.name), startTimeSeconds: Number(item.startTimeSeconds) });
+      for (const item of page.Items ?? [])
+        view.set(Number(item.contestId), { name: String(item.name), startTimeSeconds: Number(item.startTimeSeconds) });
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
     return view;
@@ -409,7 +433,13 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       const start = contest.startTimeSeconds;
       const remindAt = start - 60 * minutesBefore;
       if (remindAt <= nowSeconds) return;
-      const base: Record<string, unknown> = { contestId, userId, minutesBefore, remindAt, ...(typeof contest.expiresAt === 'number' ? { expiresAt: contest.expiresAt } : {}) };
+      const base: Record<string, unknown> = {
+        contestId,
+        userId,
+        minutesBefore,
+        remindAt,
+        ...(typeof contest.expiresAt === 'number' ? { expiresAt: contest.expiresAt } : {}),
+      };
       const mayBeDue = contest.vanishedAt === undefined && contest.remindersPaused === undefined;
       try {
         if (mayBeDue && attempt < 3) {
@@ -427,7 +457,8 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
                   ConditionCheck: {
                     TableName: tables.contests,
                     Key: { contestId },
-                    ConditionExpression: 'startTimeSeconds = :s AND attribute_not_exists(vanishedAt) AND attribute_not_exists(remindersPaused)',
+                    ConditionExpression:
+                      'startTimeSeconds = :s AND attribute_not_exists(vanishedAt) AND attribute_not_exists(remindersPaused)',
                     ExpressionAttributeValues: { ':s': start },
                   },
                 },
@@ -458,7 +489,8 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       if (!visited.has(contestId)) {
         visited.add(contestId);
         const users = 1 + Math.floor(random() * 3);
-        for (let u = 0; u < users; u += 1) await setReminder(contestId, `user-${u}`, LEAD_MINUTES[Math.floor(random() * LEAD_MINUTES.length)]!, nowSeconds);
+        for (let u = 0; u < users; u += 1)
+          await setReminder(contestId, `user-${u}`, LEAD_MINUTES[Math.floor(random() * LEAD_MINUTES.length)]!, nowSeconds);
       } else if (!lateAdded.has(contestId) && ahead < 30 * HOUR) {
         lateAdded.add(contestId);
         await setReminder(contestId, 'user-late', random() < 0.5 ? 10 : 60, nowSeconds);
@@ -520,19 +552,31 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     // The summary line and EMF metrics: not read here (the result is).
     write: () => undefined,
   });
-  const deliveryFigures: DeliveryFigures = { minutes: 0, idleMinutesSkipped: 0, invocations: 0, idle: 0, succeeded: 0, skips: {}, failures: {}, counts: {}, requests: {} };
+  const deliveryFigures: DeliveryFigures = {
+    minutes: 0,
+    idleMinutesSkipped: 0,
+    invocations: 0,
+    idle: 0,
+    succeeded: 0,
+    skips: {},
+    failures: {},
+    counts: {},
+    requests: {},
+  };
   const tallyDelivery = (result: RunResult): void => {
     deliveryFigures.invocations += 1;
     if (result.idle === true) deliveryFigures.idle += 1;
     if (result.outcome === 'succeeded') deliveryFigures.succeeded += 1;
-    else if (result.outcome === 'skipped') deliveryFigures.skips[result.reason ?? 'unknown'] = (deliveryFigures.skips[result.reason ?? 'unknown'] ?? 0) + 1;
+    else if (result.outcome === 'skipped')
+      deliveryFigures.skips[result.reason ?? 'unknown'] = (deliveryFigures.skips[result.reason ?? 'unknown'] ?? 0) + 1;
     else deliveryFigures.failures[result.reason ?? 'unknown'] = (deliveryFigures.failures[result.reason ?? 'unknown'] ?? 0) + 1;
     const counts = (result as RunResult & { counts?: DeliveryCounts }).counts;
     if (counts === undefined || result.idle === true) return;
     for (const [key, value] of Object.entries(counts)) {
       if (typeof value === 'number') deliveryFigures.counts[key] = (deliveryFigures.counts[key] ?? 0) + value;
       else if (typeof value === 'object' && value !== null) {
-        for (const [reason, n] of Object.entries(value as Record<string, number>)) deliveryFigures.counts[`${key}.${reason}`] = (deliveryFigures.counts[`${key}.${reason}`] ?? 0) + n;
+        for (const [reason, n] of Object.entries(value as Record<string, number>))
+          deliveryFigures.counts[`${key}.${reason}`] = (deliveryFigures.counts[`${key}.${reason}`] ?? 0) + n;
       }
     }
   };
@@ -544,7 +588,13 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       let earliest = Infinity;
       for (let shard = 0; shard < DUE_SHARDS; shard += 1) {
         const page = await doc.send(
-          new QueryCommand({ TableName: tables.reminders, IndexName: 'byDue', KeyConditionExpression: 'dueShard = :s', ExpressionAttributeValues: { ':s': shard }, Limit: 1 }),
+          new QueryCommand({
+            TableName: tables.reminders,
+            IndexName: 'byDue',
+            KeyConditionExpression: 'dueShard = :s',
+            ExpressionAttributeValues: { ':s': shard },
+            Limit: 1,
+          }),
         );
         const first = page.Items?.[0]?.dueAt;
         if (typeof first === 'number') earliest = Math.min(earliest, first);
@@ -570,13 +620,15 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     const contest = truthById.get(Number(event.detail.contestId));
     // What it says, against the truth when the user reads it: withdrawn, or upcoming at that start.
     const says = type === 'ContestWithdrawn' ? 'withdrawn' : Number(event.detail.startTimeSeconds);
-    const isTrue = contest !== undefined && (says === 'withdrawn' ? !listedAt(contest, at) : listedAt(contest, at) && startAt(contest, at) === says);
+    const isTrue =
+      contest !== undefined && (says === 'withdrawn' ? !listedAt(contest, at) : listedAt(contest, at) && startAt(contest, at) === says);
     if (!isTrue) contestEvents.untrueOnArrival[type] = (contestEvents.untrueOnArrival[type] ?? 0) + 1;
   };
 
   // ---- the app receives events: the outbox's stream, the relay, the bus, the consumer ----
   const outboxTable = tables.outbox;
-  if (outboxTable === undefined) throw new Error('the template has no outbox table (the Events OutboxDelivery): the app cannot receive events');
+  if (outboxTable === undefined)
+    throw new Error('the template has no outbox table (the Events OutboxDelivery): the app cannot receive events');
   const outboxLogicalId = tableDefinitionsFromTemplate(world.template).find((d) => d.role === 'outbox')!.logicalId;
   const eventPath = await startEventPath({
     endpoint: world.dynamoEndpoint,
@@ -596,7 +648,12 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       }
       if (broken?.notifier === 'remindAt') return; // that app listens to its own notifier only
       const d = event.detail;
-      checker.reminderFired(Number(d.contestId), String(d.userId), Math.floor(receivedAtMs / 1000), typeof d.startTimeSeconds === 'number' ? d.startTimeSeconds : undefined);
+      checker.reminderFired(
+        Number(d.contestId),
+        String(d.userId),
+        Math.floor(receivedAtMs / 1000),
+        typeof d.startTimeSeconds === 'number' ? d.startTimeSeconds : undefined,
+      );
     },
   });
 
@@ -625,7 +682,9 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     const run = async (): Promise<void> => {
       const startedMs = clock.now();
       try {
-        tallyDelivery(await deliveryHandler(event, { getRemainingTimeInMillis: () => Math.max(0, deliveryTimeoutMs - (clock.now() - startedMs)) }));
+        tallyDelivery(
+          await deliveryHandler(event, { getRemainingTimeInMillis: () => Math.max(0, deliveryTimeoutMs - (clock.now() - startedMs)) }),
+        );
       } catch (error) {
         if (!(error instanceof ScheduledRunFailedError)) throw error;
         tallyDelivery(error.summary);
@@ -754,7 +813,9 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         await eventPath.deliverUntil(clock.now());
         if (ownApp) {
           const nowSeconds = Math.floor(clock.now() / 1000);
-          await (glitch?.kind === 'duplicate' ? Promise.all([notifyOnRemindAt(nowSeconds), notifyOnRemindAt(nowSeconds)]) : notifyOnRemindAt(nowSeconds));
+          await (glitch?.kind === 'duplicate'
+            ? Promise.all([notifyOnRemindAt(nowSeconds), notifyOnRemindAt(nowSeconds)])
+            : notifyOnRemindAt(nowSeconds));
         } else {
           await deliveryMinute((intervalStart + minute * MIN) * 1000, glitch?.kind === 'duplicate');
         }
@@ -785,13 +846,19 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         const reminders = await scanTable(tables.reminders);
         const keys = reminders.map((item) => `${String(item.contestId)}/${String(item.userId)}`);
         checker.remindersStored(hour, new Set(keys), sweptReminders);
-        for (const item of reminders) noteExpiry(tables.reminders, { contestId: item.contestId, userId: item.userId }, 'expiresAt', item.expiresAt, nowSeconds);
+        for (const item of reminders)
+          noteExpiry(tables.reminders, { contestId: item.contestId, userId: item.userId }, 'expiresAt', item.expiresAt, nowSeconds);
         const month = Math.floor(hour / monthHours);
         const lastOfMonth = Math.floor((hour + 24) / monthHours) > month || hour === hours - 1;
         if (lastOfMonth) {
           const storage = storageOf(month + 1, contests.length, coordination, reminders);
           storageByMonth.push(storage);
-          checker.storage(hour, nowSeconds, { contests: storage.contests, leaseItemBytes: storage.leaseItemBytes, runRecords: storage.runRecords, reminderKeys: keys });
+          checker.storage(hour, nowSeconds, {
+            contests: storage.contests,
+            leaseItemBytes: storage.leaseItemBytes,
+            runRecords: storage.runRecords,
+            reminderKeys: keys,
+          });
         }
       }
       await sweep(nowSeconds);
@@ -883,11 +950,17 @@ export function monthlyDynamoCost(byOperation: Record<string, number>, transacti
   return Math.round(perHour * 730 * 1e6) / 1e6;
 }
 
-function storageOf(month: number, contests: number, coordination: Record<string, unknown>[], reminders: Record<string, unknown>[]): MonthStorage {
+function storageOf(
+  month: number,
+  contests: number,
+  coordination: Record<string, unknown>[],
+  reminders: Record<string, unknown>[],
+): MonthStorage {
   const deliveryRuns = coordination.filter((item) => String(item.pk).startsWith(DELIVERY_RUN_PREFIX));
   const runs = coordination.filter((item) => String(item.pk).startsWith('run#') && !String(item.pk).startsWith(DELIVERY_RUN_PREFIX));
   const lease = coordination.find((item) => item.pk === LEASE_PK);
-  const sizeOf = (item: unknown): number => Buffer.byteLength(JSON.stringify(item, (_, value: unknown) => (value instanceof Set ? [...(value as Set<unknown>)] : value)));
+  const sizeOf = (item: unknown): number =>
+    Buffer.byteLength(JSON.stringify(item, (_, value: unknown) => (value instanceof Set ? [...(value as Set<unknown>)] : value)));
   const setSize = (value: unknown): number => (value instanceof Set ? value.size : Array.isArray(value) ? value.length : 0);
   return {
     month,
@@ -902,7 +975,6 @@ function storageOf(month: number, contests: number, coordination: Record<string,
     handoffEntries: setSize(lease?.handoff),
   };
 }
-
 
 /** What the replies of one hour were: wrong for everyone, or a lie about one contest. */
 export interface HourServed {
@@ -928,7 +1000,11 @@ function codeforces(truth: Truth, clock: Clock) {
     if (kind === 'outage' || (failFirst && kind === 'http-503')) {
       // An outage lasts the run's whole Codeforces budget: the client gives up at its deadline.
       clock.advance(kind === 'outage' ? 100_000 : 2_500);
-      return { statusCode: 503, data: '<html><body>503 Service Temporarily Unavailable</body></html>', responseOptions: { headers: { 'content-type': 'text/html' } } };
+      return {
+        statusCode: 503,
+        data: '<html><body>503 Service Temporarily Unavailable</body></html>',
+        responseOptions: { headers: { 'content-type': 'text/html' } },
+      };
     }
     if (failFirst && kind === 'timeout') {
       clock.advance(10_000);
@@ -936,7 +1012,11 @@ function codeforces(truth: Truth, clock: Clock) {
     }
     if (failFirst && kind === 'call-limit') {
       clock.advance(2_100);
-      return { statusCode: 200, data: JSON.stringify({ status: 'FAILED', comment: 'Call limit exceeded' }), responseOptions: { headers: json } };
+      return {
+        statusCode: 200,
+        data: JSON.stringify({ status: 'FAILED', comment: 'Call limit exceeded' }),
+        responseOptions: { headers: json },
+      };
     }
     clock.advance(300);
     let data: string;
@@ -947,7 +1027,11 @@ function codeforces(truth: Truth, clock: Clock) {
         episodes.set(glitch!.fromHour, episode);
       }
       const perContest = kind === 'one-started' || kind === 'one-later';
-      served = perContest ? (episode.target === undefined ? { wrong: false } : { wrong: false, wrongFor: episode.target }) : { wrong: true };
+      served = perContest
+        ? episode.target === undefined
+          ? { wrong: false }
+          : { wrong: false, wrongFor: episode.target }
+        : { wrong: true };
       if (glitch!.mode === 'frozen') {
         // A stale cache: the first reply's body, byte for byte.
         episode.body ??= JSON.stringify({ status: 'OK', result: wrongList(truth, glitch!, episode.t0, episode.t0, episode.target) });
@@ -982,4 +1066,3 @@ function codeforces(truth: Truth, clock: Clock) {
     },
   };
 }
-

@@ -117,9 +117,16 @@ describe('truth', () => {
       expect(entry.relativeTimeSeconds).toBe(t - entry.startTimeSeconds);
     }
     const upcoming = upcomingAt(truth, t);
-    expect([...upcoming.keys()].sort()).toEqual(listed.filter((e) => e.startTimeSeconds >= t).map((e) => e.id).sort());
+    expect([...upcoming.keys()].sort()).toEqual(
+      listed
+        .filter((e) => e.startTimeSeconds >= t)
+        .map((e) => e.id)
+        .sort(),
+    );
     expect(upcoming.size).toBeGreaterThan(0);
-    const relisted = [1, 2, 3, 7].flatMap((seed) => buildTruth({ seed, days: 365 }).contests).find((c) => c.withdrawals.some((w) => w.relistAt !== undefined))!;
+    const relisted = [1, 2, 3, 7]
+      .flatMap((seed) => buildTruth({ seed, days: 365 }).contests)
+      .find((c) => c.withdrawals.some((w) => w.relistAt !== undefined))!;
     const w = relisted.withdrawals.find((x) => x.relistAt !== undefined)!;
     expect(listedAt(relisted, w.at - 1)).toBe(true);
     expect(listedAt(relisted, w.at)).toBe(false);
@@ -157,7 +164,8 @@ describe('glitch schedule', () => {
       expect([...modes].sort()).toEqual(['fresh', 'frozen']);
       // Each hour of an episode is the same lie.
       schedule.forEach((g, hour) => {
-        if (g !== undefined && EPISODE_GLITCHES.has(g.kind) && g.kind !== 'outage' && g.fromHour < hour) expect(g).toEqual(schedule[g.fromHour]);
+        if (g !== undefined && EPISODE_GLITCHES.has(g.kind) && g.kind !== 'outage' && g.fromHour < hour)
+          expect(g).toEqual(schedule[g.fromHour]);
       });
     }
     const full = glitchSchedule(5, 2000, HARMFUL_GLITCHES, { episode: 4, fullEpisodes: true });
@@ -177,7 +185,14 @@ describe('glitch schedule', () => {
 
 describe('wrong lists', () => {
   const t0 = truth.yearStart + 50 * DAY + 2;
-  const glitch = (kind: HourGlitch['kind'], extra: Partial<HourGlitch> = {}): HourGlitch => ({ kind, mode: 'fresh', seed: 11, fromHour: 0, length: 3, ...extra });
+  const glitch = (kind: HourGlitch['kind'], extra: Partial<HourGlitch> = {}): HourGlitch => ({
+    kind,
+    mode: 'fresh',
+    seed: 11,
+    fromHour: 0,
+    length: 3,
+    ...extra,
+  });
   const target = listAt(truth, t0).find((e) => e.startTimeSeconds > t0 + HOUR)!.id;
 
   it('date themselves as Codeforces does: start + relativeTimeSeconds is when the reply was made (a stale one, hours ago)', () => {
@@ -203,6 +218,8 @@ describe('wrong lists', () => {
     const others = wrongList(truth, glitch('one-later', { shiftSeconds: DAY }), t0, later, target).filter((e) => e.id !== target);
     expect(others).toEqual(listAt(truth, later).filter((e) => e.id !== target));
     const partial = (at: number) => wrongList(truth, glitch('partial', { keep: 0.5 }), t0, at, undefined).map((e) => e.id);
-    expect(partial(later).filter((id) => listAt(truth, t0).some((e) => e.id === id))).toEqual(partial(t0).filter((id) => listAt(truth, later).some((e) => e.id === id)));
+    expect(partial(later).filter((id) => listAt(truth, t0).some((e) => e.id === id))).toEqual(
+      partial(t0).filter((id) => listAt(truth, later).some((e) => e.id === id)),
+    );
   });
 });

@@ -191,7 +191,11 @@ export function buildTruth(options: TruthOptions): Truth {
       // Listed first without its number (as Codeforces often does), numbered later.
       const final = contest.names[0]!.value;
       const at = hourOf(uniform(earliest, contest.starts[0]!.value - HOUR));
-      if (at >= earliest) contest.names = [{ at: contest.announcedAt, value: final.replace(/Round \d+/, 'Round') }, { at, value: final }];
+      if (at >= earliest)
+        contest.names = [
+          { at: contest.announcedAt, value: final.replace(/Round \d+/, 'Round') },
+          { at, value: final },
+        ];
     }
     let moves = random() < rates.reschedule + rates.nearPostpone + rates.nearPrepone ? 1 : 0;
     while (moves > 0 && moves < 3 && random() < rates.again) moves += 1;
@@ -221,7 +225,8 @@ export function buildTruth(options: TruthOptions): Truth {
       const duration = lastValue(contest.durations);
       if (random() < 0.5) {
         const at = hourOf(uniform(Math.max(after, start - 7 * DAY), start - HOUR));
-        if (at >= after && at >= contest.announcedAt) contest.durations.push({ at, value: Math.max(1800, duration + round5((random() < 0.5 ? -1 : 1) * uniform(15, 60) * MINUTE)) });
+        if (at >= after && at >= contest.announcedAt)
+          contest.durations.push({ at, value: Math.max(1800, duration + round5((random() < 0.5 ? -1 : 1) * uniform(15, 60) * MINUTE)) });
       } else {
         // Extended while it runs (an hour boundary inside the contest).
         const at = ceilHour(start + 1);
@@ -231,7 +236,9 @@ export function buildTruth(options: TruthOptions): Truth {
     if (random() < rates.withdraw) {
       const start = lastValue(contest.starts);
       const near = random() < rates.withdrawNearShare;
-      const at = near ? ceilHour(uniform(start - 2 * HOUR, start - 1)) : hourOf(uniform(Math.max(after, start - 10 * DAY), start - 2 * HOUR));
+      const at = near
+        ? ceilHour(uniform(start - 2 * HOUR, start - 1))
+        : hourOf(uniform(Math.max(after, start - 10 * DAY), start - 2 * HOUR));
       if (at >= after && tryWithdraw(contest, at)) after = at + HOUR;
     } else if (random() < rates.relist) {
       const start = lastValue(contest.starts);
@@ -249,7 +256,11 @@ export function buildTruth(options: TruthOptions): Truth {
   }
 
   // Mass withdrawals: 30–70 % (at least 3) of the upcoming rounds, at once.
-  for (let at = hourOf(yearStart + uniform(5, 2 * rates.massWithdrawEveryDays) * DAY); at < end; at = hourOf(at + uniform(0.5, 1.5) * rates.massWithdrawEveryDays * DAY)) {
+  for (
+    let at = hourOf(yearStart + uniform(5, 2 * rates.massWithdrawEveryDays) * DAY);
+    at < end;
+    at = hourOf(at + uniform(0.5, 1.5) * rates.massWithdrawEveryDays * DAY)
+  ) {
     const candidates = contests.filter((c) => listedAt(c, at) && startAt(c, at) > at + HOUR && lastChange(c) < at);
     if (candidates.length < 3) continue;
     const n = Math.max(3, Math.round(candidates.length * uniform(0.3, 0.7)));
@@ -257,14 +268,26 @@ export function buildTruth(options: TruthOptions): Truth {
   }
   // Mass postponements: most (at least 3) of the rounds of the next two weeks moved by about a
   // day, announced 1–3 h before the first of them starts.
-  for (let t = hourOf(yearStart + uniform(5, 2 * rates.massPostponeEveryDays) * DAY); t < end; t = hourOf(t + uniform(0.5, 1.5) * rates.massPostponeEveryDays * DAY)) {
+  for (
+    let t = hourOf(yearStart + uniform(5, 2 * rates.massPostponeEveryDays) * DAY);
+    t < end;
+    t = hourOf(t + uniform(0.5, 1.5) * rates.massPostponeEveryDays * DAY)
+  ) {
     const first = contests.find((c) => listedAt(c, t) && startAt(c, t) > t + 4 * HOUR && lastChange(c) < t);
     if (first === undefined) continue;
     const at = ceilHour(startAt(first, t) - uniform(1, 3) * HOUR);
-    const candidates = contests.filter((c) => listedAt(c, at) && startAt(c, at) > at && startAt(c, at) < at + 14 * DAY && lastChange(c) < at);
+    const candidates = contests.filter(
+      (c) => listedAt(c, at) && startAt(c, at) > at && startAt(c, at) < at + 14 * DAY && lastChange(c) < at,
+    );
     if (candidates.length < 3 || !candidates.includes(first)) continue;
     const n = Math.max(3, Math.round(candidates.length * uniform(0.6, 1)));
-    const moved = [first, ...shuffle(candidates.filter((c) => c !== first), random).slice(0, n - 1)];
+    const moved = [
+      first,
+      ...shuffle(
+        candidates.filter((c) => c !== first),
+        random,
+      ).slice(0, n - 1),
+    ];
     const delta = round5(DAY + uniform(0, 2) * HOUR);
     for (const contest of moved) tryReschedule(contest, at, startAt(contest, at) + delta);
   }

@@ -1,6 +1,17 @@
 /** `npm run status`: the pure formatting of the lease item and run records. */
 import { describe, expect, it } from 'vitest';
-import { formatStatus, heldLines, staleLines, leaseState, runRows, span, textTable, utc, type RunView, type StatusView } from '../../cli/status/format.js';
+import {
+  formatStatus,
+  heldLines,
+  staleLines,
+  leaseState,
+  runRows,
+  span,
+  textTable,
+  utc,
+  type RunView,
+  type StatusView,
+} from '../../cli/status/format.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 
@@ -21,8 +32,16 @@ describe('leaseState', () => {
   it('never used, free, lapsed, held', () => {
     expect(leaseState(undefined, NOW)).toEqual({ state: 'never-used' });
     expect(leaseState({ fence: 3, releasedAtMs: NOW - 1000 }, NOW)).toEqual({ state: 'free', releasedAtMs: NOW - 1000 });
-    expect(leaseState({ holder: 'r', expiresAtMs: NOW - 1, fence: 3 }, NOW)).toEqual({ state: 'lapsed', holder: 'r', expiresAtMs: NOW - 1 });
-    expect(leaseState({ holder: 'r', expiresAtMs: NOW + 5000, fence: 3 }, NOW)).toEqual({ state: 'held', holder: 'r', expiresAtMs: NOW + 5000 });
+    expect(leaseState({ holder: 'r', expiresAtMs: NOW - 1, fence: 3 }, NOW)).toEqual({
+      state: 'lapsed',
+      holder: 'r',
+      expiresAtMs: NOW - 1,
+    });
+    expect(leaseState({ holder: 'r', expiresAtMs: NOW + 5000, fence: 3 }, NOW)).toEqual({
+      state: 'held',
+      holder: 'r',
+      expiresAtMs: NOW + 5000,
+    });
   });
 });
 
@@ -35,10 +54,58 @@ describe('small formatters', () => {
   });
 
   it('a run row: outcome with dry run and reason, counts, duration; missing values as dashes', () => {
-    const { headers, rows } = runRows([run({}), run({ runId: undefined, pk: 'run#console#x', outcome: 'failed', reason: 'codeforces', dryRun: true, counts: undefined, interval: undefined, startedAtMs: undefined })]);
-    expect(headers).toEqual(['finished (UTC)', 'source', 'interval', 'outcome', 'fence', 'fetched', 'written', 'unchanged', 'removed', 'ms', 'run id']);
-    expect(rows[0]).toEqual(['2026-11-30 11:59:00', 'schedule', '2026-11-30T11:00:00Z', 'succeeded', '2', '59', '0', '13', '0', '800', 'run-b']);
-    expect(rows[1]).toEqual(['2026-11-30 11:59:00', 'schedule', '–', 'failed (dry run) codeforces', '2', '–', '–', '–', '–', '–', 'run#console#x']);
+    const { headers, rows } = runRows([
+      run({}),
+      run({
+        runId: undefined,
+        pk: 'run#console#x',
+        outcome: 'failed',
+        reason: 'codeforces',
+        dryRun: true,
+        counts: undefined,
+        interval: undefined,
+        startedAtMs: undefined,
+      }),
+    ]);
+    expect(headers).toEqual([
+      'finished (UTC)',
+      'source',
+      'interval',
+      'outcome',
+      'fence',
+      'fetched',
+      'written',
+      'unchanged',
+      'removed',
+      'ms',
+      'run id',
+    ]);
+    expect(rows[0]).toEqual([
+      '2026-11-30 11:59:00',
+      'schedule',
+      '2026-11-30T11:00:00Z',
+      'succeeded',
+      '2',
+      '59',
+      '0',
+      '13',
+      '0',
+      '800',
+      'run-b',
+    ]);
+    expect(rows[1]).toEqual([
+      '2026-11-30 11:59:00',
+      'schedule',
+      '–',
+      'failed (dry run) codeforces',
+      '2',
+      '–',
+      '–',
+      '–',
+      '–',
+      '–',
+      'run#console#x',
+    ]);
   });
 });
 
@@ -54,7 +121,10 @@ describe('formatStatus', () => {
           ledger: new Set([Date.parse('2026-11-30T10:00:00Z') / 60_000, Date.parse('2026-11-30T11:00:00Z') / 60_000]),
           lastRun: { runId: 'run-b', outcome: 'succeeded', fence: 2, interval: '2026-11-30T11:00:00Z', finishedAtMs: NOW - 59_200 },
         },
-        runs: [run({}), run({ runId: 'run-a', fence: 1, startedAtMs: NOW - 3_601_000, finishedAtMs: NOW - 3_600_000, counts: { contestsWritten: 13 } })],
+        runs: [
+          run({}),
+          run({ runId: 'run-a', fence: 1, startedAtMs: NOW - 3_601_000, finishedAtMs: NOW - 3_600_000, counts: { contestsWritten: 13 } }),
+        ],
         totalRuns: 2,
       }),
       NOW,
@@ -62,7 +132,9 @@ describe('formatStatus', () => {
     expect(text).toContain('contest-sync status from table T, at 2026-11-30 12:00:00 UTC');
     expect(text).toMatch(/^lease +free \(released 2026-11-30 11:59:01 UTC, 59 s ago\)$/m);
     expect(text).toMatch(/^fence +2$/m);
-    expect(text).toMatch(/^last run +succeeded, fence 2, interval 2026-11-30T11:00:00Z, finished 2026-11-30 11:59:00 UTC \(59 s ago\), run run-b$/m);
+    expect(text).toMatch(
+      /^last run +succeeded, fence 2, interval 2026-11-30T11:00:00Z, finished 2026-11-30 11:59:00 UTC \(59 s ago\), run run-b$/m,
+    );
     expect(text).toMatch(/^intervals done +2 remembered, latest 2026-11-30T11:00:00Z$/m);
     expect(text).toContain('Last 2 of 2 run records, newest first:');
     const table = text.split('newest first:\n')[1]!.split('\n\n')[0]!.trimEnd().split('\n');
@@ -74,7 +146,19 @@ describe('formatStatus', () => {
   });
 
   it('a held lease says who and until when; a lapsed one says it was never released', () => {
-    const held = formatStatus(view({ lease: { holder: 'run-x', expiresAtMs: NOW + 20_000, fence: 7, acquiredAtMs: NOW - 10_000, source: 'schedule', interval: '2026-11-30T12:00:00Z' } }), NOW);
+    const held = formatStatus(
+      view({
+        lease: {
+          holder: 'run-x',
+          expiresAtMs: NOW + 20_000,
+          fence: 7,
+          acquiredAtMs: NOW - 10_000,
+          source: 'schedule',
+          interval: '2026-11-30T12:00:00Z',
+        },
+      }),
+      NOW,
+    );
     expect(held).toMatch(/^lease +HELD by run-x$/m);
     expect(held).toMatch(/^until +2026-11-30 12:00:20 UTC \(in 20 s\)$/m);
     expect(held).toMatch(/^since +2026-11-30 11:59:50 UTC \(schedule, interval 2026-11-30T12:00:00Z\)$/m);
@@ -84,7 +168,10 @@ describe('formatStatus', () => {
 
   it('a table never used; failed runs print their error under the table', () => {
     expect(formatStatus(view({}), NOW)).toMatch(/^lease +free \(no run has taken it yet\)\nfence +0 \(never acquired\)\nlast run +–/m);
-    const failed = formatStatus(view({ runs: [run({ outcome: 'failed', reason: 'codeforces', error: 'CodeforcesError: 503' })], totalRuns: 1 }), NOW);
+    const failed = formatStatus(
+      view({ runs: [run({ outcome: 'failed', reason: 'codeforces', error: 'CodeforcesError: 503' })], totalRuns: 1 }),
+      NOW,
+    );
     expect(failed).toContain('Last 1 of 1 run record, newest first:');
     expect(failed).toContain('  run-b: CodeforcesError: 503');
   });
@@ -110,12 +197,19 @@ describe('held changes', () => {
 });
 
 describe('stale replies', () => {
-  it('counts the runs that met a stale reply and names the newest one\'s times', () => {
+  it("counts the runs that met a stale reply and names the newest one's times", () => {
     const runs: RunView[] = [
-      { pk: 'run#b', outcome: 'succeeded', counts: { repliesStale: 1 }, stale: { madeAt: '2026-11-30T10:00:02.000Z', newestApplied: '2026-11-30T10:00:02.000Z' } },
+      {
+        pk: 'run#b',
+        outcome: 'succeeded',
+        counts: { repliesStale: 1 },
+        stale: { madeAt: '2026-11-30T10:00:02.000Z', newestApplied: '2026-11-30T10:00:02.000Z' },
+      },
       { pk: 'run#a', outcome: 'succeeded', counts: { repliesStale: 0 } },
     ];
-    expect(staleLines(runs)).toEqual(['Stale replies: 1 of the 2 runs shown (never applied); newest made 2026-11-30T10:00:02.000Z, newest applied 2026-11-30T10:00:02.000Z.']);
+    expect(staleLines(runs)).toEqual([
+      'Stale replies: 1 of the 2 runs shown (never applied); newest made 2026-11-30T10:00:02.000Z, newest applied 2026-11-30T10:00:02.000Z.',
+    ]);
     expect(staleLines([runs[1]!])).toEqual(['Stale replies: none in the 1 run shown.']);
   });
 });

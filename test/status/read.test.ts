@@ -19,7 +19,9 @@ describe('coordinationTableOfStack', () => {
         { OutputKey: COORDINATION_OUTPUT, OutputValue: 'ContestSync-prod-Coordination9' },
       ]),
     );
-    await expect(coordinationTableOfStack(new CloudFormationClient({ region: 'us-east-1' }), 'ContestSync-prod')).resolves.toBe('ContestSync-prod-Coordination9');
+    await expect(coordinationTableOfStack(new CloudFormationClient({ region: 'us-east-1' }), 'ContestSync-prod')).resolves.toBe(
+      'ContestSync-prod-Coordination9',
+    );
     expect(cfn.commandCalls(DescribeStacksCommand)).toHaveLength(1);
   });
 

@@ -78,13 +78,27 @@ export async function addReminder(tables: TestTables, contestId: number, userId:
  * A reminder as the app writes it by the table contract (docs/tables.md): from the stored contest,
  * due at once (`dueAt = remindAt`) unless the contest pauses its reminders or vanished.
  */
-export async function setReminder(tables: TestTables, contestId: number, userId: string, minutesBefore: number): Promise<Record<string, unknown>> {
-  const { Item: contest } = await tables.doc.send(new GetCommand({ TableName: tables.names.contests, Key: { contestId }, ConsistentRead: true }));
+export async function setReminder(
+  tables: TestTables,
+  contestId: number,
+  userId: string,
+  minutesBefore: number,
+): Promise<Record<string, unknown>> {
+  const { Item: contest } = await tables.doc.send(
+    new GetCommand({ TableName: tables.names.contests, Key: { contestId }, ConsistentRead: true }),
+  );
   if (contest === undefined) throw new Error(`contest ${contestId} is not stored`);
   const start = contest.startTimeSeconds as number;
   const remindAt = start - 60 * minutesBefore;
   const due = contest.remindersPaused === undefined && contest.vanishedAt === undefined;
-  const item = { contestId, userId, minutesBefore, remindAt, expiresAt: contest.expiresAt, ...(due ? { dueAt: remindAt, dueShard: 0, dueStart: start } : {}) };
+  const item = {
+    contestId,
+    userId,
+    minutesBefore,
+    remindAt,
+    expiresAt: contest.expiresAt,
+    ...(due ? { dueAt: remindAt, dueShard: 0, dueStart: start } : {}),
+  };
   await tables.doc.send(new PutCommand({ TableName: tables.names.reminders, Item: item }));
   return item;
 }

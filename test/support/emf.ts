@@ -47,7 +47,10 @@ export function extractEmf(stdout: string): EmfDatum[] {
 /** Custom-namespace metrics of the template's alarms (AWS/* ones — Lambda, SQS — are not the job's). */
 export function alarmMetrics(template: CfnTemplate): ReadMetric[] {
   return Object.values(template.Resources as Record<string, any>)
-    .filter((r) => r.Type === 'AWS::CloudWatch::Alarm' && typeof r.Properties.Namespace === 'string' && !r.Properties.Namespace.startsWith('AWS/'))
+    .filter(
+      (r) =>
+        r.Type === 'AWS::CloudWatch::Alarm' && typeof r.Properties.Namespace === 'string' && !r.Properties.Namespace.startsWith('AWS/'),
+    )
     .map((r) => ({
       namespace: r.Properties.Namespace,
       name: r.Properties.MetricName,

@@ -42,10 +42,10 @@ export async function captureStdout<T>(fn: () => Promise<T>): Promise<{ value?: 
   const originals = streams.map((stream) => stream.write);
   let text = '';
   for (const stream of streams) {
-    stream.write = ((chunk: string | Uint8Array) => {
+    stream.write = (chunk: string | Uint8Array) => {
       text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
       return true;
-    });
+    };
   }
   let value: T | undefined;
   let error: unknown;

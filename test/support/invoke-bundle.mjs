@@ -31,9 +31,18 @@ const context = {
 // ScheduledSingletonJob sets): every console line becomes a JSON object with the text in `message`,
 // so an EMF line printed with console.log has no top-level `_aws` and CloudWatch extracts nothing.
 if (process.env.EMULATE_LAMBDA_JSON_LOGS === 'true') {
-  for (const [method, level] of [['log', 'INFO'], ['info', 'INFO'], ['warn', 'WARN'], ['error', 'ERROR'], ['debug', 'DEBUG'], ['trace', 'TRACE']]) {
+  for (const [method, level] of [
+    ['log', 'INFO'],
+    ['info', 'INFO'],
+    ['warn', 'WARN'],
+    ['error', 'ERROR'],
+    ['debug', 'DEBUG'],
+    ['trace', 'TRACE'],
+  ]) {
     console[method] = (...args) =>
-      process.stdout.write(`${JSON.stringify({ timestamp: new Date().toISOString(), level, requestId: context.awsRequestId, message: format(...args) })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ timestamp: new Date().toISOString(), level, requestId: context.awsRequestId, message: format(...args) })}\n`,
+      );
   }
 }
 

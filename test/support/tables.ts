@@ -41,7 +41,9 @@ export async function createTestTables(label: string): Promise<TestTables> {
       REMINDERS_TABLE_NAME: names.reminders,
       COORDINATION_TABLE_NAME: names.coordination,
       // The sync publishes its contest events through the outbox, as deployed (lib/contest-sync-stack.ts).
-      ...(names.outbox !== undefined ? { OUTBOX_TABLE_NAME: names.outbox, OUTBOX_EVENT_SOURCE: EVENT_SOURCES.contests, OUTBOX_RETENTION_DAYS: '7' } : {}),
+      ...(names.outbox !== undefined
+        ? { OUTBOX_TABLE_NAME: names.outbox, OUTBOX_EVENT_SOURCE: EVENT_SOURCES.contests, OUTBOX_RETENTION_DAYS: '7' }
+        : {}),
     },
   };
 }

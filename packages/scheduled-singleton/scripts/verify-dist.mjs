@@ -8,12 +8,16 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const problems = [];
-const sources = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []));
+const sources = (dir) =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+  );
 for (const source of sources(join(root, 'src'))) {
   const base = join(root, 'dist', relative(join(root, 'src'), source)).replace(/\.ts$/, '');
   for (const built of [`${base}.js`, `${base}.d.ts`]) {
     if (!existsSync(built)) problems.push(`${relative(root, built)} is missing`);
-    else if (statSync(built).mtimeMs < statSync(source).mtimeMs) problems.push(`${relative(root, built)} is older than ${relative(root, source)}`);
+    else if (statSync(built).mtimeMs < statSync(source).mtimeMs)
+      problems.push(`${relative(root, built)} is older than ${relative(root, source)}`);
   }
 }
 const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));

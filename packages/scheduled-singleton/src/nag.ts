@@ -8,7 +8,13 @@
  * says on stderr what it checked, and `addNagChecks` returns those runs.
  */
 import { readFileSync } from 'node:fs';
-import { Validations, type App, type IPolicyValidationContext, type IPolicyValidationPlugin, type PolicyValidationPluginReport } from 'aws-cdk-lib';
+import {
+  Validations,
+  type App,
+  type IPolicyValidationContext,
+  type IPolicyValidationPlugin,
+  type PolicyValidationPluginReport,
+} from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 
 /** What one rule pack checked in one synthesis. */
@@ -35,10 +41,15 @@ export function addNagChecks(app: App, options: { print?: (line: string) => void
     ...(plugin.ruleIds !== undefined ? { ruleIds: plugin.ruleIds } : {}),
     validate(context: IPolicyValidationContext): PolicyValidationPluginReport {
       const report = plugin.validate(context);
-      const resources = context.templatePaths.reduce((sum, path) => sum + Object.keys((JSON.parse(readFileSync(path, 'utf8')) as { Resources?: object }).Resources ?? {}).length, 0);
+      const resources = context.templatePaths.reduce(
+        (sum, path) => sum + Object.keys((JSON.parse(readFileSync(path, 'utf8')) as { Resources?: object }).Resources ?? {}).length,
+        0,
+      );
       const run = { pack: plugin.name, templates: context.templatePaths.length, resources, unacknowledged: report.violations.length };
       runs.push(run);
-      print(`cdk-nag ${run.pack}: checked ${run.resources} resources in ${run.templates} template(s): ${run.unacknowledged} finding(s) not acknowledged`);
+      print(
+        `cdk-nag ${run.pack}: checked ${run.resources} resources in ${run.templates} template(s): ${run.unacknowledged} finding(s) not acknowledged`,
+      );
       return report;
     },
   });

@@ -19,7 +19,15 @@ import { CodeforcesError } from '../../../lambda/codeforces/errors.js';
 const NOW_S = 1_750_000_000;
 const at = { nowSeconds: NOW_S };
 const json = { 'content-type': 'application/json;charset=UTF-8' };
-const contest = { id: 1, name: 'Round', type: 'CF', phase: 'BEFORE', frozen: false, durationSeconds: 7200, startTimeSeconds: 1_800_000_000 };
+const contest = {
+  id: 1,
+  name: 'Round',
+  type: 'CF',
+  phase: 'BEFORE',
+  frozen: false,
+  durationSeconds: 7200,
+  startTimeSeconds: 1_800_000_000,
+};
 
 function reply(statusCode: number, body: unknown, headers: RawReply['headers'] = json): RawReply {
   return { statusCode, headers, body: typeof body === 'string' ? body : JSON.stringify(body) };
@@ -108,7 +116,7 @@ describe('classifyReply', () => {
     expect(p.retryable).toBe(retryable);
   });
 
-  it('reads an HTTP-date Retry-After against the injected clock, not the machine\'s', () => {
+  it("reads an HTTP-date Retry-After against the injected clock, not the machine's", () => {
     const nowMs = Date.parse('2030-01-01T00:00:00Z');
     const dated = reply(503, 'busy', { 'retry-after': 'Tue, 01 Jan 2030 00:00:30 GMT' });
     expect(problem(classifyReply(dated, { nowSeconds: nowMs / 1000, nowMs })).retryAfterMs).toBe(30_000);
@@ -116,7 +124,10 @@ describe('classifyReply', () => {
 
   it('passes Retry-After on for retryable replies', () => {
     expect(problem(classifyReply(reply(503, 'busy', { 'retry-after': '4' }), at)).retryAfterMs).toBe(4_000);
-    expect(problem(classifyReply(reply(400, { status: 'FAILED', comment: 'Call limit exceeded' }, { ...json, 'retry-after': '2' }), at)).retryAfterMs).toBe(2_000);
+    expect(
+      problem(classifyReply(reply(400, { status: 'FAILED', comment: 'Call limit exceeded' }, { ...json, 'retry-after': '2' }), at))
+        .retryAfterMs,
+    ).toBe(2_000);
   });
 
   it('names the JSON parse error and the first bytes', () => {
@@ -129,7 +140,9 @@ describe('parseContestList', () => {
   it('refuses a list of more entries than a real one could have before validating any (CPU and memory)', () => {
     const outcome = parseContestList(new Array(MAX_LIST_ENTRIES + 1).fill(0), at);
     expect(outcome).toMatchObject({ ok: false, problem: { kind: 'too-large', retryable: false } });
-    expect(problem(outcome).message).toBe(`Codeforces reply refused: its list has ${MAX_LIST_ENTRIES + 1} entries, above the ${MAX_LIST_ENTRIES}-entry cap`);
+    expect(problem(outcome).message).toBe(
+      `Codeforces reply refused: its list has ${MAX_LIST_ENTRIES + 1} entries, above the ${MAX_LIST_ENTRIES}-entry cap`,
+    );
   });
 
   it('skips invalid entries up to the share and fails above it', () => {
@@ -187,8 +200,14 @@ describe('parseContestList', () => {
 
 describe('classifyRequestError', () => {
   it('tells timeouts from other network errors', () => {
-    expect(classifyRequestError(new Error('aborted'), 300)).toMatchObject({ kind: 'timeout', retryable: true, message: 'Codeforces request timed out after 300 ms' });
-    expect(classifyRequestError(Object.assign(new Error('Headers Timeout Error'), { code: 'UND_ERR_HEADERS_TIMEOUT' }))).toMatchObject({ kind: 'timeout' });
+    expect(classifyRequestError(new Error('aborted'), 300)).toMatchObject({
+      kind: 'timeout',
+      retryable: true,
+      message: 'Codeforces request timed out after 300 ms',
+    });
+    expect(classifyRequestError(Object.assign(new Error('Headers Timeout Error'), { code: 'UND_ERR_HEADERS_TIMEOUT' }))).toMatchObject({
+      kind: 'timeout',
+    });
     expect(classifyRequestError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }))).toMatchObject({
       kind: 'network',
       retryable: true,

@@ -146,7 +146,9 @@ describe('fetchContests: bad replies are refused with a clear message', () => {
     expect(error.attempts).toBe(3);
     const cause = error.cause as CodeforcesError;
     expect(cause.kind).toBe('challenge');
-    expect(cause.message).toMatch(/HTML page \(HTTP 200, likely a Cloudflare challenge; first 80 bytes: <!DOCTYPE html><html><head><title>Just a moment/);
+    expect(cause.message).toMatch(
+      /HTML page \(HTTP 200, likely a Cloudflare challenge; first 80 bytes: <!DOCTYPE html><html><head><title>Just a moment/,
+    );
   });
 
   it('wrong envelope → bad-shape', async () => {
@@ -170,7 +172,9 @@ describe('fetchContests: bad replies are refused with a clear message', () => {
     const error = await failure(fetchContests(options()));
     expect(error.kind).toBe('invalid-contests');
     expect(error.retryable).toBe(false);
-    expect(error.message).toMatch(/^12 of 40 contests failed validation \(e\.g\. contest 2126: phase: Invalid option: expected one of "BEFORE"/);
+    expect(error.message).toMatch(
+      /^12 of 40 contests failed validation \(e\.g\. contest 2126: phase: Invalid option: expected one of "BEFORE"/,
+    );
   });
 
   it('one odd entry under the threshold → skipped and counted', async () => {
@@ -352,7 +356,12 @@ describe('fetchContests: abort', () => {
     const controller = new AbortController();
     const began = Date.now();
     setTimeout(() => controller.abort(new Error('shutting down')), 50);
-    const { sleep: _unused, ...rest } = options({ signal: controller.signal, now: Date.now, deadline: Date.now() + 60_000, minSpacingMs: 30_000 });
+    const { sleep: _unused, ...rest } = options({
+      signal: controller.signal,
+      now: Date.now,
+      deadline: Date.now() + 60_000,
+      minSpacingMs: 30_000,
+    });
     const error = await failure(fetchContests(rest));
     expect(Date.now() - began).toBeLessThan(1_000);
     expect(error.kind).toBe('aborted');
@@ -398,7 +407,9 @@ describe('fetchContests: hostile replies (issue #8)', () => {
     expect(error.kind).toBe('too-large');
     expect(error.retryable).toBe(false);
     expect(error.attempts).toBe(1);
-    expect(error.message).toBe(`Codeforces reply refused: its body declares ${MAX_BODY_BYTES + 1} bytes (Content-Length), above the ${MAX_BODY_BYTES}-byte cap`);
+    expect(error.message).toBe(
+      `Codeforces reply refused: its body declares ${MAX_BODY_BYTES + 1} bytes (Content-Length), above the ${MAX_BODY_BYTES}-byte cap`,
+    );
   });
 
   it('a body above the cap without Content-Length → too-large while streaming', async () => {
@@ -467,7 +478,7 @@ describe('fetchContests: hostile replies (issue #8)', () => {
 
   it('a list marking every upcoming contest FINISHED before its start is not believed: they are invalid, still listed', async () => {
     const nowS = clock.start / 1000;
-    const upcoming = FIXTURE.result.filter((c) => typeof c.startTimeSeconds === 'number' && (c.startTimeSeconds) > nowS);
+    const upcoming = FIXTURE.result.filter((c) => typeof c.startTimeSeconds === 'number' && c.startTimeSeconds > nowS);
     expect(upcoming.length).toBeGreaterThanOrEqual(3);
     const lying = FIXTURE.result.map((c) => (upcoming.includes(c) ? { ...c, phase: 'FINISHED' } : c));
     on(200, ok(lying.slice(0, 30)), JSON_HEADERS);

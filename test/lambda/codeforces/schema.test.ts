@@ -63,7 +63,10 @@ describe('contestSchema', () => {
 describe('envelopeSchema', () => {
   it('accepts OK and FAILED envelopes', () => {
     expect(envelopeSchema.parse({ status: 'OK', result: [] })).toEqual({ status: 'OK', result: [] });
-    expect(envelopeSchema.parse({ status: 'FAILED', comment: 'Call limit exceeded' })).toEqual({ status: 'FAILED', comment: 'Call limit exceeded' });
+    expect(envelopeSchema.parse({ status: 'FAILED', comment: 'Call limit exceeded' })).toEqual({
+      status: 'FAILED',
+      comment: 'Call limit exceeded',
+    });
   });
 
   it('rejects other statuses, a missing result and a FAILED without comment', () => {
@@ -75,7 +78,9 @@ describe('envelopeSchema', () => {
 
 describe('limits', () => {
   it('accepts the longest name allowed and a week-long contest', () => {
-    expect(contestSchema.safeParse({ ...contest, name: '€'.repeat(CONTEST_LIMITS.maxNameLength), durationSeconds: 7 * 24 * 3600 }).success).toBe(true);
+    expect(
+      contestSchema.safeParse({ ...contest, name: '€'.repeat(CONTEST_LIMITS.maxNameLength), durationSeconds: 7 * 24 * 3600 }).success,
+    ).toBe(true);
   });
 
   it('describes an issue in at most 256 bytes even when the path echoes the input', () => {
@@ -112,7 +117,15 @@ describe('inconsistency', () => {
 
 describe('relativeTimeSeconds (it dates the reply)', () => {
   it('is optional, and bounded by the span of storable starts', () => {
-    const base = { id: 1, name: 'Round', type: 'CF', phase: 'BEFORE', frozen: false, durationSeconds: 7200, startTimeSeconds: 1_800_000_000 };
+    const base = {
+      id: 1,
+      name: 'Round',
+      type: 'CF',
+      phase: 'BEFORE',
+      frozen: false,
+      durationSeconds: 7200,
+      startTimeSeconds: 1_800_000_000,
+    };
     expect(contestSchema.safeParse(base).success).toBe(true);
     expect(contestSchema.safeParse({ ...base, relativeTimeSeconds: -3600 }).success).toBe(true);
     expect(contestSchema.safeParse({ ...base, relativeTimeSeconds: 1e12 }).success).toBe(false);

@@ -16,19 +16,42 @@ import { DAY, HOUR, MIN, PlannerWorld, honestList, type TrueContest } from './re
 
 const T0 = Date.parse('2026-12-01T00:00:00Z') / 1000;
 const fixed = (id: number, start: number): TrueContest => ({ id, durationSeconds: 2 * HOUR, startAt: () => start });
-const upcoming = (): TrueContest[] => [fixed(101, T0 + 30 * HOUR), fixed(102, T0 + 40 * HOUR), fixed(103, T0 + 50 * HOUR), fixed(104, T0 + 60 * HOUR), fixed(90, T0 - 3 * DAY)];
+const upcoming = (): TrueContest[] => [
+  fixed(101, T0 + 30 * HOUR),
+  fixed(102, T0 + 40 * HOUR),
+  fixed(103, T0 + 50 * HOUR),
+  fixed(104, T0 + 60 * HOUR),
+  fixed(90, T0 - 3 * DAY),
+];
 
 function entry(id: number, start: number, overrides: Partial<CodeforcesContest> = {}): CodeforcesContest {
-  return { id, name: `Round ${id}`, type: 'CF', phase: 'BEFORE', frozen: false, durationSeconds: 7200, startTimeSeconds: start, relativeTimeSeconds: -HOUR, ...overrides };
+  return {
+    id,
+    name: `Round ${id}`,
+    type: 'CF',
+    phase: 'BEFORE',
+    frozen: false,
+    durationSeconds: 7200,
+    startTimeSeconds: start,
+    relativeTimeSeconds: -HOUR,
+    ...overrides,
+  };
 }
-const item = (overrides: Partial<ContestItem> = {}): ContestItem => ({ ...toItem(entry(7, T0 + DAY), DEFAULT_PLAN_SETTINGS, 'x'), confirmedStart: T0 + DAY, ...overrides });
+const item = (overrides: Partial<ContestItem> = {}): ContestItem => ({
+  ...toItem(entry(7, T0 + DAY), DEFAULT_PLAN_SETTINGS, 'x'),
+  confirmedStart: T0 + DAY,
+  ...overrides,
+});
 
 /** What each contest's users heard, in order: `<type> <from?>→<to?>` per contest. */
 function heard(world: PlannerWorld): Record<number, string[]> {
   const byContest: Record<number, string[]> = {};
   for (const { detailType, detail } of world.events) {
     const d = detail as { contestId: number; startTimeSeconds: number; previousStartTimeSeconds?: number };
-    const line = detailType === CONTEST_EVENT.rescheduled ? `${detailType} ${d.previousStartTimeSeconds! - T0}→${d.startTimeSeconds - T0}` : `${detailType} ${d.startTimeSeconds - T0}`;
+    const line =
+      detailType === CONTEST_EVENT.rescheduled
+        ? `${detailType} ${d.previousStartTimeSeconds! - T0}→${d.startTimeSeconds - T0}`
+        : `${detailType} ${d.startTimeSeconds - T0}`;
     (byContest[d.contestId] ??= []).push(line);
   }
   return byContest;
@@ -40,7 +63,9 @@ describe('the view of a contest: what the evidence agrees on', () => {
     expect(viewOf(item({ confirmedStart: 0 }))).toEqual({ kind: 'undecided' });
     expect(viewOf(item({ confirmedStart: T0 + 2 * DAY }))).toEqual({ kind: 'undecided' });
     expect(viewOf(item({ pending: { held: true, kind: 'drop', said: 'missing', replies: 1, since: T0 } }))).toEqual({ kind: 'undecided' });
-    expect(viewOf(item({ pending: { held: false, kind: 'reschedule', said: 'listed@1', replies: 1, since: T0 } }))).toEqual({ kind: 'undecided' });
+    expect(viewOf(item({ pending: { held: false, kind: 'reschedule', said: 'listed@1', replies: 1, since: T0 } }))).toEqual({
+      kind: 'undecided',
+    });
     expect(viewOf(item({ remindersPaused: 'held' }))).toEqual({ kind: 'undecided' });
     expect(viewOf(item({ phase: 'CODING' }))).toEqual({ kind: 'undecided' });
   });
@@ -51,15 +76,35 @@ describe('the view of a contest: what the evidence agrees on', () => {
   });
 
   it(`a deleted contest is told withdrawn when missing ${WITHDRAWN_TOLD_AFTER_SECONDS / 3600} h or at its start, whichever first; once`, () => {
-    const gone = item({ published: T0 + 3 * DAY, startTimeSeconds: T0 + 3 * DAY, confirmedStart: T0 + 3 * DAY, vanishedAt: T0, missingSyncs: 2 });
+    const gone = item({
+      published: T0 + 3 * DAY,
+      startTimeSeconds: T0 + 3 * DAY,
+      confirmedStart: T0 + 3 * DAY,
+      vanishedAt: T0,
+      missingSyncs: 2,
+    });
     const deleted = announce({ stored: [gone], puts: [], deletes: [7], nowSeconds: T0 + 2 * HOUR, clockBefore: T0 + HOUR });
     expect(deleted.events).toEqual([]);
     expect(deleted.withdrawn).toEqual({ 7: { since: T0, start: T0 + 3 * DAY, told: false, name: 'Round 7' } });
     expect(deleted.withdrawnChanged).toBe(true);
-    const early = announce({ stored: [], puts: [], deletes: [], withdrawn: deleted.withdrawn, nowSeconds: T0 + DAY - 1, clockBefore: T0 + 2 * HOUR });
+    const early = announce({
+      stored: [],
+      puts: [],
+      deletes: [],
+      withdrawn: deleted.withdrawn,
+      nowSeconds: T0 + DAY - 1,
+      clockBefore: T0 + 2 * HOUR,
+    });
     expect(early.events).toEqual([]);
     expect(early.withdrawnChanged).toBe(false);
-    const told = announce({ stored: [], puts: [], deletes: [], withdrawn: deleted.withdrawn, nowSeconds: T0 + DAY, clockBefore: T0 + 2 * HOUR });
+    const told = announce({
+      stored: [],
+      puts: [],
+      deletes: [],
+      withdrawn: deleted.withdrawn,
+      nowSeconds: T0 + DAY,
+      clockBefore: T0 + 2 * HOUR,
+    });
     expect(told.events.map((e) => [e.detailType, e.detail.startTimeSeconds])).toEqual([[CONTEST_EVENT.withdrawn, T0 + 3 * DAY]]);
     expect(announce({ stored: [], puts: [], deletes: [], withdrawn: told.withdrawn, nowSeconds: T0 + DAY + HOUR }).events).toEqual([]);
     // A start before the day is over: told at the start.
@@ -96,11 +141,19 @@ describe('the view of a contest: what the evidence agrees on', () => {
   });
 
   it('ids come from the contest, the change and the clock before the run: a retry derives the same, a later change a new one', () => {
-    const input = { stored: [item({ published: T0 + DAY })], puts: [item({ startTimeSeconds: T0 + 2 * DAY, confirmedStart: T0 + 2 * DAY })], deletes: [], clockBefore: T0 - HOUR, nowSeconds: T0 };
+    const input = {
+      stored: [item({ published: T0 + DAY })],
+      puts: [item({ startTimeSeconds: T0 + 2 * DAY, confirmedStart: T0 + 2 * DAY })],
+      deletes: [],
+      clockBefore: T0 - HOUR,
+      nowSeconds: T0,
+    };
     const first = announce(input);
     expect(first.events).toHaveLength(1);
     expect(announce({ ...input, nowSeconds: T0 + 5 }).events).toEqual(first.events);
-    expect(first.events[0]!.id).toBe(contestEventId(7, CONTEST_EVENT.rescheduled, T0 + DAY, T0 + 2 * DAY, JSON.stringify(['x', null, T0 - HOUR])));
+    expect(first.events[0]!.id).toBe(
+      contestEventId(7, CONTEST_EVENT.rescheduled, T0 + DAY, T0 + 2 * DAY, JSON.stringify(['x', null, T0 - HOUR])),
+    );
     // Another stored version of the contest (a change between), the same clock: another id.
     expect(announce({ ...input, stored: [item({ published: T0 + DAY, updatedAt: 'y' })] }).events[0]!.id).not.toBe(first.events[0]!.id);
     expect(announce({ ...input, clockBefore: T0 }).events[0]!.id).not.toBe(first.events[0]!.id);
@@ -123,7 +176,9 @@ describe('the view of a contest: what the evidence agrees on', () => {
 describe('the register stays small', () => {
   it('keeps at most 200 entries, those not yet told first, names cut to 60 characters: under 64 KB whatever the names', () => {
     const name = '竞'.repeat(512);
-    const register = Object.fromEntries(Array.from({ length: 600 }, (_, i) => [String(1000 + i), { since: T0 - i, start: T0 + DAY, told: i % 2 === 0, name }]));
+    const register = Object.fromEntries(
+      Array.from({ length: 600 }, (_, i) => [String(1000 + i), { since: T0 - i, start: T0 + DAY, told: i % 2 === 0, name }]),
+    );
     const { withdrawn } = announce({ stored: [], puts: [], deletes: [], withdrawn: register, nowSeconds: T0 });
     const entries = Object.values(withdrawn);
     expect(entries).toHaveLength(200);
@@ -149,7 +204,10 @@ describe('contest events over hours of replies (the model, then announce, as lam
 
   it('an honest postponement is published once, when the second reply confirms it (not on the first)', () => {
     const movedAt = T0 + 5 * HOUR + 30 * MIN;
-    const truth = [{ ...fixed(101, 0), startAt: (t: number) => (t >= movedAt ? T0 + 54 * HOUR : T0 + 30 * HOUR) }, fixed(102, T0 + 40 * HOUR)];
+    const truth = [
+      { ...fixed(101, 0), startAt: (t: number) => (t >= movedAt ? T0 + 54 * HOUR : T0 + 30 * HOUR) },
+      fixed(102, T0 + 40 * HOUR),
+    ];
     const world = new PlannerWorld();
     world.run(T0, 30, (t) => honestList(truth, t));
     expect(heard(world)[101]).toEqual(['ContestAnnounced 108000', 'ContestRescheduled 108000→194400']);
@@ -159,15 +217,19 @@ describe('contest events over hours of replies (the model, then announce, as lam
   it('a start said once and taken back publishes nothing (the undo lands before any agreement)', () => {
     const truth = upcoming();
     const world = new PlannerWorld();
-    world.run(T0, 30, (t, hour) => honestList(truth, t).map((e) => (hour === 4 && e.id === 101 ? { ...e, startTimeSeconds: e.startTimeSeconds + 6 * HOUR } : e)));
+    world.run(T0, 30, (t, hour) =>
+      honestList(truth, t).map((e) => (hour === 4 && e.id === 101 ? { ...e, startTimeSeconds: e.startTimeSeconds + 6 * HOUR } : e)),
+    );
     expect(heard(world)[101]).toEqual(['ContestAnnounced 108000']);
   });
 
   const lies: Record<string, (truth: TrueContest[], t: number) => CodeforcesContest[]> = {
     'all FINISHED': (truth, t) => honestList(truth, t).map((e) => ({ ...e, phase: 'FINISHED' })),
-    'starts moved into the past': (truth, t) => honestList(truth, t).map((e) => (e.startTimeSeconds > t ? { ...e, startTimeSeconds: t - HOUR, relativeTimeSeconds: HOUR } : e)),
+    'starts moved into the past': (truth, t) =>
+      honestList(truth, t).map((e) => (e.startTimeSeconds > t ? { ...e, startTimeSeconds: t - HOUR, relativeTimeSeconds: HOUR } : e)),
     'a partial list': (truth, t) => honestList(truth, t).filter((e) => e.id % 2 === 0),
-    'everything a day later': (truth, t) => honestList(truth, t).map((e) => (e.startTimeSeconds > t ? { ...e, startTimeSeconds: e.startTimeSeconds + DAY } : e)),
+    'everything a day later': (truth, t) =>
+      honestList(truth, t).map((e) => (e.startTimeSeconds > t ? { ...e, startTimeSeconds: e.startTimeSeconds + DAY } : e)),
   };
   for (const [name, lie] of Object.entries(lies)) {
     it(`${name}, in one reply: nothing published`, () => {
@@ -227,12 +289,17 @@ describe('contest events over hours of replies (the model, then announce, as lam
 
   it('a held mass postponement is published when it is accepted, once per contest', () => {
     const movedAt = T0 + 4 * HOUR + 30 * MIN;
-    const truth = upcoming().map((c) => (c.id === 90 ? c : { ...c, startAt: (t: number) => (t >= movedAt ? c.startAt(0) + DAY : c.startAt(0)) }));
+    const truth = upcoming().map((c) =>
+      c.id === 90 ? c : { ...c, startAt: (t: number) => (t >= movedAt ? c.startAt(0) + DAY : c.startAt(0)) },
+    );
     const world = new PlannerWorld();
     const results = world.run(T0, 12, (t) => honestList(truth, t));
     expect(results[5]!.plan!.held.length).toBeGreaterThan(0);
     for (const c of truth.filter(({ id }) => id !== 90)) {
-      expect(heard(world)[c.id]).toEqual([`ContestAnnounced ${c.startAt(0) - T0}`, `ContestRescheduled ${c.startAt(0) - T0}→${c.startAt(0) + DAY - T0}`]);
+      expect(heard(world)[c.id]).toEqual([
+        `ContestAnnounced ${c.startAt(0) - T0}`,
+        `ContestRescheduled ${c.startAt(0) - T0}→${c.startAt(0) + DAY - T0}`,
+      ]);
     }
   });
 });

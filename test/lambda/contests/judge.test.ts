@@ -1,8 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { evidenceOf, judgeReply, nextEvidence, replyMadeAt, shownAhead, SKEW_SECONDS, undatedMadeBefore } from '../../../lambda/contests/judge.js';
+import {
+  evidenceOf,
+  judgeReply,
+  nextEvidence,
+  replyMadeAt,
+  shownAhead,
+  SKEW_SECONDS,
+  undatedMadeBefore,
+} from '../../../lambda/contests/judge.js';
 
 const T = 1_800_000_000;
-const dated = (start: number, madeAt: number, phase = 'BEFORE') => ({ phase, startTimeSeconds: start, durationSeconds: 7200, relativeTimeSeconds: madeAt - start });
+const dated = (start: number, madeAt: number, phase = 'BEFORE') => ({
+  phase,
+  startTimeSeconds: start,
+  durationSeconds: 7200,
+  relativeTimeSeconds: madeAt - start,
+});
 
 describe('replyMadeAt', () => {
   it('dates a reply by start + relativeTimeSeconds, the median of its entries (a moved start is outvoted)', () => {
@@ -36,7 +49,11 @@ describe('evidence', () => {
   it('the key ignores phase progress and duration', () => {
     expect(evidenceOf({ startTimeSeconds: T })).toBe(`listed@${T}`);
     expect(evidenceOf(undefined)).toBe('missing');
-    expect(nextEvidence({ held: true, said: `listed@${T}`, replies: 2, since: 5 }, `listed@${T}`, 9)).toEqual({ said: `listed@${T}`, replies: 3, since: 5 });
+    expect(nextEvidence({ held: true, said: `listed@${T}`, replies: 2, since: 5 }, `listed@${T}`, 9)).toEqual({
+      said: `listed@${T}`,
+      replies: 3,
+      since: 5,
+    });
   });
 
   it('a start is shown ahead only if first reported more than the skew before it', () => {

@@ -29,9 +29,23 @@ const stored = (c: CodeforcesContest, updatedAt = '2026-11-28T00:00:00.000Z'): C
   confirmedStart: c.startTimeSeconds,
 });
 const ids = (list: CodeforcesContest[]) => new Set(list.map((c) => c.id));
-const NOTHING: ContestPlan = { upserts: [], bookkeeping: [], unchanged: 0, vanished: [], restored: [], cancelled: [], held: [], accepted: [], remindersToCheck: [] };
-const plan = (fetched: CodeforcesContest[], storedItems: ContestItem[], nowMs = NOW, extra: Partial<Parameters<typeof planContests>[0]> = {}) =>
-  planContests({ fetched, listedIds: ids(fetched), stored: storedItems, nowMs, ...extra });
+const NOTHING: ContestPlan = {
+  upserts: [],
+  bookkeeping: [],
+  unchanged: 0,
+  vanished: [],
+  restored: [],
+  cancelled: [],
+  held: [],
+  accepted: [],
+  remindersToCheck: [],
+};
+const plan = (
+  fetched: CodeforcesContest[],
+  storedItems: ContestItem[],
+  nowMs = NOW,
+  extra: Partial<Parameters<typeof planContests>[0]> = {},
+) => planContests({ fetched, listedIds: ids(fetched), stored: storedItems, nowMs, ...extra });
 
 describe('planContests', () => {
   it('writes new contests with the data contract, a TTL in epoch seconds, and their start confirmed', () => {
@@ -57,7 +71,12 @@ describe('planContests', () => {
 
   it('rewrites nothing when nothing changed (updatedAt is not compared), and reads no reminder', () => {
     const fetched = [contest(1), contest(2), contest(3, { phase: 'FINISHED', startTimeSeconds: NOW_S - DAY })];
-    expect(plan(fetched, fetched.map((c) => stored(c)))).toEqual({ ...NOTHING, unchanged: 3 });
+    expect(
+      plan(
+        fetched,
+        fetched.map((c) => stored(c)),
+      ),
+    ).toEqual({ ...NOTHING, unchanged: 3 });
   });
 
   it('an item written before the firing rule is rewritten once with its start confirmed, and its reminders are read', () => {
@@ -70,20 +89,34 @@ describe('planContests', () => {
   it('a renamed contest is rewritten, its reminders untouched; a rescheduled one awaits a second reply for its new start', () => {
     const before = [contest(1, { name: 'Codeforces Round (Div. 2)' }), contest(2)];
     const after = [contest(1, { name: 'Codeforces Round 1001 (Div. 2)' }), contest(2, { startTimeSeconds: NOW_S + 99_000 })];
-    const first = plan(after, before.map((c) => stored(c)));
+    const first = plan(
+      after,
+      before.map((c) => stored(c)),
+    );
     expect(first.upserts.map((u) => [u.contestId, u.confirmedStart, u.remindersPaused])).toEqual([
       [1, NOW_S + 3600, undefined],
       // Later: due at the new start at once (the later time), so the app may write due reminders at it.
       [2, NOW_S + 7200, undefined],
     ]);
-    expect(first.upserts[1]?.pending).toEqual({ held: false, kind: 'reschedule', said: `listed@${NOW_S + 99_000}`, replies: 1, since: NOW_S });
+    expect(first.upserts[1]?.pending).toEqual({
+      held: false,
+      kind: 'reschedule',
+      said: `listed@${NOW_S + 99_000}`,
+      replies: 1,
+      since: NOW_S,
+    });
     expect(first.remindersToCheck).toEqual([2]);
     const next = plan(after, first.upserts, NOW + HOUR * 1000);
-    expect(next.bookkeeping.map((b) => [b.contestId, b.confirmedStart, b.pending, b.remindersPaused])).toEqual([[2, NOW_S + 99_000, undefined, undefined]]);
+    expect(next.bookkeeping.map((b) => [b.contestId, b.confirmedStart, b.pending, b.remindersPaused])).toEqual([
+      [2, NOW_S + 99_000, undefined, undefined],
+    ]);
   });
 
   it('keeps recently finished contests, skips long-finished ones never stored', () => {
-    const fetched = [contest(1, { phase: 'FINISHED', startTimeSeconds: NOW_S - 2 * DAY }), contest(2, { phase: 'FINISHED', startTimeSeconds: NOW_S - 30 * DAY })];
+    const fetched = [
+      contest(1, { phase: 'FINISHED', startTimeSeconds: NOW_S - 2 * DAY }),
+      contest(2, { phase: 'FINISHED', startTimeSeconds: NOW_S - 30 * DAY }),
+    ];
     expect(plan(fetched, []).upserts.map((u) => u.contestId)).toEqual([1]);
   });
 
@@ -128,7 +161,9 @@ describe('planContests', () => {
     const storedItems = [1, 2, 3, 4, 5].map((id) => stored(contest(id)));
     const result = plan([contest(1), contest(6)], storedItems);
     expect(result.held.map((h) => [h.contestId, h.kind])).toEqual([2, 3, 4, 5].map((id) => [id, 'drop']));
-    expect(result.bookkeeping.map((b) => [b.contestId, b.remindersPaused, b.vanishedAt])).toEqual([2, 3, 4, 5].map((id) => [id, 'held', undefined]));
+    expect(result.bookkeeping.map((b) => [b.contestId, b.remindersPaused, b.vanishedAt])).toEqual(
+      [2, 3, 4, 5].map((id) => [id, 'held', undefined]),
+    );
     expect(result.upserts.map((u) => u.contestId)).toEqual([6]);
   });
 });
@@ -143,7 +178,10 @@ describe('planContests: a listing breaks a run of misses (review: the held-entry
     const held2 = [...without2, contest(8, { phase: 'CODING' })];
     const steps = [without2, held2, without2, without2];
     steps.forEach((list, i) => {
-      const result = world.sync(list.map((c) => ({ ...c, relativeTimeSeconds: NOW_S + (i + 1) * HOUR - c.startTimeSeconds })), NOW_S + (i + 1) * HOUR);
+      const result = world.sync(
+        list.map((c) => ({ ...c, relativeTimeSeconds: NOW_S + (i + 1) * HOUR - c.startTimeSeconds })),
+        NOW_S + (i + 1) * HOUR,
+      );
       expect(result.plan?.cancelled).toEqual([]);
       if (i === 1) expect(result.plan?.held.map((h) => [h.contestId, h.kind])).toEqual([[8, 'phase']]);
     });
@@ -181,10 +219,28 @@ describe('planContests: contests stuck unfinished long after their end', () => {
 
   it('on the recorded list plus two stuck entries like 1308 and 1309: hourly syncs write nothing after the first', () => {
     const raw = JSON.parse(readFileSync(new URL('../../fixtures/contest-list.json', import.meta.url), 'utf8')) as { result: unknown[] };
-    const meta = JSON.parse(readFileSync(new URL('../../fixtures/contest-list.meta.json', import.meta.url), 'utf8')) as { recordedAtSeconds: number };
+    const meta = JSON.parse(readFileSync(new URL('../../fixtures/contest-list.meta.json', import.meta.url), 'utf8')) as {
+      recordedAtSeconds: number;
+    };
     const stuckEntries = [
-      { id: 1308, name: 'VK Cup 2019-2020', type: 'CF', phase: 'PENDING_SYSTEM_TEST', frozen: false, durationSeconds: 10800, startTimeSeconds: 1584014700 },
-      { id: 1309, name: 'Codeforces Round (Div. 1)', type: 'CF', phase: 'PENDING_SYSTEM_TEST', frozen: false, durationSeconds: 7200, startTimeSeconds: 1583600000 },
+      {
+        id: 1308,
+        name: 'VK Cup 2019-2020',
+        type: 'CF',
+        phase: 'PENDING_SYSTEM_TEST',
+        frozen: false,
+        durationSeconds: 10800,
+        startTimeSeconds: 1584014700,
+      },
+      {
+        id: 1309,
+        name: 'Codeforces Round (Div. 1)',
+        type: 'CF',
+        phase: 'PENDING_SYSTEM_TEST',
+        frozen: false,
+        durationSeconds: 7200,
+        startTimeSeconds: 1583600000,
+      },
     ];
     const nowS = meta.recordedAtSeconds;
     const parsed = parseContestList([...raw.result, ...stuckEntries], { nowSeconds: nowS });
@@ -207,7 +263,11 @@ describe('planContests: evidence', () => {
     const items = [1, 2, 3, 4].map((id) => stored(contest(id)));
     const first = plan([contest(1)], items);
     expect(first.held).toHaveLength(3);
-    const back = plan([1, 2, 3, 4].map((id) => contest(id)), [items[0]!, ...first.bookkeeping], NOW + HOUR * 1000);
+    const back = plan(
+      [1, 2, 3, 4].map((id) => contest(id)),
+      [items[0]!, ...first.bookkeeping],
+      NOW + HOUR * 1000,
+    );
     expect(back.held).toEqual([]);
     expect(back.bookkeeping.every((b) => b.pending === undefined && b.remindersPaused === undefined)).toBe(true);
   });
@@ -219,21 +279,27 @@ describe('planContests: evidence', () => {
     let items = [item];
     const phases = ['CODING', 'SYSTEM_TEST', 'FINISHED'] as const;
     phases.forEach((phase, i) => {
-      const result = plan([contest(10, { startTimeSeconds: start, phase, durationSeconds: 4 * HOUR })], items, NOW + i * HOUR * 1000, { lastSeenMs: NOW });
+      const result = plan([contest(10, { startTimeSeconds: start, phase, durationSeconds: 4 * HOUR })], items, NOW + i * HOUR * 1000, {
+        lastSeenMs: NOW,
+      });
       if (i < 2) {
         expect(result.held.map((h) => [h.kind, h.replies])).toEqual([['start-in-past', i + 1]]);
         items = result.bookkeeping;
       } else {
         expect(result.accepted.map((h) => [h.kind, h.replies])).toEqual([['start-in-past', 3]]);
         // Shown, but the start was never shown ahead: not confirmed, so no reminder is due at it.
-        expect(result.upserts).toMatchObject([{ phase: 'FINISHED', startTimeSeconds: start, confirmedStart: NOW_S + 10 * HOUR, remindersPaused: 'finished' }]);
+        expect(result.upserts).toMatchObject([
+          { phase: 'FINISHED', startTimeSeconds: start, confirmedStart: NOW_S + 10 * HOUR, remindersPaused: 'finished' },
+        ]);
       }
     });
   });
 
   it('with plausibility off (the broken variant) the glitch is shown at once', () => {
     const items = [stored(contest(1))];
-    const result = plan([contest(1, { phase: 'FINISHED', startTimeSeconds: NOW_S - DAY })], items, NOW, { settings: { ...DEFAULT_PLAN_SETTINGS, plausibility: false } });
+    const result = plan([contest(1, { phase: 'FINISHED', startTimeSeconds: NOW_S - DAY })], items, NOW, {
+      settings: { ...DEFAULT_PLAN_SETTINGS, plausibility: false },
+    });
     expect(result.upserts.map((u) => u.phase)).toEqual(['FINISHED']);
   });
 });
@@ -259,7 +325,11 @@ function worldWith(truth: TrueContest[]): PlannerWorld {
   return world;
 }
 
-function brokenPromises(world: PlannerWorld, truth: TrueContest[], bounds: (c: TrueContest) => { episodeEnd?: number; firstShown?: number } = () => ({})): string[] {
+function brokenPromises(
+  world: PlannerWorld,
+  truth: TrueContest[],
+  bounds: (c: TrueContest) => { episodeEnd?: number; firstShown?: number } = () => ({}),
+): string[] {
   const problems: string[] = [];
   for (const reminder of world.reminders.values()) {
     const c = truth.find((t) => t.id === reminder.contestId)!;
@@ -315,7 +385,8 @@ describe('the review: a wrong upstream repeated for hours costs lateness only (n
       const truth = UPCOMING();
       const world = new PlannerWorld(broken);
       world.sync(honestList(truth, T0 - HOUR + 2), T0 - HOUR + 2);
-      for (const c of truth) for (const [user, minutes] of USERS) if (c.startAt(T0) - 60 * minutes > T0) world.setReminder(c.id, user, minutes);
+      for (const c of truth)
+        for (const [user, minutes] of USERS) if (c.startAt(T0) - 60 * minutes > T0) world.setReminder(c.id, user, minutes);
       world.run(T0, 100, (t, hour) => (hour >= 3 && hour < 6 ? lie(truth, t) : honestList(truth, t)));
       expect(brokenPromises(world, truth, () => ({ episodeEnd: T0 + 6 * HOUR + 2 })).length).toBeGreaterThan(0);
     }
@@ -364,7 +435,11 @@ describe('the review: honest change near the start', () => {
   it('3 of 4 rounds postponed a day 90 minutes before the first start: held, and no reminder fires early or twice', () => {
     const first = T0 + 5 * HOUR;
     const postponedAt = first - 90 * MIN;
-    const moved = (id: number, start: number): TrueContest => ({ id, durationSeconds: 2 * HOUR, startAt: (t) => (t >= postponedAt ? start + DAY : start) });
+    const moved = (id: number, start: number): TrueContest => ({
+      id,
+      durationSeconds: 2 * HOUR,
+      startAt: (t) => (t >= postponedAt ? start + DAY : start),
+    });
     const truth = [moved(201, first), moved(202, first + 30 * MIN), moved(203, first + 2 * HOUR), fixed(204, first + 3 * HOUR)];
     const world = new PlannerWorld();
     world.sync(honestList(truth, T0 - 30 * HOUR + 2), T0 - 30 * HOUR + 2);
@@ -386,10 +461,17 @@ describe('the review: honest change near the start', () => {
       const truth: TrueContest[] = [{ id: 301, durationSeconds: 2 * HOUR, startAt: (t) => (t >= announced ? start - 2.5 * HOUR : start) }];
       const world = new PlannerWorld();
       world.sync(honestList(truth, T0 - 2 * HOUR + 2), T0 - 2 * HOUR + 2);
-      for (const [user, minutes] of [['a', 10], ['d', 30], ['b', 60]] as const) world.setReminder(301, user, minutes);
+      for (const [user, minutes] of [
+        ['a', 10],
+        ['d', 30],
+        ['b', 60],
+      ] as const)
+        world.setReminder(301, user, minutes);
       world.run(T0 - HOUR, 12, (t) => honestList(truth, t));
       const firstShown = Math.ceil((announced - T0) / HOUR) * HOUR + T0 + 2;
-      const problems = [...world.reminders.values()].flatMap((r) => promiseBroken(world.fired, r, (t) => truth[0]!.startAt(t), { firstShown }));
+      const problems = [...world.reminders.values()].flatMap((r) =>
+        promiseBroken(world.fired, r, (t) => truth[0]!.startAt(t), { firstShown }),
+      );
       expect(problems).toEqual([]);
       // Confirmed by the next reply: a reminder whose time comes after it fires on time.
       const newStart = start - 2.5 * HOUR;
@@ -420,7 +502,9 @@ describe('the review: one believable lie per contest', () => {
       world.run(T0, 100, (t, hour) => {
         const list = honestList(truth, t);
         if (hour < 2 || hour >= 2 + repeats) return list;
-        return list.map((e) => (e.id === liar ? { ...e, phase: 'CODING', startTimeSeconds: t - 5 * MIN, relativeTimeSeconds: 5 * MIN } : e));
+        return list.map((e) =>
+          e.id === liar ? { ...e, phase: 'CODING', startTimeSeconds: t - 5 * MIN, relativeTimeSeconds: 5 * MIN } : e,
+        );
       });
       expect(brokenPromises(world, truth, () => ({ episodeEnd: T0 + (2 + repeats) * HOUR + 2 }))).toEqual([]);
     });
@@ -443,7 +527,11 @@ describe('the review: one believable lie per contest', () => {
     const world = worldWith(truth);
     world.run(T0, 100, (t, hour) => {
       const list = honestList(truth, t);
-      return hour === 4 ? list.map((e) => (e.id === 101 ? { ...e, startTimeSeconds: e.startTimeSeconds + DAY, relativeTimeSeconds: t - e.startTimeSeconds - DAY } : e)) : list;
+      return hour === 4
+        ? list.map((e) =>
+            e.id === 101 ? { ...e, startTimeSeconds: e.startTimeSeconds + DAY, relativeTimeSeconds: t - e.startTimeSeconds - DAY } : e,
+          )
+        : list;
     });
     expect(brokenPromises(world, truth, (c) => (c.id === 101 ? { episodeEnd: T0 + 5 * HOUR + 2 } : {}))).toEqual([]);
     // The undo landed at once: the 10-minute reminder fired on time.
@@ -460,12 +548,20 @@ describe('at most once per start: a reminder sent for a lie is not sent again fo
     world.run(T0, 100, (t, hour) => {
       const list = honestList(truth, t);
       if (hour < 8 || hour >= 11) return list;
-      return list.map((e) => (e.id === target ? { ...e, startTimeSeconds: e.startTimeSeconds + 3 * HOUR, relativeTimeSeconds: t - e.startTimeSeconds - 3 * HOUR } : e));
+      return list.map((e) =>
+        e.id === target
+          ? { ...e, startTimeSeconds: e.startTimeSeconds + 3 * HOUR, relativeTimeSeconds: t - e.startTimeSeconds - 3 * HOUR }
+          : e,
+      );
     });
     const sends = world.fired.filter((f) => f.contestId === target && f.userId === 'c');
     const start = truth.find((c) => c.id === target)!.startAt(0);
     expect(sends.map((f) => f.start)).toEqual([start, start + 3 * HOUR]);
-    expect(world.remindersOf(target).find((r) => r.userId === 'c')).toMatchObject({ paused: 'notified', sentStarts: new Set([start]), notifiedStart: start + 3 * HOUR });
+    expect(world.remindersOf(target).find((r) => r.userId === 'c')).toMatchObject({
+      paused: 'notified',
+      sentStarts: new Set([start]),
+      notifiedStart: start + 3 * HOUR,
+    });
   });
 });
 
@@ -485,7 +581,7 @@ describe('the review: reminders of a contest that returns, and orphans', () => {
     expect(brokenPromises(world, truth, (x) => (x.id === 103 ? { firstShown: T0 + 6 * HOUR + 2 } : {}))).toEqual([]);
   });
 
-  it('reminders keep a TTL: the contest\'s own, also when it is deleted or left unfinished past its TTL', () => {
+  it("reminders keep a TTL: the contest's own, also when it is deleted or left unfinished past its TTL", () => {
     const truth = UPCOMING();
     truth[3]!.listedAt = (t) => t < T0 + HOUR;
     const world = worldWith(truth);
@@ -497,7 +593,12 @@ describe('the review: reminders of a contest that returns, and orphans', () => {
     const stuck = { ...stored(contest(7, { startTimeSeconds: T0 - 8 * DAY, phase: 'PENDING_SYSTEM_TEST' })) };
     world.contests.set(7, stuck);
     world.reminders.set('7/z', { contestId: 7, userId: 'z', minutesBefore: 10, remindAt: stuck.startTimeSeconds - 600 });
-    world.sync([...honestList(truth, T0 + 5 * HOUR), entryAt(fixed(7, stuck.startTimeSeconds), T0 + 5 * HOUR)].map((e) => (e.id === 7 ? { ...e, phase: 'PENDING_SYSTEM_TEST' as const } : e)), T0 + 5 * HOUR);
+    world.sync(
+      [...honestList(truth, T0 + 5 * HOUR), entryAt(fixed(7, stuck.startTimeSeconds), T0 + 5 * HOUR)].map((e) =>
+        e.id === 7 ? { ...e, phase: 'PENDING_SYSTEM_TEST' as const } : e,
+      ),
+      T0 + 5 * HOUR,
+    );
     expect(world.reminders.get('7/z')).toMatchObject({ paused: 'expired', expiresAt: stuck.expiresAt });
   });
 });
@@ -514,11 +615,18 @@ describe('a lie longer than any bound after an honest postponement (F5): only la
     const lieUntil = 18;
     const lied = T0 + lieFrom * HOUR - 90 * MIN;
     const lie = (t: number) =>
-      honestList(truth, t).map((e) => (e.phase === 'FINISHED' ? e : { ...e, phase: 'FINISHED' as const, startTimeSeconds: lied, relativeTimeSeconds: t - lied }));
+      honestList(truth, t).map((e) =>
+        e.phase === 'FINISHED' ? e : { ...e, phase: 'FINISHED' as const, startTimeSeconds: lied, relativeTimeSeconds: t - lied },
+      );
     const replyAt = (t: number, hour: number) => (hour >= lieFrom && hour < lieUntil ? lie(t) : honestList(truth, t));
     const world = new PlannerWorld();
     world.sync(honestList(truth, T0 - HOUR + 2), T0 - HOUR + 2);
-    for (const [user, minutes] of [['a', 10], ['d', 30], ['b', 60]] as const) world.setReminder(501, user, minutes);
+    for (const [user, minutes] of [
+      ['a', 10],
+      ['d', 30],
+      ['b', 60],
+    ] as const)
+      world.setReminder(501, user, minutes);
     world.run(T0, 14, (t, hour) => replyAt(t, hour));
     world.run(T0 + 14 * HOUR, 1, (t) => replyAt(t, 14));
     // Set while the lie is held: the contest pauses its reminders, so the app writes it without dueAt.
@@ -541,13 +649,22 @@ describe('a lie longer than any bound after an honest postponement (F5): only la
     const truth = [moved, fixed(502, T0 + 30 * HOUR), fixed(503, T0 + 40 * HOUR)];
     const replyAt = (t: number, hour: number) =>
       hour === 13 || hour === 14
-        ? honestList(truth, t).map((e) => (e.id === 501 ? { ...e, phase: 'CODING' as const, startTimeSeconds: t - 5 * MIN, relativeTimeSeconds: 5 * MIN } : e))
+        ? honestList(truth, t).map((e) =>
+            e.id === 501 ? { ...e, phase: 'CODING' as const, startTimeSeconds: t - 5 * MIN, relativeTimeSeconds: 5 * MIN } : e,
+          )
         : honestList(truth, t);
     const world = new PlannerWorld();
     world.sync(honestList(truth, T0 - HOUR + 2), T0 - HOUR + 2);
-    for (const [user, minutes] of [['a', 10], ['d', 30], ['b', 60]] as const) world.setReminder(501, user, minutes);
+    for (const [user, minutes] of [
+      ['a', 10],
+      ['d', 30],
+      ['b', 60],
+    ] as const)
+      world.setReminder(501, user, minutes);
     world.run(T0, 30, (t, hour) => replyAt(t, hour));
-    const problems = world.remindersOf(501).flatMap((r) => promiseBroken(world.fired, r, (t) => moved.startAt(t), { episodeEnd: T0 + 15 * HOUR + 2 }));
+    const problems = world
+      .remindersOf(501)
+      .flatMap((r) => promiseBroken(world.fired, r, (t) => moved.startAt(t), { episodeEnd: T0 + 15 * HOUR + 2 }));
     expect(problems).toEqual([]);
     const sends = world.fired.filter((f) => f.contestId === 501);
     expect(sends.map((f) => f.userId).sort()).toEqual(['a', 'b', 'd']);

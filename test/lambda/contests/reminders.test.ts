@@ -17,29 +17,51 @@ const contest = (overrides: Partial<ContestItem> = {}): ContestItem => ({
   confirmedStart: T,
   ...overrides,
 });
-const reminder = (overrides: Partial<ReminderItem> = {}): ReminderItem => ({ contestId: 7, userId: 'u', minutesBefore: 10, remindAt: T - 600, ...overrides });
+const reminder = (overrides: Partial<ReminderItem> = {}): ReminderItem => ({
+  contestId: 7,
+  userId: 'u',
+  minutesBefore: 10,
+  remindAt: T - 600,
+  ...overrides,
+});
 const settings = { dueShards: 1, finishedRetentionSeconds: 7 * 86_400 };
 const NOW = T - 86_400;
 
 describe('gateOf: due only when every current piece of evidence says so', () => {
   it('due at the confirmed start; at a later unconfirmed start at once; at the confirmed one while a move earlier awaits confirmation', () => {
     expect(gateOf(contest(), NOW)).toEqual({ due: true, start: T });
-    const later = contest({ startTimeSeconds: T + 3600, pending: { held: false, kind: 'reschedule', said: `listed@${T + 3600}`, replies: 1, since: NOW } });
+    const later = contest({
+      startTimeSeconds: T + 3600,
+      pending: { held: false, kind: 'reschedule', said: `listed@${T + 3600}`, replies: 1, since: NOW },
+    });
     expect(gateOf(later, NOW)).toEqual({ due: true, start: T + 3600 });
-    const earlier = contest({ startTimeSeconds: T - 3600, pending: { held: false, kind: 'reschedule', said: `listed@${T - 3600}`, replies: 1, since: NOW } });
+    const earlier = contest({
+      startTimeSeconds: T - 3600,
+      pending: { held: false, kind: 'reschedule', said: `listed@${T - 3600}`, replies: 1, since: NOW },
+    });
     expect(gateOf(earlier, NOW)).toEqual({ due: true, start: T });
     expect(remindersPausedOf(earlier, gateOf(earlier, NOW))).toBe('unconfirmed');
   });
 
   it('a start not shown ahead never counts; with no confirmed start, paused (started)', () => {
-    const past = contest({ startTimeSeconds: NOW - 300, phase: 'CODING', pending: { held: false, said: `listed@${NOW - 300}`, replies: 1, since: NOW } });
+    const past = contest({
+      startTimeSeconds: NOW - 300,
+      phase: 'CODING',
+      pending: { held: false, said: `listed@${NOW - 300}`, replies: 1, since: NOW },
+    });
     expect(gateOf(past, NOW)).toEqual({ due: true, start: T });
     expect(gateOf({ ...past, confirmedStart: 0 }, NOW)).toEqual({ due: false, reason: 'started' });
   });
 
   it('paused at once by a held drop or finish, a vanished or deleted contest, a finish elsewhere, an expired one', () => {
-    expect(gateOf(contest({ pending: { held: true, kind: 'drop', said: 'missing', replies: 1, since: NOW } }), NOW)).toEqual({ due: false, reason: 'held' });
-    expect(gateOf(contest({ pending: { held: true, kind: 'finish', said: `listed@${T}`, replies: 1, since: NOW } }), NOW)).toEqual({ due: false, reason: 'held' });
+    expect(gateOf(contest({ pending: { held: true, kind: 'drop', said: 'missing', replies: 1, since: NOW } }), NOW)).toEqual({
+      due: false,
+      reason: 'held',
+    });
+    expect(gateOf(contest({ pending: { held: true, kind: 'finish', said: `listed@${T}`, replies: 1, since: NOW } }), NOW)).toEqual({
+      due: false,
+      reason: 'held',
+    });
     expect(gateOf(contest({ vanishedAt: NOW, missingSyncs: 1 }), NOW)).toEqual({ due: false, reason: 'vanished' });
     expect(gateOf(undefined, NOW)).toEqual({ due: false, reason: 'vanished' });
     expect(gateOf(contest({ phase: 'FINISHED', startTimeSeconds: T - 99 }), NOW)).toEqual({ due: false, reason: 'finished' });
@@ -50,10 +72,33 @@ describe('gateOf: due only when every current piece of evidence says so', () => 
 
 describe('planReminders', () => {
   it('makes due, pauses, keeps remindAt and expiresAt true, and never re-arms the start it was sent for', () => {
-    const updates = planReminders(7, contest(), [reminder({ userId: 'a' }), reminder({ userId: 'b', notifiedAt: NOW, notifiedStart: T }), reminder({ userId: 'c', minutesBefore: Number.NaN })], settings, NOW);
+    const updates = planReminders(
+      7,
+      contest(),
+      [
+        reminder({ userId: 'a' }),
+        reminder({ userId: 'b', notifiedAt: NOW, notifiedStart: T }),
+        reminder({ userId: 'c', minutesBefore: Number.NaN }),
+      ],
+      settings,
+      NOW,
+    );
     expect(updates).toEqual([
-      { contestId: 7, userId: 'a', minutesBefore: 10, set: { expiresAt: T + 9 * 86_400, dueAt: T - 600, dueShard: 0, dueStart: T }, remove: [] },
-      { contestId: 7, userId: 'b', minutesBefore: 10, notifiedStart: T, set: { expiresAt: T + 9 * 86_400, paused: 'notified' }, remove: [] },
+      {
+        contestId: 7,
+        userId: 'a',
+        minutesBefore: 10,
+        set: { expiresAt: T + 9 * 86_400, dueAt: T - 600, dueShard: 0, dueStart: T },
+        remove: [],
+      },
+      {
+        contestId: 7,
+        userId: 'b',
+        minutesBefore: 10,
+        notifiedStart: T,
+        set: { expiresAt: T + 9 * 86_400, paused: 'notified' },
+        remove: [],
+      },
     ]);
     const due = reminder({ dueAt: T - 600, dueShard: 0, dueStart: T, expiresAt: T + 9 * 86_400 });
     expect(planReminders(7, contest(), [due], settings, NOW)).toEqual([]);

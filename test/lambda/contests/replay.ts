@@ -98,7 +98,8 @@ export class PlannerWorld {
       ...(this.replyMadeAt !== undefined ? { clockBefore: this.replyMadeAt } : {}),
     });
     this.withdrawn = announced.withdrawn;
-    for (const event of announced.events) if (!this.events.some(({ id }) => id === event.id)) this.events.push({ ...event, at: nowSeconds });
+    for (const event of announced.events)
+      if (!this.events.some(({ id }) => id === event.id)) this.events.push({ ...event, at: nowSeconds });
     for (const item of announced.puts) after.set(item.contestId, item);
     for (const id of plan.cancelled) after.delete(id);
     let writes = plan.upserts.length + plan.bookkeeping.length + plan.vanished.length + plan.cancelled.length;
@@ -120,7 +121,8 @@ export class PlannerWorld {
     // The reply clock is written with the run's writes, or alone once it advanced by more than the
     // skew (every hourly run), as lambda/sync.ts does: the next reply is judged against it.
     const madeAt = verdict.madeAt;
-    if (madeAt !== undefined && (writes > 0 || this.replyMadeAt === undefined || madeAt > this.replyMadeAt + SKEW_SECONDS)) this.replyMadeAt = madeAt;
+    if (madeAt !== undefined && (writes > 0 || this.replyMadeAt === undefined || madeAt > this.replyMadeAt + SKEW_SECONDS))
+      this.replyMadeAt = madeAt;
     return { verdict, plan };
   }
 
@@ -160,7 +162,12 @@ export class PlannerWorld {
    * `hours` hourly rounds from `from`: a sync 2 s into the hour of the reply `replyAt(t)` returns,
    * then the notifier every 10 minutes.
    */
-  run(from: number, hours: number, replyAt: (t: number, hour: number) => CodeforcesContest[] | undefined, options: { acceptHeldAt?: number } = {}): SyncResult[] {
+  run(
+    from: number,
+    hours: number,
+    replyAt: (t: number, hour: number) => CodeforcesContest[] | undefined,
+    options: { acceptHeldAt?: number } = {},
+  ): SyncResult[] {
     const results: SyncResult[] = [];
     for (let hour = 0; hour < hours; hour += 1) {
       const t = from + hour * HOUR + 2;

@@ -29,7 +29,13 @@ const row = (overrides: Record<string, unknown> = {}) => ({
   dueStart: START,
   ...overrides,
 });
-const contest: ContestView = { contestId: 2051, name: 'Codeforces Round 2051', url: 'https://codeforces.com/contest/2051', startTimeSeconds: START, durationSeconds: 7200 };
+const contest: ContestView = {
+  contestId: 2051,
+  name: 'Codeforces Round 2051',
+  url: 'https://codeforces.com/contest/2051',
+  startTimeSeconds: START,
+  durationSeconds: 7200,
+};
 const valid = (overrides: Record<string, unknown> = {}): DueRow => {
   const result = validRow(row(overrides));
   if (!result.ok) throw new Error(`expected a valid row, got ${result.reason}`);
@@ -74,7 +80,7 @@ describe('validRow', () => {
 });
 
 describe('contestAgrees', () => {
-  it('delivers when the contest is stored and not vanished: the firing rule (dueAt, dueStart) is the sync\'s', () => {
+  it("delivers when the contest is stored and not vanished: the firing rule (dueAt, dueStart) is the sync's", () => {
     expect(contestAgrees(contest)).toEqual({ ok: true });
     // Due at the confirmed start while the contest shows an unconfirmed one: the row says when.
     expect(contestAgrees({ ...contest, startTimeSeconds: START - 3600, remindersPaused: 'unconfirmed' })).toEqual({ ok: true });
@@ -99,7 +105,9 @@ describe('reminderDueId and the event', () => {
     expect(id).toMatch(/^reminder-due:[0-9a-f]{32}$/);
     expect(reminderDueId(2051, 'alice', START)).toBe(id);
     expect(reminderDueEvent(valid({ dueAt: START - 600, minutesBefore: 10 }), contest).id).toBe(id);
-    expect(new Set([id, reminderDueId(2051, 'alice', START + 60), reminderDueId(2051, 'bob', START), reminderDueId(2052, 'alice', START)]).size).toBe(4);
+    expect(
+      new Set([id, reminderDueId(2051, 'alice', START + 60), reminderDueId(2051, 'bob', START), reminderDueId(2052, 'alice', START)]).size,
+    ).toBe(4);
     // No separator trick: ("1", "2#3") and ("12", "#3") differ.
     expect(reminderDueId(1, '2#3', START)).not.toBe(reminderDueId(12, '#3', START));
     expect(reminderDueId(2051, 'u'.repeat(1024), START).length).toBe(id.length);
@@ -154,7 +162,11 @@ describe('packClaims', () => {
   it('keeps every transaction within the byte budget, in order', () => {
     const claims = [100, 200, 300, 50, 400, 10].map((bytes, i) => ({ bytes, i }));
     const batches = packClaims(claims, 49, 500);
-    expect(batches.map((b) => b.map((c) => c.i))).toEqual([[0, 1], [2, 3], [4, 5]]);
+    expect(batches.map((b) => b.map((c) => c.i))).toEqual([
+      [0, 1],
+      [2, 3],
+      [4, 5],
+    ]);
     expect(batches.every((b) => b.reduce((s, c) => s + c.bytes, 0) <= 500)).toBe(true);
   });
   it('gives an oversized claim a transaction of its own', () => {

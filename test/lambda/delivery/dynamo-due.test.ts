@@ -7,7 +7,14 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, ScanCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  QueryCommand,
+  ScanCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import {
   DynamoFencedWriter,
   FencedWriteError,
@@ -41,32 +48,57 @@ const row = (i: number, overrides: Record<string, unknown> = {}) => ({
   dueStart: START,
   ...overrides,
 });
-const contest = { contestId: 2051, name: 'Codeforces Round 2051', url: 'https://codeforces.com/contest/2051', startTimeSeconds: START, durationSeconds: 7200 };
+const contest = {
+  contestId: 2051,
+  name: 'Codeforces Round 2051',
+  url: 'https://codeforces.com/contest/2051',
+  startTimeSeconds: START,
+  durationSeconds: 7200,
+};
 
 const fence = (): TransactAction => ({
-  ConditionCheck: { TableName: 'coordination', Key: { pk: 'lease#deliver#0' }, ConditionExpression: 'holder = :runId', ExpressionAttributeValues: { ':runId': 'run-1', ':fence': 2 } },
+  ConditionCheck: {
+    TableName: 'coordination',
+    Key: { pk: 'lease#deliver#0' },
+    ConditionExpression: 'holder = :runId',
+    ExpressionAttributeValues: { ':runId': 'run-1', ':fence': 2 },
+  },
 });
 /** The work's commit as the package builds it: the real writer, the real outbox puts. */
 function packageCommit() {
   const writer = new DynamoFencedWriter(doc, { now, sleep: async () => undefined });
   return async (actions: readonly TransactAction[], options: CommitOptions = {}): Promise<CommitResult> => {
-    const outbox = outboxPuts(options.events ?? [], { table: 'outbox', source: 'contest-sync', retentionDays: 7 }, { runId: 'run-1', fence: 2, nowMs: NOW_MS });
+    const outbox = outboxPuts(
+      options.events ?? [],
+      { table: 'outbox', source: 'contest-sync', retentionDays: 7 },
+      { runId: 'run-1', fence: 2, nowMs: NOW_MS },
+    );
     const written = await writer.commit(actions, fence, undefined, outbox);
-    return { transactions: written.transactions, events: { written: outbox.length - (written.duplicateEvents ?? 0), duplicates: written.duplicateEvents ?? 0 } };
+    return {
+      transactions: written.transactions,
+      events: { written: outbox.length - (written.duplicateEvents ?? 0), duplicates: written.duplicateEvents ?? 0 },
+    };
   };
 }
 const transactions = () => mock.commandCalls(TransactWriteCommand).map((call) => call.args[0].input);
-const userIdsOf = (input: TransactWriteCommandInput) => (input.TransactItems ?? []).flatMap((item) => (item.Update ? [String(item.Update.Key?.userId)] : []));
+const userIdsOf = (input: TransactWriteCommandInput) =>
+  (input.TransactItems ?? []).flatMap((item) => (item.Update ? [String(item.Update.Key?.userId)] : []));
 
 function cancelled(codes: string[]) {
-  return new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
+  return new TransactionCanceledException({
+    message: 'Transaction cancelled',
+    $metadata: {},
+    CancellationReasons: codes.map((Code) => ({ Code })),
+  });
 }
 /** Refuses, once, the claims of the listed users in the next transaction that holds them. */
 function refuseClaimsOf(users: readonly string[]) {
   let refusedOnce = false;
   mock.on(TransactWriteCommand).callsFake((input: TransactWriteCommandInput) => {
     const items = input.TransactItems ?? [];
-    const hit = items.map((item) => (item.Update !== undefined && users.includes(String(item.Update.Key?.userId)) ? 'ConditionalCheckFailed' : 'None'));
+    const hit = items.map((item) =>
+      item.Update !== undefined && users.includes(String(item.Update.Key?.userId)) ? 'ConditionalCheckFailed' : 'None',
+    );
     if (!refusedOnce && hit.includes('ConditionalCheckFailed')) {
       refusedOnce = true;
       throw cancelled(hit);
@@ -99,29 +131,40 @@ describe('DynamoDueStore', () => {
       const keys = input.RequestItems.contests!.Keys;
       if (first) {
         first = false;
-        return { Responses: { contests: keys.slice(1).map((k) => ({ ...contest, contestId: k.contestId })) }, UnprocessedKeys: { contests: { Keys: [keys[0]] } } };
+        return {
+          Responses: { contests: keys.slice(1).map((k) => ({ ...contest, contestId: k.contestId })) },
+          UnprocessedKeys: { contests: { Keys: [keys[0]] } },
+        };
       }
       return { Responses: { contests: keys.map((k) => ({ ...contest, contestId: k.contestId })) } };
     });
     const found = await store.contests(ids);
     expect(found.size).toBe(150);
-    expect(mock.commandCalls(BatchGetCommand).map((c) => (c.args[0].input.RequestItems?.contests?.Keys ?? []).length)).toEqual([100, 1, 50]);
+    expect(mock.commandCalls(BatchGetCommand).map((c) => (c.args[0].input.RequestItems?.contests?.Keys ?? []).length)).toEqual([
+      100, 1, 50,
+    ]);
   });
 
   it('gives up on keys still unprocessed after 5 rounds, with an error that says so', async () => {
-    mock.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, { Keys: unknown[] }> }) => ({ UnprocessedKeys: { contests: { Keys: input.RequestItems.contests!.Keys } } }));
+    mock.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, { Keys: unknown[] }> }) => ({
+      UnprocessedKeys: { contests: { Keys: input.RequestItems.contests!.Keys } },
+    }));
     await expect(store.contests([1, 2])).rejects.toThrow(DeliveryReadError);
     await expect(store.contests([1, 2])).rejects.toThrow(/2 contests: still unprocessed after 5 rounds/);
   });
 
   it('claims a row only if it is still due as read and not notified for this start', () => {
-    const claim = store.claim({ contestId: 2051, userId: 'u', minutesBefore: 60, dueAt: START - 3600, dueStart: START, bytes: 0 }, START - 3000);
+    const claim = store.claim(
+      { contestId: 2051, userId: 'u', minutesBefore: 60, dueAt: START - 3600, dueStart: START, bytes: 0 },
+      START - 3000,
+    );
     expect(claim).toEqual({
       Update: {
         TableName: 'reminders',
         Key: { contestId: 2051, userId: 'u' },
         UpdateExpression: 'SET notifiedAt = :now, notifiedStart = :start, paused = :notified REMOVE dueAt, dueShard, dueStart',
-        ConditionExpression: 'dueAt = :seen AND dueStart = :start AND minutesBefore = :mb AND (attribute_not_exists(notifiedStart) OR notifiedStart <> :start) AND NOT contains(sentStarts, :start)',
+        ConditionExpression:
+          'dueAt = :seen AND dueStart = :start AND minutesBefore = :mb AND (attribute_not_exists(notifiedStart) OR notifiedStart <> :start) AND NOT contains(sentStarts, :start)',
         ExpressionAttributeValues: { ':now': START - 3000, ':start': START, ':seen': START - 3600, ':mb': 60, ':notified': 'notified' },
       },
     });
@@ -141,7 +184,16 @@ describe('deliverDue', () => {
     mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, contest] } });
     mock.on(TransactWriteCommand).resolves({});
     const counts = await deliverDue(run({ rows: Array.from({ length: 120 }, (_, i) => row(i)) }), deps);
-    expect(counts).toMatchObject({ due: 120, delivered: 120, invalid: 0, lost: 0, transactions: 3, queries: 1, contestReads: 1, more: false });
+    expect(counts).toMatchObject({
+      due: 120,
+      delivered: 120,
+      invalid: 0,
+      lost: 0,
+      transactions: 3,
+      queries: 1,
+      contestReads: 1,
+      more: false,
+    });
     expect(transactions().map((t) => t.TransactItems?.length)).toEqual([99, 99, 45]);
     expect(mock.commandCalls(QueryCommand)).toHaveLength(0);
     // Each transaction holds the claim and the outbox item of the same rows.
@@ -165,9 +217,26 @@ describe('deliverDue', () => {
   });
 
   it('skips and counts rows that cannot be believed or whose event is too large; the rest of the batch goes out', async () => {
-    mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, contest, { ...contest, contestId: 7, name: 'x'.repeat(300 * 1024) }, { ...contest, contestId: 8, vanishedAt: START - 100 }] } });
+    mock.on(BatchGetCommand).resolves({
+      Responses: {
+        contests: [
+          clock,
+          contest,
+          { ...contest, contestId: 7, name: 'x'.repeat(300 * 1024) },
+          { ...contest, contestId: 8, vanishedAt: START - 100 },
+        ],
+      },
+    });
     mock.on(TransactWriteCommand).resolves({});
-    const rows = [row(1), row(2, { minutesBefore: -1 }), row(3, { userId: undefined }), row(4, { contestId: 7 }), row(5, { contestId: 8 }), row(6, { contestId: 9 }), row(7)];
+    const rows = [
+      row(1),
+      row(2, { minutesBefore: -1 }),
+      row(3, { userId: undefined }),
+      row(4, { contestId: 7 }),
+      row(5, { contestId: 8 }),
+      row(6, { contestId: 9 }),
+      row(7),
+    ];
     const counts = await deliverDue(run({ rows }), deps);
     expect(counts).toMatchObject({
       due: 7,
@@ -180,7 +249,7 @@ describe('deliverDue', () => {
     expect(userIdsOf(transactions()[0]!)).toEqual(['user-1', 'user-7']);
   });
 
-  it('sends nothing while the sync\'s evidence is stale (reply clock older than 70 minutes, or absent): every row stays due', async () => {
+  it("sends nothing while the sync's evidence is stale (reply clock older than 70 minutes, or absent): every row stays due", async () => {
     mock.on(TransactWriteCommand).resolves({});
     for (const responses of [[{ ...clock, replyMadeAt: NOW_MS / 1000 - 70 * 60 - 1 }, contest], [contest]]) {
       mock.resetHistory();
@@ -190,7 +259,10 @@ describe('deliverDue', () => {
       expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(0);
       // The clock is read in the same request as the contests.
       expect(mock.commandCalls(BatchGetCommand)).toHaveLength(1);
-      expect(mock.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.contests?.Keys).toEqual([{ contestId: 0 }, { contestId: 2051 }]);
+      expect(mock.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.contests?.Keys).toEqual([
+        { contestId: 0 },
+        { contestId: 2051 },
+      ]);
     }
     // At 70 minutes exactly the evidence is still fresh.
     mock.resetHistory();
@@ -214,7 +286,12 @@ describe('deliverDue', () => {
 });
 
 describe('commitClaims', () => {
-  const claim = (userId: string) => ({ action: { Update: { TableName: 'reminders', Key: { userId }, UpdateExpression: 'SET x = :x' } } as TransactAction, event: { id: userId, detailType: 'ReminderDue' as const, detail: {} as never }, row: {} as never, bytes: 1 });
+  const claim = (userId: string) => ({
+    action: { Update: { TableName: 'reminders', Key: { userId }, UpdateExpression: 'SET x = :x' } } as TransactAction,
+    event: { id: userId, detailType: 'ReminderDue' as const, detail: {} as never },
+    row: {} as never,
+    bytes: 1,
+  });
 
   it('costs at most one transaction per lost row, and ends when every row was lost', async () => {
     const batch = ['a', 'b', 'c'].map(claim);
@@ -230,7 +307,9 @@ describe('commitClaims', () => {
   it('rethrows what is not a lost row: a lost lease, or a refusal of something else', async () => {
     const batch = ['a'].map(claim);
     await expect(commitClaims(() => Promise.reject(new LeaseLostError('lost', 'r', 1)), batch)).rejects.toBeInstanceOf(LeaseLostError);
-    await expect(commitClaims(() => Promise.reject(new FencedWriteError('other', { refused: [{ Put: {} }] })), batch)).rejects.toThrow('other');
+    await expect(commitClaims(() => Promise.reject(new FencedWriteError('other', { refused: [{ Put: {} }] })), batch)).rejects.toThrow(
+      'other',
+    );
     await expect(commitClaims(() => Promise.reject(new FencedWriteError('no reasons')), batch)).rejects.toThrow('no reasons');
   });
 });

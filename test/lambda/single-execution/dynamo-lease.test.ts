@@ -22,7 +22,8 @@ const lease = new DynamoLease({
   },
   random: () => 0.5,
 });
-const awsError = (name: string, message = name, status = 400) => Object.assign(new Error(message), { name, $metadata: { httpStatusCode: status } });
+const awsError = (name: string, message = name, status = 400) =>
+  Object.assign(new Error(message), { name, $metadata: { httpStatusCode: status } });
 const held = { runId: 'run-1', fence: 3, expiresAtMs: 15_000, ledger: new Set<number>(), handoff: new Set<string>() };
 
 beforeEach(() => {
@@ -61,13 +62,18 @@ describe('DynamoLease', () => {
   it('a contender whose contention outlasts the budget skips as lease-held (holder unknown), never throws', async () => {
     mock.on(UpdateCommand).rejects(awsError('TransactionConflictException', 'Transaction is ongoing for the item'));
     const result = await lease.acquire('run-2', 'schedule', '2026-11-29T14:00:00Z');
-    expect(result).toMatchObject({ acquired: false, reason: 'lease-held', holder: 'unknown', contention: expect.stringMatching(/within 4 attempts \(last: TransactionConflictException\)/) });
+    expect(result).toMatchObject({
+      acquired: false,
+      reason: 'lease-held',
+      holder: 'unknown',
+      contention: expect.stringMatching(/within 4 attempts \(last: TransactionConflictException\)/),
+    });
     expect(mock.commandCalls(UpdateCommand)).toHaveLength(4);
     expect(waits).toHaveLength(3);
     expect(Math.max(...waits)).toBeLessThanOrEqual(400);
   });
 
-  it('an acquire retried after a conflict whose first attempt had landed is this run\'s acquisition', async () => {
+  it("an acquire retried after a conflict whose first attempt had landed is this run's acquisition", async () => {
     const old = { pk: { S: 'lease#contest-sync' }, holder: { S: 'run-1' }, fence: { N: '6' }, expiresAtMs: { N: '15000' } };
     mock
       .on(UpdateCommand)
@@ -87,7 +93,11 @@ describe('DynamoLease', () => {
     mock
       .on(TransactWriteCommand)
       .rejectsOnce(
-        new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }] }),
+        new TransactionCanceledException({
+          message: 'cancelled',
+          $metadata: {},
+          CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }],
+        }),
       )
       .resolves({});
     expect(await lease.release(held, { runRecord: { pk: 'run#x' } })).toBe(true);
@@ -122,7 +132,11 @@ describe('DynamoLease', () => {
 
   it('answers false, not an error, when the release finds the lease taken over', async () => {
     mock.on(TransactWriteCommand).rejects(
-      new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }] }),
+      new TransactionCanceledException({
+        message: 'cancelled',
+        $metadata: {},
+        CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }],
+      }),
     );
     expect(await lease.release(held, { runRecord: { pk: 'run#x' } })).toBe(false);
   });

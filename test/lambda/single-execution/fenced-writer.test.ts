@@ -69,7 +69,9 @@ describe('DynamoFencedWriter.commit', () => {
     const store = writerFor();
     const counts = await store.apply(
       changes({
-        reminderUpdates: [{ contestId: 1, userId: 'u', minutesBefore: 5, set: { paused: 'vanished' }, remove: ['dueAt', 'dueShard', 'dueStart'] }],
+        reminderUpdates: [
+          { contestId: 1, userId: 'u', minutesBefore: 5, set: { paused: 'vanished' }, remove: ['dueAt', 'dueShard', 'dueStart'] },
+        ],
         contestPuts: Array.from({ length: 200 }, (_, i) => contest(i + 1)),
         contestDeletes: [999],
       }),
@@ -117,7 +119,7 @@ describe('DynamoFencedWriter.commit', () => {
     expect(waits).toEqual([50]);
   });
 
-  it('tells the fence which transaction is the run\'s last (where the interval is marked done)', async () => {
+  it("tells the fence which transaction is the run's last (where the interval is marked done)", async () => {
     mock.on(TransactWriteCommand).resolves({});
     const lasts: boolean[] = [];
     await writerFor().apply(changes({ contestPuts: Array.from({ length: 150 }, (_, i) => contest(i + 1)) }), (last) => {
@@ -157,7 +159,12 @@ describe('DynamoFencedWriter.commit', () => {
   it('carries every data action refused by its own condition, as sent, so that a job can drop them and retry the rest', async () => {
     mock.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed', 'None', 'ConditionalCheckFailed'));
     const claims: TransactAction[] = ['alice', 'bob', 'carol'].map((userId) => ({
-      Update: { TableName: 'reminders', Key: { contestId: 7, userId }, UpdateExpression: 'REMOVE dueAt', ConditionExpression: 'attribute_exists(dueAt)' },
+      Update: {
+        TableName: 'reminders',
+        Key: { contestId: 7, userId },
+        UpdateExpression: 'REMOVE dueAt',
+        ConditionExpression: 'attribute_exists(dueAt)',
+      },
     }));
     const writer = new DynamoFencedWriter(doc, { now: Date.now });
     const failure = await writer.commit(claims, fence).catch((error: unknown) => error);
@@ -169,7 +176,9 @@ describe('DynamoFencedWriter.commit', () => {
 
   it('refuses nothing by name when the failure was not a condition', async () => {
     mock.on(TransactWriteCommand).rejects(cancelled('None', 'ValidationError'));
-    const failure = await writerFor().apply(changes({ contestPuts: [contest(1)] }), fence).catch((error: unknown) => error);
+    const failure = await writerFor()
+      .apply(changes({ contestPuts: [contest(1)] }), fence)
+      .catch((error: unknown) => error);
     expect((failure as FencedWriteError).refused).toEqual([]);
   });
 
@@ -181,14 +190,27 @@ describe('DynamoFencedWriter.commit', () => {
     expect(mock.calls()).toHaveLength(0);
   });
 
-  it('updates reminders under a condition that keeps app edits and deletions and a notifier\'s send', async () => {
+  it("updates reminders under a condition that keeps app edits and deletions and a notifier's send", async () => {
     mock.on(TransactWriteCommand).resolves({});
     const store = writerFor();
     await store.apply(
       changes({
         reminderUpdates: [
-          { contestId: 7, userId: 'alice', minutesBefore: 30, set: { remindAt: 100, dueAt: 100, dueShard: 0, dueStart: 1900 }, remove: ['paused'] },
-          { contestId: 7, userId: 'bob', minutesBefore: 10, notifiedStart: 1800, set: { paused: 'notified' }, remove: ['dueAt', 'dueShard', 'dueStart'] },
+          {
+            contestId: 7,
+            userId: 'alice',
+            minutesBefore: 30,
+            set: { remindAt: 100, dueAt: 100, dueShard: 0, dueStart: 1900 },
+            remove: ['paused'],
+          },
+          {
+            contestId: 7,
+            userId: 'bob',
+            minutesBefore: 10,
+            notifiedStart: 1800,
+            set: { paused: 'notified' },
+            remove: ['dueAt', 'dueShard', 'dueStart'],
+          },
         ],
       }),
       fence,
@@ -200,7 +222,13 @@ describe('DynamoFencedWriter.commit', () => {
         Key: { contestId: 7, userId: 'alice' },
         UpdateExpression: 'SET #remindAt = :remindAt, #dueAt = :dueAt, #dueShard = :dueShard, #dueStart = :dueStart REMOVE #paused',
         ConditionExpression: 'attribute_exists(userId) AND minutesBefore = :mb AND attribute_not_exists(notifiedStart)',
-        ExpressionAttributeNames: { '#remindAt': 'remindAt', '#dueAt': 'dueAt', '#dueShard': 'dueShard', '#dueStart': 'dueStart', '#paused': 'paused' },
+        ExpressionAttributeNames: {
+          '#remindAt': 'remindAt',
+          '#dueAt': 'dueAt',
+          '#dueShard': 'dueShard',
+          '#dueStart': 'dueStart',
+          '#paused': 'paused',
+        },
         ExpressionAttributeValues: { ':remindAt': 100, ':dueAt': 100, ':dueShard': 0, ':dueStart': 1900, ':mb': 30 },
       },
     });

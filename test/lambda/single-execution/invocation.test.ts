@@ -7,12 +7,29 @@ import { EventValidationError, parseInvocation } from '../../../packages/schedul
 import { findProject } from '../../../packages/scheduled-singleton/src/cdk/function-parts.js';
 
 const nowMs = Date.parse('2026-11-30T12:07:00Z');
-const parse = (event: unknown, extra: Partial<Parameters<typeof parseInvocation>[1]> = {}) => parseInvocation(event, { periodMinutes: 5, nowMs, ...extra });
-const tick = (time: string) => ({ version: '0', id: 'e', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '1', time, region: 'us-east-1', resources: [], detail: {} });
+const parse = (event: unknown, extra: Partial<Parameters<typeof parseInvocation>[1]> = {}) =>
+  parseInvocation(event, { periodMinutes: 5, nowMs, ...extra });
+const tick = (time: string) => ({
+  version: '0',
+  id: 'e',
+  'detail-type': 'Scheduled Event',
+  source: 'aws.events',
+  account: '1',
+  time,
+  region: 'us-east-1',
+  resources: [],
+  detail: {},
+});
 
 describe('parseInvocation', () => {
   it('a Scheduled Event stands for the period its time falls in', () => {
-    expect(parse(tick('2026-11-30T12:06:59Z'))).toEqual({ source: 'schedule', interval: '2026-11-30T12:05:00Z', dryRun: false, force: false, options: {} });
+    expect(parse(tick('2026-11-30T12:06:59Z'))).toEqual({
+      source: 'schedule',
+      interval: '2026-11-30T12:05:00Z',
+      dryRun: false,
+      force: false,
+      options: {},
+    });
   });
 
   it('the deploy-time {} (a published version) and the console {} run without an interval', () => {
@@ -22,7 +39,11 @@ describe('parseInvocation', () => {
   });
 
   it('console options: interval, force, dryRun, and the job own ones when declared', () => {
-    expect(parse({ interval: '2026-11-30T11:58:00Z', force: true })).toMatchObject({ source: 'console', interval: '2026-11-30T11:55:00Z', force: true });
+    expect(parse({ interval: '2026-11-30T11:58:00Z', force: true })).toMatchObject({
+      source: 'console',
+      interval: '2026-11-30T11:55:00Z',
+      force: true,
+    });
     expect(parse({ dryRun: true })).toMatchObject({ dryRun: true });
     expect(parse({ limit: 3 }, { consoleOptions: ['limit'] }).options).toEqual({ limit: 3 });
   });

@@ -36,14 +36,25 @@ export function leaseContract(name: string, backend: () => ContractBackend): voi
       if (!got.acquired) throw new Error(`${runId} could not acquire: ${JSON.stringify(got)}`);
       return got.lease;
     }
-    const put = (pk: string, extra: Record<string, unknown> = {}): TransactAction => ({ Put: { TableName: backend().table, Item: { pk, ...extra } } });
-    const fenced = (lease: LeasePort, held: HeldLease, extras = {}) => (_last: boolean) => lease.fenceCheck(held, extras);
+    const put = (pk: string, extra: Record<string, unknown> = {}): TransactAction => ({
+      Put: { TableName: backend().table, Item: { pk, ...extra } },
+    });
+    const fenced =
+      (lease: LeasePort, held: HeldLease, extras = {}) =>
+      (_last: boolean) =>
+        lease.fenceCheck(held, extras);
 
     it('acquires a free lease with fence 1 and an expiry one duration out; a contender learns holder, expiry and fence', async () => {
       const { lease } = open();
       const a = await take(lease, 'run-a');
       expect(a).toMatchObject({ runId: 'run-a', fence: 1, expiresAtMs: clock + timing.durationMs });
-      expect(await lease.acquire('run-b', 'schedule', undefined)).toEqual({ acquired: false, reason: 'lease-held', holder: 'run-a', expiresAtMs: clock + timing.durationMs, fence: 1 });
+      expect(await lease.acquire('run-b', 'schedule', undefined)).toEqual({
+        acquired: false,
+        reason: 'lease-held',
+        holder: 'run-a',
+        expiresAtMs: clock + timing.durationMs,
+        fence: 1,
+      });
     });
 
     it("treats the holder's repeated acquisition as its own", async () => {

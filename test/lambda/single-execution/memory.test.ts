@@ -20,9 +20,11 @@ describe('MemoryCoordination', () => {
   it('refuses a lease action it did not issue', async () => {
     store = new MemoryCoordination();
     const writer = new MemoryFencedWriter(store);
-    await expect(writer.commit([{ Put: { TableName: 'data', Item: { pk: 'x' } } }], () => ({ ConditionCheck: { TableName: 't', Key: {}, ConditionExpression: 'x' } }))).rejects.toThrow(
-      /not issued by a MemoryLease/,
-    );
+    await expect(
+      writer.commit([{ Put: { TableName: 'data', Item: { pk: 'x' } } }], () => ({
+        ConditionCheck: { TableName: 't', Key: {}, ConditionExpression: 'x' },
+      })),
+    ).rejects.toThrow(/not issued by a MemoryLease/);
     expect(store.transactions).toEqual([]);
   });
 });

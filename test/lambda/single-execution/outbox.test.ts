@@ -16,7 +16,11 @@ import {
 
 const settings = { table: 'outbox', source: 'contest-sync.contests', retentionDays: 7 };
 const context = { runId: 'run-1', fence: 3, nowMs: Date.UTC(2026, 11, 1, 10, 0, 0) };
-const event = { id: 'contest-rescheduled#2051#1767200000', detailType: 'ContestRescheduled', detail: { contestId: 2051, from: 1767196400, to: 1767200000 } };
+const event = {
+  id: 'contest-rescheduled#2051#1767200000',
+  detailType: 'ContestRescheduled',
+  detail: { contestId: 2051, from: 1767196400, to: 1767200000 },
+};
 
 const refusal = (run: () => unknown): OutboxEventError => {
   try {
@@ -53,7 +57,11 @@ describe('outboxPuts', () => {
 
   it('gives the same change the same item key whatever run writes it', () => {
     const a = outboxPuts([event], settings, context)[0]!.Put!.Item!;
-    const b = outboxPuts([{ ...event, detail: { ...event.detail } }], settings, { runId: 'run-2', fence: 4, nowMs: context.nowMs + 60_000 })[0]!.Put!.Item!;
+    const b = outboxPuts([{ ...event, detail: { ...event.detail } }], settings, {
+      runId: 'run-2',
+      fence: 4,
+      nowMs: context.nowMs + 60_000,
+    })[0]!.Put!.Item!;
     expect(a.pk).toBe(b.pk);
     expect(outboxKey('contest-sync.contests', event.id)).toBe(a.pk);
   });

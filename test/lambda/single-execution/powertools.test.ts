@@ -33,7 +33,11 @@ describe('Powertools Logger and Metrics inside the work', () => {
     });
     const out: string[] = [];
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      out.push(...String(chunk).split('\n').filter((line) => line !== ''));
+      out.push(
+        ...String(chunk)
+          .split('\n')
+          .filter((line) => line !== ''),
+      );
       return true;
     });
     const job = testJob(handler, { namespace: 'Reports', service: 'report', print: true });
@@ -57,7 +61,8 @@ describe('Powertools Logger and Metrics inside the work', () => {
       expect(line._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: 'Reports', Dimensions: [['service']] });
       expect(line.service).toBe('report');
     }
-    for (const line of wrapperEmf) expect(line._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: 'Reports', Dimensions: [['service']] });
+    for (const line of wrapperEmf)
+      expect(line._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: 'Reports', Dimensions: [['service']] });
     // The job's log lines carry the run's keys; the keys do not leak into the next run.
     const written = lines.filter((line) => line.message === 'report written');
     expect(written.map((line) => line.runId)).toEqual([run.result.runId, again.result.runId]);

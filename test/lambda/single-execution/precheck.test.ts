@@ -104,7 +104,11 @@ describe('scheduledSingleton precheck', () => {
     });
     const thrown = await handler(tick(), context).catch((error: unknown) => error);
     expect(thrown).toBeInstanceOf(ScheduledRunFailedError);
-    expect((thrown as ScheduledRunFailedError).summary).toMatchObject({ outcome: 'failed', reason: 'precheck', error: 'Error: query failed' });
+    expect((thrown as ScheduledRunFailedError).summary).toMatchObject({
+      outcome: 'failed',
+      reason: 'precheck',
+      error: 'Error: query failed',
+    });
     await expect(handler({}, context)).resolves.toMatchObject({ outcome: 'failed', reason: 'precheck' });
     expect(mock.calls()).toHaveLength(0);
   });

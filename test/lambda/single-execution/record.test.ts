@@ -77,7 +77,13 @@ describe('the interval ledger', () => {
       source: 'schedule',
       interval: '2026-11-29T23:59:00Z',
       ledger,
-      lastRun: { runId: '8b0e6b7c-0f5e-4c55-9a53-4f1f1b3f2a11', outcome: 'succeeded', fence: 123_456, interval: '2026-11-29T23:59:00Z', finishedAtMs: NOW },
+      lastRun: {
+        runId: '8b0e6b7c-0f5e-4c55-9a53-4f1f1b3f2a11',
+        outcome: 'succeeded',
+        fence: 123_456,
+        interval: '2026-11-29T23:59:00Z',
+        finishedAtMs: NOW,
+      },
       ttl: 1_900_000_000,
     };
     // DynamoDB item size: attribute names plus values (numbers ~ 1 byte per 2 digits + 1).

@@ -6,14 +6,24 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { outboxPuts } from '../../../packages/scheduled-singleton/src/runtime/outbox.js';
-import { outboxRelay, relayBatch, type PutEventsAnswer, type RelayEntry, type StreamRecordLike } from '../../../packages/scheduled-singleton/src/relay/index.js';
+import {
+  outboxRelay,
+  relayBatch,
+  type PutEventsAnswer,
+  type RelayEntry,
+  type StreamRecordLike,
+} from '../../../packages/scheduled-singleton/src/relay/index.js';
 
 const NOW = Date.UTC(2026, 11, 1, 10, 0, 0);
 const settings = { table: 'outbox', source: 'heartbeat', retentionDays: 7 };
 
 /** The stream record of the outbox item an event becomes (as DynamoDB's stream carries it). */
 function record(sequence: number, detail: Record<string, unknown> = {}, eventName = 'INSERT'): StreamRecordLike {
-  const [put] = outboxPuts([{ id: `beat#${sequence}`, detailType: 'Beat', detail: { n: sequence, ...detail } }], settings, { runId: 'r', fence: 1, nowMs: NOW - 2_000 });
+  const [put] = outboxPuts([{ id: `beat#${sequence}`, detailType: 'Beat', detail: { n: sequence, ...detail } }], settings, {
+    runId: 'r',
+    fence: 1,
+    nowMs: NOW - 2_000,
+  });
   return { eventID: `e${sequence}`, eventName, dynamodb: { SequenceNumber: String(1000 + sequence), NewImage: marshall(put!.Put!.Item) } };
 }
 
@@ -31,7 +41,12 @@ function bus(fail: (entry: RelayEntry, call: number) => string | undefined = () 
   return { calls, putEvents };
 }
 
-const deps = (putEvents: (entries: RelayEntry[]) => Promise<PutEventsAnswer>) => ({ putEvents, eventBusName: 'bus', now: () => NOW, sleep: async () => undefined });
+const deps = (putEvents: (entries: RelayEntry[]) => Promise<PutEventsAnswer>) => ({
+  putEvents,
+  eventBusName: 'bus',
+  now: () => NOW,
+  sleep: async () => undefined,
+});
 const ns = (entries: RelayEntry[]) => entries.map((entry) => (JSON.parse(entry.Detail) as { n: number }).n);
 
 describe('relayBatch', () => {
@@ -41,7 +56,13 @@ describe('relayBatch', () => {
     const outcome = await relayBatch(records, deps(putEvents));
     expect(outcome).toMatchObject({ delivered: 23, failed: 0, ignored: 1, resent: 0, maxLagMs: 2_000, batchItemFailures: [] });
     expect(calls.map((c) => c.length)).toEqual([10, 10, 3]);
-    expect(calls[0]![0]).toEqual({ Source: 'heartbeat', DetailType: 'Beat', Detail: JSON.stringify({ eventId: 'beat#1', n: 1 }), EventBusName: 'bus', Time: new Date(NOW - 2_000) });
+    expect(calls[0]![0]).toEqual({
+      Source: 'heartbeat',
+      DetailType: 'Beat',
+      Detail: JSON.stringify({ eventId: 'beat#1', n: 1 }),
+      EventBusName: 'bus',
+      Time: new Date(NOW - 2_000),
+    });
   });
 
   it('keeps each request within 256 KB', async () => {
@@ -52,15 +73,26 @@ describe('relayBatch', () => {
   });
 
   it('re-sends only the entries that failed (FailedEntryCount), never the ones that went through', async () => {
-    const { calls, putEvents } = bus((entry, call) => (call === 1 && [2, 4].includes((JSON.parse(entry.Detail) as { n: number }).n) ? 'ThrottlingException' : undefined));
-    const outcome = await relayBatch([1, 2, 3, 4, 5].map((n) => record(n)), deps(putEvents));
-    expect(calls.map(ns)).toEqual([[1, 2, 3, 4, 5], [2, 4]]);
+    const { calls, putEvents } = bus((entry, call) =>
+      call === 1 && [2, 4].includes((JSON.parse(entry.Detail) as { n: number }).n) ? 'ThrottlingException' : undefined,
+    );
+    const outcome = await relayBatch(
+      [1, 2, 3, 4, 5].map((n) => record(n)),
+      deps(putEvents),
+    );
+    expect(calls.map(ns)).toEqual([
+      [1, 2, 3, 4, 5],
+      [2, 4],
+    ]);
     expect(outcome).toMatchObject({ delivered: 5, failed: 0, resent: 2, batchItemFailures: [] });
   });
 
   it('checkpoints at the first entry still failed: the records before it are done, nothing after it is sent', async () => {
     const { calls, putEvents } = bus((entry) => ((JSON.parse(entry.Detail) as { n: number }).n === 13 ? 'InternalFailure' : undefined));
-    const outcome = await relayBatch(Array.from({ length: 25 }, (_, i) => record(i + 1)), deps(putEvents));
+    const outcome = await relayBatch(
+      Array.from({ length: 25 }, (_, i) => record(i + 1)),
+      deps(putEvents),
+    );
     // Request 1 (1-10) went through; request 2 (11-20): 13 failed three times; 21-25 never sent.
     expect(calls.map(ns)).toEqual([[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [11, 12, 13, 14, 15, 16, 17, 18, 19, 20], [13], [13]]);
     expect(outcome).toMatchObject({ delivered: 12, failed: 13, batchItemFailures: [{ itemIdentifier: '1013' }] });
@@ -75,13 +107,19 @@ describe('relayBatch', () => {
       if (call === 2) return { FailedEntryCount: entries.length };
       return { FailedEntryCount: 0, Entries: entries.map(() => ({ EventId: 'x' })) };
     };
-    expect(await relayBatch([record(1), record(2)], { ...deps(putEvents), attempts: 3 })).toMatchObject({ delivered: 2, batchItemFailures: [] });
+    expect(await relayBatch([record(1), record(2)], { ...deps(putEvents), attempts: 3 })).toMatchObject({
+      delivered: 2,
+      batchItemFailures: [],
+    });
     expect(call).toBe(3);
   });
 
   it('stops at a record that is no outbox item (for Lambda to bisect and dead-letter), delivering those before it', async () => {
     const { calls, putEvents } = bus();
-    const poison: StreamRecordLike = { eventName: 'INSERT', dynamodb: { SequenceNumber: '1003', NewImage: marshall({ pk: 'x#y', source: 'heartbeat' }) } };
+    const poison: StreamRecordLike = {
+      eventName: 'INSERT',
+      dynamodb: { SequenceNumber: '1003', NewImage: marshall({ pk: 'x#y', source: 'heartbeat' }) },
+    };
     const outcome = await relayBatch([record(1), record(2), poison, record(4)], deps(putEvents));
     expect(calls.map(ns)).toEqual([[1, 2]]);
     expect(outcome).toMatchObject({ delivered: 2, failed: 2, batchItemFailures: [{ itemIdentifier: '1003' }] });
@@ -102,11 +140,19 @@ describe('outboxRelay (the handler)', () => {
     });
     expect(await handler({ Records: [record(1), record(2), record(3)] })).toEqual({ batchItemFailures: [{ itemIdentifier: '1002' }] });
     const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(parsed.find((l) => l.summary === true)).toMatchObject({ level: 'ERROR', message: 'delivered in part', delivered: 1, failed: 2, retryFrom: '1002' });
+    expect(parsed.find((l) => l.summary === true)).toMatchObject({
+      level: 'ERROR',
+      message: 'delivered in part',
+      delivered: 1,
+      failed: 2,
+      retryFrom: '1002',
+    });
     expect(parsed.find((l) => '_aws' in l)).toMatchObject({ service: 'svc', EventsDelivered: 1, EventsFailed: 2, DeliveryLag: 2_000 });
   });
 
   it('throws without its bus name, so the batch is retried until the stack is fixed', async () => {
-    await expect(outboxRelay({ putEvents: bus().putEvents, env: {}, write: () => undefined })({ Records: [record(1)] })).rejects.toThrow(/EVENT_BUS_NAME is not set/);
+    await expect(outboxRelay({ putEvents: bus().putEvents, env: {}, write: () => undefined })({ Records: [record(1)] })).rejects.toThrow(
+      /EVENT_BUS_NAME is not set/,
+    );
   });
 });

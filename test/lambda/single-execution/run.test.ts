@@ -36,12 +36,20 @@ const put = { Put: { TableName: 'data', Item: { pk: 'beat' } } };
 describe('runExclusively', () => {
   it('gives the work its signal, deadline, fence and handoff, and returns its value with the fence', async () => {
     const deps = ports({ handoff: new Set(['a']) });
-    const outcome = await runExclusively(run, async (ctx) => ({ fence: ctx.fence, handoff: [...ctx.handoff], aborted: ctx.signal.aborted }), deps);
+    const outcome = await runExclusively(
+      run,
+      async (ctx) => ({ fence: ctx.fence, handoff: [...ctx.handoff], aborted: ctx.signal.aborted }),
+      deps,
+    );
     expect(outcome).toEqual({ outcome: 'succeeded', fence: 5, value: { fence: 5, handoff: ['a'], aborted: false }, heartbeats: 0 });
     // The handoff received was dealt with: removed at release; the run record has the job's prefix.
     expect(deps.lease.release).toHaveBeenCalledWith(
       expect.anything(),
-      expect.objectContaining({ doneInterval: interval, resolved: ['a'], runRecord: expect.objectContaining({ pk: `run#job#${interval}`, outcome: 'succeeded' }) }),
+      expect.objectContaining({
+        doneInterval: interval,
+        resolved: ['a'],
+        runRecord: expect.objectContaining({ pk: `run#job#${interval}`, outcome: 'succeeded' }),
+      }),
       expect.any(AbortSignal),
     );
   });
@@ -102,9 +110,20 @@ describe('runExclusively', () => {
 
   it('skips with the holder, or already-done, without running the work', async () => {
     const deps = ports();
-    vi.mocked(deps.lease.acquire).mockResolvedValueOnce({ acquired: false, reason: 'lease-held', holder: 'run-0', expiresAtMs: 0, fence: 4 });
+    vi.mocked(deps.lease.acquire).mockResolvedValueOnce({
+      acquired: false,
+      reason: 'lease-held',
+      holder: 'run-0',
+      expiresAtMs: 0,
+      fence: 4,
+    });
     const work = vi.fn(async () => 1);
-    expect(await runExclusively(run, work, deps)).toEqual({ outcome: 'skipped', reason: 'lease-held', holder: 'run-0', holderExpiresAt: '1970-01-01T00:00:00.000Z' });
+    expect(await runExclusively(run, work, deps)).toEqual({
+      outcome: 'skipped',
+      reason: 'lease-held',
+      holder: 'run-0',
+      holderExpiresAt: '1970-01-01T00:00:00.000Z',
+    });
     vi.mocked(deps.lease.acquire).mockResolvedValueOnce({ acquired: false, reason: 'already-done', interval });
     expect(await runExclusively(run, work, deps)).toEqual({ outcome: 'skipped', reason: 'already-done' });
     expect(work).not.toHaveBeenCalled();
@@ -114,9 +133,13 @@ describe('runExclusively', () => {
     const deps = ports();
     vi.mocked(deps.lease.acquire).mockRejectedValueOnce(new LeaseUnavailableError('could not acquire the lease: AccessDenied'));
     expect(await runExclusively(run, async () => 1, deps)).toMatchObject({ outcome: 'failed', reason: 'lease' });
-    const lost = await runExclusively(run, async () => {
-      throw new LeaseLostError('lease lost: taken over by run-2 (fence 6)', 'run-1', 5);
-    }, deps);
+    const lost = await runExclusively(
+      run,
+      async () => {
+        throw new LeaseLostError('lease lost: taken over by run-2 (fence 6)', 'run-1', 5);
+      },
+      deps,
+    );
     expect(lost).toMatchObject({ outcome: 'failed', reason: 'lease-lost', fence: 5 });
     expect(vi.mocked(deps.lease.release)).toHaveBeenCalledTimes(0); // a lost lease is not ours to release
   });
@@ -124,14 +147,23 @@ describe('runExclusively', () => {
   it('reports a work error as failed "work" with the error, releases without marking the interval done', async () => {
     const deps = ports();
     const error = new Error('upstream down');
-    expect(await runExclusively(run, async () => Promise.reject(error), deps)).toMatchObject({ outcome: 'failed', reason: 'work', error, deadline: false });
+    expect(await runExclusively(run, async () => Promise.reject(error), deps)).toMatchObject({
+      outcome: 'failed',
+      reason: 'work',
+      error,
+      deadline: false,
+    });
     expect(vi.mocked(deps.lease.release).mock.calls[0]?.[1].doneInterval).toBeUndefined();
   });
 
   it('aborts the work at the deadline (remaining time minus the stop margin) and says so', async () => {
     const deps = ports();
     const short = { ...run, remainingMs: () => timing.stopMarginMs + 50 };
-    const outcome = await runExclusively(short, (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error))), deps);
+    const outcome = await runExclusively(
+      short,
+      (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error))),
+      deps,
+    );
     expect(outcome).toMatchObject({ outcome: 'failed', reason: 'work', deadline: true });
   });
 });

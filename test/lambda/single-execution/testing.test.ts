@@ -31,12 +31,27 @@ describe('testJob: the wrapper on the in-memory store', () => {
   it('a tick writes its interval once; the same interval again is already-done; a console interval too', async () => {
     const job = testJob(report, { periodMinutes: 5, now: () => at, env: { TABLE_NAME: 'reports' } });
     const first = await job.invoke(scheduledTick(at));
-    expect(first).toMatchObject({ threw: false, result: { outcome: 'succeeded', source: 'schedule', interval: '2026-11-30T12:05:00Z', fence: 1, report: 'report#2026-11-30T12:05:00Z' } });
+    expect(first).toMatchObject({
+      threw: false,
+      result: {
+        outcome: 'succeeded',
+        source: 'schedule',
+        interval: '2026-11-30T12:05:00Z',
+        fence: 1,
+        report: 'report#2026-11-30T12:05:00Z',
+      },
+    });
     expect(first.summary).toMatchObject({ summary: true, message: 'succeeded', service: 'job' });
     expect(first.metrics).toMatchObject({ RunSucceeded: 1, RunFailed: 0, RunSkipped: 0, LeaseLost: 0 });
     expect((await job.invoke(scheduledTick(at + 60_000))).result).toMatchObject({ outcome: 'skipped', reason: 'already-done' });
-    expect((await job.invoke(consoleRun({ interval: '2026-11-30T12:05:00Z' }))).result).toMatchObject({ outcome: 'skipped', reason: 'already-done' });
-    expect((await job.invoke(consoleRun({ interval: '2026-11-30T12:05:00Z', force: true }))).result).toMatchObject({ outcome: 'succeeded', fence: 2 });
+    expect((await job.invoke(consoleRun({ interval: '2026-11-30T12:05:00Z' }))).result).toMatchObject({
+      outcome: 'skipped',
+      reason: 'already-done',
+    });
+    expect((await job.invoke(consoleRun({ interval: '2026-11-30T12:05:00Z', force: true }))).result).toMatchObject({
+      outcome: 'succeeded',
+      fence: 2,
+    });
     expect(job.coordination.puts('reports').map((item) => item.pk)).toEqual(['report#2026-11-30T12:05:00Z', 'report#2026-11-30T12:05:00Z']);
     expect([...job.coordination.runRecords.keys()]).toEqual(['run#job#2026-11-30T12:05:00Z', expect.stringMatching(/^run#job#console#/)]);
   });
@@ -121,7 +136,15 @@ describe('the deadline (Lambda remaining time minus the stop margin)', () => {
     const run = await invokeOver(testJob(patient, { leaseSeconds: 3 }), 5_000);
     expect(seen[0]).toBe(start + remainingMs - stopMarginMs);
     expect(seen[1]).toBeInstanceOf(RunDeadlineError);
-    expect(run).toMatchObject({ threw: true, result: { outcome: 'failed', reason: 'work', deadline: true, error: expect.stringMatching(/^RunDeadlineError: the run reached its deadline/) } });
+    expect(run).toMatchObject({
+      threw: true,
+      result: {
+        outcome: 'failed',
+        reason: 'work',
+        deadline: true,
+        error: expect.stringMatching(/^RunDeadlineError: the run reached its deadline/),
+      },
+    });
   });
 
   it('ignored: the late commit is refused with RunDeadlineError, nothing is written, no renewal is sent after the deadline', async () => {
@@ -132,7 +155,12 @@ describe('the deadline (Lambda remaining time minus the stop margin)', () => {
     const job = testJob(stubborn, { leaseSeconds: 3 });
     const run = await invokeOver(job, 6_000);
     const deadline = start + remainingMs - stopMarginMs;
-    expect(run.result).toMatchObject({ outcome: 'failed', reason: 'work', deadline: true, error: expect.stringMatching(/^RunDeadlineError/) });
+    expect(run.result).toMatchObject({
+      outcome: 'failed',
+      reason: 'work',
+      deadline: true,
+      error: expect.stringMatching(/^RunDeadlineError/),
+    });
     expect(job.coordination.puts()).toEqual([]);
     expect(job.coordination.renewals.map((r) => r.renewedAtMs - start)).toEqual([1_000]);
     expect(job.coordination.renewals.every((r) => r.renewedAtMs < deadline)).toBe(true);
@@ -147,7 +175,15 @@ describe('the deadline (Lambda remaining time minus the stop margin)', () => {
     });
     const job = testJob(slow, { leaseSeconds: 3 });
     const run = await invokeOver(job, 4_000);
-    expect(run).toMatchObject({ threw: true, result: { outcome: 'failed', reason: 'work', deadline: true, error: expect.stringMatching(/returned 1100 ms after the run's deadline/) } });
+    expect(run).toMatchObject({
+      threw: true,
+      result: {
+        outcome: 'failed',
+        reason: 'work',
+        deadline: true,
+        error: expect.stringMatching(/returned 1100 ms after the run's deadline/),
+      },
+    });
     expect(run.metrics).toMatchObject({ RunSucceeded: 0, RunFailed: 1 });
     expect(job.coordination.leases.get('lease#job')?.ledger.size).toBe(0);
   });
@@ -172,7 +208,10 @@ describe('the deadline (Lambda remaining time minus the stop margin)', () => {
 describe('testJob: a job that publishes events', () => {
   const beat = scheduledSingleton(
     async ({ interval, runId, commit }) => {
-      const result = await commit([], { final: true, events: [{ id: `beat#${interval ?? runId}`, detailType: 'Beat', detail: { interval } }] });
+      const result = await commit([], {
+        final: true,
+        events: [{ id: `beat#${interval ?? runId}`, detailType: 'Beat', detail: { interval } }],
+      });
       return { events: result.events };
     },
     { summary: (value) => value },
@@ -181,9 +220,17 @@ describe('testJob: a job that publishes events', () => {
   it('lists each event once in events(); the same change again (a forced rerun) is a duplicate, not a second event', async () => {
     const job = testJob(beat, { periodMinutes: 5, now: () => at, eventSource: 'beats' });
     expect((await job.invoke(scheduledTick(at))).result).toMatchObject({ outcome: 'succeeded', events: { written: 1, duplicates: 0 } });
-    expect((await job.invoke(consoleRun({ interval: '2026-11-30T12:05:00Z', force: true }))).result).toMatchObject({ outcome: 'succeeded', events: { written: 0, duplicates: 1 } });
+    expect((await job.invoke(consoleRun({ interval: '2026-11-30T12:05:00Z', force: true }))).result).toMatchObject({
+      outcome: 'succeeded',
+      events: { written: 0, duplicates: 1 },
+    });
     expect(job.coordination.events()).toEqual([
-      { id: 'beat#2026-11-30T12:05:00Z', source: 'beats', detailType: 'Beat', detail: { eventId: 'beat#2026-11-30T12:05:00Z', interval: '2026-11-30T12:05:00Z' } },
+      {
+        id: 'beat#2026-11-30T12:05:00Z',
+        source: 'beats',
+        detailType: 'Beat',
+        detail: { eventId: 'beat#2026-11-30T12:05:00Z', interval: '2026-11-30T12:05:00Z' },
+      },
     ]);
   });
 

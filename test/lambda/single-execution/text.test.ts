@@ -49,7 +49,10 @@ group('describe (every error text the function reports)', () => {
 
 group('EventValidationError', () => {
   it('is at most 1 KB when the event carries a huge unknown key or a huge time', () => {
-    for (const event of [{ ['k'.repeat(1_000_000)]: 1 }, { source: 'aws.events', 'detail-type': 'Scheduled Event', time: 't'.repeat(1_000_000) }]) {
+    for (const event of [
+      { ['k'.repeat(1_000_000)]: 1 },
+      { source: 'aws.events', 'detail-type': 'Scheduled Event', time: 't'.repeat(1_000_000) },
+    ]) {
       let thrown: unknown;
       try {
         parseEvent(event);

@@ -29,7 +29,9 @@ describe('DynamoContestStore', () => {
     );
     expect(actions.map((a) => Object.keys(a)[0])).toEqual(['Update', 'Put', 'Delete', 'Put']);
     expect(actions[2]).toEqual({ Delete: { TableName: 'contests', Key: { contestId: 4 } } });
-    expect(actions[3]).toEqual({ Put: { TableName: 'contests', Item: { contestId: 0, replyMadeAt: 1_900_000_000, updatedAt: '2026-11-29T14:00:00.000Z' } } });
+    expect(actions[3]).toEqual({
+      Put: { TableName: 'contests', Item: { contestId: 0, replyMadeAt: 1_900_000_000, updatedAt: '2026-11-29T14:00:00.000Z' } },
+    });
     expect(store.contestsIn(actions.slice(0, 3))).toEqual({ contestsPut: [3], contestsDeleted: [4] });
   });
 
@@ -37,11 +39,18 @@ describe('DynamoContestStore', () => {
     expect(store.actionsFor({ reminderUpdates: [], contestPuts: [], contestDeletes: [], replyMadeAt: 5 }, 'x')).toEqual([
       { Put: { TableName: 'contests', Item: { contestId: 0, replyMadeAt: 5, updatedAt: 'x' } } },
     ]);
-    const actions = store.actionsFor({ reminderUpdates: [{ contestId: 1, userId: 'u', minutesBefore: 5, set: { paused: 'vanished' }, remove: ['dueAt'] }], contestPuts: [], contestDeletes: [1] }, 'x');
+    const actions = store.actionsFor(
+      {
+        reminderUpdates: [{ contestId: 1, userId: 'u', minutesBefore: 5, set: { paused: 'vanished' }, remove: ['dueAt'] }],
+        contestPuts: [],
+        contestDeletes: [1],
+      },
+      'x',
+    );
     expect(actions.filter((a) => a.Delete?.TableName === 'reminders')).toEqual([]);
   });
 
-  it('retries a read that meets throttling or a 500 past the SDK\'s own attempts, then reads', async () => {
+  it("retries a read that meets throttling or a 500 past the SDK's own attempts, then reads", async () => {
     const throttled = new DynamoContestStore(doc, { contests: 'contests', reminders: 'reminders' }, { sleep: async () => undefined });
     mock
       .on(ScanCommand)

@@ -111,7 +111,11 @@ export function acknowledgeOutboxNagFindings(parts: NagOutboxParts): void {
     "This queue is itself the dead-letter store: the outbox stream mapping's on-failure destination " +
     '(the metadata of batches given up). It is read by an operator (DeadLetters alarm, runbook redrive) ' +
     'and keeps messages 14 days; a redrive queue behind it would only hide them one level deeper.';
-  acknowledge(parts.deadLetterQueue, { id: 'AwsSolutions-SQS3', reason: queueReason }, { id: 'Serverless-SQSRedrivePolicy', reason: queueReason });
+  acknowledge(
+    parts.deadLetterQueue,
+    { id: 'AwsSolutions-SQS3', reason: queueReason },
+    { id: 'Serverless-SQSRedrivePolicy', reason: queueReason },
+  );
 }
 
 /** The optional e-mail subscription of an alarm topic. */

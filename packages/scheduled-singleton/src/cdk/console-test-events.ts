@@ -77,7 +77,9 @@ export function testEventSchemaContent(events: Readonly<Record<string, unknown>>
     },
   });
   if (content.length > MAX_CONTENT_CHARS) {
-    throw new ConsoleTestEventsError(`ConsoleTestEvents: the events take ${content.length} characters; a schema holds at most ${MAX_CONTENT_CHARS}`);
+    throw new ConsoleTestEventsError(
+      `ConsoleTestEvents: the events take ${content.length} characters; a schema holds at most ${MAX_CONTENT_CHARS}`,
+    );
   }
   return content;
 }
@@ -125,7 +127,8 @@ export class ConsoleTestEvents extends Construct {
       registryName: TEST_EVENT_REGISTRY,
       schemaName: `_${props.function.functionName}-schema`,
       type: 'OpenApi3',
-      description: 'Lambda console shareable test events, deployed with the stack (edits made in the console are replaced on the next deploy that changes them)',
+      description:
+        'Lambda console shareable test events, deployed with the stack (edits made in the console are replaced on the next deploy that changes them)',
       content,
     });
     this.schema.node.addDependency(this.registry);

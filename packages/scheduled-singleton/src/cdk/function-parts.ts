@@ -46,7 +46,13 @@ export const BUNDLING = {
 } as const satisfies BundlingOptions;
 
 /** A metric a construct's function emits as EMF: its namespace, dimension `service` = its service. */
-export function serviceMetric(metrics: { namespace: string; service: string }, metricName: string, statistic: string, period: Duration, label?: string): cloudwatch.Metric {
+export function serviceMetric(
+  metrics: { namespace: string; service: string },
+  metricName: string,
+  statistic: string,
+  period: Duration,
+  label?: string,
+): cloudwatch.Metric {
   return new cloudwatch.Metric({
     namespace: metrics.namespace,
     metricName,

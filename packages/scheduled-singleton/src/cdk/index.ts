@@ -18,8 +18,37 @@ export {
   type ScheduledSingletonJobProps,
 } from './scheduled-singleton-job.js';
 export { BUNDLING, ESM_REQUIRE_BANNER, LOCK_FILES, findProject, serviceMetric } from './function-parts.js';
-export { acknowledgeCustomResourceProviderNagFindings, acknowledgeEmailSubscription, acknowledgeJobNagFindings, type NagJobParts } from './acknowledge.js';
-export { OutboxDelivery, OutboxDeliveryError, eventSchemaContent, relayEntry, type DetailSchema, type OutboxAlarm, type OutboxDeliveryProps } from './outbox-delivery.js';
-export { ConsoleTestEvents, ConsoleTestEventsError, TEST_EVENT_REGISTRY, testEventSchemaContent, type ConsoleTestEventsProps } from './console-test-events.js';
-export { JOB_ENV, METRIC, METRIC_UNIT, OUTBOX_ITEM, RELAY_ENV, RELAY_METRIC, SERVICE_DIMENSION, type JobEnvNames, type MetricName } from '../contract.js';
+export {
+  acknowledgeCustomResourceProviderNagFindings,
+  acknowledgeEmailSubscription,
+  acknowledgeJobNagFindings,
+  type NagJobParts,
+} from './acknowledge.js';
+export {
+  OutboxDelivery,
+  OutboxDeliveryError,
+  eventSchemaContent,
+  relayEntry,
+  type DetailSchema,
+  type OutboxAlarm,
+  type OutboxDeliveryProps,
+} from './outbox-delivery.js';
+export {
+  ConsoleTestEvents,
+  ConsoleTestEventsError,
+  TEST_EVENT_REGISTRY,
+  testEventSchemaContent,
+  type ConsoleTestEventsProps,
+} from './console-test-events.js';
+export {
+  JOB_ENV,
+  METRIC,
+  METRIC_UNIT,
+  OUTBOX_ITEM,
+  RELAY_ENV,
+  RELAY_METRIC,
+  SERVICE_DIMENSION,
+  type JobEnvNames,
+  type MetricName,
+} from '../contract.js';
 export { leaseTiming, minimumFunctionTimeoutMs, type LeaseTiming } from '../runtime/timing.js';

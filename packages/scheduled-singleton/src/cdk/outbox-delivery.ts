@@ -94,7 +94,10 @@ const MAX_SCHEMA_CHARS = 100_000;
  * its `detail` the job's schema with `eventId` (the dedupe key) required.
  */
 export function eventSchemaContent(source: string, detailType: string, detail: DetailSchema): string {
-  const properties = { ...((detail.properties as Record<string, unknown> | undefined) ?? {}), eventId: { type: 'string', description: 'Unique per logical change: dedupe on it.' } };
+  const properties = {
+    ...((detail.properties as Record<string, unknown> | undefined) ?? {}),
+    eventId: { type: 'string', description: 'Unique per logical change: dedupe on it.' },
+  };
   const required = [...new Set(['eventId', ...((detail.required as string[] | undefined) ?? [])])];
   return JSON.stringify({
     $schema: 'http://json-schema.org/draft-04/schema#',
@@ -139,9 +142,12 @@ export class OutboxDelivery extends Construct {
     const fail = (what: string): never => {
       throw new OutboxDeliveryError(`OutboxDelivery: ${what}`);
     };
-    if (!Number.isInteger(retentionDays) || retentionDays < 1 || retentionDays > 365) fail(`retentionDays must be an integer from 1 to 365, got ${retentionDays}`);
-    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1000) fail(`batchSize must be an integer from 1 to 1000, got ${batchSize}`);
-    if (!Number.isInteger(retryAttempts) || retryAttempts < 1 || retryAttempts > 20) fail(`retryAttempts must be an integer from 1 to 20 (finite), got ${retryAttempts}`);
+    if (!Number.isInteger(retentionDays) || retentionDays < 1 || retentionDays > 365)
+      fail(`retentionDays must be an integer from 1 to 365, got ${retentionDays}`);
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1000)
+      fail(`batchSize must be an integer from 1 to 1000, got ${batchSize}`);
+    if (!Number.isInteger(retryAttempts) || retryAttempts < 1 || retryAttempts > 20)
+      fail(`retryAttempts must be an integer from 1 to 20 (finite), got ${retryAttempts}`);
     if (maxRecordAge.toSeconds() < 60 || maxRecordAge.toSeconds() > 7 * 86_400) fail('maxRecordAge must be from 60 seconds to 7 days');
     this.retentionDays = retentionDays;
     this.metrics = props.metrics;
@@ -156,7 +162,8 @@ export class OutboxDelivery extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
     });
 
-    this.eventBus = props.eventBus ?? new events.EventBus(this, 'Bus', props.eventBusName !== undefined ? { eventBusName: props.eventBusName } : {});
+    this.eventBus =
+      props.eventBus ?? new events.EventBus(this, 'Bus', props.eventBusName !== undefined ? { eventBusName: props.eventBusName } : {});
     this.registry = new eventschemas.CfnRegistry(this, 'Registry', {
       description: 'Events published through the outbox: one schema per source and detail-type',
       ...(props.registryName !== undefined ? { registryName: props.registryName } : {}),
@@ -167,7 +174,10 @@ export class OutboxDelivery extends Construct {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       retentionPeriod: Duration.days(14),
     });
-    this.logGroup = new logs.LogGroup(this, 'LogGroup', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     const role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: 'Outbox relay: reads the outbox stream, puts its events on the bus, writes its log group and dead-letter queue',
@@ -182,7 +192,13 @@ export class OutboxDelivery extends Construct {
       }),
     );
     // What the event source mapping's on-failure destination sends (the function's role sends it).
-    role.addToPolicy(new iam.PolicyStatement({ sid: 'DeadLetterQueue', actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes'], resources: [this.deadLetterQueue.queueArn] }));
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'DeadLetterQueue',
+        actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes'],
+        resources: [this.deadLetterQueue.queueArn],
+      }),
+    );
 
     const entry = relayEntry();
     const project = props.projectRoot === undefined || props.depsLockFilePath === undefined ? findProject(entry) : undefined;
@@ -244,12 +260,17 @@ export class OutboxDelivery extends Construct {
     } catch (error) {
       throw new OutboxDeliveryError(`OutboxDelivery: ${(error as Error).message}`);
     }
-    if (this.sources.has(source)) throw new OutboxDeliveryError(`OutboxDelivery: event source ${source} is already registered (one job per source)`);
+    if (this.sources.has(source))
+      throw new OutboxDeliveryError(`OutboxDelivery: event source ${source} is already registered (one job per source)`);
     this.sources.add(source);
     for (const [detailType, detail] of Object.entries(schemas)) {
-      if (detailType === '' || detailType.length > MAX_DETAIL_TYPE_CHARS) throw new OutboxDeliveryError(`OutboxDelivery: detail-type ${JSON.stringify(detailType)} must be 1-${MAX_DETAIL_TYPE_CHARS} characters`);
+      if (detailType === '' || detailType.length > MAX_DETAIL_TYPE_CHARS)
+        throw new OutboxDeliveryError(
+          `OutboxDelivery: detail-type ${JSON.stringify(detailType)} must be 1-${MAX_DETAIL_TYPE_CHARS} characters`,
+        );
       const content = eventSchemaContent(source, detailType, detail);
-      if (content.length > MAX_SCHEMA_CHARS) throw new OutboxDeliveryError(`OutboxDelivery: the schema of ${source}@${detailType} exceeds ${MAX_SCHEMA_CHARS} characters`);
+      if (content.length > MAX_SCHEMA_CHARS)
+        throw new OutboxDeliveryError(`OutboxDelivery: the schema of ${source}@${detailType} exceeds ${MAX_SCHEMA_CHARS} characters`);
       this.schemas.push(
         new eventschemas.CfnSchema(this, `Schema${this.schemas.length}`, {
           registryName: this.registry.attrRegistryName,
@@ -287,12 +308,24 @@ export class OutboxDelivery extends Construct {
     return [
       new cloudwatch.GraphWidget({
         title: 'Event delivery lag (ms)',
-        left: [this.iteratorAge(Duration.minutes(5), 'Iterator age (max)'), this.metric(RELAY_METRIC.lag, 'Maximum', Duration.minutes(5), 'Commit to bus (max)')],
+        left: [
+          this.iteratorAge(Duration.minutes(5), 'Iterator age (max)'),
+          this.metric(RELAY_METRIC.lag, 'Maximum', Duration.minutes(5), 'Commit to bus (max)'),
+        ],
       }),
       new cloudwatch.GraphWidget({
         title: 'Events',
-        left: [this.metric(RELAY_METRIC.delivered, 'Sum', Duration.minutes(5), 'Delivered'), this.metric(RELAY_METRIC.failed, 'Sum', Duration.minutes(5), 'Failed (retried)')],
-        right: [this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum', label: 'Dead letters' })],
+        left: [
+          this.metric(RELAY_METRIC.delivered, 'Sum', Duration.minutes(5), 'Delivered'),
+          this.metric(RELAY_METRIC.failed, 'Sum', Duration.minutes(5), 'Failed (retried)'),
+        ],
+        right: [
+          this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            period: Duration.minutes(5),
+            statistic: 'Maximum',
+            label: 'Dead letters',
+          }),
+        ],
       }),
       new cloudwatch.AlarmStatusWidget({ title: 'Delivery alarms', alarms: Object.values(this.alarms) }),
     ];
@@ -328,7 +361,8 @@ export class OutboxDelivery extends Construct {
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
       relayErrors: alarm('RelayErrors', {
-        alarmDescription: 'The outbox relay failed to deliver a batch (it is retried): read its summary lines ("delivered in part", "relay failed").',
+        alarmDescription:
+          'The outbox relay failed to deliver a batch (it is retried): read its summary lines ("delivered in part", "relay failed").',
         metric: this.metric(RELAY_METRIC.failed, 'Sum'),
         ...atLeastOne,
       }),

@@ -203,7 +203,9 @@ function validate(props: ScheduledSingletonJobProps, leaseSeconds: number, timeo
     fail(`schedule ${props.schedule.expressionString} runs every ${implied} minutes but periodMinutes is ${props.periodMinutes}`);
   }
   if (props.leaseKey === '' || props.runRecordPrefix === '' || props.leaseKey.startsWith(props.runRecordPrefix)) {
-    fail(`leaseKey (${props.leaseKey}) and runRecordPrefix (${props.runRecordPrefix}) must be non-empty and the lease key outside the prefix`);
+    fail(
+      `leaseKey (${props.leaseKey}) and runRecordPrefix (${props.runRecordPrefix}) must be non-empty and the lease key outside the prefix`,
+    );
   }
   if (!Number.isInteger(leaseSeconds) || leaseSeconds > JOB_LIMITS.maxLeaseSeconds) {
     fail(`leaseDuration must be whole seconds, at most ${JOB_LIMITS.maxLeaseSeconds}, got ${leaseSeconds}`);
@@ -214,12 +216,15 @@ function validate(props: ScheduledSingletonJobProps, leaseSeconds: number, timeo
   } catch (error) {
     return fail(`leaseDuration: ${(error as Error).message}`);
   }
-  if (timeoutSeconds > JOB_LIMITS.maxTimeoutSeconds) fail(`timeout must be at most ${JOB_LIMITS.maxTimeoutSeconds}s, got ${timeoutSeconds}s`);
+  if (timeoutSeconds > JOB_LIMITS.maxTimeoutSeconds)
+    fail(`timeout must be at most ${JOB_LIMITS.maxTimeoutSeconds}s, got ${timeoutSeconds}s`);
   if (timeoutSeconds < JOB_LIMITS.minTimeoutToLeaseRatio * leaseSeconds) {
     fail(`timeout (${timeoutSeconds}s) must be at least ${JOB_LIMITS.minTimeoutToLeaseRatio} x leaseDuration (${leaseSeconds}s)`);
   }
   if (timeoutSeconds * 1000 <= minimumFunctionTimeoutMs(timing)) {
-    fail(`timeout (${timeoutSeconds}s) must exceed ${Math.ceil(minimumFunctionTimeoutMs(timing) / 1000)}s: the release margin plus one renewal period`);
+    fail(
+      `timeout (${timeoutSeconds}s) must exceed ${Math.ceil(minimumFunctionTimeoutMs(timing) / 1000)}s: the release margin plus one renewal period`,
+    );
   }
   if ((props.noSuccessPeriods ?? 2) < 1) fail('noSuccessPeriods must be at least 1');
 }
@@ -343,7 +348,8 @@ export class ScheduledSingletonJob extends Construct {
 
     const paused = props.paused ?? false;
     this.schedule = new events.Rule(this, 'Schedule', {
-      description: props.scheduleDescription ?? (paused ? `Scheduled ${id} job - PAUSED` : `Scheduled ${id} job (one logical run per interval)`),
+      description:
+        props.scheduleDescription ?? (paused ? `Scheduled ${id} job - PAUSED` : `Scheduled ${id} job (one logical run per interval)`),
       schedule: props.schedule,
       enabled: !paused,
     });
@@ -381,13 +387,22 @@ export class ScheduledSingletonJob extends Construct {
     if (props.dashboard === true) {
       this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { widgets: [this.widgets()] });
     }
-    if (props.consoleTestEvents) this.consoleTestEvents = new ConsoleTestEvents(this, 'ConsoleTestEvents', { function: this.function, events: props.consoleTestEvents });
+    if (props.consoleTestEvents)
+      this.consoleTestEvents = new ConsoleTestEvents(this, 'ConsoleTestEvents', {
+        function: this.function,
+        events: props.consoleTestEvents,
+      });
 
     acknowledgeJobNagFindings(this);
   }
 
   /** A metric the job emits (EMF, dimension `service`). */
-  metric(metricName: string, statistic: string, period: Duration = Duration.minutes(this.periodMinutes), label?: string): cloudwatch.Metric {
+  metric(
+    metricName: string,
+    statistic: string,
+    period: Duration = Duration.minutes(this.periodMinutes),
+    label?: string,
+  ): cloudwatch.Metric {
     return serviceMetric(this.metrics, metricName, statistic, period, label);
   }
 

@@ -15,7 +15,9 @@ export type { PutEventsAnswer, RelayDeps, RelayEntry, RelayOutcome, StreamRecord
 
 export interface OutboxRelayOptions {
   /** Default: an EventBridgeClient (endpoint from AWS_ENDPOINT_URL_EVENTBRIDGE, as the SDK reads it). */
-  putEvents?: (entries: RelayEntry[]) => Promise<{ FailedEntryCount?: number; Entries?: { EventId?: string; ErrorCode?: string; ErrorMessage?: string }[] }>;
+  putEvents?: (
+    entries: RelayEntry[],
+  ) => Promise<{ FailedEntryCount?: number; Entries?: { EventId?: string; ErrorCode?: string; ErrorMessage?: string }[] }>;
   env?: Record<string, string | undefined>;
   now?: () => number;
   sleep?: RelayDeps['sleep'];
@@ -72,13 +74,24 @@ export function outboxRelay(options: OutboxRelayOptions = {}): OutboxRelayHandle
     const records = event.Records ?? [];
     let outcome: RelayOutcome;
     try {
-      outcome = await relayBatch(records, { putEvents, eventBusName, now, ...(options.sleep ? { sleep: options.sleep } : {}), warn: (message, fields) => log.warn(message, fields) });
+      outcome = await relayBatch(records, {
+        putEvents,
+        eventBusName,
+        now,
+        ...(options.sleep ? { sleep: options.sleep } : {}),
+        warn: (message, fields) => log.warn(message, fields),
+      });
     } catch (error) {
       log.error('relay failed', { summary: true, records: records.length, error: describe(error) });
       throw error;
     }
     const { batchItemFailures, ...counts } = outcome;
-    const fields = { summary: true, records: records.length, ...counts, ...(batchItemFailures[0] ? { retryFrom: batchItemFailures[0].itemIdentifier } : {}) };
+    const fields = {
+      summary: true,
+      records: records.length,
+      ...counts,
+      ...(batchItemFailures[0] ? { retryFrom: batchItemFailures[0].itemIdentifier } : {}),
+    };
     if (outcome.failed > 0) log.error('delivered in part', fields);
     else log.info('delivered', fields);
     if (namespace !== undefined && service !== undefined) write(relayEmfLine(outcome, { namespace, service, timestampMs: now() }));

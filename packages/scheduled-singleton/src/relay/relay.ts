@@ -109,8 +109,14 @@ export function decodeRecord(record: StreamRecordLike, eventBusName: string): De
   const createdAtMs = Number(item[OUTBOX_ITEM.createdAtMs]);
   if (!Number.isFinite(createdAtMs)) throw new OutboxRecordError(`record ${identifier}: outbox item without ${OUTBOX_ITEM.createdAtMs}`);
   const bytes = entryBytes({ source, detailType, detail });
-  if (bytes > MAX_EVENT_ENTRY_BYTES) throw new OutboxRecordError(`record ${identifier}: entry of ${bytes} bytes exceeds EventBridge's ${MAX_EVENT_ENTRY_BYTES}`);
-  return { identifier, createdAtMs, bytes, entry: { Source: source, DetailType: detailType, Detail: detail, EventBusName: eventBusName, Time: new Date(createdAtMs) } };
+  if (bytes > MAX_EVENT_ENTRY_BYTES)
+    throw new OutboxRecordError(`record ${identifier}: entry of ${bytes} bytes exceeds EventBridge's ${MAX_EVENT_ENTRY_BYTES}`);
+  return {
+    identifier,
+    createdAtMs,
+    bytes,
+    entry: { Source: source, DetailType: detailType, Detail: detail, EventBusName: eventBusName, Time: new Date(createdAtMs) },
+  };
 }
 
 /** Consecutive records in PutEvents requests: at most 10 entries and 256 KB each. */
@@ -151,7 +157,11 @@ async function sendRequest(request: readonly Decoded[], deps: RelayDeps): Promis
       deps.warn?.('PutEvents failed; retrying', { attempt, error });
     }
   }
-  return { firstFailed: pending.length > 0 ? Math.min(...pending) : -1, resent, ...(error !== undefined && pending.length > 0 ? { error } : {}) };
+  return {
+    firstFailed: pending.length > 0 ? Math.min(...pending) : -1,
+    resent,
+    ...(error !== undefined && pending.length > 0 ? { error } : {}),
+  };
 }
 
 /** Delivers one stream batch; reports the first record not delivered (`batchItemFailures`). */

@@ -40,7 +40,10 @@ export function dynamoCoordination(client: DynamoDBClient): CoordinationStore {
   return {
     open: ({ table, key, timing, ledgerRetentionMs, now, onContention }) => ({
       lease: new DynamoLease({ doc, table, key, timing, now, ledgerRetentionMs, ...(onContention ? { onContention } : {}) }),
-      writer: new DynamoFencedWriter(doc, { now, ...(onContention ? { onContention: (reason, attempt) => onContention('commit', reason, attempt) } : {}) }),
+      writer: new DynamoFencedWriter(doc, {
+        now,
+        ...(onContention ? { onContention: (reason, attempt) => onContention('commit', reason, attempt) } : {}),
+      }),
     }),
   };
 }

@@ -22,15 +22,7 @@ import {
 import type { LeaseTiming } from './timing.js';
 import { describe, isCancelledAt } from './aws-errors.js';
 import { ContentionError, LEASE_CONTENTION_BUDGET, retryContention, retryOptions, type ContentionBudget, type Sleep } from './retry.js';
-import type {
-  AcquireResult,
-  FenceExtras,
-  HeldLease,
-  InvocationSource,
-  LeasePort,
-  ReleaseOptions,
-  TransactAction,
-} from './ports.js';
+import type { AcquireResult, FenceExtras, HeldLease, InvocationSource, LeasePort, ReleaseOptions, TransactAction } from './ports.js';
 
 export interface LeaseStoreOptions {
   doc: DynamoDBDocumentClient;
@@ -75,18 +67,15 @@ export class DynamoLease implements LeasePort {
       ...(sleep !== undefined ? { sleep } : {}),
       ...(random !== undefined ? { random } : {}),
       ...(budget !== undefined ? { budget } : {}),
-      ...(onContention !== undefined ? { onContention: (reason: string, attempt: number) => onContention(operation, reason, attempt) } : {}),
+      ...(onContention !== undefined
+        ? { onContention: (reason: string, attempt: number) => onContention(operation, reason, attempt) }
+        : {}),
     };
     return retryContention(send, retryOptions(settings, LEASE_CONTENTION_BUDGET, signal));
   }
 
   /** One conditional write. A refused contender learns holder and expiry from the write itself. */
-  async acquire(
-    runId: string,
-    source: InvocationSource,
-    interval: string | undefined,
-    signal?: AbortSignal,
-  ): Promise<AcquireResult> {
+  async acquire(runId: string, source: InvocationSource, interval: string | undefined, signal?: AbortSignal): Promise<AcquireResult> {
     const now = this.now();
     const expiresAtMs = now + this.timing.durationMs;
     const values: Record<string, unknown> = {
@@ -153,25 +142,29 @@ export class DynamoLease implements LeasePort {
     const now = this.now();
     const expiresAtMs = now + this.timing.durationMs;
     try {
-      await this.withRetry('renew', () =>
-        this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: this.key },
-          UpdateExpression: 'SET expiresAtMs = :exp, renewedAtMs = :now, #ttl = :ttl',
-          ConditionExpression: OWNED_CONDITION,
-          ExpressionAttributeNames: { '#ttl': 'ttl' },
-          ExpressionAttributeValues: {
-            ':runId': lease.runId,
-            ':fence': lease.fence,
-            ':now': now,
-            ':exp': expiresAtMs,
-            ':ttl': leaseTtlSeconds(expiresAtMs),
-          },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-        { abortSignal: signal },
-      ), signal);
+      await this.withRetry(
+        'renew',
+        () =>
+          this.doc.send(
+            new UpdateCommand({
+              TableName: this.table,
+              Key: { pk: this.key },
+              UpdateExpression: 'SET expiresAtMs = :exp, renewedAtMs = :now, #ttl = :ttl',
+              ConditionExpression: OWNED_CONDITION,
+              ExpressionAttributeNames: { '#ttl': 'ttl' },
+              ExpressionAttributeValues: {
+                ':runId': lease.runId,
+                ':fence': lease.fence,
+                ':now': now,
+                ':exp': expiresAtMs,
+                ':ttl': leaseTtlSeconds(expiresAtMs),
+              },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            }),
+            { abortSignal: signal },
+          ),
+        signal,
+      );
       return { ...lease, expiresAtMs };
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
@@ -186,11 +179,7 @@ export class DynamoLease implements LeasePort {
    * success of a scheduled interval, remembers it as done in the same write, and writes the run
    * record in the same transaction. Returns false when the lease had already passed to another run.
    */
-  async release(
-    lease: HeldLease,
-    options: ReleaseOptions = {},
-    signal?: AbortSignal,
-  ): Promise<boolean> {
+  async release(lease: HeldLease, options: ReleaseOptions = {}, signal?: AbortSignal): Promise<boolean> {
     const now = this.now();
     const values: Record<string, unknown> = { ':runId': lease.runId, ':fence': lease.fence, ':now': now };
     let set = 'SET expiresAtMs = :now, releasedAtMs = :now';
@@ -248,7 +237,7 @@ export class DynamoLease implements LeasePort {
       () => this.doc.send(new GetCommand({ TableName: this.table, Key: { pk: this.key }, ConsistentRead: true }), { abortSignal: signal }),
       signal,
     );
-    const lastRun = (out.Item as LeaseItem & { lastRun?: { runId?: string; fence?: number } } | undefined)?.lastRun;
+    const lastRun = (out.Item as (LeaseItem & { lastRun?: { runId?: string; fence?: number } }) | undefined)?.lastRun;
     return lastRun?.runId === lease.runId && Number(lastRun.fence) === lease.fence;
   }
 
@@ -270,7 +259,12 @@ export class DynamoLease implements LeasePort {
       values[':handoff'] = new Set(extras.handoff);
       clauses.push('ADD handoff :handoff');
     }
-    const target = { TableName: this.table, Key: { pk: this.key }, ConditionExpression: OWNED_CONDITION, ExpressionAttributeValues: values };
+    const target = {
+      TableName: this.table,
+      Key: { pk: this.key },
+      ConditionExpression: OWNED_CONDITION,
+      ExpressionAttributeValues: values,
+    };
     if (clauses.length === 0) return { ConditionCheck: target };
     return { Update: { ...target, UpdateExpression: clauses.join(' ') } };
   }

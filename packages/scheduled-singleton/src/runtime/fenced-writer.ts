@@ -47,7 +47,10 @@ export class DynamoFencedWriter implements FencedWriterPort {
     signal?: AbortSignal,
     outbox: readonly TransactAction[] = [],
   ): Promise<WriterResult> {
-    const chunks = packTransactions([...outbox.map((action) => ({ action, outbox: true })), ...actions.map((action) => ({ action, outbox: false }))]);
+    const chunks = packTransactions([
+      ...outbox.map((action) => ({ action, outbox: true })),
+      ...actions.map((action) => ({ action, outbox: false })),
+    ]);
     let duplicateEvents = 0;
     let transactions = 0;
     for (const [index, chunk] of chunks.entries()) {
@@ -64,7 +67,12 @@ export class DynamoFencedWriter implements FencedWriterPort {
    * was lost must be harmless: the job's actions are expected to be idempotent (whole-item puts,
    * deletes, conditional updates), and its outbox puts are then found written.
    */
-  private async commitOne(chunk: readonly Packed[], fence: () => TransactAction, last: boolean, signal?: AbortSignal): Promise<{ sent: boolean; duplicates: number }> {
+  private async commitOne(
+    chunk: readonly Packed[],
+    fence: () => TransactAction,
+    last: boolean,
+    signal?: AbortSignal,
+  ): Promise<{ sent: boolean; duplicates: number }> {
     let pending = [...chunk];
     for (;;) {
       // Every outbox put already written and nothing else to write: only the last transaction

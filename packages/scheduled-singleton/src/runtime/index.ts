@@ -42,17 +42,63 @@ export {
   type OutboxWriteContext,
 } from './outbox.js';
 export { DynamoLease, type LeaseStoreOptions } from './dynamo-lease.js';
-export { DynamoFencedWriter, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, MAX_WRITES_PER_TRANSACTION, TRANSACTION_BYTE_BUDGET, actionBytes, type CommitInfo, type FencedWriterOptions } from './fenced-writer.js';
+export {
+  DynamoFencedWriter,
+  MAX_TRANSACTION_ACTIONS,
+  MAX_TRANSACTION_BYTES,
+  MAX_WRITES_PER_TRANSACTION,
+  TRANSACTION_BYTE_BUDGET,
+  actionBytes,
+  type CommitInfo,
+  type FencedWriterOptions,
+} from './fenced-writer.js';
 export { leaseTiming, minimumFunctionTimeoutMs, validateTiming, type LeaseTiming, MIN_LEASE_DURATION_SECONDS } from './timing.js';
 export { ledgerRetentionMs, slotOf } from './record.js';
 export { DYNAMO_CLIENT_SETTINGS, worstCallMs } from './client-budget.js';
 export { FencedWriteError, LeaseConfigError, LeaseLostError, LeaseUnavailableError, RunDeadlineError } from './errors.js';
-export { COMMIT_CONTENTION_BUDGET, ContentionError, LEASE_CONTENTION_BUDGET, contentionOf, realSleep, retryContention, retryOptions, type ContentionBudget, type RetrySettings } from './retry.js';
+export {
+  COMMIT_CONTENTION_BUDGET,
+  ContentionError,
+  LEASE_CONTENTION_BUDGET,
+  contentionOf,
+  realSleep,
+  retryContention,
+  retryOptions,
+  type ContentionBudget,
+  type RetrySettings,
+} from './retry.js';
 export { bound, MAX_TEXT_BYTES, utf8Bytes } from './text.js';
 export { cancellationCodes, describe, isCancelledAt } from './aws-errors.js';
 export { scheduledSingleton, ScheduledRunFailedError, JobConfigError, outboxSettings } from './singleton.js';
-export type { JobContext, LambdaContextLike, Precheck, PrecheckContext, RunOutcome, RunResult, ScheduledSingletonHandler, ScheduledSingletonOptions } from './singleton.js';
-export { EventValidationError, intervalOf, invokedThroughVersion, MAX_SCHEDULE_SKEW_MS, parseInvocation, type Invocation, type ParseOptions } from './invocation.js';
+export type {
+  JobContext,
+  LambdaContextLike,
+  Precheck,
+  PrecheckContext,
+  RunOutcome,
+  RunResult,
+  ScheduledSingletonHandler,
+  ScheduledSingletonOptions,
+} from './singleton.js';
+export {
+  EventValidationError,
+  intervalOf,
+  invokedThroughVersion,
+  MAX_SCHEDULE_SKEW_MS,
+  parseInvocation,
+  type Invocation,
+  type ParseOptions,
+} from './invocation.js';
 export { emfLine, jsonLogger, metricValues, writeStdout, type JobLogger, type LogLevel, type RunMetrics, type Write } from './report.js';
-export { JOB_ENV, METRIC, METRIC_UNIT, OUTBOX_ITEM, RELAY_ENV, RELAY_METRIC, SERVICE_DIMENSION, type JobEnvNames, type MetricName } from '../contract.js';
+export {
+  JOB_ENV,
+  METRIC,
+  METRIC_UNIT,
+  OUTBOX_ITEM,
+  RELAY_ENV,
+  RELAY_METRIC,
+  SERVICE_DIMENSION,
+  type JobEnvNames,
+  type MetricName,
+} from '../contract.js';
 export { dynamoCoordination, type CoordinationConfig, type CoordinationPorts, type CoordinationStore } from './coordination.js';

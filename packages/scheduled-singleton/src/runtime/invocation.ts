@@ -58,7 +58,9 @@ export interface ParseOptions {
 export function parseInvocation(event: unknown, options: ParseOptions): Invocation {
   if (event === null || typeof event !== 'object' || Array.isArray(event)) {
     const got = event === null ? 'null' : Array.isArray(event) ? 'an array' : `a ${typeof event}`;
-    throw new EventValidationError(`invalid event: expected a JSON object ({}, {"dryRun": true}) or an EventBridge Scheduled Event, got ${got}`);
+    throw new EventValidationError(
+      `invalid event: expected a JSON object ({}, {"dryRun": true}) or an EventBridge Scheduled Event, got ${got}`,
+    );
   }
   const fields = event as Record<string, unknown>;
   const scheduled = 'source' in fields || 'detail-type' in fields || 'time' in fields;
@@ -90,11 +92,14 @@ function parseConsole(event: Record<string, unknown>, options: ParseOptions): In
     if (event[flag] !== undefined && typeof event[flag] !== 'boolean') problems.push(`${flag}: must be true or false`);
   }
   if (event.interval !== undefined && !isTime(event.interval)) problems.push(`interval: ${TIME_HINT}`);
-  if (event.force === true && event.interval === undefined) problems.push('force: "force" re-runs a scheduled interval, so it needs "interval"');
+  if (event.force === true && event.interval === undefined)
+    problems.push('force: "force" re-runs a scheduled interval, so it needs "interval"');
   if (problems.length > 0) throw new EventValidationError(`invalid console event: ${problems.join('; ')}`);
   const interval = event.interval === undefined ? undefined : intervalOf(event.interval as string, options.periodMinutes);
   if (interval !== undefined && Date.parse(interval) > options.nowMs) {
-    throw new EventValidationError(`invalid console event: interval: ${String(event.interval)} has not started yet; name a past or the current interval`);
+    throw new EventValidationError(
+      `invalid console event: interval: ${String(event.interval)} has not started yet; name a past or the current interval`,
+    );
   }
   return {
     source: invokedThroughVersion(options.invokedFunctionArn) ? 'deploy' : 'console',

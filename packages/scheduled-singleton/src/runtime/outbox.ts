@@ -61,7 +61,8 @@ export function validateSource(source: string): string {
   if (typeof source !== 'string' || source === '' || source.length > MAX_SOURCE_CHARS || CONTROL.test(source)) {
     throw new OutboxEventError(`event source must be 1-${MAX_SOURCE_CHARS} printable characters, got ${JSON.stringify(source)}`);
   }
-  if (source.startsWith('aws.')) throw new OutboxEventError(`event source ${source} is reserved: EventBridge refuses sources that start with "aws."`);
+  if (source.startsWith('aws.'))
+    throw new OutboxEventError(`event source ${source} is reserved: EventBridge refuses sources that start with "aws."`);
   return source;
 }
 
@@ -90,12 +91,18 @@ export function validateEvent(event: OutboxEvent, source: string): string {
   }
   const type = event.detailType;
   if (typeof type !== 'string' || type === '' || type.length > MAX_DETAIL_TYPE_CHARS || CONTROL.test(type)) {
-    throw new OutboxEventError(`event ${id}: detailType must be 1-${MAX_DETAIL_TYPE_CHARS} printable characters, got ${JSON.stringify(type)}`, id);
+    throw new OutboxEventError(
+      `event ${id}: detailType must be 1-${MAX_DETAIL_TYPE_CHARS} printable characters, got ${JSON.stringify(type)}`,
+      id,
+    );
   }
   const detail = detailText(event);
   const bytes = entryBytes({ source, detailType: type, detail });
   if (bytes > MAX_EVENT_ENTRY_BYTES) {
-    throw new OutboxEventError(`event ${id}: its EventBridge entry would be ${bytes} bytes, above the ${MAX_EVENT_ENTRY_BYTES}-byte limit`, id);
+    throw new OutboxEventError(
+      `event ${id}: its EventBridge entry would be ${bytes} bytes, above the ${MAX_EVENT_ENTRY_BYTES}-byte limit`,
+      id,
+    );
   }
   return detail;
 }

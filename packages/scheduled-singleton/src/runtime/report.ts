@@ -25,12 +25,25 @@ export interface JobLogger {
 }
 
 /** Structured JSON log lines (`level`, `message`, `timestamp`, `service`, then the fields). */
-export function jsonLogger(options: { write: Write; service: string | undefined; level: LogLevel; now: () => number; keys?: () => Record<string, unknown> }): JobLogger {
-  const line = (level: LogLevel) => (message: string, fields: Record<string, unknown> = {}) => {
-    if (LEVELS[level] < LEVELS[options.level]) return;
-    const head = { level, message, timestamp: new Date(options.now()).toISOString(), ...(options.service !== undefined ? { service: options.service } : {}) };
-    options.write(JSON.stringify({ ...head, ...options.keys?.(), ...fields }));
-  };
+export function jsonLogger(options: {
+  write: Write;
+  service: string | undefined;
+  level: LogLevel;
+  now: () => number;
+  keys?: () => Record<string, unknown>;
+}): JobLogger {
+  const line =
+    (level: LogLevel) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      if (LEVELS[level] < LEVELS[options.level]) return;
+      const head = {
+        level,
+        message,
+        timestamp: new Date(options.now()).toISOString(),
+        ...(options.service !== undefined ? { service: options.service } : {}),
+      };
+      options.write(JSON.stringify({ ...head, ...options.keys?.(), ...fields }));
+    };
   return { debug: line('DEBUG'), info: line('INFO'), warn: line('WARN'), error: line('ERROR') };
 }
 

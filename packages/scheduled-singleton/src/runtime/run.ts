@@ -104,7 +104,12 @@ async function acquire(run: ExclusiveRun, deps: ExclusiveDeps, deadline: number)
   const dedupe = run.interval !== undefined && !run.force;
   let acquired;
   try {
-    acquired = await deps.lease.acquire(run.runId, run.source, dedupe ? run.interval : undefined, AbortSignal.timeout(Math.max(1, deadline - deps.now())));
+    acquired = await deps.lease.acquire(
+      run.runId,
+      run.source,
+      dedupe ? run.interval : undefined,
+      AbortSignal.timeout(Math.max(1, deadline - deps.now())),
+    );
   } catch (error) {
     return { held: false, outcome: { outcome: 'failed', reason: 'lease', error, heartbeats: 0 } };
   }
@@ -142,7 +147,13 @@ interface Held<T> {
 }
 
 /** Keeps the lease by heartbeat while the work runs, with a deadline, and fences its commits. */
-async function hold<T>(run: ExclusiveRun, work: (context: WorkContext) => Promise<T>, deps: ExclusiveDeps, lease: HeldLease, deadline: number): Promise<Held<T>> {
+async function hold<T>(
+  run: ExclusiveRun,
+  work: (context: WorkContext) => Promise<T>,
+  deps: ExclusiveDeps,
+  lease: HeldLease,
+  deadline: number,
+): Promise<Held<T>> {
   const controller = new AbortController();
   // The lease item is in every fenced transaction, and DynamoDB refuses a plain write (the
   // renewal) to an item an in-flight transaction holds: a run that commits back to back would
@@ -165,7 +176,11 @@ async function hold<T>(run: ExclusiveRun, work: (context: WorkContext) => Promis
     Math.max(0, deadline - deps.now()),
   );
   const fenced = fencedContext(run, deps, lease, heartbeat, controller.signal, deadline, turns);
-  const held: Omit<Held<T>, 'current' | 'heartbeats' | 'abortReason' | 'markedDone'> = { received: lease, failed: false, handedOver: fenced.handedOver };
+  const held: Omit<Held<T>, 'current' | 'heartbeats' | 'abortReason' | 'markedDone'> = {
+    received: lease,
+    failed: false,
+    handedOver: fenced.handedOver,
+  };
   try {
     held.value = await work(fenced.context);
     // The work returned although its signal had aborted (it ignored the deadline or the lost
@@ -181,11 +196,25 @@ async function hold<T>(run: ExclusiveRun, work: (context: WorkContext) => Promis
     clearTimeout(deadlineTimer);
     await heartbeat.stop();
   }
-  return { ...held, current: heartbeat.current, heartbeats: heartbeat.count, abortReason: controller.signal.reason, markedDone: fenced.markedDone() };
+  return {
+    ...held,
+    current: heartbeat.current,
+    heartbeats: heartbeat.count,
+    abortReason: controller.signal.reason,
+    markedDone: fenced.markedDone(),
+  };
 }
 
 /** The WorkContext of a held lease: every commit fenced by it, the interval marked done with the last. */
-function fencedContext(run: ExclusiveRun, deps: ExclusiveDeps, held: HeldLease, heartbeat: Heartbeat, signal: AbortSignal, deadline: number, turns: Turns) {
+function fencedContext(
+  run: ExclusiveRun,
+  deps: ExclusiveDeps,
+  held: HeldLease,
+  heartbeat: Heartbeat,
+  signal: AbortSignal,
+  deadline: number,
+  turns: Turns,
+) {
   const handedOver = new Set<string>();
   let markedDone = false;
   const context: WorkContext = {
@@ -204,7 +233,10 @@ function fencedContext(run: ExclusiveRun, deps: ExclusiveDeps, held: HeldLease, 
       if (events.length > 0 && deps.outbox === undefined) {
         throw new OutboxEventError('this job has no outbox: give ScheduledSingletonJob an `outbox` to publish events');
       }
-      const outbox = events.length > 0 && deps.outbox !== undefined ? outboxPuts(events, deps.outbox, { runId: run.runId, fence: held.fence, nowMs: deps.now() }) : [];
+      const outbox =
+        events.length > 0 && deps.outbox !== undefined
+          ? outboxPuts(events, deps.outbox, { runId: run.runId, fence: held.fence, nowMs: deps.now() })
+          : [];
       for (const entry of commitOptions.handoff ?? []) handedOver.add(entry);
       const handoff = [...handedOver];
       // The interval is marked done in the same transaction as the run's last data write, so a
@@ -214,7 +246,9 @@ function fencedContext(run: ExclusiveRun, deps: ExclusiveDeps, held: HeldLease, 
         signal.throwIfAborted();
         return deps.lease.fenceCheck(heartbeat.current, { handoff, ...(last && doneInterval !== undefined ? { doneInterval } : {}) });
       };
-      const written = await turns.run(() => (outbox.length > 0 ? deps.writer.commit(actions, fence, signal, outbox) : deps.writer.commit(actions, fence, signal)));
+      const written = await turns.run(() =>
+        outbox.length > 0 ? deps.writer.commit(actions, fence, signal, outbox) : deps.writer.commit(actions, fence, signal),
+      );
       if (doneInterval !== undefined && written.transactions > 0) markedDone = true;
       const duplicates = written.duplicateEvents ?? 0;
       return { transactions: written.transactions, events: { written: outbox.length - duplicates, duplicates } };
@@ -224,7 +258,13 @@ function fencedContext(run: ExclusiveRun, deps: ExclusiveDeps, held: HeldLease, 
 }
 
 /** Releases the lease with the run record, and tells what the run's outcome is. */
-async function settle<T>(run: ExclusiveRun, deps: ExclusiveDeps, options: ExclusiveOptions<T>, held: Held<T>, startedAt: number): Promise<ExclusiveOutcome<T>> {
+async function settle<T>(
+  run: ExclusiveRun,
+  deps: ExclusiveDeps,
+  options: ExclusiveOptions<T>,
+  held: Held<T>,
+  startedAt: number,
+): Promise<ExclusiveOutcome<T>> {
   const { heartbeats, current, failed, failure } = held;
   const fence = current.fence;
   // A lost lease wins over whatever error the abort caused.
@@ -244,13 +284,25 @@ async function settle<T>(run: ExclusiveRun, deps: ExclusiveDeps, options: Exclus
       // What the previous runs handed over is dealt with once the work succeeded.
       resolved: failed ? [] : [...held.received.handoff].filter((entry) => !held.handedOver.has(entry)),
     };
-    released = await releaseWithRetry(deps.lease, current, releaseOptions, AbortSignal.timeout(Math.max(250, run.remainingMs() - 250)), deps.sleep ?? realSleep);
+    released = await releaseWithRetry(
+      deps.lease,
+      current,
+      releaseOptions,
+      AbortSignal.timeout(Math.max(250, run.remainingMs() - 250)),
+      deps.sleep ?? realSleep,
+    );
   } catch (error) {
     // The lease lapses on its own within its duration. An interval whose last data write did not
     // mark it done is not done: report the failure, so that a retry runs.
     deps.log?.warn('could not release the lease; it will lapse', { error: describe(error) });
     if (markDone && !held.markedDone) {
-      return { outcome: 'failed', reason: 'lease', error: new LeaseUnavailableError(`release failed: ${describe(error)}`, { cause: error }), fence, heartbeats };
+      return {
+        outcome: 'failed',
+        reason: 'lease',
+        error: new LeaseUnavailableError(`release failed: ${describe(error)}`, { cause: error }),
+        fence,
+        heartbeats,
+      };
     }
     released = true;
   }
@@ -280,7 +332,13 @@ function lateReturn(reason: unknown, lateMs: number): unknown {
 }
 
 /** The run record: `<prefix><interval>` for a scheduled run, `<prefix><source>#<runId>` otherwise. */
-function runRecord<T>(run: ExclusiveRun, deps: ExclusiveDeps, options: ExclusiveOptions<T>, held: Held<T>, startedAt: number): RunRecord & { outcome: string; finishedAtMs: number } {
+function runRecord<T>(
+  run: ExclusiveRun,
+  deps: ExclusiveDeps,
+  options: ExclusiveOptions<T>,
+  held: Held<T>,
+  startedAt: number,
+): RunRecord & { outcome: string; finishedAtMs: number } {
   const finishedAtMs = deps.now();
   const scheduled = run.source === 'schedule' && run.interval !== undefined;
   return {
@@ -322,7 +380,8 @@ export async function runUnfenced<T>(
       keep: () => undefined,
       commit: () => Promise.reject(new Error('a run without the lease cannot write')),
     });
-    if (controller.signal.aborted) return { outcome: 'failed', error: lateReturn(controller.signal.reason, deps.now() - deadline), deadline: true };
+    if (controller.signal.aborted)
+      return { outcome: 'failed', error: lateReturn(controller.signal.reason, deps.now() - deadline), deadline: true };
     return { outcome: 'succeeded', value };
   } catch (error) {
     return { outcome: 'failed', ...workFailure(error, controller.signal.reason) };

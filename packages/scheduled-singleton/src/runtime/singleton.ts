@@ -149,8 +149,7 @@ export interface ScheduledSingletonHandler<T = unknown> {
 
 /** The precheck's settlement when it ended the run before the lease. */
 type PrecheckSettlement =
-  | { outcome: 'succeeded'; idle: true; summary: Record<string, unknown> }
-  | { outcome: 'failed'; reason: 'precheck'; error: unknown };
+  { outcome: 'succeeded'; idle: true; summary: Record<string, unknown> } | { outcome: 'failed'; reason: 'precheck'; error: unknown };
 
 /** Built once per container from the environment the construct sets. */
 interface Setup {
@@ -159,9 +158,7 @@ interface Setup {
 }
 
 type Settlement<T> =
-  | ExclusiveOutcome<T>
-  | { outcome: 'failed'; reason: 'event' | 'config'; error: unknown; dryRun?: undefined }
-  | PrecheckSettlement;
+  ExclusiveOutcome<T> | { outcome: 'failed'; reason: 'event' | 'config'; error: unknown; dryRun?: undefined } | PrecheckSettlement;
 
 export function scheduledSingleton<T, P = undefined>(
   work: (job: JobContext<P>) => Promise<T>,
@@ -169,7 +166,8 @@ export function scheduledSingleton<T, P = undefined>(
 ): ScheduledSingletonHandler<T> {
   const handler = invocationHandler(work, options);
   return Object.assign(handler, {
-    with: (overrides: ScheduledSingletonOptions<T>) => scheduledSingleton(work, { ...options, ...(overrides as ScheduledSingletonOptions<T, P>) }),
+    with: (overrides: ScheduledSingletonOptions<T>) =>
+      scheduledSingleton(work, { ...options, ...(overrides as ScheduledSingletonOptions<T, P>) }),
   });
 }
 
@@ -228,7 +226,11 @@ interface ParseInput<T, P> {
 }
 
 /** The environment (once per container) and the event: what this invocation is, or why it cannot run. */
-function parse<T, P>(event: unknown, context: LambdaContextLike, input: ParseInput<T, P>): { invocation: Invocation; setup: Setup } | { failure: Settlement<T> } {
+function parse<T, P>(
+  event: unknown,
+  context: LambdaContextLike,
+  input: ParseInput<T, P>,
+): { invocation: Invocation; setup: Setup } | { failure: Settlement<T> } {
   const { container, options } = input;
   try {
     container.setup ??= setup(input.env, input.names, options, input.now, (message, fields) => container.log?.warn(message, fields));
@@ -259,7 +261,11 @@ interface Reporting<T> {
 /** One summary line, one EMF line; throws when a scheduled run failed (Lambda retries it) or none could start. */
 function report<T>(settled: Settlement<T> | DrySettlement<T>, invocation: Invocation | undefined, reporting: Reporting<T>): RunResult {
   const { log, now, metrics } = reporting;
-  const result = resultOf(settled, invocation, { runId: reporting.runId, durationMs: now() - reporting.startedAt, summary: reporting.summary });
+  const result = resultOf(settled, invocation, {
+    runId: reporting.runId,
+    durationMs: now() - reporting.startedAt,
+    summary: reporting.summary,
+  });
   const { runId: _runId, source: _source, interval: _interval, ...fields } = result;
   if (result.outcome === 'failed') log.error(result.outcome, { summary: true, ...fields });
   else log.info(result.outcome, { summary: true, ...fields });
@@ -268,7 +274,8 @@ function report<T>(settled: Settlement<T> | DrySettlement<T>, invocation: Invoca
   } else {
     log.warn(`metrics not emitted: ${reporting.names.metricsNamespace} or ${reporting.names.serviceName} is not set`);
   }
-  if (result.outcome === 'failed' && (invocation === undefined || invocation.source === 'schedule')) throw new ScheduledRunFailedError(result);
+  if (result.outcome === 'failed' && (invocation === undefined || invocation.source === 'schedule'))
+    throw new ScheduledRunFailedError(result);
   return result;
 }
 
@@ -303,10 +310,14 @@ function setup<T>(
       options.dynamo ??
         new DynamoDBClient({
           maxAttempts: DYNAMO_CLIENT_SETTINGS.maxAttempts,
-          requestHandler: { connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs, requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs },
+          requestHandler: {
+            connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs,
+            requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs,
+          },
         }),
     );
-  const contention = (operation: string, reason: string, attempt: number) => warn('DynamoDB contention; retrying', { operation, reason, attempt });
+  const contention = (operation: string, reason: string, attempt: number) =>
+    warn('DynamoDB contention; retrying', { operation, reason, attempt });
   const { lease, writer } = store.open({
     table: read('coordinationTable'),
     key: read('leaseKey'),
@@ -316,7 +327,10 @@ function setup<T>(
     onContention: contention,
   });
   const outbox = outboxSettings(env, names);
-  return { deps: { lease, writer, timing, now, runRecordPrefix: read('runRecordPrefix'), ...(outbox !== undefined ? { outbox } : {}) }, periodMinutes };
+  return {
+    deps: { lease, writer, timing, now, runRecordPrefix: read('runRecordPrefix'), ...(outbox !== undefined ? { outbox } : {}) },
+    periodMinutes,
+  };
 }
 
 /**
@@ -334,7 +348,8 @@ export function outboxSettings(env: Record<string, string | undefined>, names: J
     throw new JobConfigError(`${names.eventSource}: ${(error as Error).message}`);
   }
   const days = Number(env[names.outboxRetentionDays] ?? DEFAULT_OUTBOX_RETENTION_DAYS);
-  if (!Number.isFinite(days) || days < 1) throw new JobConfigError(`${names.outboxRetentionDays} must be at least 1 (days), got ${env[names.outboxRetentionDays]}`);
+  if (!Number.isFinite(days) || days < 1)
+    throw new JobConfigError(`${names.outboxRetentionDays} must be at least 1 (days), got ${env[names.outboxRetentionDays]}`);
   return { table, source, retentionDays: days };
 }
 
@@ -357,7 +372,16 @@ async function precheckStep<P>(
   const { source, interval, dryRun, force, options } = invocation;
   const budgetMs = Math.max(1, step.context.getRemainingTimeInMillis() - step.deps.timing.stopMarginMs);
   try {
-    const look = await precheck({ runId: step.runId, source, ...(interval !== undefined ? { interval } : {}), dryRun, force, options, signal: AbortSignal.timeout(budgetMs), log: step.log });
+    const look = await precheck({
+      runId: step.runId,
+      source,
+      ...(interval !== undefined ? { interval } : {}),
+      dryRun,
+      force,
+      options,
+      signal: AbortSignal.timeout(budgetMs),
+      log: step.log,
+    });
     if (look.idle) return { settled: { outcome: 'succeeded', idle: true, summary: look.summary ?? {} } };
     return { value: look.value };
   } catch (error) {
@@ -375,7 +399,11 @@ interface RunStepOptions<T, P> {
 }
 
 /** The work, exclusively under the lease; a dry run without it (nothing can be written). */
-async function runStep<T, P>(invocation: Invocation, work: (job: JobContext<P>) => Promise<T>, step: RunStepOptions<T, P>): Promise<Settlement<T> | DrySettlement<T>> {
+async function runStep<T, P>(
+  invocation: Invocation,
+  work: (job: JobContext<P>) => Promise<T>,
+  step: RunStepOptions<T, P>,
+): Promise<Settlement<T> | DrySettlement<T>> {
   const { runId, context, log } = step;
   const remainingMs = () => context.getRemainingTimeInMillis();
   const { source, interval, dryRun, force, options } = invocation;
@@ -407,8 +435,7 @@ async function runStep<T, P>(invocation: Invocation, work: (job: JobContext<P>) 
 }
 
 type DrySettlement<T> =
-  | { outcome: 'succeeded'; value: T; dryRun: true }
-  | { outcome: 'failed'; reason: 'work'; error: unknown; deadline: boolean; dryRun: true };
+  { outcome: 'succeeded'; value: T; dryRun: true } | { outcome: 'failed'; reason: 'work'; error: unknown; deadline: boolean; dryRun: true };
 
 /** The result of a run: what the outcome says, as plain JSON, with the job's summary fields. */
 function resultOf<T>(
@@ -433,7 +460,11 @@ function resultOf<T>(
     ...(s.dryRun === true ? { dryRun: true as const } : {}),
     ...(s.idle === true ? { idle: true } : {}),
     durationMs: extra.durationMs,
-    ...('idle' in settled ? settled.summary : settled.outcome === 'succeeded' && extra.summary !== undefined ? extra.summary(value as T) : {}),
+    ...('idle' in settled
+      ? settled.summary
+      : settled.outcome === 'succeeded' && extra.summary !== undefined
+        ? extra.summary(value as T)
+        : {}),
   };
 }
 

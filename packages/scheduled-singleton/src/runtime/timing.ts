@@ -24,10 +24,7 @@ export interface LeaseTiming {
 
 export const MIN_LEASE_DURATION_SECONDS = 2;
 
-export function leaseTiming(
-  durationSeconds: number,
-  options: { functionTimeoutMs?: number; callBudgetMs?: number } = {},
-): LeaseTiming {
+export function leaseTiming(durationSeconds: number, options: { functionTimeoutMs?: number; callBudgetMs?: number } = {}): LeaseTiming {
   if (!Number.isFinite(durationSeconds) || durationSeconds < MIN_LEASE_DURATION_SECONDS) {
     throw new LeaseConfigError(
       `lease duration must be a number of seconds >= ${MIN_LEASE_DURATION_SECONDS}, got ${String(durationSeconds)}`,

@@ -29,7 +29,11 @@ export function lambdaContext(options: LambdaContextOptions = {}): LambdaContext
   const endsAt = now() + (options.remainingMs ?? 120_000);
   const name = options.functionName ?? 'job';
   const arn = `arn:aws:lambda:us-east-1:123456789012:function:${name}${options.version === undefined ? '' : `:${options.version}`}`;
-  return { getRemainingTimeInMillis: () => Math.max(0, endsAt - now()), invokedFunctionArn: arn, awsRequestId: `request-${Math.random().toString(36).slice(2, 10)}` };
+  return {
+    getRemainingTimeInMillis: () => Math.max(0, endsAt - now()),
+    invokedFunctionArn: arn,
+    awsRequestId: `request-${Math.random().toString(36).slice(2, 10)}`,
+  };
 }
 
 /** The EventBridge Scheduled Event of a tick at `time` (default now): `source: 'schedule'`, its interval. */

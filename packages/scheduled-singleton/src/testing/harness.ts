@@ -60,7 +60,10 @@ export interface TestJobOptions extends JobEnvOptions {
 }
 
 /** The handler with the lease and the fenced writes in memory: a unit test of a job. */
-export function testJob<T>(handler: ScheduledSingletonHandler<T>, options: TestJobOptions = {}): JobUnderTest<T> & { readonly coordination: MemoryCoordination } {
+export function testJob<T>(
+  handler: ScheduledSingletonHandler<T>,
+  options: TestJobOptions = {},
+): JobUnderTest<T> & { readonly coordination: MemoryCoordination } {
   const coordination = options.coordination ?? new MemoryCoordination();
   const env = { ...jobEnv(options), ...options.env };
   Object.assign(process.env, env);
@@ -126,7 +129,10 @@ export async function localJob<T>(handler: ScheduledSingletonHandler<T>, options
     const ref = (value as { Ref?: unknown } | null)?.Ref;
     if (typeof value === 'string' || typeof value === 'number') env[name] = String(value);
     else if (typeof ref === 'string' && tables[ref] !== undefined) env[name] = tables[ref];
-    else throw new Error(`localJob: the function's variable ${name} is ${JSON.stringify(value)}, not a value or a table Ref: pass it in options.env`);
+    else
+      throw new Error(
+        `localJob: the function's variable ${name} is ${JSON.stringify(value)}, not a value or a table Ref: pass it in options.env`,
+      );
   }
   Object.assign(env, options.env);
   Object.assign(process.env, env);
@@ -135,14 +141,20 @@ export async function localJob<T>(handler: ScheduledSingletonHandler<T>, options
 }
 
 /** The environment of the template's job function (the one whose variables include LEASE_KEY). */
-function jobFunctionVariables(resources: Record<string, { Type: string; Properties?: Record<string, unknown> }>, leaseKey: string | undefined): Record<string, unknown> {
+function jobFunctionVariables(
+  resources: Record<string, { Type: string; Properties?: Record<string, unknown> }>,
+  leaseKey: string | undefined,
+): Record<string, unknown> {
   const jobs = Object.entries(resources).flatMap(([id, resource]) => {
     const variables = (resource.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
     if (resource.Type !== 'AWS::Lambda::Function' || variables?.[JOB_ENV.leaseKey] === undefined) return [];
     return leaseKey === undefined || variables[JOB_ENV.leaseKey] === leaseKey ? [{ id, variables }] : [];
   });
   if (jobs.length === 1) return jobs[0]!.variables;
-  if (jobs.length === 0) throw new Error(`localJob: no function in the template has ${JOB_ENV.leaseKey}${leaseKey === undefined ? '' : ` = ${leaseKey}`} (is it a ScheduledSingletonJob's template?)`);
+  if (jobs.length === 0)
+    throw new Error(
+      `localJob: no function in the template has ${JOB_ENV.leaseKey}${leaseKey === undefined ? '' : ` = ${leaseKey}`} (is it a ScheduledSingletonJob's template?)`,
+    );
   throw new Error(`localJob: the template has several jobs (${jobs.map((j) => j.id).join(', ')}): pass leaseKey`);
 }
 
@@ -158,7 +170,8 @@ interface CfnIndex {
 
 /** The table of a template resource, as deployed: keys, indexes, streams, TTL (billing on demand). */
 async function createTable(client: DynamoDBClient, name: string, properties: Record<string, unknown>): Promise<void> {
-  const keys = (schema: CfnKey[] | undefined): KeySchemaElement[] => (schema ?? []).map((k) => ({ AttributeName: k.AttributeName, KeyType: k.KeyType as KeySchemaElement['KeyType'] }));
+  const keys = (schema: CfnKey[] | undefined): KeySchemaElement[] =>
+    (schema ?? []).map((k) => ({ AttributeName: k.AttributeName, KeyType: k.KeyType as KeySchemaElement['KeyType'] }));
   const index = (i: CfnIndex) => ({
     IndexName: i.IndexName,
     KeySchema: keys(i.KeySchema),
@@ -177,17 +190,24 @@ async function createTable(client: DynamoDBClient, name: string, properties: Rec
     BillingMode: 'PAY_PER_REQUEST',
     ...(global.length > 0 ? { GlobalSecondaryIndexes: global.map(index) } : {}),
     ...(local.length > 0 ? { LocalSecondaryIndexes: local.map(index) } : {}),
-    ...(stream?.StreamViewType ? { StreamSpecification: { StreamEnabled: true, StreamViewType: stream.StreamViewType as 'NEW_AND_OLD_IMAGES' } } : {}),
+    ...(stream?.StreamViewType
+      ? { StreamSpecification: { StreamEnabled: true, StreamViewType: stream.StreamViewType as 'NEW_AND_OLD_IMAGES' } }
+      : {}),
   };
   try {
     await client.send(new CreateTableCommand(input));
   } catch (error) {
     const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    throw new Error(`localJob: could not create table ${name} on ${String(process.env.AWS_ENDPOINT_URL_DYNAMODB)} (is DynamoDB Local running there?): ${why}`, { cause: error });
+    throw new Error(
+      `localJob: could not create table ${name} on ${String(process.env.AWS_ENDPOINT_URL_DYNAMODB)} (is DynamoDB Local running there?): ${why}`,
+      { cause: error },
+    );
   }
   const ttl = properties.TimeToLiveSpecification as { AttributeName?: string; Enabled?: boolean } | undefined;
   if (ttl?.Enabled === true && ttl.AttributeName !== undefined) {
-    await client.send(new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { AttributeName: ttl.AttributeName, Enabled: true } }));
+    await client.send(
+      new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { AttributeName: ttl.AttributeName, Enabled: true } }),
+    );
   }
 }
 

@@ -4,6 +4,23 @@
  * (`localJob`), and the invocations Lambda delivers (a scheduled tick, the deploy-time run, a
  * console run, a dry run). Imports the AWS SDK only (DynamoDB Local is reached over HTTP).
  */
-export { MemoryCoordination, MemoryFencedWriter, MemoryLease, type MemoryLeaseItem, type MemoryLeaseOptions, type MemoryTransaction } from './memory.js';
-export { consoleRun, deployRun, dryRun, jobEnv, lambdaContext, scheduledTick, type JobEnvOptions, type LambdaContextOptions, type TestInvocation } from './fixtures.js';
+export {
+  MemoryCoordination,
+  MemoryFencedWriter,
+  MemoryLease,
+  type MemoryLeaseItem,
+  type MemoryLeaseOptions,
+  type MemoryTransaction,
+} from './memory.js';
+export {
+  consoleRun,
+  deployRun,
+  dryRun,
+  jobEnv,
+  lambdaContext,
+  scheduledTick,
+  type JobEnvOptions,
+  type LambdaContextOptions,
+  type TestInvocation,
+} from './fixtures.js';
 export { localJob, testJob, type JobUnderTest, type LocalJob, type LocalJobOptions, type TestJobOptions, type TestRun } from './harness.js';

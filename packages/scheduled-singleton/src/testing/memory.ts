@@ -34,7 +34,15 @@ import type {
   TransactAction,
   WriterResult,
 } from '../runtime/ports.js';
-import { OWNED_CONDITION, explainLoss, explainRefusal, ledgerRetentionMs, rememberDone, slotOf, type LeaseItem } from '../runtime/record.js';
+import {
+  OWNED_CONDITION,
+  explainLoss,
+  explainRefusal,
+  ledgerRetentionMs,
+  rememberDone,
+  slotOf,
+  type LeaseItem,
+} from '../runtime/record.js';
 import type { LeaseTiming } from '../runtime/timing.js';
 
 /** The lease item as the in-memory store keeps it (the attributes DynamoLease writes). */
@@ -185,11 +193,22 @@ export class MemoryLease implements LeasePort {
     const now = this.now();
     const item = this.item();
     if (!owned(item, issued.runId, issued.fence, now)) {
-      throw new LeaseLostError('lease lost: a fenced write was refused because this run no longer holds the lease', issued.runId, issued.fence);
+      throw new LeaseLostError(
+        'lease lost: a fenced write was refused because this run no longer holds the lease',
+        issued.runId,
+        issued.fence,
+      );
     }
     if (issued.ledger !== undefined) item.ledger = issued.ledger;
     for (const entry of issued.extras.handoff ?? []) item.handoff.add(entry);
-    this.store.transactions.push({ key: this.key, runId: issued.runId, fence: issued.fence, committedAtMs: now, actions: [...actions], extras: issued.extras });
+    this.store.transactions.push({
+      key: this.key,
+      runId: issued.runId,
+      fence: issued.fence,
+      committedAtMs: now,
+      actions: [...actions],
+      extras: issued.extras,
+    });
   }
 
   /**
@@ -199,7 +218,13 @@ export class MemoryLease implements LeasePort {
   takeOver(runId = 'another-run'): void {
     const item = this.item();
     const now = this.now();
-    Object.assign(item, { holder: runId, fence: item.fence + 1, expiresAtMs: now + this.timing.durationMs, acquiredAtMs: now, renewedAtMs: now });
+    Object.assign(item, {
+      holder: runId,
+      fence: item.fence + 1,
+      expiresAtMs: now + this.timing.durationMs,
+      acquiredAtMs: now,
+      renewedAtMs: now,
+    });
   }
 }
 
@@ -210,7 +235,12 @@ export class MemoryFencedWriter implements FencedWriterPort {
    * Outbox puts first, then the actions, 99 per transaction; an outbox put whose key the store
    * already holds is dropped and counted (`attribute_not_exists`), as DynamoFencedWriter does.
    */
-  async commit(actions: readonly TransactAction[], fence: (last: boolean) => TransactAction, signal?: AbortSignal, outbox: readonly TransactAction[] = []): Promise<WriterResult> {
+  async commit(
+    actions: readonly TransactAction[],
+    fence: (last: boolean) => TransactAction,
+    signal?: AbortSignal,
+    outbox: readonly TransactAction[] = [],
+  ): Promise<WriterResult> {
     await roundTrip();
     const all = [...outbox.map((action) => ({ action, outbox: true })), ...actions.map((action) => ({ action, outbox: false }))];
     let transactions = 0;
@@ -229,7 +259,8 @@ export class MemoryFencedWriter implements FencedWriterPort {
         issued,
         fresh.map((entry) => entry.action),
       );
-      for (const entry of fresh) if (entry.outbox) this.store.outbox.set(outboxKeyOf(entry.action), entry.action.Put!.Item as Record<string, unknown>);
+      for (const entry of fresh)
+        if (entry.outbox) this.store.outbox.set(outboxKeyOf(entry.action), entry.action.Put!.Item as Record<string, unknown>);
       transactions += 1;
     }
     return outbox.length > 0 ? { transactions, duplicateEvents } : { transactions };
@@ -259,7 +290,13 @@ export class MemoryCoordination implements CoordinationStore {
   private opened: MemoryLease | undefined;
 
   open(config: CoordinationConfig): CoordinationPorts {
-    const lease = new MemoryLease({ key: config.key, timing: config.timing, now: config.now, ledgerRetentionMs: config.ledgerRetentionMs, store: this });
+    const lease = new MemoryLease({
+      key: config.key,
+      timing: config.timing,
+      now: config.now,
+      ledgerRetentionMs: config.ledgerRetentionMs,
+      store: this,
+    });
     this.opened = lease;
     return { lease, writer: new MemoryFencedWriter(this) };
   }
@@ -338,5 +375,8 @@ function roundTrip(): Promise<void> {
 }
 
 function refuseAborted(signal: AbortSignal | undefined, what: string): void {
-  if (signal?.aborted) throw new LeaseUnavailableError(`${what}: ${String((signal.reason as Error | undefined)?.message ?? signal.reason)}`, { cause: signal.reason });
+  if (signal?.aborted)
+    throw new LeaseUnavailableError(`${what}: ${String((signal.reason as Error | undefined)?.message ?? signal.reason)}`, {
+      cause: signal.reason,
+    });
 }
