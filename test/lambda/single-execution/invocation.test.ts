@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EventValidationError, parseInvocation } from '../../../packages/scheduled-singleton/src/runtime/invocation.js';
+import { booleanOption, EventValidationError, parseInvocation } from '../../../packages/scheduled-singleton/src/runtime/invocation.js';
 import { findProject } from '../../../packages/scheduled-singleton/src/cdk/function-parts.js';
 
 const nowMs = Date.parse('2026-11-30T12:07:00Z');
@@ -46,6 +46,18 @@ describe('parseInvocation', () => {
     });
     expect(parse({ dryRun: true })).toMatchObject({ dryRun: true });
     expect(parse({ limit: 3 }, { consoleOptions: ['limit'] }).options).toEqual({ limit: 3 });
+  });
+
+  it('the job own options with checks: a problem refuses the event as the wrapper own do; absent options are not checked', () => {
+    const consoleOptions = { acceptHeld: booleanOption, limit: (value: unknown) => (value === 3 ? undefined : 'must be 3') };
+    expect(parse({ acceptHeld: true, limit: 3 }, { consoleOptions }).options).toEqual({ acceptHeld: true, limit: 3 });
+    expect(parse({}, { consoleOptions }).options).toEqual({});
+    expect(() => parse({ acceptHeld: 'yes' }, { consoleOptions })).toThrow(
+      new EventValidationError('invalid console event: acceptHeld: must be true or false'),
+    );
+    expect(() => parse({ acceptHeld: 1, limit: 4, other: 0 }, { consoleOptions })).toThrow(
+      'invalid console event: unknown field(s) "other"; acceptHeld: must be true or false; limit: must be 3',
+    );
   });
 
   it.each([

@@ -71,6 +71,9 @@ export { bound, MAX_TEXT_BYTES, utf8Bytes } from './text.js';
 export { cancellationCodes, describe, isCancelledAt } from './aws-errors.js';
 export { scheduledSingleton, ScheduledRunFailedError, JobConfigError, outboxSettings } from './singleton.js';
 export type {
+  ConfigureParts,
+  FailedRun,
+  FailureNaming,
   JobContext,
   LambdaContextLike,
   Precheck,
@@ -81,11 +84,14 @@ export type {
   ScheduledSingletonOptions,
 } from './singleton.js';
 export {
+  booleanOption,
   EventValidationError,
   intervalOf,
   invokedThroughVersion,
   MAX_SCHEDULE_SKEW_MS,
   parseInvocation,
+  type ConsoleOptionCheck,
+  type ConsoleOptions,
   type Invocation,
   type ParseOptions,
 } from './invocation.js';

@@ -44,13 +44,39 @@ export function intervalOf(time: string | number, periodMinutes: number): string
   return new Date(Math.floor(at / period) * period).toISOString().replace('.000Z', 'Z');
 }
 
+/**
+ * Checks one console option's value (present in the event): a problem text, reported as the
+ * wrapper's own are (`invalid console event: <name>: <problem>`), or undefined when it is fine.
+ */
+export type ConsoleOptionCheck = (value: unknown) => string | undefined;
+
+/** A job's console options: their names (any JSON value passes), or a check per name. */
+export type ConsoleOptions = readonly string[] | Readonly<Record<string, ConsoleOptionCheck>>;
+
+/** The check of an option that must be a boolean: `must be true or false`. */
+export const booleanOption: ConsoleOptionCheck = (value) => (typeof value === 'boolean' ? undefined : 'must be true or false');
+
+/** The names of a job's console options, and the check of each (none for a bare name). */
+function consoleOptionChecks(options: ConsoleOptions | undefined): [string, ConsoleOptionCheck | undefined][] {
+  if (options === undefined) return [];
+  if (isNameList(options)) return options.map((name) => [name, undefined]);
+  return Object.entries(options);
+}
+
+function isNameList(options: ConsoleOptions): options is readonly string[] {
+  return Array.isArray(options);
+}
+
 export interface ParseOptions {
   /** The schedule's period: intervals are its multiples. */
   periodMinutes: number;
   /** The time now (epoch ms): a future tick or interval is refused. */
   nowMs: number;
-  /** Names of the job's own console options, passed through in `options`. */
-  consoleOptions?: readonly string[];
+  /**
+   * The job's own console options, passed through in `options`: their names, or a check per name.
+   * @default none: a console event with any other field is refused
+   */
+  consoleOptions?: ConsoleOptions;
   /** Lambda's `invokedFunctionArn`: a published version means the deploy-time trigger. */
   invokedFunctionArn?: string;
 }
@@ -86,10 +112,16 @@ function parseScheduled(event: Record<string, unknown>, options: ParseOptions): 
 }
 
 function parseConsole(event: Record<string, unknown>, options: ParseOptions): Invocation {
-  const own = options.consoleOptions ?? [];
+  const checks = consoleOptionChecks(options.consoleOptions);
+  const own = checks.map(([name]) => name);
   const problems = unknownKeys(event, new Set([...CONSOLE_KEYS, ...own]));
   for (const flag of ['dryRun', 'force']) {
-    if (event[flag] !== undefined && typeof event[flag] !== 'boolean') problems.push(`${flag}: must be true or false`);
+    const problem = event[flag] === undefined ? undefined : booleanOption(event[flag]);
+    if (problem !== undefined) problems.push(`${flag}: ${problem}`);
+  }
+  for (const [name, check] of checks) {
+    const problem = event[name] === undefined || check === undefined ? undefined : check(event[name]);
+    if (problem !== undefined) problems.push(`${name}: ${problem}`);
   }
   if (event.interval !== undefined && !isTime(event.interval)) problems.push(`interval: ${TIME_HINT}`);
   if (event.force === true && event.interval === undefined)

@@ -14,16 +14,16 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { JOB_ENV, type JobEnvNames } from '../contract.js';
-import { describe } from './aws-errors.js';
 import { DYNAMO_CLIENT_SETTINGS } from './client-budget.js';
 import { dynamoCoordination, type CoordinationStore } from './coordination.js';
-import { LeaseConfigError, RunDeadlineError } from './errors.js';
-import { EventValidationError, parseInvocation, type Invocation } from './invocation.js';
+import { LeaseConfigError } from './errors.js';
+import { EventValidationError, parseInvocation, type ConsoleOptions, type Invocation } from './invocation.js';
 import { DEFAULT_OUTBOX_RETENTION_DAYS, validateSource, type OutboxSettings } from './outbox.js';
 import type { WorkContext } from './ports.js';
 import { ledgerRetentionMs } from './record.js';
 import { emfLine, jsonLogger, logLevelFrom, writeStdout, type JobLogger, type Write } from './report.js';
-import { runExclusively, runUnfenced, type ExclusiveDeps, type ExclusiveOutcome, type Settled } from './run.js';
+import { guarded, resultOf, type PrecheckSettlement, type ResultHooks, type Settlement } from './result.js';
+import { runExclusively, runUnfenced, type ExclusiveDeps, type Settled } from './run.js';
 import { bound } from './text.js';
 import { leaseTiming, validateTiming } from './timing.js';
 
@@ -35,7 +35,7 @@ export interface LambdaContextLike {
 }
 
 /** What the work receives: the module's WorkContext, and what this run is. */
-export interface JobContext<P = undefined> extends WorkContext {
+export interface JobContext<P = undefined, C = undefined> extends WorkContext {
   readonly source: Invocation['source'];
   /** The interval this run stands for (a Scheduled Event's, or a console `interval`). */
   readonly interval?: string;
@@ -44,15 +44,17 @@ export interface JobContext<P = undefined> extends WorkContext {
   readonly force: boolean;
   /** The job's own console options (see `consoleOptions`). */
   readonly options: Readonly<Record<string, unknown>>;
-  /** JSON log lines on stdout, carrying runId, source and interval. */
+  /** JSON log lines on stdout, carrying runId, source, interval and (once the lease is held) fence. */
   readonly log: JobLogger;
   readonly lambda: LambdaContextLike;
   /** What the `precheck` option found before the lease (absent without one). */
   readonly precheck?: P;
+  /** What the `configure` option returned (read once per container); undefined without one. */
+  readonly config: C;
 }
 
 /** What a `precheck` receives: what this run is, a signal bounded by the run's deadline, the log. */
-export interface PrecheckContext {
+export interface PrecheckContext<C = undefined> {
   readonly runId: string;
   readonly source: Invocation['source'];
   readonly interval?: string;
@@ -61,6 +63,8 @@ export interface PrecheckContext {
   readonly options: Readonly<Record<string, unknown>>;
   readonly signal: AbortSignal;
   readonly log: JobLogger;
+  /** What the `configure` option returned; undefined without one. */
+  readonly config: C;
 }
 
 /**
@@ -69,7 +73,35 @@ export interface PrecheckContext {
  */
 export type Precheck<P> = { idle: true; summary?: Record<string, unknown> } | { idle: false; value: P };
 
-export interface ScheduledSingletonOptions<T, P = undefined> {
+/** What `configure` receives beside the environment: the wrapper's own parts, to build the job's on. */
+export interface ConfigureParts {
+  /** The wrapper's DynamoDB client (the `dynamo` option, or one with DYNAMO_CLIENT_SETTINGS' time budget). */
+  readonly dynamo: DynamoDBClient;
+}
+
+/** What `failure` names a failed run: its reason (replacing the wrapper's) and fields of the result. */
+export interface FailureNaming {
+  reason?: string;
+  summary?: Record<string, unknown>;
+}
+
+/** What the wrapper knows of a failed run when it asks `failure` to name it. */
+export interface FailedRun {
+  /** The wrapper's reason: `event`, `config`, `precheck`, `lease`, `lease-lost` or `work`. */
+  readonly reason: string;
+  /** Renewals confirmed before the run ended (0 before the lease). */
+  readonly heartbeats: number;
+}
+
+export interface ScheduledSingletonOptions<T, P = undefined, C = undefined> {
+  /**
+   * The job's own configuration, read once per container (after the wrapper's own environment,
+   * before the event is parsed), with the wrapper's DynamoDB client so the job builds its stores
+   * on it. A throw fails the invocation with reason `config` before any lease or work (it is read
+   * again by the next invocation). The value reaches the work as `config` (and the precheck).
+   * @default none: `config` is undefined
+   */
+  configure?: (env: Record<string, string | undefined>, parts: ConfigureParts) => C;
   /**
    * A read-only look before the lease, for a job that often has nothing to do (a frequent
    * schedule): e.g. one query for due work. When it answers `idle`, the invocation takes no lease,
@@ -78,27 +110,83 @@ export interface ScheduledSingletonOptions<T, P = undefined> {
    * so it cannot weaken the guarantees: everything the run writes is still fenced by the lease,
    * and the work must treat what the look found as possibly stale (the lease was not held when it
    * was read). A look that throws fails the run with reason `precheck`.
+   * @default none: every run goes to the lease
    */
-  precheck?: (context: PrecheckContext) => Promise<Precheck<P>>;
-  /** Extra fields of the summary line and the returned result, from the work's value. */
-  summary?: (value: T) => Record<string, unknown>;
-  /** Extra attributes of the run record in the coordination table. */
+  precheck?: (context: PrecheckContext<C>) => Promise<Precheck<P>>;
+  /**
+   * Extra fields of the summary line and the returned result, from the work's value (a success).
+   * @default none
+   */
+  summary?: (value: T, run: { heartbeats: number }) => Record<string, unknown>;
+  /**
+   * Names a failed run: called for every failed outcome that has an error (reasons `work`,
+   * `precheck`, `lease`, `lease-lost`, `config`, `event`) with the error the result reports. Its
+   * `reason` replaces the wrapper's (e.g. a job's phases: `codeforces`, `store`), its `summary`
+   * fields join the result and the summary line (e.g. partial counts). The `LeaseLost` metric
+   * still counts the wrapper's `lease-lost`, whatever the run is named.
+   * @default none: the wrapper's reason, no extra fields
+   */
+  failure?: (error: unknown, run: FailedRun) => FailureNaming;
+  /**
+   * Fields every result carries whatever the outcome (e.g. zeroed counts), under the wrapper's,
+   * the work's (`summary`) and the failure's own: every result has one shape.
+   * @default none
+   */
+  resultDefaults?: () => Record<string, unknown>;
+  /**
+   * Writes the one summary line in the job's own words instead of the default (message = the
+   * outcome, `"summary": true`, the result's fields; `error` level for a failure).
+   * @default the default line
+   */
+  summaryLine?: (result: RunResult, log: JobLogger) => void;
+  /**
+   * The error thrown for a failed scheduled run (so that Lambda retries it) and for a bad event or
+   * configuration: e.g. a subclass of ScheduledRunFailedError, to keep the job's own error name
+   * (Lambda's `errorType`).
+   * @default (result) => new ScheduledRunFailedError(result)
+   */
+  failedError?: (result: RunResult) => Error;
+  /**
+   * Extra attributes of the run record in the coordination table.
+   * @default none
+   */
   record?: (settled: Settled<T>) => Record<string, unknown>;
-  /** Names of the job's own console options (passed to the work in `options`; others are refused). */
-  consoleOptions?: readonly string[];
-  /** The DynamoDB client of the lease and the fenced writes (default: one with the module's time budget). */
+  /**
+   * The job's own console options, passed to the work in `options`: their names, or a check per
+   * name (`{ acceptHeld: booleanOption }`) whose problem refuses the event (reason `event`) as the
+   * wrapper's own are. Other fields are refused.
+   * @default none
+   */
+  consoleOptions?: ConsoleOptions;
+  /**
+   * The DynamoDB client of the lease, the fenced writes and `configure`'s parts.
+   * @default a client with DYNAMO_CLIENT_SETTINGS (the time budget the stop margin is derived from)
+   */
   dynamo?: DynamoDBClient;
   /**
-   * Where the lease and the fenced writes live (default: DynamoDB through `dynamo`). A unit test
-   * passes `new MemoryCoordination()` from `@contest-sync/scheduled-singleton/testing`.
+   * Where the lease and the fenced writes live. A unit test passes `new MemoryCoordination()` from
+   * `@contest-sync/scheduled-singleton/testing`.
+   * @default dynamoCoordination(dynamo): DynamoDB
    */
   coordination?: CoordinationStore;
-  /** Default process.env, and the names ScheduledSingletonJob uses (override only if the stack did). */
+  /**
+   * The environment the wrapper (and `configure`) reads.
+   * @default process.env
+   */
   env?: Record<string, string | undefined>;
+  /**
+   * The variable names, if the stack renamed them with ScheduledSingletonJob's `environmentNames`.
+   * @default JOB_ENV
+   */
   envNames?: Partial<JobEnvNames>;
+  /** @default Date.now */
   now?: () => number;
+  /** @default randomUUID */
   newRunId?: () => string;
-  /** Where log and metric lines go (default: stdout, bypassing `console`). */
+  /**
+   * Where log and metric lines go.
+   * @default stdout, bypassing `console`
+   */
   write?: Write;
 }
 
@@ -110,7 +198,10 @@ export interface RunResult {
   source: Invocation['source'] | 'unknown';
   interval?: string;
   outcome: RunOutcome;
-  /** skipped: `lease-held`, `already-done`; failed: `event`, `config`, `precheck`, `lease`, `lease-lost`, `work`. */
+  /**
+   * skipped: `lease-held`, `already-done`; failed: `event`, `config`, `precheck`, `lease`,
+   * `lease-lost`, `work`, or what the `failure` option named it.
+   */
   reason?: string;
   fence?: number;
   holder?: string;
@@ -126,11 +217,18 @@ export interface RunResult {
   [field: string]: unknown;
 }
 
-/** Thrown by a scheduled run that failed (so that Lambda retries it), and by a bad event or configuration. */
+/**
+ * Thrown by a scheduled run that failed (so that Lambda retries it), and by a bad event or
+ * configuration. A job may subclass it (the `failedError` option) to keep its own error name.
+ */
 export class ScheduledRunFailedError extends Error {
-  override readonly name = 'ScheduledRunFailedError';
-  constructor(readonly summary: RunResult) {
-    super(bound(`run ${summary.runId} failed (${summary.reason ?? 'unknown'}): ${summary.error ?? 'no detail'}`));
+  override readonly name: string = 'ScheduledRunFailedError';
+  /** `message`: the job's own text (bounded); default `run <runId> failed (<reason>): <error>`. */
+  constructor(
+    readonly summary: RunResult,
+    message?: string,
+  ) {
+    super(bound(message ?? `run ${summary.runId} failed (${summary.reason ?? 'unknown'}): ${summary.error ?? 'no detail'}`));
   }
 }
 
@@ -147,40 +245,42 @@ export interface ScheduledSingletonHandler<T = unknown> {
   with(overrides: ScheduledSingletonOptions<T>): ScheduledSingletonHandler<T>;
 }
 
-/** The precheck's settlement when it ended the run before the lease. */
-type PrecheckSettlement =
-  { outcome: 'succeeded'; idle: true; summary: Record<string, unknown> } | { outcome: 'failed'; reason: 'precheck'; error: unknown };
-
 /** Built once per container from the environment the construct sets. */
 interface Setup {
   deps: ExclusiveDeps;
   periodMinutes: number;
 }
 
-type Settlement<T> =
-  ExclusiveOutcome<T> | { outcome: 'failed'; reason: 'event' | 'config'; error: unknown; dryRun?: undefined } | PrecheckSettlement;
+/** What a container keeps between invocations: built on the first that needs it, kept once it worked. */
+interface Container<C> {
+  setup?: Setup;
+  configured?: { value: C };
+  dynamo?: DynamoDBClient;
+  /** The current invocation's log: contention warnings of the lease go to it. */
+  log?: JobLogger;
+}
 
-export function scheduledSingleton<T, P = undefined>(
-  work: (job: JobContext<P>) => Promise<T>,
-  options: ScheduledSingletonOptions<T, P> = {},
+export function scheduledSingleton<T, P = undefined, C = undefined>(
+  work: (job: JobContext<P, C>) => Promise<T>,
+  options: ScheduledSingletonOptions<T, P, C> = {},
 ): ScheduledSingletonHandler<T> {
   const handler = invocationHandler(work, options);
   return Object.assign(handler, {
     with: (overrides: ScheduledSingletonOptions<T>) =>
-      scheduledSingleton(work, { ...options, ...(overrides as ScheduledSingletonOptions<T, P>) }),
+      scheduledSingleton(work, { ...options, ...(overrides as unknown as ScheduledSingletonOptions<T, P, C>) }),
   });
 }
 
-function invocationHandler<T, P>(
-  work: (job: JobContext<P>) => Promise<T>,
-  options: ScheduledSingletonOptions<T, P>,
+function invocationHandler<T, P, C>(
+  work: (job: JobContext<P, C>) => Promise<T>,
+  options: ScheduledSingletonOptions<T, P, C>,
 ): (event: unknown, context: LambdaContextLike) => Promise<RunResult> {
   const env = options.env ?? process.env;
   const names: JobEnvNames = { ...JOB_ENV, ...options.envNames };
   const now = options.now ?? Date.now;
   const write = options.write ?? writeStdout;
   const metrics = { namespace: env[names.metricsNamespace], service: env[names.serviceName] };
-  const container: { setup?: Setup; log?: JobLogger } = {};
+  const container: Container<C> = {};
 
   return async (event, context) => {
     const startedAt = now();
@@ -188,52 +288,49 @@ function invocationHandler<T, P>(
     const keys: Record<string, unknown> = { runId };
     const log = jsonLogger({ write, service: metrics.service, level: logLevelFrom(env), now, keys: () => keys });
     container.log = log;
-    const reporting: Reporting<T> = { runId, startedAt, now, log, write, names, metrics, summary: options.summary };
+    const reporting: Reporting<T> = { runId, startedAt, now, log, write, names, metrics, hooks: options };
 
     const parsed = parse(event, context, { env, names, now, options, container });
     if ('failure' in parsed) return report(parsed.failure, undefined, reporting);
-    const { invocation, setup: ready } = parsed;
+    const { invocation, setup: ready, config } = parsed;
     Object.assign(keys, { source: invocation.source }, invocation.interval !== undefined ? { interval: invocation.interval } : {});
-
-    let looked: { value: P } | undefined;
-    if (options.precheck !== undefined) {
-      const pre = await precheckStep(options.precheck, invocation, { runId, context, deps: ready.deps, log });
-      if ('settled' in pre) return report(pre.settled, invocation, reporting);
-      looked = pre;
-    }
-    const settled = await runStep(invocation, work, {
+    const settled = await runInvocation(invocation, work, {
       runId,
       context,
       deps: ready.deps,
       log,
-      ...(options.record ? { record: options.record } : {}),
-      ...(looked !== undefined ? { looked } : {}),
-    }).catch(
-      // runExclusively reports every expected failure in its outcome: this is a bug. Still report it.
-      (error: unknown): Settlement<T> => ({ outcome: 'failed', reason: 'work', error, deadline: false, fence: 0, heartbeats: 0 }),
-    );
+      config,
+      options,
+      // Every line of the run from here on carries the fence it holds.
+      onFence: (fence) => void (keys.fence = fence),
+    });
     return report(settled, invocation, reporting);
   };
 }
 
-interface ParseInput<T, P> {
+interface ParseInput<T, P, C> {
   env: Record<string, string | undefined>;
   names: JobEnvNames;
   now: () => number;
-  options: ScheduledSingletonOptions<T, P>;
-  /** Built once per container; contention warnings go to the current invocation's log. */
-  container: { setup?: Setup; log?: JobLogger };
+  options: ScheduledSingletonOptions<T, P, C>;
+  container: Container<C>;
 }
 
-/** The environment (once per container) and the event: what this invocation is, or why it cannot run. */
-function parse<T, P>(
+/**
+ * The environment and the job's configuration (once per container), and the event: what this
+ * invocation is, or why it cannot run.
+ */
+function parse<T, P, C>(
   event: unknown,
   context: LambdaContextLike,
-  input: ParseInput<T, P>,
-): { invocation: Invocation; setup: Setup } | { failure: Settlement<T> } {
+  input: ParseInput<T, P, C>,
+): { invocation: Invocation; setup: Setup; config: C } | { failure: Settlement<T> } {
   const { container, options } = input;
   try {
-    container.setup ??= setup(input.env, input.names, options, input.now, (message, fields) => container.log?.warn(message, fields));
+    const dynamo = () => (container.dynamo ??= options.dynamo ?? budgetedDynamoClient());
+    const warn = (message: string, fields: Record<string, unknown>) => container.log?.warn(message, fields);
+    container.setup ??= setup(input.env, input.names, { coordination: options.coordination, dynamo }, input.now, warn);
+    container.configured ??= { value: options.configure ? options.configure(input.env, { dynamo: dynamo() }) : (undefined as C) };
     refuseShortTimeout(container.setup, context.getRemainingTimeInMillis());
     const invocation = parseInvocation(event, {
       periodMinutes: container.setup.periodMinutes,
@@ -241,11 +338,25 @@ function parse<T, P>(
       ...(options.consoleOptions !== undefined ? { consoleOptions: options.consoleOptions } : {}),
       ...(context.invokedFunctionArn !== undefined ? { invokedFunctionArn: context.invokedFunctionArn } : {}),
     });
-    return { invocation, setup: container.setup };
+    return { invocation, setup: container.setup, config: container.configured.value };
   } catch (error) {
     return { failure: { outcome: 'failed', reason: error instanceof EventValidationError ? 'event' : 'config', error } };
   }
 }
+
+/** A DynamoDB client with the package's time budget (what the stop margin is derived from). */
+function budgetedDynamoClient(): DynamoDBClient {
+  return new DynamoDBClient({
+    maxAttempts: DYNAMO_CLIENT_SETTINGS.maxAttempts,
+    requestHandler: {
+      connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs,
+      requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs,
+    },
+  });
+}
+
+/** The hooks of reporting, as the wrapper calls them. */
+type Hooks<T> = ResultHooks<T> & Pick<ScheduledSingletonOptions<T>, 'summaryLine' | 'failedError'>;
 
 interface Reporting<T> {
   runId: string;
@@ -255,35 +366,43 @@ interface Reporting<T> {
   write: Write;
   names: JobEnvNames;
   metrics: { namespace: string | undefined; service: string | undefined };
-  summary: ((value: T) => Record<string, unknown>) | undefined;
+  hooks: Hooks<T>;
 }
 
 /** One summary line, one EMF line; throws when a scheduled run failed (Lambda retries it) or none could start. */
-function report<T>(settled: Settlement<T> | DrySettlement<T>, invocation: Invocation | undefined, reporting: Reporting<T>): RunResult {
-  const { log, now, metrics } = reporting;
-  const result = resultOf(settled, invocation, {
-    runId: reporting.runId,
-    durationMs: now() - reporting.startedAt,
-    summary: reporting.summary,
-  });
-  const { runId: _runId, source: _source, interval: _interval, ...fields } = result;
-  if (result.outcome === 'failed') log.error(result.outcome, { summary: true, ...fields });
-  else log.info(result.outcome, { summary: true, ...fields });
+function report<T>(settled: Settlement<T>, invocation: Invocation | undefined, reporting: Reporting<T>): RunResult {
+  const { log, now, metrics, hooks } = reporting;
+  const durationMs = now() - reporting.startedAt;
+  const { result, wrapperReason } = resultOf(settled, invocation, { runId: reporting.runId, durationMs, hooks, log });
+  summaryLine(result, reporting);
   if (metrics.namespace !== undefined && metrics.service !== undefined) {
-    reporting.write(emfLine(result, { namespace: metrics.namespace, service: metrics.service, timestampMs: now() }));
+    // The metrics count the wrapper's own reason (LeaseLost), whatever `failure` named the run.
+    const counted = { outcome: result.outcome, ...(wrapperReason !== undefined ? { reason: wrapperReason } : {}), durationMs };
+    reporting.write(emfLine(counted, { namespace: metrics.namespace, service: metrics.service, timestampMs: now() }));
   } else {
     log.warn(`metrics not emitted: ${reporting.names.metricsNamespace} or ${reporting.names.serviceName} is not set`);
   }
-  if (result.outcome === 'failed' && (invocation === undefined || invocation.source === 'schedule'))
-    throw new ScheduledRunFailedError(result);
+  if (result.outcome === 'failed' && (invocation === undefined || invocation.source === 'schedule')) {
+    const fallback = new ScheduledRunFailedError(result);
+    throw hooks.failedError === undefined ? fallback : guarded(log, 'failedError', () => hooks.failedError!(result), fallback);
+  }
   return result;
 }
 
+/** The one summary line: the job's own (`summaryLine`), or message = outcome, `"summary": true`, the fields. */
+function summaryLine<T>(result: RunResult, { log, hooks }: Reporting<T>): void {
+  const { summaryLine: own } = hooks;
+  if (own !== undefined && guarded(log, 'summaryLine', () => (own(result, log), true), false)) return;
+  const { runId: _runId, source: _source, interval: _interval, ...fields } = result;
+  if (result.outcome === 'failed') log.error(result.outcome, { summary: true, ...fields });
+  else log.info(result.outcome, { summary: true, ...fields });
+}
+
 /** The deps of runExclusively, from the environment ScheduledSingletonJob sets. */
-function setup<T>(
+function setup(
   env: Record<string, string | undefined>,
   names: JobEnvNames,
-  options: Pick<ScheduledSingletonOptions<T>, 'dynamo' | 'coordination'>,
+  parts: { coordination: CoordinationStore | undefined; dynamo: () => DynamoDBClient },
   now: () => number,
   warn: (message: string, fields: Record<string, unknown>) => void,
 ): Setup {
@@ -304,18 +423,7 @@ function setup<T>(
     throw error instanceof JobConfigError ? error : new JobConfigError(`${names.leaseDurationSeconds}: ${(error as Error).message}`);
   }
   const periodMinutes = positive('scheduleRateMinutes');
-  const store =
-    options.coordination ??
-    dynamoCoordination(
-      options.dynamo ??
-        new DynamoDBClient({
-          maxAttempts: DYNAMO_CLIENT_SETTINGS.maxAttempts,
-          requestHandler: {
-            connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs,
-            requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs,
-          },
-        }),
-    );
+  const store = parts.coordination ?? dynamoCoordination(parts.dynamo());
   const contention = (operation: string, reason: string, attempt: number) =>
     warn('DynamoDB contention; retrying', { operation, reason, attempt });
   const { lease, writer } = store.open({
@@ -363,11 +471,41 @@ function refuseShortTimeout(ready: Setup, remainingMs: number): void {
   }
 }
 
-/** The precheck, before the lease: idle ends the run; otherwise what it found goes to the work. */
-async function precheckStep<P>(
-  precheck: (context: PrecheckContext) => Promise<Precheck<P>>,
+/** What running one parsed invocation takes. */
+interface Step<T, P, C> {
+  runId: string;
+  context: LambdaContextLike;
+  deps: ExclusiveDeps;
+  log: JobLogger;
+  config: C;
+  options: ScheduledSingletonOptions<T, P, C>;
+  /** Told the fence once the lease is held. */
+  onFence: (fence: number) => void;
+}
+
+/** The precheck (if any), then the work: under the lease, or unfenced for a dry run. */
+async function runInvocation<T, P, C>(
   invocation: Invocation,
-  step: { runId: string; context: LambdaContextLike; deps: ExclusiveDeps; log: JobLogger },
+  work: (job: JobContext<P, C>) => Promise<T>,
+  step: Step<T, P, C>,
+): Promise<Settlement<T>> {
+  let looked: { value: P } | undefined;
+  if (step.options.precheck !== undefined) {
+    const pre = await precheckStep(step.options.precheck, invocation, step);
+    if ('settled' in pre) return pre.settled;
+    looked = pre;
+  }
+  return runStep(invocation, work, step, looked).catch(
+    // runExclusively reports every expected failure in its outcome: this is a bug. Still report it.
+    (error: unknown): Settlement<T> => ({ outcome: 'failed', reason: 'work', error, deadline: false, fence: 0, heartbeats: 0 }),
+  );
+}
+
+/** The precheck, before the lease: idle ends the run; otherwise what it found goes to the work. */
+async function precheckStep<P, C>(
+  precheck: (context: PrecheckContext<C>) => Promise<Precheck<P>>,
+  invocation: Invocation,
+  step: { runId: string; context: LambdaContextLike; deps: ExclusiveDeps; log: JobLogger; config: C },
 ): Promise<{ value: P } | { settled: PrecheckSettlement }> {
   const { source, interval, dryRun, force, options } = invocation;
   const budgetMs = Math.max(1, step.context.getRemainingTimeInMillis() - step.deps.timing.stopMarginMs);
@@ -381,6 +519,7 @@ async function precheckStep<P>(
       options,
       signal: AbortSignal.timeout(budgetMs),
       log: step.log,
+      config: step.config,
     });
     if (look.idle) return { settled: { outcome: 'succeeded', idle: true, summary: look.summary ?? {} } };
     return { value: look.value };
@@ -389,25 +528,17 @@ async function precheckStep<P>(
   }
 }
 
-interface RunStepOptions<T, P> {
-  runId: string;
-  context: LambdaContextLike;
-  deps: ExclusiveDeps;
-  log: JobLogger;
-  record?: (settled: Settled<T>) => Record<string, unknown>;
-  looked?: { value: P };
-}
-
 /** The work, exclusively under the lease; a dry run without it (nothing can be written). */
-async function runStep<T, P>(
+async function runStep<T, P, C>(
   invocation: Invocation,
-  work: (job: JobContext<P>) => Promise<T>,
-  step: RunStepOptions<T, P>,
-): Promise<Settlement<T> | DrySettlement<T>> {
+  work: (job: JobContext<P, C>) => Promise<T>,
+  step: Step<T, P, C>,
+  looked: { value: P } | undefined,
+): Promise<Settlement<T>> {
   const { runId, context, log } = step;
   const remainingMs = () => context.getRemainingTimeInMillis();
   const { source, interval, dryRun, force, options } = invocation;
-  const job = (base: WorkContext): JobContext<P> => ({
+  const job = (base: WorkContext): JobContext<P, C> => ({
     ...base,
     source,
     ...(interval !== undefined ? { interval } : {}),
@@ -416,7 +547,8 @@ async function runStep<T, P>(
     options,
     log,
     lambda: context,
-    ...(step.looked !== undefined ? { precheck: step.looked.value } : {}),
+    config: step.config,
+    ...(looked !== undefined ? { precheck: looked.value } : {}),
   });
   if (dryRun) {
     const dry = await runUnfenced({ runId, remainingMs }, (base) => work(job(base)), step.deps);
@@ -426,53 +558,14 @@ async function runStep<T, P>(
   }
   const deps: ExclusiveDeps = {
     ...step.deps,
-    onAcquired: (held) => log.debug('lease acquired', { fence: held.fence, expiresAt: new Date(held.expiresAtMs).toISOString() }),
+    onAcquired: (held) => {
+      step.onFence(held.fence);
+      log.debug('lease acquired', { fence: held.fence, expiresAt: new Date(held.expiresAtMs).toISOString() });
+    },
     onHeartbeat: (held) => log.debug('lease renewed', { expiresAt: new Date(held.expiresAtMs).toISOString() }),
     log: { warn: (message, extra) => log.warn(message, extra) },
   };
   const run = { runId, source, ...(interval !== undefined ? { interval } : {}), force, remainingMs };
-  return runExclusively(run, (base) => work(job(base)), deps, step.record ? { record: step.record } : {});
-}
-
-type DrySettlement<T> =
-  { outcome: 'succeeded'; value: T; dryRun: true } | { outcome: 'failed'; reason: 'work'; error: unknown; deadline: boolean; dryRun: true };
-
-/** The result of a run: what the outcome says, as plain JSON, with the job's summary fields. */
-function resultOf<T>(
-  settled: Settlement<T> | DrySettlement<T>,
-  invocation: Invocation | undefined,
-  extra: { runId: string; durationMs: number; summary: ((value: T) => Record<string, unknown>) | undefined },
-): RunResult {
-  const s = settled as Partial<Record<string, unknown>> & { outcome: RunOutcome };
-  const value = settled.outcome === 'succeeded' && 'value' in settled ? settled.value : undefined;
-  return {
-    runId: extra.runId,
-    source: invocation?.source ?? 'unknown',
-    ...(invocation?.interval !== undefined ? { interval: invocation.interval } : {}),
-    outcome: settled.outcome,
-    ...(typeof s.reason === 'string' ? { reason: s.reason } : {}),
-    ...(typeof s.fence === 'number' && s.fence > 0 ? { fence: s.fence } : {}),
-    ...(typeof s.holder === 'string' ? { holder: s.holder } : {}),
-    ...(typeof s.holderExpiresAt === 'string' ? { holderExpiresAt: s.holderExpiresAt } : {}),
-    ...(typeof s.detail === 'string' ? { detail: s.detail } : {}),
-    ...('error' in s ? { error: bound(describe(s.deadline === true ? asDeadlineError(s.error) : s.error)) } : {}),
-    ...(s.deadline === true ? { deadline: true } : {}),
-    ...(s.dryRun === true ? { dryRun: true as const } : {}),
-    ...(s.idle === true ? { idle: true } : {}),
-    durationMs: extra.durationMs,
-    ...('idle' in settled
-      ? settled.summary
-      : settled.outcome === 'succeeded' && extra.summary !== undefined
-        ? extra.summary(value as T)
-        : {}),
-  };
-}
-
-/**
- * What a run stopped by its deadline reports: the RunDeadlineError its signal carried, whatever the
- * work threw on seeing it (an AbortError of the call it passed the signal to, usually).
- */
-function asDeadlineError(error: unknown): unknown {
-  if (error instanceof RunDeadlineError) return error;
-  return new RunDeadlineError('the run reached its deadline before Lambda timeout', { cause: error });
+  const record = step.options.record;
+  return runExclusively(run, (base) => work(job(base)), deps, record ? { record } : {});
 }

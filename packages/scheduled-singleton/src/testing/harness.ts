@@ -241,8 +241,9 @@ function underTest<T>(
       try {
         result = await invocation.run(mine, () => tested(event, context));
       } catch (error) {
-        if (!(error instanceof ScheduledRunFailedError)) throw error;
-        result = error.summary;
+        const carried = failedRunResult(error);
+        if (carried === undefined) throw error;
+        result = carried;
         threw = true;
       }
       const emf = mine.find((line) => line._aws !== undefined);
@@ -252,4 +253,14 @@ function underTest<T>(
       return { result, threw, lines: mine, summary: mine.find((line) => line.summary === true), metrics };
     },
   };
+}
+
+/**
+ * The result a failed run's error carries: a ScheduledRunFailedError's (or a subclass's, from the
+ * `failedError` option), or any error with a `summary` that is a run result.
+ */
+function failedRunResult(error: unknown): RunResult | undefined {
+  if (error instanceof ScheduledRunFailedError) return error.summary;
+  const summary = (error as { summary?: Partial<RunResult> } | null)?.summary;
+  return typeof summary?.outcome === 'string' && typeof summary.runId === 'string' ? (summary as RunResult) : undefined;
 }
