@@ -11,18 +11,34 @@ import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynam
 import { FencedWriteError, LeaseLostError } from '../../../packages/scheduled-singleton/src/runtime/errors.js';
 import { DynamoFencedWriter, type FencedWriterOptions } from '../../../packages/scheduled-singleton/src/runtime/fenced-writer.js';
 import type { TransactAction } from '../../../packages/scheduled-singleton/src/runtime/ports.js';
-import { DynamoContestStore, type StoreChanges } from '../../../lambda/store/dynamo-store.js';
+import type { ReminderUpdate } from '../../../lambda/contests/reminders.js';
+import { DynamoContestStore } from '../../../lambda/store/dynamo-store.js';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
 const mock = mockClient(doc);
 const tables = { contests: 'contests', reminders: 'reminders' };
 const contestStore = new DynamoContestStore(doc, tables);
+/** A job's writes in its order: reminder updates, contests put, contests deleted, the clock. */
+interface StoreChanges {
+  reminderUpdates: ReminderUpdate[];
+  contestPuts: ReturnType<typeof contest>[];
+  contestDeletes: number[];
+  replyMadeAt?: number;
+}
+function actionsFor(c: StoreChanges, updatedAt: string): TransactAction[] {
+  return [
+    ...c.reminderUpdates.map((update) => contestStore.reminderAction(update)),
+    ...c.contestPuts.map((put) => contestStore.contestAction({ put, events: [] })),
+    ...c.contestDeletes.map((id) => contestStore.contestAction({ delete: id })),
+    ...(c.replyMadeAt !== undefined ? [contestStore.clockAction({ replyMadeAt: c.replyMadeAt, withdrawn: {} }, updatedAt)] : []),
+  ];
+}
 /** The writer with the contest store's actions: `apply(changes, fence, signal)`. */
 function writerFor(options: Partial<FencedWriterOptions> = {}) {
   const writer = new DynamoFencedWriter(doc, { now: Date.now, ...options });
   return {
     apply: (c: StoreChanges, fence: (last: boolean) => TransactAction, signal?: AbortSignal) =>
-      writer.commit(contestStore.actionsFor(c, '2026-11-29T14:00:00.000Z'), fence, signal),
+      writer.commit(actionsFor(c, '2026-11-29T14:00:00.000Z'), fence, signal),
   };
 }
 const fence = (): TransactAction => ({
@@ -221,7 +237,7 @@ describe('DynamoFencedWriter.commit', () => {
         TableName: 'reminders',
         Key: { contestId: 7, userId: 'alice' },
         UpdateExpression: 'SET #remindAt = :remindAt, #dueAt = :dueAt, #dueShard = :dueShard, #dueStart = :dueStart REMOVE #paused',
-        ConditionExpression: 'attribute_exists(userId) AND minutesBefore = :mb AND attribute_not_exists(notifiedStart)',
+        ConditionExpression: 'attribute_exists(userId) AND minutesBefore = :mb AND attribute_not_exists(intent) AND attribute_not_exists(notifiedStart)',
         ExpressionAttributeNames: {
           '#remindAt': 'remindAt',
           '#dueAt': 'dueAt',
@@ -234,7 +250,7 @@ describe('DynamoFencedWriter.commit', () => {
     });
     expect(items?.[2]?.Update).toMatchObject({
       UpdateExpression: 'SET #paused = :paused REMOVE #dueAt, #dueShard, #dueStart',
-      ConditionExpression: 'attribute_exists(userId) AND minutesBefore = :mb AND notifiedStart = :ns',
+      ConditionExpression: 'attribute_exists(userId) AND minutesBefore = :mb AND attribute_not_exists(intent) AND notifiedStart = :ns',
       ExpressionAttributeValues: { ':paused': 'notified', ':mb': 10, ':ns': 1800 },
     });
   });
