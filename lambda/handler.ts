@@ -35,6 +35,8 @@ import { progressOf, syncContests, type StorePort, type SyncDeps, type Synced } 
 /** Thrown by scheduled runs that failed, so that Lambda retries them (its `errorType`); carries the result. */
 export class SyncFailedError extends ScheduledRunFailedError {
   override readonly name = 'SyncFailedError';
+  /** The failed run's result: the sync's summary. */
+  declare readonly summary: RunResult & RunSummary;
 }
 
 export interface HandlerOptions {

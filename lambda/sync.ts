@@ -87,4 +87,3 @@ async function doubtAfterFailure(job: SyncJob, deps: SyncDeps, error: unknown, a
 }
 
 const NO_REPLY: SourceReply = { contests: [], listedIds: new Set(), dating: {}, invalid: 0, attempts: 0, latencyMs: 0 };
-

@@ -36,12 +36,12 @@ function deps(fetchedCount: number, stored: ContestItem[]) {
   const reply = codeforcesReply({ contests, listedIds: contests.map((c) => c.id), invalid: 0, unscheduled: 0, attempts: 1, latencyMs: 1 });
   const handler = createHandler({
     env: { CONTESTS_TABLE_NAME: 'contests', REMINDERS_TABLE_NAME: 'reminders', COORDINATION_TABLE_NAME: 'coordination' },
-    coordination: { open: () => ({ lease: { acquire: open } as never, writer: { commit: open } as never }) },
+    coordination: { open: () => ({ lease: { acquire: open } as never, writer: { commit: open } }) },
     store,
     fetchReply: async () => reply,
     write: () => undefined,
   });
-  return { open, run: (event: unknown) => handler(event, { getRemainingTimeInMillis: () => 60_000 }) as Promise<RunSummary> };
+  return { open, run: (event: unknown) => handler(event, { getRemainingTimeInMillis: () => 60_000 }) };
 }
 
 describe('dry-run changes', () => {
