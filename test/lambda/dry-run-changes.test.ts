@@ -7,7 +7,7 @@ import { codeforcesReply } from '../../lambda/codeforces/source.js';
 import { CONTEST_LIMITS } from '../../lambda/codeforces/schema.js';
 import type { ContestItem } from '../../lambda/contests/model.js';
 import { createHandler } from '../../lambda/handler.js';
-import { DRY_RUN_LISTED, type RunSummary } from '../../lambda/summary.js';
+import { DRY_RUN_LISTED } from '../../lambda/summary.js';
 import type { StorePort } from '../../lambda/sync.js';
 
 const NOW_S = Math.floor(Date.now() / 1000);
