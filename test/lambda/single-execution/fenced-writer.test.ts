@@ -237,7 +237,8 @@ describe('DynamoFencedWriter.commit', () => {
         TableName: 'reminders',
         Key: { contestId: 7, userId: 'alice' },
         UpdateExpression: 'SET #remindAt = :remindAt, #dueAt = :dueAt, #dueShard = :dueShard, #dueStart = :dueStart REMOVE #paused',
-        ConditionExpression: 'attribute_exists(userId) AND minutesBefore = :mb AND attribute_not_exists(intent) AND attribute_not_exists(notifiedStart)',
+        ConditionExpression:
+          'attribute_exists(userId) AND minutesBefore = :mb AND attribute_not_exists(intent) AND attribute_not_exists(notifiedStart)',
         ExpressionAttributeNames: {
           '#remindAt': 'remindAt',
           '#dueAt': 'dueAt',

@@ -30,7 +30,8 @@ describe('DynamoContestStore', () => {
       TableName: 'reminders',
       Key: { contestId: 1, userId: 'u' },
       UpdateExpression: 'SET #paused = :paused REMOVE #dueAt',
-      ConditionExpression: 'attribute_exists(userId) AND minutesBefore = :mb AND attribute_not_exists(intent) AND attribute_not_exists(notifiedStart)',
+      ConditionExpression:
+        'attribute_exists(userId) AND minutesBefore = :mb AND attribute_not_exists(intent) AND attribute_not_exists(notifiedStart)',
     });
     const actions = [store.contestAction({ put: { contestId: 3 } as never, events: [] }), store.contestAction({ delete: 4 }), update];
     expect(store.contestsIn(actions)).toEqual({ contestsPut: [3], contestsDeleted: [4] });
