@@ -12,7 +12,7 @@
 import { packInOrder, FencedWriteError, actionBytes, type CommitOptions, type TransactAction } from '../single-execution/index.js';
 import type { Judgement } from '../contests/judgement.js';
 import { followContest, type ReminderUpdate } from '../contests/reminders.js';
-import type { SyncDeps, SyncJob } from '../sync.js';
+import type { SyncDeps, SyncJob } from './ports.js';
 
 /** What the act step did. */
 export interface Acted {

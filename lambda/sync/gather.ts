@@ -4,7 +4,7 @@
  */
 import type { Evidence } from '../contests/judgement.js';
 import { REPLY_CLOCK_ID, type ContestItem, type ReplyClockItem, type SourceReply } from '../contests/model.js';
-import type { SyncDeps, SyncJob } from '../sync.js';
+import type { SyncDeps, SyncJob } from './ports.js';
 
 export async function gather(job: SyncJob, deps: SyncDeps): Promise<Evidence> {
   const reply = await fetchReply(job, deps);
