@@ -13,7 +13,7 @@ import { fetchContests } from './codeforces/client.js';
 import { CodeforcesError } from './codeforces/errors.js';
 import { codeforcesReply } from './codeforces/source.js';
 import { ConfigError, readConfig, type Config } from './config.js';
-import { DEFAULT_PLAN_SETTINGS, type PlanSettings } from './contests/plan.js';
+import { DEFAULT_PLAN_SETTINGS, type PlanSettings } from './contests/judge.js';
 import { JOB_DEFAULTS } from './contract.js';
 import { SYNC_CONSOLE_OPTIONS } from './events.js';
 import { logSummary } from './observe.js';

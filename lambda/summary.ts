@@ -2,7 +2,7 @@
  * The result the handler returns (and the console shows): docs/design.md "Invocations". Its
  * counts and lists are computed once, from what the sync did (`Synced`), never assigned along the way.
  */
-import type { HeldChange } from './contests/plan.js';
+import type { HeldChange } from './contests/judge.js';
 import type { ReminderUpdate } from './contests/reminders.js';
 import type { FailurePhase } from './phases.js';
 import type { Synced } from './sync.js';

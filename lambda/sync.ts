@@ -1,19 +1,35 @@
 /**
  * One contest sync (docs/design.md, "One sync: gather, judge, act"): the work the sync job runs
  * under the lease. Gather the reply and what is stored (sync/gather.ts), judge it (pure:
- * contests/judgement.ts), act on the judgement in a written-down order (sync/act.ts). When the
+ * contests/judge.ts), act on the judgement in a written-down order (sync/act.ts). When the
  * source fails there is no evidence: the run pauses what may fire soon (when in doubt, delay),
  * then fails. Everything it touches comes in as a parameter (clock, store, source, the lease's
  * work context), so tests drive it with real or fake parts.
  */
 import { CodeforcesError } from './codeforces/errors.js';
-import { judge, judgeStale, type Evidence, type Judgement } from './contests/judgement.js';
+import { judge, judgeStale, type Evidence, type Judgement, type PlanSettings } from './contests/judge.js';
 import type { SourceReply } from './contests/model.js';
-import { act, emptyActed, type Acted } from './sync/act.js';
-import { gather, splitClock } from './sync/gather.js';
-import type { SyncDeps, SyncJob } from './sync/ports.js';
+import { act, emptyActed, type Acted, type ActDeps } from './sync/act.js';
+import { gather, splitClock, type GatherDeps } from './sync/gather.js';
+import type { WorkContext } from './single-execution/index.js';
 
-export type { StorePort, SyncDeps, SyncJob } from './sync/ports.js';
+/** The contest store a sync reads and writes through (store/dynamo-store.ts, or a test's fake). */
+export type StorePort = GatherDeps['store'] & ActDeps['store'];
+
+/** What a sync runs on: the source, the store, the clock and the model's settings. */
+export interface SyncDeps extends GatherDeps, ActDeps {
+  store: StorePort;
+  settings: PlanSettings;
+  /** The sync has an outbox: it publishes contest events and records what it published. */
+  publishing: boolean;
+}
+
+/** What a sync needs of its run: the lease's work context, and the console's options. */
+export interface SyncJob extends WorkContext {
+  /** A dry run reads and judges and writes nothing (its commit refuses). */
+  dryRun: boolean;
+  acceptHeld: boolean;
+}
 
 /** What a sync did: the evidence, the judgement, and the act. */
 export interface Synced {

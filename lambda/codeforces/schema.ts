@@ -36,7 +36,7 @@ export const contestSchema = z.looseObject({
   frozen: z.boolean(),
   durationSeconds: z.number().int().nonnegative().max(CONTEST_LIMITS.maxDurationSeconds),
   startTimeSeconds: z.number().int().min(CONTEST_LIMITS.minStartTimeSeconds).max(CONTEST_LIMITS.maxStartTimeSeconds).optional(),
-  // now − start as Codeforces computed it when it made the reply (it dates the reply: contests/judge.ts);
+  // now − start as Codeforces computed it when it made the reply (it dates the reply: codeforces/source.ts);
   // bounded by the span of storable starts, so a date stays a date.
   relativeTimeSeconds: z
     .number()

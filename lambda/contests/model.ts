@@ -171,7 +171,7 @@ export interface ReplyClockItem {
   /**
    * Contests deleted after a start was published (contest id → since when missing, the start
    * published, whether the withdrawal was told, name, url): told withdrawn later, published back
-   * if listed again (docs/events.md, "Contest events"). Bounded: contests/announcements.ts prunes it.
+   * if listed again (docs/events.md, "Contest events"). Bounded: contests/judge.ts (the events) prunes it.
    */
   withdrawn?: Record<string, unknown>;
 }

@@ -1,70 +1,12 @@
 /**
- * The firing rule, "when in doubt, delay" (docs/design.md, "The firing rule"), as pure functions:
- * the gate of a contest (due at which start, or paused and why) from what the sync stores of it,
- * and the state each of its reminders must have (`dueAt`, `dueShard`, `dueStart`, `paused`,
- * `remindAt`, `expiresAt`). The notifier reads nothing else: it sends a reminder once `dueAt <= now`.
+ * A contest's reminders brought to it (docs/design.md, "The firing rule"), as pure functions: the
+ * state each reminder must have under its contest's gate (contests/judge.ts) — `dueAt`, `dueShard`,
+ * `dueStart`, `paused`, `remindAt`, `expiresAt` — read and written by the act step after the
+ * contest itself (sync/act.ts), and the rules that follow a contest: to its gate, or paused for
+ * doubt. Delivery sends a reminder once `dueAt <= now`, while its `dueStart` is its contest's.
  */
-import { confirmedStartOf, shownAhead, startOfEvidence } from './judge.js';
-import type { ContestItem, PauseReason, ReminderItem } from './model.js';
-
-/** Whether a contest's reminders may fire, and at which start. */
-export type Gate = { due: true; start: number } | { due: false; reason: PauseReason };
-
-/**
- * A reminder is due only when every current piece of evidence says so:
- * - deleted, vanished, or the latest reply reports a change that is held (a drop, a finish, a
- *   postponement, a move into the past): paused;
- * - finished at its confirmed start:
- *   due there (a reminder that never fired, say after a pause, fires late); otherwise paused;
- * - left unfinished past its TTL: paused;
- * - otherwise due at the later of the confirmed start and the latest reply's start, the latter
- *   counting only if a reply showed it ahead: a move later lands at once, a move earlier only once
- *   confirmed (then it is the confirmed start), the undo of an unconfirmed change at once (the
- *   confirmed start is the later one again), never earlier than a start a reply showed ahead that
- *   awaits its second reply (`awaitedStart`); with none: paused (`started`).
- */
-export function gateOf(contest: ContestItem | undefined, nowSeconds: number, firingRule = true): Gate {
-  if (contest === undefined || contest.vanishedAt !== undefined) return { due: false, reason: 'vanished' };
-  // The broken variant: due at whatever the contest shows, as a notifier reading remindAt would.
-  if (!firingRule)
-    return contest.phase === 'FINISHED' ? { due: false, reason: 'finished' } : { due: true, start: contest.startTimeSeconds };
-  const pending = contest.pending;
-  const said = pending?.held === true ? pending.said : undefined;
-  // Any held change is doubt: a withdrawal, a finish, a move (later or earlier, or into the past).
-  if (said !== undefined) return { due: false, reason: 'held' };
-  if (contest.phase !== 'FINISHED' && contest.expiresAt <= nowSeconds) return { due: false, reason: 'expired' };
-  const confirmed = confirmedStartOf(contest);
-  const latest = said !== undefined ? (startOfEvidence(said) ?? contest.startTimeSeconds) : contest.startTimeSeconds;
-  if (contest.phase === 'FINISHED')
-    return confirmed > 0 && latest === confirmed ? { due: true, start: confirmed } : { due: false, reason: 'finished' };
-  // The latest start counts if it is the confirmed one, or a reply showed it ahead (its evidence says when).
-  const latestCounts =
-    latest === confirmed || (pending !== undefined && startOfEvidence(pending.said) === latest && shownAhead(latest, pending.since));
-  // A start a reply showed ahead that awaits its second reply (`awaitedStart`) is evidence too: a
-  // reply listing a start no reply showed ahead (a contest "started minutes ago") cannot bring the
-  // reminders back to an earlier start than it.
-  const start = Math.max(confirmed, latestCounts ? latest : 0, contest.awaitedStart ?? 0);
-  return start > 0 ? { due: true, start } : { due: false, reason: 'started' };
-}
-
-/** The contest's `remindersPaused`: absent while its reminders are due at the start it shows. */
-export function remindersPausedOf(contest: ContestItem, gate: Gate): PauseReason | undefined {
-  if (!gate.due) return gate.reason;
-  if (contest.pending?.held === true) return 'held';
-  return gate.start === contest.startTimeSeconds ? undefined : 'unconfirmed';
-}
-
-/**
- * A contest item with its gate written on it (docs/tables.md, "Contests, for reminders"):
- * `dueStart`, the start its reminders may fire at now (absent while they may not), which delivery's
- * claim checks, and `remindersPaused`, why not. Every contest the sync writes carries them.
- */
-export function withGate(contest: ContestItem, nowSeconds: number, firingRule = true): ContestItem {
-  const gate = gateOf(contest, nowSeconds, firingRule);
-  const paused = remindersPausedOf(contest, gate);
-  const { remindersPaused: _paused, dueStart: _dueStart, ...rest } = contest;
-  return { ...rest, ...(paused !== undefined ? { remindersPaused: paused } : {}), ...(gate.due ? { dueStart: gate.start } : {}) };
-}
+import { gateOf, withGate, type Gate } from './judge.js';
+import type { ContestItem, ReminderItem } from './model.js';
 
 /**
  * A contest deleted after its misses and listed again at the start its reminders were kept at
@@ -79,10 +21,6 @@ export function keptStart(contest: ContestItem | undefined, reminders: readonly 
   if (gate.due || (gate.reason !== 'started' && gate.reason !== 'finished')) return undefined;
   const start = contest.startTimeSeconds;
   return reminders.some((r) => r.paused === 'vanished' && r.remindAt + 60 * r.minutesBefore === start) ? start : undefined;
-}
-
-export function sameGate(a: Gate, b: Gate): boolean {
-  return a.due ? b.due && a.start === b.start : !b.due && a.reason === b.reason;
 }
 
 /** The start a reminder was last sent for (a reminder sent before the rule: the start its remindAt was for). */
@@ -244,18 +182,6 @@ export function followContest(
     ...(confirmed !== undefined ? { contest: confirmed } : {}),
     updates: planReminders(contestId, confirmed ?? contest, reminders, settings, nowSeconds),
   };
-}
-
-/**
- * When in doubt, delay: while the upstream gives no current evidence (a stale reply, Codeforces
- * failing), the truth may move unseen. Reminders that would fire before the next sync could see it
- * (`dueAt <= now + windowSeconds`) are paused (`held`) with their contest (`remindersPaused: held`,
- * so the app writes none due); the next applied reply ends the pause (plan.ts sees the contest's
- * pause disagree with its evidence and reads its reminders again). Contests whose reminders are not
- * due are not read.
- */
-export function contestsToDoubt(contests: readonly ContestItem[]): ContestItem[] {
-  return contests.filter((c) => c.remindersPaused === undefined && c.vanishedAt === undefined);
 }
 
 export function doubtUpdates(

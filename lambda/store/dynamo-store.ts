@@ -5,7 +5,7 @@
  * retried transaction is harmless.
  */
 import { QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ContestWrite } from '../contests/judgement.js';
+import type { ContestWrite } from '../contests/judge.js';
 import { REPLY_CLOCK_ID, type ContestItem, type ReminderItem, type ReplyClockItem } from '../contests/model.js';
 import type { ReminderUpdate } from '../contests/reminders.js';
 import {

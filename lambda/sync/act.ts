@@ -9,10 +9,33 @@
  * A run that stops anywhere leaves the contests it followed handed over to the next run, which
  * reads their reminders again. A dry run reads what (2) would read and writes nothing.
  */
-import { packInOrder, FencedWriteError, actionBytes, type CommitOptions, type TransactAction } from '../single-execution/index.js';
-import type { Judgement } from '../contests/judgement.js';
+import {
+  packInOrder,
+  FencedWriteError,
+  actionBytes,
+  type CommitOptions,
+  type TransactAction,
+  type WorkContext,
+} from '../single-execution/index.js';
 import { followContest, type ReminderUpdate } from '../contests/reminders.js';
-import type { SyncDeps, SyncJob } from './ports.js';
+import type { ContestWrite, Judgement, PlanSettings } from '../contests/judge.js';
+import type { ReminderItem } from '../contests/model.js';
+
+/** What acting needs of the run: its fenced commit, and whether it may write. */
+export type ActJob = Pick<WorkContext, 'signal' | 'deadline' | 'commit' | 'keep'> & { dryRun: boolean };
+
+/** What acting writes through. */
+export interface ActDeps {
+  /** The reminders' reads and the write actions (store/dynamo-store.ts). */
+  store: {
+    remindersOf(contestId: number, signal?: AbortSignal): Promise<ReminderItem[]>;
+    contestAction(write: ContestWrite): TransactAction;
+    reminderAction(update: ReminderUpdate): TransactAction;
+    clockAction(clock: { replyMadeAt: number; withdrawn: Readonly<Record<string, unknown>> }, updatedAt: string): TransactAction;
+  };
+  now: () => number;
+  settings: PlanSettings;
+}
 
 /** What the act step did. */
 export interface Acted {
@@ -45,7 +68,7 @@ export const RACED_COMMIT_ATTEMPTS = 4;
  * `final`: the run's last write marks its interval done (a run that failed writes its doubt
  * without it, so that its interval is retried).
  */
-export async function act(job: SyncJob, deps: SyncDeps, judgement: Judgement, acted: Acted, final = true): Promise<Acted> {
+export async function act(job: ActJob, deps: ActDeps, judgement: Judgement, acted: Acted, final = true): Promise<Acted> {
   await commitContests(job, deps, judgement, acted);
   await followReminders(job, deps, judgement, acted);
   await commitClock(job, deps, judgement, final, acted);
@@ -58,7 +81,7 @@ export async function act(job: SyncJob, deps: SyncDeps, judgement: Judgement, ac
  * events; every one hands the contests whose reminders follow over, so a run that stops before (2)
  * leaves them to the next (what an earlier run handed over stays handed over unless read again).
  */
-async function commitContests(job: SyncJob, deps: SyncDeps, judgement: Judgement, acted: Acted): Promise<void> {
+async function commitContests(job: ActJob, deps: ActDeps, judgement: Judgement, acted: Acted): Promise<void> {
   if (job.dryRun || judgement.contests.length === 0) return;
   const handoff = judgement.follow
     .filter(({ contestId }) => !judgement.rechecked.includes(contestId))
@@ -72,7 +95,7 @@ async function commitContests(job: SyncJob, deps: SyncDeps, judgement: Judgement
 }
 
 /** 2. Each followed contest's reminders, read now and brought to it (the firing rule, or doubt). */
-async function followReminders(job: SyncJob, deps: SyncDeps, judgement: Judgement, acted: Acted): Promise<void> {
+async function followReminders(job: ActJob, deps: ActDeps, judgement: Judgement, acted: Acted): Promise<void> {
   const nowSeconds = Math.floor(deps.now() / 1000);
   for (const [index, { contestId, contest }] of judgement.follow.entries()) {
     if (!job.dryRun && deps.now() >= job.deadline - FOLLOW_STOP_BEFORE_DEADLINE_MS) {
@@ -99,7 +122,7 @@ async function followReminders(job: SyncJob, deps: SyncDeps, judgement: Judgemen
  * over the contests left unfinished, and marks the interval done (a run that wrote nothing marks
  * it in the release).
  */
-async function commitClock(job: SyncJob, deps: SyncDeps, judgement: Judgement, final: boolean, acted: Acted): Promise<void> {
+async function commitClock(job: ActJob, deps: ActDeps, judgement: Judgement, final: boolean, acted: Acted): Promise<void> {
   const { clock } = judgement;
   const wrote = acted.transactions > 0 || acted.unfinished.length > 0;
   if (job.dryRun || clock === undefined || !(clock.required || wrote)) return;
@@ -113,7 +136,7 @@ async function commitClock(job: SyncJob, deps: SyncDeps, judgement: Judgement, f
   await commit(job, [action], options, acted);
 }
 
-async function commit(job: SyncJob, actions: TransactAction[], options: CommitOptions, acted: Acted): Promise<void> {
+async function commit(job: ActJob, actions: TransactAction[], options: CommitOptions, acted: Acted): Promise<void> {
   const written = await job.commit(actions, options);
   acted.transactions += written.transactions;
   acted.eventsPublished += written.events.written;
@@ -128,7 +151,7 @@ async function commit(job: SyncJob, actions: TransactAction[], options: CommitOp
  * fails the run. Sending again what a transaction already wrote is harmless: every update is
  * conditional on the row as read and sets what it sets.
  */
-async function commitDroppingRaced(job: SyncJob, updates: readonly ReminderUpdate[], deps: SyncDeps, acted: Acted): Promise<void> {
+async function commitDroppingRaced(job: ActJob, updates: readonly ReminderUpdate[], deps: ActDeps, acted: Acted): Promise<void> {
   let pending = updates.map((update) => ({ update, action: deps.store.reminderAction(update) }));
   for (let attempt = 1; pending.length > 0; attempt += 1) {
     try {

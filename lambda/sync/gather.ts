@@ -2,11 +2,25 @@
  * The gather step of a sync (docs/design.md, "One sync: gather, judge, act"): the source's reply
  * and what is stored — the contests, the reply clock, what an earlier run handed over. Reads only.
  */
-import type { Evidence } from '../contests/judgement.js';
+import type { Evidence } from '../contests/judge.js';
 import { REPLY_CLOCK_ID, type ContestItem, type ReplyClockItem, type SourceReply } from '../contests/model.js';
-import type { SyncDeps, SyncJob } from './ports.js';
+import type { WorkContext } from '../single-execution/index.js';
 
-export async function gather(job: SyncJob, deps: SyncDeps): Promise<Evidence> {
+/** What gathering needs of the run. */
+export type GatherJob = Pick<WorkContext, 'signal' | 'deadline' | 'handoff' | 'lastSucceededMs'>;
+
+/** What gathering reads from. */
+export interface GatherDeps {
+  store: {
+    /** Every item of the Contests table: the contests and the reply clock (store/dynamo-store.ts). */
+    scanContests(signal?: AbortSignal): Promise<(ContestItem | ReplyClockItem)[]>;
+  };
+  /** The source's reply (lambda/codeforces/source.ts over the client). */
+  fetchReply(options: { signal: AbortSignal; deadline: number }): Promise<SourceReply>;
+  now: () => number;
+}
+
+export async function gather(job: GatherJob, deps: GatherDeps): Promise<Evidence> {
   const reply = await fetchReply(job, deps);
   job.signal.throwIfAborted();
   const { contests, clock } = splitClock(await deps.store.scanContests(job.signal));
@@ -21,7 +35,7 @@ export async function gather(job: SyncJob, deps: SyncDeps): Promise<Evidence> {
 }
 
 /** The reply, leaving part of the remaining time for reading and writing DynamoDB. */
-function fetchReply(job: SyncJob, deps: SyncDeps): Promise<SourceReply> {
+function fetchReply(job: GatherJob, deps: GatherDeps): Promise<SourceReply> {
   const storeReserveMs = Math.min(10_000, Math.max(0, (job.deadline - deps.now()) / 3));
   return deps.fetchReply({ signal: job.signal, deadline: job.deadline - storeReserveMs });
 }

@@ -20,9 +20,9 @@ import {
  */
 const BUDGET = {
   /** No function is longer than this many lines. */
-  longestLines: 239,
+  longestLines: 166,
   /** At most this many functions are over LONG_FUNCTION_LINES (50) lines. */
-  functionsOver50: 30,
+  functionsOver50: 28,
 };
 
 /**
@@ -31,8 +31,9 @@ const BUDGET = {
  * product no longer has is reported as gone (its test is skipped), not failed.
  */
 const NAMED_LIMITS: readonly { name: string; file: string; maxLines: number }[] = [
-  { name: 'planContests', file: 'lambda/contests/plan.ts', maxLines: 239 },
-  { name: 'contestWork', file: 'lambda/sync.ts', maxLines: 122 },
+  { name: 'planContests', file: 'lambda/contests/judge.ts', maxLines: 25 },
+  // The sync's work (it was `contestWork`, 122 lines): gather, judge, act.
+  { name: 'syncContests', file: 'lambda/sync.ts', maxLines: 15 },
   { name: 'ScheduledSingletonJob.constructor', file: 'packages/scheduled-singleton/src/cdk/scheduled-singleton-job.ts', maxLines: 145 },
   { name: 'ContestSyncStack.constructor', file: 'lib/contest-sync-stack.ts', maxLines: 134 },
 ];

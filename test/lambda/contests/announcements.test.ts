@@ -2,17 +2,18 @@ import { describe, expect, it } from 'vitest';
 import type { CodeforcesContest } from '../../../lambda/codeforces/schema.js';
 import { listedContest } from '../../../lambda/codeforces/source.js';
 import {
+  DEFAULT_PLAN_SETTINGS,
   WITHDRAWN_TOLD_AFTER_SECONDS,
   announce,
   changeOf,
   contestEventId,
   publishedAfter,
   publishedOf,
+  toItem,
   viewOf,
-} from '../../../lambda/contests/announcements.js';
+} from '../../../lambda/contests/judge.js';
 import { CONTEST_EVENT } from '../../../lambda/contests/event-schemas.js';
 import type { ContestItem } from '../../../lambda/contests/model.js';
-import { DEFAULT_PLAN_SETTINGS, toItem } from '../../../lambda/contests/plan.js';
 import { DAY, HOUR, MIN, PlannerWorld, honestList, type TrueContest } from './replay.js';
 
 const T0 = Date.parse('2026-12-01T00:00:00Z') / 1000;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ContestItem, ReminderItem } from '../../../lambda/contests/model.js';
-import { followContest, gateOf, planReminders, remindersPausedOf, withGate } from '../../../lambda/contests/reminders.js';
+import { gateOf, remindersPausedOf, withGate } from '../../../lambda/contests/judge.js';
+import { followContest, planReminders } from '../../../lambda/contests/reminders.js';
 
 const T = 1_800_000_000;
 const contest = (overrides: Partial<ContestItem> = {}): ContestItem => ({

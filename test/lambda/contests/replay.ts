@@ -7,11 +7,18 @@
  */
 import type { CodeforcesContest } from '../../../lambda/codeforces/schema.js';
 import { listedContest, replyDating } from '../../../lambda/codeforces/source.js';
-import { SKEW_SECONDS, judgeReply, type ReplyVerdict } from '../../../lambda/contests/judge.js';
+import {
+  DEFAULT_PLAN_SETTINGS,
+  SKEW_SECONDS,
+  announce,
+  judgeReply,
+  planContests,
+  type ContestPlan,
+  type PlanSettings,
+  type ReplyVerdict,
+} from '../../../lambda/contests/judge.js';
 import type { ContestItem, ReminderItem } from '../../../lambda/contests/model.js';
-import { DEFAULT_PLAN_SETTINGS, planContests, type ContestPlan, type PlanSettings } from '../../../lambda/contests/plan.js';
 import { followContest } from '../../../lambda/contests/reminders.js';
-import { announce } from '../../../lambda/contests/announcements.js';
 import type { OutboxEvent } from '../../../lambda/single-execution/index.js';
 
 export const MIN = 60;
