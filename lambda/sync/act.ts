@@ -5,7 +5,8 @@
  *   2. the reminders of the contests whose gate changed, read after (1) committed and brought to
  *      their contest in batches (a reminder the app writes meanwhile is written against the
  *      contest as (1) left it, so it is right already);
- *   3. the reply clock (with the events its register tells), marking the interval done.
+ *   3. the reply clock (with the events its register tells), marking the interval done — in the
+ *      last transaction of (1) when no reminder follows and it fits (one transaction, not two).
  * A run that stops anywhere leaves the contests it followed handed over to the next run, which
  * reads their reminders again. A dry run reads what (2) would read and writes nothing.
  */
@@ -69,9 +70,10 @@ export const RACED_COMMIT_ATTEMPTS = 4;
  * without it, so that its interval is retried).
  */
 export async function act(job: ActJob, deps: ActDeps, judgement: Judgement, acted: Acted, final = true): Promise<Acted> {
-  await commitContests(job, deps, judgement, acted);
+  const rider = judgement.follow.length === 0 ? clockWrite(job, deps, judgement, final) : undefined;
+  const clockRode = await commitContests(job, deps, judgement, acted, rider);
   await followReminders(job, deps, judgement, acted);
-  await commitClock(job, deps, judgement, final, acted);
+  if (!clockRode) await commitClock(job, deps, judgement, final, acted);
   if (!job.dryRun) job.keep([...judgement.kept, ...acted.unfinished.map(String)]);
   return acted;
 }
@@ -81,17 +83,26 @@ export async function act(job: ActJob, deps: ActDeps, judgement: Judgement, acte
  * events; every one hands the contests whose reminders follow over, so a run that stops before (2)
  * leaves them to the next (what an earlier run handed over stays handed over unless read again).
  */
-async function commitContests(job: ActJob, deps: ActDeps, judgement: Judgement, acted: Acted): Promise<void> {
-  if (job.dryRun || judgement.contests.length === 0) return;
+async function commitContests(job: ActJob, deps: ActDeps, judgement: Judgement, acted: Acted, clock?: ClockWrite): Promise<boolean> {
+  if (job.dryRun || judgement.contests.length === 0) return false;
   const handoff = judgement.follow
     .filter(({ contestId }) => !judgement.rechecked.includes(contestId))
     .map(({ contestId }) => String(contestId));
   const writes = judgement.contests.map((write) => ({ write, bytes: actionBytes(deps.store.contestAction(write)) }));
-  for (const batch of packInOrder(writes, { maxCount: CONTEST_WRITES_PER_TRANSACTION, maxBytes: 1024 * 1024 }, (w) => w.bytes)) {
-    const events = batch.flatMap(({ write }) => ('put' in write ? write.events : []));
-    const actions = batch.map(({ write }) => deps.store.contestAction(write));
-    await commit(job, actions, { handoff, ...(events.length > 0 ? { events } : {}) }, acted);
+  const batches = packInOrder(writes, { maxCount: CONTEST_WRITES_PER_TRANSACTION, maxBytes: 1024 * 1024 }, (w) => w.bytes);
+  let rode = false;
+  for (const [index, batch] of batches.entries()) {
+    const own = batch.flatMap(({ write }) => ('put' in write ? write.events : []));
+    // The clock rides with the last one when the whole stays within a transaction's 99 actions.
+    const fits = clock !== undefined && batch.length + own.length + 1 + clock.events.length <= 99;
+    const rider = index === batches.length - 1 && fits ? clock : undefined;
+    rode = rider !== undefined;
+    const events = [...own, ...(rider?.events ?? [])];
+    const actions = [...batch.map(({ write }) => deps.store.contestAction(write)), ...(rider === undefined ? [] : [rider.action])];
+    const options: CommitOptions = { handoff, ...(events.length > 0 ? { events } : {}), ...(rider?.final === true ? { final: true } : {}) };
+    await commit(job, actions, options, acted);
   }
+  return rode;
 }
 
 /** 2. Each followed contest's reminders, read now and brought to it (the firing rule, or doubt). */
@@ -123,17 +134,28 @@ async function followReminders(job: ActJob, deps: ActDeps, judgement: Judgement,
  * it in the release).
  */
 async function commitClock(job: ActJob, deps: ActDeps, judgement: Judgement, final: boolean, acted: Acted): Promise<void> {
-  const { clock } = judgement;
   const wrote = acted.transactions > 0 || acted.unfinished.length > 0;
-  if (job.dryRun || clock === undefined || !(clock.required || wrote)) return;
-  const action = deps.store.clockAction(clock, new Date(deps.now()).toISOString());
+  const clock = clockWrite(job, deps, judgement, final);
+  if (clock === undefined || !(judgement.clock?.required === true || wrote)) return;
   const handoff = acted.unfinished.map(String);
   const options: CommitOptions = {
     final,
     ...(handoff.length > 0 ? { handoff } : {}),
     ...(clock.events.length > 0 ? { events: clock.events } : {}),
   };
-  await commit(job, [action], options, acted);
+  await commit(job, [clock.action], options, acted);
+}
+
+interface ClockWrite {
+  action: TransactAction;
+  events: NonNullable<CommitOptions['events']>;
+  final: boolean;
+}
+
+function clockWrite(job: ActJob, deps: ActDeps, judgement: Judgement, final: boolean): ClockWrite | undefined {
+  const { clock } = judgement;
+  if (job.dryRun || clock === undefined) return undefined;
+  return { action: deps.store.clockAction(clock, new Date(deps.now()).toISOString()), events: [...clock.events], final };
 }
 
 async function commit(job: ActJob, actions: TransactAction[], options: CommitOptions, acted: Acted): Promise<void> {

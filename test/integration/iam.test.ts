@@ -156,8 +156,10 @@ describe('the synthesized IAM policy against the calls the code makes', () => {
     expect(confirm?.counts.contestsRechecked).toBeGreaterThan(0); // reminders of the contests changed last run queried again
     const third = (await invoke({})).summary?.counts;
     expect(third?.contestsRemoved).toBe(1); // missed by a third sync: deleted
-    // A write that touches no reminder and hands nothing over: the lease is checked, not updated
-    // (ConditionCheckItem).
+    // The contest removed last run has its reminders read once more (and nothing written); then a
+    // write that touches no reminder and hands nothing over: contest and clock in one transaction,
+    // the lease checked, not updated (ConditionCheckItem).
+    expect((await invoke({})).summary?.counts).toMatchObject({ contestsWritten: 0, transactions: 0 });
     standin.setContests(
       list
         .filter((c) => c.id !== 2103)

@@ -259,6 +259,19 @@ describe('the sync on the wrapper: what it writes, in which order', () => {
     expect(update.ExpressionAttributeValues).toMatchObject({ ':intent': 'intent-a' });
   });
 
+  it('a change no reminder follows: the contest, its event and the clock marking the interval done in one transaction', async () => {
+    const h = harness(
+      async () => true,
+      async () => false,
+      { stored: [storedRound1, clockNow()], entries: [{ id: 1, startTimeSeconds: START, name: 'Round 1 (renamed)' }] },
+    );
+    const fenceCheck = vi.spyOn(h.lease, 'fenceCheck');
+    const summary = await h.invoke(scheduled);
+    expect(summary).toMatchObject({ outcome: 'succeeded', counts: { contestsWritten: 1, transactions: 1 } });
+    expect(h.order).toEqual(['commit put:1 clock']);
+    expect(fenceCheck.mock.calls.at(-1)?.[1]).toMatchObject({ doneInterval: '2026-11-29T14:00:00Z' });
+  });
+
   it('a reminder update refused by a race (a claim, the app) is dropped, the rest committed, its contest handed over with the clock', async () => {
     const h = harness(
       async () => true,
