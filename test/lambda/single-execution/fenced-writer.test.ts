@@ -10,7 +10,7 @@ import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dy
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { FencedWriteError, LeaseLostError } from '../../../packages/scheduled-singleton/src/runtime/errors.js';
 import { DynamoFencedWriter, type FencedWriterOptions } from '../../../packages/scheduled-singleton/src/runtime/fenced-writer.js';
-import type { TransactAction } from '../../../packages/scheduled-singleton/src/runtime/ports.js';
+import type { TransactAction, Turn } from '../../../packages/scheduled-singleton/src/runtime/ports.js';
 import { DynamoContestStore, type StoreChanges } from '../../../lambda/store/dynamo-store.js';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
@@ -64,6 +64,33 @@ function cancelled(...codes: string[]) {
 beforeEach(() => mock.reset());
 
 describe('DynamoFencedWriter.commit', () => {
+  it('runs each transaction, its contention retries included, in one turn, its lease action built there', async () => {
+    mock.on(TransactWriteCommand).rejectsOnce(cancelled('None', 'TransactionConflict')).resolves({});
+    const writer = new DynamoFencedWriter(doc, { now: Date.now, sleep: async () => undefined, random: () => 0 });
+    let inTurn = false;
+    const turns: number[] = [];
+    const turn: Turn = async (transaction) => {
+      turns.push(mock.commandCalls(TransactWriteCommand).length);
+      inTurn = true;
+      try {
+        return await transaction();
+      } finally {
+        inTurn = false;
+      }
+    };
+    const builtInTurn: boolean[] = [];
+    const actions = Array.from({ length: 150 }, (_, i) => ({ Put: { TableName: 'data', Item: { pk: `item-${i}` } } }));
+    const fenceInTurn = () => {
+      builtInTurn.push(inTurn);
+      return fence();
+    };
+    expect(await writer.commit(actions, fenceInTurn, undefined, [], turn)).toEqual({ transactions: 2 });
+    // Two transactions, one turn each: the first was sent twice (a conflict, retried) in its one turn.
+    expect(turns).toEqual([0, 2]);
+    expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(3);
+    expect(builtInTurn).toEqual([true, true, true]);
+  });
+
   it('sends at most 99 writes per transaction, each led by the lease check, reminders before contests', async () => {
     mock.on(TransactWriteCommand).resolves({});
     const store = writerFor();

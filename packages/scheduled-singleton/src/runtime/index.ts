@@ -22,6 +22,7 @@ export type {
   RunRecord,
   Sleep,
   TransactAction,
+  Turn,
   WorkContext,
   WriterResult,
 } from './ports.js';

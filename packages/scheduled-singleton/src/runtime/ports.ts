@@ -120,9 +120,18 @@ export interface WriterResult {
 }
 
 /**
+ * Runs one fenced transaction — its lease action built, sent, and its contention retries — in the
+ * run's turn on its lease item: the run's renewals take turns with its transactions, so a renewal
+ * waits for one transaction at most, however large the commit.
+ */
+export type Turn = <R>(transaction: () => Promise<R>) => Promise<R>;
+
+/**
  * Writes fenced transactions (at most 99 actions each, plus the lease action). `outbox` holds the
  * outbox puts (conditional on `attribute_not_exists`): written first, and one refused by its
- * condition is an event already written, dropped from the transaction, not a failure.
+ * condition is an event already written, dropped from the transaction, not a failure. Each
+ * transaction (`fence(last)` called, the transaction sent, its contention retries) runs inside
+ * `turn`: call `fence` there, so the lease action is built from the lease as last renewed.
  */
 export interface FencedWriterPort {
   commit(
@@ -130,6 +139,7 @@ export interface FencedWriterPort {
     fence: (last: boolean) => TransactAction,
     signal?: AbortSignal,
     outbox?: readonly TransactAction[],
+    turn?: Turn,
   ): Promise<WriterResult>;
 }
 

@@ -157,7 +157,9 @@ async function hold<T>(
   const controller = new AbortController();
   // The lease item is in every fenced transaction, and DynamoDB refuses a plain write (the
   // renewal) to an item an in-flight transaction holds: a run that commits back to back would
-  // starve its own heartbeat and lose the lease. Renewals and commits take turns instead.
+  // starve its own heartbeat and lose the lease. Renewals and transactions take turns instead —
+  // each transaction, not each commit, so a renewal waits for one transaction at most and a commit
+  // of any size keeps the lease (docs/lease.md).
   const turns = new Turns();
   const heartbeat = new Heartbeat({
     renewer: { renew: (held, signal) => turns.run(() => deps.lease.renew(held, signal)) },
@@ -246,9 +248,8 @@ function fencedContext(
         signal.throwIfAborted();
         return deps.lease.fenceCheck(heartbeat.current, { handoff, ...(last && doneInterval !== undefined ? { doneInterval } : {}) });
       };
-      const written = await turns.run(() =>
-        outbox.length > 0 ? deps.writer.commit(actions, fence, signal, outbox) : deps.writer.commit(actions, fence, signal),
-      );
+      // Each transaction in its own turn, its lease action built there from the lease as last renewed.
+      const written = await deps.writer.commit(actions, fence, signal, outbox, (transaction) => turns.run(transaction));
       if (doneInterval !== undefined && written.transactions > 0) markedDone = true;
       const duplicates = written.duplicateEvents ?? 0;
       return { transactions: written.transactions, events: { written: outbox.length - duplicates, duplicates } };
@@ -414,8 +415,9 @@ async function releaseWithRetry(
 }
 
 /**
- * One at a time: the run's writes to its lease item (renewals, fenced commits) never overlap, so
- * that its own transaction never makes its own renewal conflict (TransactionConflictException).
+ * One at a time, in the order asked: the run's writes to its lease item (renewals, fenced
+ * transactions) never overlap, so that its own transaction never makes its own renewal conflict
+ * (TransactionConflictException), and a renewal asked for during a transaction goes next.
  */
 class Turns {
   private last: Promise<unknown> = Promise.resolve();
