@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { booleanOption, EventValidationError, parseInvocation } from '../../../packages/scheduled-singleton/src/runtime/invocation.js';
+import { EventValidationError } from '../../../packages/scheduled-singleton/src/runtime/errors.js';
+import { booleanOption, parseInvocation } from '../../../packages/scheduled-singleton/src/runtime/invocation.js';
 import { findProject } from '../../../packages/scheduled-singleton/src/cdk/function-parts.js';
 
 const nowMs = Date.parse('2026-11-30T12:07:00Z');

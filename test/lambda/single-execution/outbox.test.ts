@@ -3,9 +3,9 @@
  * event deliverable, EventBridge's entry size, and the conditional put each event becomes.
  */
 import { describe, expect, it } from 'vitest';
+import { OutboxEventError } from '../../../packages/scheduled-singleton/src/runtime/errors.js';
 import {
   MAX_EVENT_ENTRY_BYTES,
-  OutboxEventError,
   detailText,
   entryBytes,
   outboxKey,

@@ -40,6 +40,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { JOB_ENV, OUTBOX_ITEM, RELAY_ENV, RELAY_METRIC } from '../contract.js';
+import { OutboxDeliveryError } from '../runtime/errors.js';
 import { DEFAULT_OUTBOX_RETENTION_DAYS, MAX_DETAIL_TYPE_CHARS, validateSource } from '../runtime/outbox.js';
 import { acknowledgeOutboxNagFindings } from './acknowledge.js';
 import { AT_LEAST_ONE, BUNDLING, findProject, serviceMetric } from './function-parts.js';
@@ -71,10 +72,6 @@ export interface OutboxDeliveryProps {
   /** Where the relay is bundled from (default: the nearest folder with a lock file, as for a job). */
   readonly projectRoot?: string;
   readonly depsLockFilePath?: string;
-}
-
-export class OutboxDeliveryError extends Error {
-  override readonly name = 'OutboxDeliveryError';
 }
 
 /** The relay's bundle entry: this package's relay handler (compiled, or its source in this repository). */

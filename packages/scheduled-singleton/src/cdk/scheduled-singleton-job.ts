@@ -36,6 +36,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as triggers from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
 import { JOB_ENV, METRIC, type JobEnvNames } from '../contract.js';
+import { ScheduledSingletonJobError } from '../runtime/errors.js';
 import { leaseTiming, minimumFunctionTimeoutMs } from '../runtime/timing.js';
 import { acknowledgeJobNagFindings } from './acknowledge.js';
 import { ConsoleTestEvents } from './console-test-events.js';
@@ -161,10 +162,6 @@ export interface ScheduledSingletonJobProps {
    * PutItem on its own source's keys only, and the delivery puts them on its bus.
    */
   readonly outbox?: JobOutbox;
-}
-
-export class ScheduledSingletonJobError extends Error {
-  override readonly name = 'ScheduledSingletonJobError';
 }
 
 /** What the coordination table must allow for DynamoLease and DynamoFencedWriter (no Query, no Scan). */

@@ -6,7 +6,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { LeaseLostError, LeaseUnavailableError } from './errors.js';
+import { ContentionError, LeaseLostError, LeaseUnavailableError } from './errors.js';
 import {
   OWNED_CONDITION,
   RELEASE_CONDITION,
@@ -21,7 +21,7 @@ import {
 } from './record.js';
 import type { LeaseTiming } from './timing.js';
 import { describe, isCancelledAt } from './aws-errors.js';
-import { ContentionError, LEASE_CONTENTION_BUDGET, retryContention, retryOptions, type ContentionBudget, type Sleep } from './retry.js';
+import { LEASE_CONTENTION_BUDGET, retryContention, retryOptions, type ContentionBudget, type Sleep } from './retry.js';
 import type { AcquireResult, FenceExtras, HeldLease, InvocationSource, LeasePort, ReleaseOptions, TransactAction } from './ports.js';
 
 export interface LeaseStoreOptions {

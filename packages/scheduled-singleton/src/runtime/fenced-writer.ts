@@ -8,9 +8,9 @@
  */
 import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { cancellationCodes, describe, isCancelledAt } from './aws-errors.js';
-import { FencedWriteError, LeaseLostError } from './errors.js';
+import { ContentionError, FencedWriteError, LeaseLostError } from './errors.js';
 import type { FencedWriterPort, TransactAction, Turn, WriterResult } from './ports.js';
-import { COMMIT_CONTENTION_BUDGET, ContentionError, retryContention, retryOptions, type RetrySettings } from './retry.js';
+import { COMMIT_CONTENTION_BUDGET, retryContention, retryOptions, type RetrySettings } from './retry.js';
 
 export const MAX_TRANSACTION_ACTIONS = 100;
 /** Data actions per transaction: the lease action takes the hundredth place. */

@@ -7,6 +7,7 @@
  */
 import { setTimeout as sleepTimer } from 'node:timers/promises';
 import { cancellationCodes } from './aws-errors.js';
+import { ContentionError } from './errors.js';
 
 /** Error names AWS returns for contention, throttling and server faults. */
 const CONTENTION_NAMES = new Set([
@@ -89,18 +90,6 @@ export function retryOptions(settings: RetrySettings, budget: ContentionBudget, 
     ...(signal !== undefined ? { signal } : {}),
     ...(settings.onContention !== undefined ? { onContention: settings.onContention } : {}),
   };
-}
-
-/** Thrown when contention outlasted the budget; `cause` is the last error. */
-export class ContentionError extends Error {
-  override readonly name = 'ContentionError';
-  constructor(
-    readonly reason: string,
-    readonly attempts: number,
-    options: { cause: unknown },
-  ) {
-    super(`DynamoDB contention did not clear within ${attempts} attempts (last: ${reason})`, options);
-  }
 }
 
 export function backoffMs(attempt: number, budget: ContentionBudget, random: () => number): number {

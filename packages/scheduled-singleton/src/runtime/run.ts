@@ -11,7 +11,7 @@
  * happened. See the package README.
  */
 import { describe } from './aws-errors.js';
-import { LeaseLostError, LeaseUnavailableError, RunDeadlineError } from './errors.js';
+import { LeaseLostError, LeaseUnavailableError, OutboxEventError, RunDeadlineError, UnfencedWriteError } from './errors.js';
 import { Heartbeat } from './heartbeat.js';
 import type {
   CommitOptions,
@@ -24,7 +24,7 @@ import type {
   Sleep,
   WorkContext,
 } from './ports.js';
-import { outboxPuts, OutboxEventError, type OutboxSettings } from './outbox.js';
+import { outboxPuts, type OutboxSettings } from './outbox.js';
 import { realSleep } from './retry.js';
 import type { LeaseTiming } from './timing.js';
 
@@ -379,7 +379,7 @@ export async function runUnfenced<T>(
       fence: 0,
       handoff: new Set(),
       keep: () => undefined,
-      commit: () => Promise.reject(new Error('a run without the lease cannot write')),
+      commit: () => Promise.reject(new UnfencedWriteError('a run without the lease cannot write')),
     });
     if (controller.signal.aborted)
       return { outcome: 'failed', error: lateReturn(controller.signal.reason, deps.now() - deadline), deadline: true };

@@ -22,7 +22,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { JOB_ENV } from '../contract.js';
 import { writeStdout } from '../runtime/report.js';
-import { ScheduledRunFailedError, type RunResult, type ScheduledSingletonHandler } from '../runtime/singleton.js';
+import { ScheduledRunFailedError } from '../runtime/errors.js';
+import type { RunResult, ScheduledSingletonHandler } from '../runtime/singleton.js';
 import { jobEnv, type JobEnvOptions, type TestInvocation } from './fixtures.js';
 import { MemoryCoordination } from './memory.js';
 
