@@ -6,9 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { FetchContestsResult } from '../../lambda/codeforces/client.js';
 import { CONTEST_LIMITS } from '../../lambda/codeforces/schema.js';
 import type { ContestItem } from '../../lambda/contests/model.js';
-import type { HeldLease } from '../../packages/scheduled-singleton/src/runtime/ports.js';
-import { leaseTiming } from '../../packages/scheduled-singleton/src/runtime/timing.js';
-import type { LeasePort } from '../../packages/scheduled-singleton/src/runtime/ports.js';
+import { type HeldLease, leaseTiming, type LeasePort } from '@contest-sync/scheduled-singleton';
 import { DRY_RUN_LISTED, runSync, type StorePort } from '../../lambda/sync.js';
 
 const NOW_S = Math.floor(Date.now() / 1000);

@@ -8,9 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { FetchContestsResult } from '../../lambda/codeforces/client.js';
 import type { ContestItem } from '../../lambda/contests/model.js';
 import { DEFAULT_PLAN_SETTINGS, toItem } from '../../lambda/contests/plan.js';
-import type { FencedWriterPort, HeldLease, LeasePort } from '../../packages/scheduled-singleton/src/runtime/ports.js';
-import { leaseTiming } from '../../packages/scheduled-singleton/src/runtime/timing.js';
-import { FencedWriteError } from '../../packages/scheduled-singleton/src/runtime/errors.js';
+import { type FencedWriterPort, type HeldLease, type LeasePort, leaseTiming, FencedWriteError } from '@contest-sync/scheduled-singleton';
 import { DynamoContestStore } from '../../lambda/store/dynamo-store.js';
 import { runSync, type StorePort } from '../../lambda/sync.js';
 

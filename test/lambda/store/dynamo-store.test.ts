@@ -1,7 +1,7 @@
 /**
  * The contest store: the order of the write actions a sync's changes become, and read errors
  * reported as StoreError (the `store` phase wherever they happen). The fenced commit of these
- * actions is tested in test/lambda/single-execution/fenced-writer.test.ts.
+ * actions is tested in reminder-moves.test.ts.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';

@@ -6,11 +6,19 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConditionalCheckFailedException, TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoFencedWriter, DynamoLease, MAX_WRITES_PER_TRANSACTION } from '@contest-sync/scheduled-singleton';
-import { LeaseLostError, LeaseUnavailableError } from '../../../packages/scheduled-singleton/src/runtime/errors.js';
-import type { FencedWriterPort, HeldLease, LeasePort } from '../../../packages/scheduled-singleton/src/runtime/ports.js';
-import { runExclusively, runUnfenced } from '../../../packages/scheduled-singleton/src/runtime/run.js';
-import { leaseTiming } from '../../../packages/scheduled-singleton/src/runtime/timing.js';
+import {
+  DynamoFencedWriter,
+  DynamoLease,
+  LeaseLostError,
+  LeaseUnavailableError,
+  MAX_WRITES_PER_TRANSACTION,
+  leaseTiming,
+  runExclusively,
+  runUnfenced,
+  type FencedWriterPort,
+  type HeldLease,
+  type LeasePort,
+} from '@contest-sync/scheduled-singleton';
 
 const timing = leaseTiming(10);
 const interval = '2026-11-29T14:00:00Z';

@@ -12,7 +12,7 @@ import * as cdk from '@contest-sync/scheduled-singleton/cdk';
 import * as relay from '@contest-sync/scheduled-singleton/relay';
 import * as testing from '@contest-sync/scheduled-singleton/testing';
 
-const src = fileURLToPath(new URL('../../../packages/scheduled-singleton/src/', import.meta.url));
+const src = fileURLToPath(new URL('../../src/', import.meta.url));
 const entryPoints = { runtime, cdk, relay, testing } as Record<string, Record<string, unknown>>;
 
 /** The error classes an entry point exports, by name. */
