@@ -17,13 +17,23 @@ export { OutboxRecordError, RelayConfigError, ScheduledSingletonError } from '..
 export type { PutEventsAnswer, RelayDeps, RelayEntry, RelayOutcome, StreamRecordLike } from './relay.js';
 
 export interface OutboxRelayOptions {
-  /** Default: an EventBridgeClient (endpoint from AWS_ENDPOINT_URL_EVENTBRIDGE, as the SDK reads it). */
+  /**
+   * Sends one PutEvents request.
+   * @default an EventBridgeClient's (endpoint from AWS_ENDPOINT_URL_EVENTBRIDGE, as the SDK reads it)
+   */
   putEvents?: (
     entries: RelayEntry[],
   ) => Promise<{ FailedEntryCount?: number; Entries?: { EventId?: string; ErrorCode?: string; ErrorMessage?: string }[] }>;
+  /** @default process.env */
   env?: Record<string, string | undefined>;
+  /** @default Date.now */
   now?: () => number;
+  /** @default a real timer */
   sleep?: RelayDeps['sleep'];
+  /**
+   * Where log and metric lines go.
+   * @default stdout, bypassing `console`
+   */
   write?: Write;
 }
 

@@ -51,9 +51,14 @@ export interface RelayDeps {
   putEvents: (entries: RelayEntry[]) => Promise<PutEventsAnswer>;
   eventBusName: string;
   now: () => number;
+  /** @default a real timer */
   sleep?: Sleep;
-  /** Sends of one request (the first included) before its failed entries fail the batch (default 3). */
+  /**
+   * Sends of one request (the first included) before its failed entries fail the batch.
+   * @default 3
+   */
   attempts?: number;
+  /** @default none */
   warn?: (message: string, fields: Record<string, unknown>) => void;
 }
 

@@ -23,9 +23,13 @@ export interface CommitInfo {
   actions: readonly TransactAction[];
 }
 
-/** Contention retries take RetrySettings (defaults: real sleep, Math.random, COMMIT_CONTENTION_BUDGET). */
+/** Contention retries take RetrySettings (its budget defaults to COMMIT_CONTENTION_BUDGET here). */
 export interface FencedWriterOptions extends RetrySettings {
   now: () => number;
+  /**
+   * Told of every committed transaction.
+   * @default none
+   */
   onCommit?: (info: CommitInfo) => void;
 }
 

@@ -52,7 +52,14 @@ export {
   type CommitInfo,
   type FencedWriterOptions,
 } from './fenced-writer.js';
-export { leaseTiming, minimumFunctionTimeoutMs, validateTiming, type LeaseTiming, MIN_LEASE_DURATION_SECONDS } from './timing.js';
+export {
+  leaseTiming,
+  minimumFunctionTimeoutMs,
+  validateTiming,
+  type LeaseTiming,
+  type LeaseTimingOptions,
+  MIN_LEASE_DURATION_SECONDS,
+} from './timing.js';
 export { ledgerRetentionMs, slotOf } from './record.js';
 export { DYNAMO_CLIENT_SETTINGS, worstCallMs } from './client-budget.js';
 /** Every error the runtime throws: one base class, ScheduledSingletonError, to catch them all. */

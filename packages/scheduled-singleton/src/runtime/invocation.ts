@@ -69,7 +69,10 @@ export interface ParseOptions {
    * @default none: a console event with any other field is refused
    */
   consoleOptions?: ConsoleOptions;
-  /** Lambda's `invokedFunctionArn`: a published version means the deploy-time trigger. */
+  /**
+   * Lambda's `invokedFunctionArn`: a published version means the deploy-time trigger.
+   * @default none: `{}` is a console run
+   */
   invokedFunctionArn?: string;
 }
 

@@ -41,9 +41,15 @@ export type AcquireResult = { acquired: true; lease: HeldLease } | ({ acquired: 
 
 /** What a fenced write also records on the lease item, in the same transaction. */
 export interface FenceExtras {
-  /** The interval this run stands for: marked done with the run's last data write. */
+  /**
+   * The interval this run stands for: marked done with the run's last data write.
+   * @default none
+   */
   doneInterval?: string;
-  /** Handed over to the next runs. */
+  /**
+   * Handed over to the next runs.
+   * @default none
+   */
   handoff?: readonly string[];
 }
 
@@ -54,10 +60,25 @@ export interface RunRecord {
 }
 
 export interface ReleaseOptions {
+  /**
+   * The interval to mark done with the release (a run that succeeded without a final commit).
+   * @default none
+   */
   doneInterval?: string;
+  /**
+   * The lease item's summary of this run (what `releaseLanded` reads back).
+   * @default none
+   */
   lastRun?: Record<string, unknown>;
+  /**
+   * The run record, written in the release's transaction.
+   * @default none
+   */
   runRecord?: RunRecord;
-  /** Handed-over entries this run dealt with: removed from the handoff. */
+  /**
+   * Handed-over entries this run dealt with: removed from the handoff.
+   * @default none
+   */
   resolved?: readonly string[];
 }
 
@@ -88,9 +109,15 @@ export interface OutboxEvent {
 }
 
 export interface CommitOptions {
-  /** This is the work's last write: the run's interval is marked done in its last transaction. */
+  /**
+   * This is the work's last write: the run's interval is marked done in its last transaction.
+   * @default false
+   */
   final?: boolean;
-  /** Entries to hand over to the next runs, recorded with every transaction of this commit. */
+  /**
+   * Entries to hand over to the next runs, recorded with every transaction of this commit.
+   * @default none
+   */
   handoff?: readonly string[];
   /**
    * Events published with these writes. A commit whose actions and events fit one transaction
@@ -98,6 +125,7 @@ export interface CommitOptions {
    * events' transactions first, so a crash between two of them can only publish early, never lose
    * one. An event whose id is already in the outbox is not written again (counted as a duplicate).
    * Refused before anything is written (OutboxEventError) if an event cannot be delivered.
+   * @default none
    */
   events?: readonly OutboxEvent[];
 }

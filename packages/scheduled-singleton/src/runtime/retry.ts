@@ -68,16 +68,39 @@ export interface RetryOptions {
   budget: ContentionBudget;
   sleep: Sleep;
   random: () => number;
+  /**
+   * Stops the retries (and the wait) when it aborts.
+   * @default none
+   */
   signal?: AbortSignal;
-  /** Called before each wait with the reason and the attempt that met it. */
+  /**
+   * Called before each wait with the reason and the attempt that met it.
+   * @default none
+   */
   onContention?: (reason: string, attempt: number) => void;
 }
 
 /** What an adapter takes to retry contention; every part has a default. */
 export interface RetrySettings {
+  /**
+   * The wait between attempts.
+   * @default a real timer (realSleep)
+   */
   sleep?: Sleep;
+  /**
+   * The jitter of each wait (full jitter: uniform below the backoff).
+   * @default Math.random
+   */
   random?: () => number;
+  /**
+   * Attempts and waits.
+   * @default the adapter's: LEASE_CONTENTION_BUDGET for the lease, COMMIT_CONTENTION_BUDGET for fenced transactions
+   */
   budget?: ContentionBudget;
+  /**
+   * Told before each wait with the reason and the attempt that met it.
+   * @default none
+   */
   onContention?: (reason: string, attempt: number) => void;
 }
 

@@ -31,9 +31,15 @@ import type { LeaseTiming } from './timing.js';
 export interface ExclusiveRun {
   runId: string;
   source: InvocationSource;
-  /** The scheduled interval this run stands for: deduplicated (unless `force`) and marked done. */
+  /**
+   * The scheduled interval this run stands for: deduplicated (unless `force`) and marked done.
+   * @default none: a run without an interval (not deduplicated, marks nothing done)
+   */
   interval?: string;
-  /** Run `interval` even if it already succeeded. */
+  /**
+   * Run `interval` even if it already succeeded.
+   * @default false
+   */
   force?: boolean;
   /** Lambda's `getRemainingTimeInMillis()`. */
   remainingMs(): number;
@@ -44,17 +50,37 @@ export interface ExclusiveDeps {
   writer: FencedWriterPort;
   timing: LeaseTiming;
   now: () => number;
-  /** Waits between release attempts whose outcome was unknown; default: a real timer. */
+  /**
+   * Waits between release attempts whose outcome was unknown.
+   * @default a real timer
+   */
   sleep?: Sleep;
   /** Run records: `<prefix><interval>` for scheduled runs, `<prefix><source>#<runId>` otherwise. */
   runRecordPrefix: string;
-  /** How long a run record is kept (its `ttl`); default 30 days. */
+  /**
+   * How long a run record is kept (its `ttl`).
+   * @default 30 days
+   */
   runRecordTtlSeconds?: number;
+  /**
+   * Where warnings go (a renewal that failed and is retried, a release that could not be made).
+   * @default none
+   */
   log?: { warn(message: string, extra?: Record<string, unknown>): void };
-  /** Called once the lease is held, and on every confirmed renewal. */
+  /**
+   * Called once the lease is held.
+   * @default none
+   */
   onAcquired?: (lease: HeldLease) => void;
+  /**
+   * Called on every confirmed renewal.
+   * @default none
+   */
   onHeartbeat?: (lease: HeldLease) => void;
-  /** Where the work's events go (`commit(actions, { events })`); a commit with events fails without it. */
+  /**
+   * Where the work's events go (`commit(actions, { events })`).
+   * @default none: a commit with events fails (OutboxEventError)
+   */
   outbox?: OutboxSettings;
 }
 
@@ -66,7 +92,10 @@ export interface Settled<T> {
 }
 
 export interface ExclusiveOptions<T> {
-  /** Extra attributes of the run record (counts, the failure's phase and text). */
+  /**
+   * Extra attributes of the run record (counts, the failure's phase and text).
+   * @default none
+   */
   record?: (settled: Settled<T>) => Record<string, unknown>;
 }
 

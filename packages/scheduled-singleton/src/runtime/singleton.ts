@@ -81,7 +81,9 @@ export interface ConfigureParts {
 
 /** What `failure` names a failed run: its reason (replacing the wrapper's) and fields of the result. */
 export interface FailureNaming {
+  /** @default the wrapper's reason */
   reason?: string;
+  /** @default none */
   summary?: Record<string, unknown>;
 }
 

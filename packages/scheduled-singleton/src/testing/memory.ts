@@ -79,9 +79,15 @@ export interface MemoryLeaseOptions {
   key: string;
   timing: LeaseTiming;
   now: () => number;
-  /** Default: for an hourly schedule, as DynamoLease's. */
+  /**
+   * How long succeeded intervals are remembered.
+   * @default ledgerRetentionMs(60): for an hourly schedule, as DynamoLease's
+   */
   ledgerRetentionMs?: number;
-  /** The store the lease item, run records and transactions live in (default: a new one). */
+  /**
+   * The store the lease item, run records and transactions live in.
+   * @default a new MemoryCoordination
+   */
   store?: MemoryCoordination;
 }
 
