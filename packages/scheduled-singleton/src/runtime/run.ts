@@ -184,24 +184,8 @@ async function hold<T>(
   deadline: number,
 ): Promise<Held<T>> {
   const controller = new AbortController();
-  // The lease item is in every fenced transaction, and DynamoDB refuses a plain write (the
-  // renewal) to an item an in-flight transaction holds: a run that commits back to back would
-  // starve its own heartbeat and lose the lease. Renewals and transactions take turns instead —
-  // each transaction, not each commit, so a renewal waits for one transaction at most and a commit
-  // of any size keeps the lease (docs/lease.md).
   const turns = new Turns();
-  const heartbeat = new Heartbeat({
-    renewer: { renew: (held, signal) => turns.run(() => deps.lease.renew(held, signal)) },
-    lease,
-    timing: deps.timing,
-    now: deps.now,
-    // No renewal is sent at or after the deadline: a run that ignores its signal lets the lease lapse.
-    stopAtMs: deadline,
-    controller,
-    onRenewed: (renewed) => deps.onHeartbeat?.(renewed),
-    onRenewError: (error) => deps.log?.warn('lease renewal failed; retrying', { error: describe(error) }),
-  });
-  heartbeat.start();
+  const heartbeat = startHeartbeat(deps, lease, { deadline, controller, turns });
   const deadlineTimer = setTimeout(
     () => controller.abort(new RunDeadlineError('the run reached its deadline before Lambda timeout')),
     Math.max(0, deadline - deps.now()),
@@ -234,6 +218,34 @@ async function hold<T>(
     abortReason: controller.signal.reason,
     markedDone: fenced.markedDone(),
   };
+}
+
+/**
+ * Renews the lease every lease/3 while the work runs. The lease item is in every fenced
+ * transaction, and DynamoDB refuses a plain write (the renewal) to an item an in-flight transaction
+ * holds: a run that commits back to back would starve its own heartbeat and lose the lease. So
+ * renewals and transactions take turns — each transaction, not each commit: a renewal waits for
+ * one transaction at most, and a commit of any size keeps the lease (the package README, "What it
+ * guarantees").
+ */
+function startHeartbeat(
+  deps: ExclusiveDeps,
+  lease: HeldLease,
+  run: { deadline: number; controller: AbortController; turns: Turns },
+): Heartbeat {
+  const heartbeat = new Heartbeat({
+    renewer: { renew: (held, signal) => run.turns.run(() => deps.lease.renew(held, signal)) },
+    lease,
+    timing: deps.timing,
+    now: deps.now,
+    // No renewal is sent at or after the deadline: a run that ignores its signal lets the lease lapse.
+    stopAtMs: run.deadline,
+    controller: run.controller,
+    onRenewed: (renewed) => deps.onHeartbeat?.(renewed),
+    onRenewError: (error) => deps.log?.warn('lease renewal failed; retrying', { error: describe(error) }),
+  });
+  heartbeat.start();
+  return heartbeat;
 }
 
 /** The WorkContext of a held lease: every commit fenced by it, the interval marked done with the last. */
