@@ -36,6 +36,8 @@ const unitFiles = [
   'test/lambda/**/*.test.ts',
   'test/status/**/*.test.ts',
   'test/docs/**/*.test.ts',
+  // The repository's scripts (scripts/): the function-length budget.
+  'test/scripts/**/*.test.ts',
   // The bench's own helpers are tested beside them: no file under test/ imports bench code.
   'bench/**/*.test.ts',
   'test/chaos/checker.test.ts',

@@ -1,43 +1,33 @@
 /**
  * The real handler (createHandler from lambda/handler.ts) as the benchmarks run it in-process:
- * its own DynamoDB client on the proxy, logs silenced but the `lease acquired` moment recorded,
- * EMF output disabled (POWERTOOLS_METRICS_DISABLED) so that stdout stays the report.
+ * its own DynamoDB client on the proxy, its log and EMF lines kept off stdout (which stays the
+ * report) but the `lease acquired` moment recorded.
  */
 import { performance } from 'node:perf_hooks';
-import { Logger } from '@aws-lambda-powertools/logger';
-import type { LogItemExtraInput, LogItemMessage } from '@aws-lambda-powertools/logger/types';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { createHandler, type Handler } from '../lambda/handler.js';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../lambda/contract.js';
 import type { RunSummary } from '../lambda/summary.js';
 import { benchClient, type BenchClient } from '../local/counting-client.js';
 
-/** A silent logger that remembers when the handler logged `lease acquired` (performance.now()). */
-class DecisionLogger extends Logger {
+/** Remembers when the handler logged `lease acquired` (performance.now()); prints nothing. */
+export interface DecisionLog {
   acquiredAt: number | undefined;
-
-  override debug(input: LogItemMessage, ...extra: LogItemExtraInput): void {
-    if (input === 'lease acquired') this.acquiredAt ??= performance.now();
-    super.debug(input, ...extra);
-  }
 }
 
 export interface BenchHandler {
   handler: Handler;
   dynamo: BenchClient;
-  logger: DecisionLogger;
+  logger: DecisionLog;
 }
 
 export function benchHandler(options: { endpoint: string; env: Record<string, string>; trackCapacity?: boolean }): BenchHandler {
-  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   const dynamo = benchClient(options.endpoint, { trackCapacity: options.trackCapacity ?? false });
-  const logger = new DecisionLogger({ serviceName: SERVICE_NAME, logLevel: 'SILENT' });
-  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, logger });
+  const logger: DecisionLog = { acquiredAt: undefined };
   const handler = createHandler({
-    env: { AWS_REGION: 'us-east-1', ...options.env },
+    env: { AWS_REGION: 'us-east-1', POWERTOOLS_LOG_LEVEL: 'DEBUG', ...options.env },
     dynamo: dynamo.client,
-    logger,
-    metrics,
+    write: (line) => {
+      if (line.includes('"message":"lease acquired"')) logger.acquiredAt ??= performance.now();
+    },
   });
   return { handler, dynamo, logger };
 }

@@ -5,10 +5,7 @@
  * function fields Powertools adds in Lambda): its bytes (log ingestion) and the metric series
  * its EMF documents create (custom-metric charges).
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { createHandler } from '../lambda/handler.js';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../lambda/contract.js';
 import type { CodeforcesStandin } from '../local/codeforces-standin.js';
 import type { TableNames } from '../local/tables.js';
 import { captureStdout, fakeContext } from '../test/support/handler.js';
@@ -43,21 +40,17 @@ export function emfSeries(lines: Record<string, unknown>[]): string[] {
 }
 
 export async function measureRunOutput(options: { endpoint: string; tables: TableNames; standin: CodeforcesStandin }): Promise<RunOutput> {
-  const previous = process.env.POWERTOOLS_METRICS_DISABLED;
-  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
   const dynamo = benchClient(options.endpoint);
   try {
     const handler = createHandler({
       env: { AWS_REGION: 'us-east-1', ...functionEnv(options.tables, options.standin.baseUrl, 30) },
       dynamo: dynamo.client,
-      logger: new Logger({ serviceName: SERVICE_NAME, logLevel: 'INFO' }),
-      metrics: new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }),
     });
     const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
     const run = async (at: number) => {
       const captured = await captureStdout(() => handler(scheduledEvent(new Date(at).toISOString()), fakeContext(60_000)));
       if (captured.error !== undefined) throw captured.error instanceof Error ? captured.error : new Error(String(captured.error));
-      // Powertools prints each line as compact JSON plus a newline: the same bytes, re-serialized.
+      // Each line is compact JSON plus a newline: the same bytes, re-serialized.
       const bytes = captured.lines.reduce((sum, line) => sum + Buffer.byteLength(JSON.stringify(line)) + 1, 0);
       return { lines: captured.lines, bytes };
     };
@@ -66,7 +59,5 @@ export async function measureRunOutput(options: { endpoint: string; tables: Tabl
     return { logBytesPerRun: steady.bytes, logLines: steady.lines.length, metricSeries: emfSeries(steady.lines) };
   } finally {
     dynamo.client.destroy();
-    if (previous === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
-    else process.env.POWERTOOLS_METRICS_DISABLED = previous;
   }
 }

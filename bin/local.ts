@@ -18,11 +18,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Logger } from '@aws-lambda-powertools/logger';
 import { QueryCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createHandler } from '../lambda/handler.js';
 import { createDeliveryHandler } from '../lambda/delivery/handler.js';
-import { DEFAULTS, SERVICE_NAME } from '../lambda/contract.js';
+import { DEFAULTS } from '../lambda/contract.js';
 import type { RunSummary } from '../lambda/summary.js';
 import { startCodeforcesStandin, recordedContestList, type CodeforcesStandin } from '../local/codeforces-standin.js';
 import { PERSIST_DIR, startDynamoDbLocal } from '../local/dynamodb-local.js';
@@ -105,9 +104,13 @@ try {
       ...functionEnv(template, findSyncFunction(template).logicalId, names),
       CODEFORCES_API_URL: apiUrl,
       LEASE_DURATION_SECONDS: '30',
+      ...(values.verbose === true ? { POWERTOOLS_LOG_LEVEL: 'DEBUG' } : {}),
     },
     dynamo: client,
-    logger: new Logger({ serviceName: SERVICE_NAME, logLevel: values.verbose ? 'DEBUG' : 'SILENT' }),
+    // The function's JSON log lines and EMF metrics, shown with --verbose.
+    write: (line) => {
+      if (values.verbose === true) console.log(line);
+    },
   });
   // Lambda-like time budget; short enough that a machine with no route to Codeforces hears so soon.
   const deadline = Date.now() + 25_000;

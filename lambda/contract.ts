@@ -47,5 +47,19 @@ export const LEASE_PK = 'lease#contest-sync';
 /** Prefix of the per-run records kept in the Coordination table. */
 export const RUN_PK_PREFIX = 'run#';
 
+/**
+ * The job environment the stack sets (ScheduledSingletonJob), with the values it sets: the
+ * handler reads them under whatever the environment gives, so a local or test run needs only the
+ * table names.
+ */
+export const JOB_DEFAULTS: Readonly<Record<string, string>> = {
+  [JOB_ENV.leaseKey]: LEASE_PK,
+  [JOB_ENV.runRecordPrefix]: RUN_PK_PREFIX,
+  [JOB_ENV.serviceName]: SERVICE_NAME,
+  [JOB_ENV.metricsNamespace]: METRICS_NAMESPACE,
+  [JOB_ENV.leaseDurationSeconds]: String(DEFAULTS.leaseDurationSeconds),
+  [JOB_ENV.scheduleRateMinutes]: String(DEFAULTS.scheduleRateMinutes),
+};
+
 /** The EventBridge `source` of each job's events (one source per job: its outbox grant is scoped to it). docs/events.md. */
 export const EVENT_SOURCES = { contests: 'contest-sync.contests', reminders: 'contest-sync.reminders' } as const;

@@ -1,229 +1,146 @@
 /**
- * The Lambda entry. Parses the event (schedule, deploy-time trigger or console), runs one sync
- * under the lease, logs one summary line, flushes EMF metrics on every path, and returns the
- * summary. A scheduled run that failed throws, so Lambda's async retries and the on-failure
- * destination apply; a deploy-time or console run returns its failure instead, so a Codeforces
- * outage never rolls back a deployment.
+ * The Lambda entry of the contest sync, on the package's wrapper like reminder delivery: the
+ * wrapper parses the event (schedule, deploy-time trigger, console), runs the work under the lease
+ * (or unfenced for a dry run), writes the one summary line and the EMF metrics, and throws when a
+ * scheduled run failed so that Lambda retries it. This file is the wiring: the sync's configuration
+ * and parts (read once per container), its console option, and how its result is told
+ * (docs/design.md, "Invocations").
  */
-import { randomUUID } from 'node:crypto';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Context } from 'aws-lambda';
 import type { Dispatcher } from 'undici';
 import { fetchContests } from './codeforces/client.js';
+import { CodeforcesError } from './codeforces/errors.js';
+import { codeforcesReply } from './codeforces/source.js';
 import { ConfigError, readConfig, type Config } from './config.js';
 import { DEFAULT_PLAN_SETTINGS, type PlanSettings } from './contests/plan.js';
-import { ENV, LEASE_PK, METRICS_NAMESPACE, SERVICE_NAME } from './contract.js';
-import { parseEvent, type Invocation } from './events.js';
-import { logSummary, recordMetrics } from './observe.js';
-import { failurePhase, type FailurePhase } from './phases.js';
+import { JOB_DEFAULTS } from './contract.js';
+import { SYNC_CONSOLE_OPTIONS } from './events.js';
+import { logSummary } from './observe.js';
+import { failurePhase } from './phases.js';
 import {
-  DYNAMO_CLIENT_SETTINGS,
-  DynamoFencedWriter,
-  DynamoLease,
-  LeaseConfigError,
-  bound,
   describe,
-  invokedThroughVersion,
-  leaseTiming,
-  validateTiming,
-  ledgerRetentionMs,
-  type LeaseTiming,
+  scheduledSingleton,
+  ScheduledRunFailedError,
+  type CoordinationStore,
+  type LambdaContextLike,
+  type RunResult,
+  type ScheduledSingletonHandler,
+  type Write,
 } from './single-execution/index.js';
 import { DynamoContestStore } from './store/dynamo-store.js';
-import type { RunSummary } from './summary.js';
-import { runSync, type SyncDeps } from './sync.js';
+import { changesOf, countsOf, emptyCounts, judgedOf, type RunCounts, type RunSummary } from './summary.js';
+import { progressOf, syncContests, type StorePort, type SyncDeps, type Synced } from './sync.js';
 
-/** Thrown by scheduled runs that failed, so that Lambda retries them; carries the summary. */
-export class SyncFailedError extends Error {
+/** Thrown by scheduled runs that failed, so that Lambda retries them (its `errorType`); carries the result. */
+export class SyncFailedError extends ScheduledRunFailedError {
   override readonly name = 'SyncFailedError';
-  constructor(readonly summary: RunSummary) {
-    super(bound(`sync ${summary.runId} failed in phase ${summary.reason ?? 'unknown'}: ${summary.error ?? 'no detail'}`));
-  }
+  /** The failed run's result: the sync's summary. */
+  declare readonly summary: RunResult & RunSummary;
 }
 
 export interface HandlerOptions {
-  env?: NodeJS.ProcessEnv;
+  /** @default process.env */
+  env?: Record<string, string | undefined>;
+  /** @default Date.now */
   now?: () => number;
   newRunId?: () => string;
+  /** @default a client with the package's time budget */
   dynamo?: DynamoDBClient;
+  /** The Codeforces client's undici dispatcher (tests pass a MockAgent). */
   dispatcher?: Dispatcher;
-  logger?: Logger;
-  metrics?: Metrics;
   /** Overrides of the plan settings the configuration gives (the simulated year's broken variants). */
   planSettings?: Partial<PlanSettings>;
+  /** Where log and metric lines go. @default stdout */
+  write?: Write;
+  /** Where the lease and the fenced writes live (a unit test's in-memory store). @default DynamoDB */
+  coordination?: CoordinationStore;
+  /** The contest store and the source (a unit test's fakes). @default DynamoDB, and Codeforces through undici */
+  store?: StorePort;
+  fetchReply?: SyncDeps['fetchReply'];
 }
 
-interface Runtime {
-  config: Config;
-  deps: SyncDeps;
-}
+/** What the work returns: what the sync did, and whether it was a dry run. */
+type SyncValue = Synced & { dryRun: boolean };
 
-export type Handler = (event: unknown, context: Pick<Context, 'getRemainingTimeInMillis'> & Partial<Context>) => Promise<RunSummary>;
+/** The handler: every result has the summary's shape (the hooks below give it). */
+export type Handler = (event: unknown, context: LambdaContextLike) => Promise<RunSummary>;
 
 export function createHandler(options: HandlerOptions = {}): Handler {
-  const logger = options.logger ?? new Logger({ serviceName: SERVICE_NAME });
-  const metrics = options.metrics ?? new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
   const now = options.now ?? Date.now;
-  const newRunId = options.newRunId ?? randomUUID;
-  let runtime: Runtime | undefined;
-  const runtimeOnce = (): Runtime => (runtime ??= buildRuntime(options, logger, now));
-
-  return async (event, context) => {
-    const runId = newRunId();
-    const observe: Observe = { logger, metrics, now, startedAt: now() };
-    if (context.awsRequestId !== undefined) logger.addContext(context as Context);
-    logger.appendKeys({ runId });
-    try {
-      const { invocation, deps } = parse(event, context, runtimeOnce, observe);
-      logger.appendKeys({ source: invocation.source, ...(invocation.interval !== undefined ? { interval: invocation.interval } : {}) });
-      const summary = await run(invocation, deps, { runId, remainingMs: () => context.getRemainingTimeInMillis() }, observe);
-      return report(summary, invocation, observe);
-    } finally {
-      metrics.publishStoredMetrics();
-      logger.resetKeys();
-    }
-  };
-}
-
-/** What the steps of an invocation report through. */
-interface Observe {
-  logger: Logger;
-  metrics: Metrics;
-  now: () => number;
-  startedAt: number;
-}
-
-/** parse: the configuration (once per container), the function timeout, and the event. Throws what it refuses. */
-function parse(
-  event: unknown,
-  context: Parameters<Handler>[1],
-  runtimeOnce: () => Runtime,
-  observe: Observe,
-): { invocation: Invocation; deps: SyncDeps } {
-  try {
-    const { config, deps } = runtimeOnce();
-    refuseShortTimeout(deps.timing, context.getRemainingTimeInMillis());
-    const invocation = parseEvent(event, { periodMinutes: config.scheduleRateMinutes, nowMs: observe.now() });
-    // The deploy-time trigger sends `{}` like the console, through a published version.
-    if (invocation.source === 'console' && invokedThroughVersion(context.invokedFunctionArn))
-      return { invocation: { ...invocation, source: 'deploy' }, deps };
-    return { invocation, deps };
-  } catch (error) {
-    failedWithoutSummary(failurePhase(error) === 'event' ? 'event' : 'config', error, observe);
-    throw error;
-  }
-}
-
-/** run: one sync under the lease; its summary (every expected failure is in it). */
-async function run(
-  invocation: Invocation,
-  deps: SyncDeps,
-  context: { runId: string; remainingMs: () => number },
-  observe: Observe,
-): Promise<RunSummary> {
-  try {
-    return withBoundedError(await runSync(invocation, deps, context));
-  } catch (error) {
-    // runSync reports every expected failure in its summary; this is a bug. Still say so once.
-    failedWithoutSummary('internal', error, observe);
-    throw error;
-  }
-}
-
-/** report: the summary line and the metrics; a failed scheduled run throws, so that Lambda retries it. */
-function report(summary: RunSummary, invocation: Invocation, observe: Observe): RunSummary {
-  logSummary(observe.logger, summary);
-  recordMetrics(observe.metrics, summary);
-  if (summary.outcome === 'failed' && invocation.source === 'schedule') throw new SyncFailedError(summary);
-  return summary;
-}
-
-/** The one summary line (and metrics) of an invocation that failed before or outside runSync. */
-function failedWithoutSummary(phase: FailurePhase, error: unknown, observe: Observe): void {
-  const durationMs = observe.now() - observe.startedAt;
-  recordMetrics(observe.metrics, { outcome: 'failed', durationMs });
-  observe.logger.error('failed', { summary: true, outcome: 'failed', phase, error: describe(error), durationMs });
-}
-
-/** The configuration and the sync's dependencies, built once per container. */
-function buildRuntime(options: HandlerOptions, logger: Logger, now: () => number): Runtime {
-  const config = readConfig(options.env ?? process.env);
-  let timing: LeaseTiming;
-  try {
-    timing = leaseTiming(config.leaseDurationSeconds);
-  } catch (error) {
-    throw new ConfigError(`invalid configuration: LEASE_DURATION_SECONDS: ${(error as Error).message}`);
-  }
-  const client =
-    options.dynamo ??
-    new DynamoDBClient({
-      maxAttempts: DYNAMO_CLIENT_SETTINGS.maxAttempts,
-      requestHandler: {
-        connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs,
-        requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs,
-      },
-    });
-  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-  return { config, deps: syncDeps(config, timing, doc, options, logger, now) };
-}
-
-/** The lease, the store, the fenced writer and the Codeforces client of a sync. */
-function syncDeps(
-  config: Config,
-  timing: LeaseTiming,
-  doc: DynamoDBDocumentClient,
-  options: HandlerOptions,
-  logger: Logger,
-  now: () => number,
-): SyncDeps {
-  const lease = new DynamoLease({
-    doc,
-    table: config.tables.coordination,
-    key: LEASE_PK,
-    timing,
-    now,
-    ledgerRetentionMs: ledgerRetentionMs(config.scheduleRateMinutes),
-    onContention: (operation, reason, attempt) => logger.warn('DynamoDB contention; retrying', { operation, reason, attempt }),
-  });
-  const store = new DynamoContestStore(
-    doc,
-    { contests: config.tables.contests, reminders: config.tables.reminders },
-    { onContention: (reason, attempt) => logger.warn('DynamoDB contention; retrying', { operation: 'read', reason, attempt }) },
-  );
-  const writer = new DynamoFencedWriter(doc, {
-    now,
-    onCommit: ({ sentAtMs, committedAtMs, actions }) =>
-      logger.debug('committed', { sentAtMs, committedAtMs, actions: actions.length, ...store.contestsIn(actions) }),
-    onContention: (reason, attempt) => logger.warn('DynamoDB contention; retrying', { operation: 'commit', reason, attempt }),
-  });
-  return {
-    lease,
-    writer,
-    store,
-    now,
-    timing,
-    planSettings: planSettingsOf(config, options),
-    ...(config.outbox !== undefined ? { outbox: config.outbox } : {}),
-    fetchContests: ({ signal, deadline }) =>
-      fetchContests({
-        baseUrl: config.codeforcesApiUrl,
-        signal,
-        deadline,
-        now,
-        ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
+  const handler: ScheduledSingletonHandler<SyncValue> = scheduledSingleton<SyncValue, undefined, SyncDeps>(
+    async (job) => ({ ...(await syncContests({ ...job, acceptHeld: job.options.acceptHeld === true }, job.config)), dryRun: job.dryRun }),
+    {
+      configure: (env, { dynamo }) => syncDeps(readConfig(env), dynamo, options, now),
+      consoleOptions: SYNC_CONSOLE_OPTIONS,
+      summary: (synced, run) => ({
+        counts: countsOf(synced, run.heartbeats),
+        ...judgedOf(synced),
+        ...(synced.dryRun ? { changes: changesOf(synced) } : {}),
       }),
-    log: {
-      info: (message, extra) => logger.info(message, extra ?? {}),
-      warn: (message, extra) => logger.warn(message, extra ?? {}),
+      failure: (error, run) => ({
+        reason: run.reason === 'work' ? failurePhase(error) : run.reason,
+        summary: { counts: failedCounts(error, run.heartbeats) },
+      }),
+      resultDefaults: () => ({ counts: emptyCounts() }),
+      summaryLine: logSummary,
+      failedError: thrownFor,
+      record: ({ value, error, heartbeats }) => ({
+        dryRun: false,
+        counts: value !== undefined ? countsOf(value, heartbeats) : failedCounts(error, heartbeats),
+        ...(value !== undefined ? judgedOf(value) : {}),
+        ...(error !== undefined ? { reason: failurePhase(error), error: describe(error) } : {}),
+      }),
+      env: { ...JOB_DEFAULTS, ...nonEmpty(options.env ?? process.env) },
+      now,
+      ...(options.dynamo !== undefined ? { dynamo: options.dynamo } : {}),
+      ...(options.newRunId !== undefined ? { newRunId: options.newRunId } : {}),
+      ...(options.write !== undefined ? { write: options.write } : {}),
+      ...(options.coordination !== undefined ? { coordination: options.coordination } : {}),
     },
-    onAcquired: (held) => {
-      logger.appendKeys({ fence: held.fence });
-      logger.debug('lease acquired', { acquiredAtMs: now(), expiresAt: new Date(held.expiresAtMs).toISOString() });
-    },
-    onHeartbeat: (renewed) => logger.debug('lease renewed', { expiresAt: new Date(renewed.expiresAtMs).toISOString() }),
+  );
+  return handler as unknown as Handler;
+}
+
+/** A failed run's counts: what it did before failing, and the requests a failed fetch made. */
+function failedCounts(error: unknown, heartbeats: number): RunCounts {
+  const counts = countsOf(progressOf(error), heartbeats);
+  return error instanceof CodeforcesError ? { ...counts, codeforcesAttempts: error.attempts } : counts;
+}
+
+/**
+ * What a failed invocation throws: a bad event or configuration as it is (nothing ran), a failed
+ * scheduled run as SyncFailedError carrying its result (Lambda retries it).
+ */
+function thrownFor(result: RunResult, error: unknown): Error {
+  if (result.reason === 'event' && error instanceof Error) return error;
+  if (result.reason === 'config') {
+    if (error instanceof ConfigError) return error;
+    return new ConfigError(`invalid configuration: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  return new SyncFailedError(result, `sync ${result.runId} failed in phase ${result.reason ?? 'unknown'}: ${result.error ?? 'no detail'}`);
+}
+
+/** The sync's parts, built once per container on the wrapper's DynamoDB client. */
+function syncDeps(config: Config, dynamo: DynamoDBClient, options: HandlerOptions, now: () => number): SyncDeps {
+  const doc = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
+  return {
+    store: options.store ?? new DynamoContestStore(doc, { contests: config.tables.contests, reminders: config.tables.reminders }),
+    fetchReply:
+      options.fetchReply ??
+      (async ({ signal, deadline }) =>
+        codeforcesReply(
+          await fetchContests({
+            baseUrl: config.codeforcesApiUrl,
+            signal,
+            deadline,
+            now,
+            ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
+          }),
+        )),
+    now,
+    settings: planSettingsOf(config, options),
+    publishing: config.outbox !== undefined,
   };
 }
 
@@ -240,27 +157,9 @@ function planSettingsOf(config: Config, options: HandlerOptions): PlanSettings {
   };
 }
 
-/** The summary with its `error` at most 1 KB, whatever composed it (the result, the log line, the thrown error). */
-function withBoundedError(summary: RunSummary): RunSummary {
-  return summary.error === undefined ? summary : { ...summary, error: bound(summary.error) };
+/** An empty variable is an unset one (as the configuration reads it). */
+function nonEmpty(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
 }
-
-/**
- * A lease setting that the function's timeout cannot honour is refused at the start of the
- * invocation (the stack refuses it at synth too): the run could not keep its stop margin.
- */
-function refuseShortTimeout(timing: LeaseTiming, remainingMs: number): void {
-  try {
-    validateTiming(timing, remainingMs);
-  } catch (error) {
-    if (error instanceof LeaseConfigError) {
-      throw new ConfigError(`invalid configuration: ${ENV.leaseDurationSeconds} with this function timeout: ${error.message}`);
-    }
-    throw error;
-  }
-}
-
-/** The deploy-time trigger's published version, told apart as the package's wrapper does. */
-export { invokedThroughVersion };
 
 export const handler = createHandler();

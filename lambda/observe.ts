@@ -1,47 +1,35 @@
 /**
- * What an invocation leaves behind for operators: exactly one summary log line (`ran`,
- * `skipped`, `failed`) carrying every count of the run, and five EMF metrics (runs by outcome,
- * lease lost, duration), flushed on every path.
+ * The sync's one summary line per invocation, in its own words (docs/design.md, "Observability"):
+ * `ran`, `skipped` with the reason and holder, `failed` with the phase, and every count of the
+ * run. The package's wrapper writes it through this hook and emits the five EMF metrics itself.
  */
-import type { Logger } from '@aws-lambda-powertools/logger';
-import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
-import { METRIC } from './contract.js';
-import type { RunSummary } from './summary.js';
+import type { JobLogger, RunResult } from './single-execution/index.js';
 
-export function summaryMessage(summary: Pick<RunSummary, 'outcome'>): 'ran' | 'skipped' | 'failed' {
-  return summary.outcome === 'succeeded' ? 'ran' : summary.outcome;
+export function summaryMessage(result: Pick<RunResult, 'outcome'>): 'ran' | 'skipped' | 'failed' {
+  return result.outcome === 'succeeded' ? 'ran' : result.outcome;
 }
 
-export function logSummary(logger: Logger, summary: RunSummary): void {
-  const { outcome, reason, holder, holderExpiresAt, error, durationMs, counts, dryRun, held, accepted, stale } = summary;
+export function logSummary(result: RunResult, log: JobLogger): void {
+  // runId, source and interval are on every line already; a dry run's changes are in its result only.
+  const {
+    runId: _runId,
+    source: _source,
+    interval: _interval,
+    changes: _changes,
+    outcome,
+    reason,
+    holder,
+    holderExpiresAt,
+    ...rest
+  } = result;
   const fields = {
     summary: true,
     outcome,
-    durationMs,
-    counts,
     ...(reason !== undefined ? (outcome === 'failed' ? { phase: reason } : { reason }) : {}),
     ...(holder !== undefined ? { holder, holderExpiresAt } : {}),
-    ...(error !== undefined ? { error } : {}),
-    ...(dryRun ? { dryRun } : {}),
-    // Held and accepted changes (at most 50 each): what a reply said that was not acted on, and since when.
-    ...(held !== undefined ? { held } : {}),
-    ...(accepted !== undefined ? { accepted } : {}),
-    // A stale reply (never applied): when it was made, and the newest applied one.
-    ...(stale !== undefined ? { stale } : {}),
+    // The counts, held and accepted changes (at most 50 each), a stale reply, the error, the duration.
+    ...rest,
   };
-  if (outcome === 'failed') logger.error(summaryMessage(summary), fields);
-  else logger.info(summaryMessage(summary), fields);
-}
-
-/**
- * The same five metrics on every path (a run that did not fail reports RunFailed 0, and so on), so
- * that alarms see a value each run; per-phase and per-reason splits are in the summary line.
- */
-export function recordMetrics(metrics: Metrics, summary: Pick<RunSummary, 'outcome' | 'reason' | 'durationMs'>): void {
-  const { outcome, reason } = summary;
-  metrics.addMetric(METRIC.runSucceeded, MetricUnit.Count, outcome === 'succeeded' ? 1 : 0);
-  metrics.addMetric(METRIC.runFailed, MetricUnit.Count, outcome === 'failed' ? 1 : 0);
-  metrics.addMetric(METRIC.runSkipped, MetricUnit.Count, outcome === 'skipped' ? 1 : 0);
-  metrics.addMetric(METRIC.leaseLost, MetricUnit.Count, outcome === 'failed' && reason === 'lease-lost' ? 1 : 0);
-  metrics.addMetric(METRIC.duration, MetricUnit.Milliseconds, summary.durationMs);
+  if (outcome === 'failed') log.error(summaryMessage(result), fields);
+  else log.info(summaryMessage(result), fields);
 }

@@ -1,6 +1,11 @@
-/** The result the handler returns (and the console shows): docs/design.md "Invocations". */
-
+/**
+ * The result the handler returns (and the console shows): docs/design.md "Invocations". Its
+ * counts and lists are computed once, from what the sync did (`Synced`), never assigned along the way.
+ */
+import type { HeldChange } from './contests/plan.js';
+import type { ReminderUpdate } from './contests/reminders.js';
 import type { FailurePhase } from './phases.js';
+import type { Synced } from './sync.js';
 
 export type { FailurePhase };
 export type Outcome = 'succeeded' | 'skipped' | 'failed';
@@ -118,5 +123,95 @@ export function emptyCounts(): RunCounts {
     contestsAccepted: 0,
     eventsPublished: 0,
     eventsDuplicate: 0,
+  };
+}
+
+/**
+ * The counts of a sync, from what it did (a failed one: as far as it got; a dry run wrote nothing:
+ * what it would write is in its `changes`).
+ */
+export function countsOf(synced: Partial<Synced> & { dryRun?: boolean }, heartbeats = 0): RunCounts {
+  const { evidence, judgement, acted } = synced;
+  const plan = judgement?.plan;
+  const wrote = synced.dryRun !== true;
+  return {
+    ...emptyCounts(),
+    ...(evidence !== undefined
+      ? {
+          contestsFetched: evidence.reply.contests.length,
+          contestsInvalid: evidence.reply.invalid,
+          codeforcesAttempts: evidence.reply.attempts,
+          codeforcesLatencyMs: evidence.reply.latencyMs,
+        }
+      : {}),
+    ...(plan !== undefined
+      ? {
+          contestsWritten: wrote ? plan.upserts.length : 0,
+          contestsUnchanged: plan.unchanged,
+          contestsRemoved: wrote ? plan.cancelled.length : 0,
+          contestsVanished: plan.vanished.length,
+          contestsRestored: plan.restored.length,
+          contestsHeld: plan.held.length,
+          contestsAccepted: plan.accepted.length,
+        }
+      : {}),
+    ...(judgement !== undefined
+      ? { repliesStale: judgement.verdict?.stale === true ? 1 : 0, contestsRechecked: judgement.rechecked.length }
+      : {}),
+    ...(acted !== undefined ? { ...reminderCounts(acted.reminderUpdates), remindersRaced: acted.raced } : {}),
+    ...(acted !== undefined
+      ? { transactions: acted.transactions, eventsPublished: acted.eventsPublished, eventsDuplicate: acted.eventsDuplicate }
+      : {}),
+    heartbeats,
+  };
+}
+
+function reminderCounts(updates: readonly ReminderUpdate[]): Pick<RunCounts, 'remindersMoved' | 'remindersDue' | 'remindersPaused'> {
+  const moved = updates.filter((u) => u.set.remindAt !== undefined).length;
+  const due = updates.filter((u) => u.set.dueAt !== undefined).length;
+  const paused = updates.filter((u) => u.set.dueAt === undefined && u.set.paused !== undefined).length;
+  return { remindersMoved: moved, remindersDue: due, remindersPaused: paused };
+}
+
+/** The summary, the result and the run record list at most this many held and accepted changes. */
+export const HELD_LISTED = 50;
+
+/** The stale reply, held and accepted changes as the result, the summary line and the run record name them (only when there are any). */
+export function judgedOf({ judgement }: Partial<Synced>): Pick<RunSummary, 'held' | 'accepted' | 'stale'> {
+  const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+  const verdict = judgement?.verdict;
+  if (verdict?.stale === true) return { stale: { madeAt: iso(verdict.madeAt), newestApplied: iso(verdict.newestApplied) } };
+  const plan = judgement?.plan;
+  if (plan === undefined) return {};
+  const listed = (changes: readonly HeldChange[]) =>
+    changes.slice(0, HELD_LISTED).map(({ contestId, kind, since, replies }) => ({ contestId, kind, since: iso(since), replies }));
+  return {
+    ...(plan.held.length > 0 ? { held: listed(plan.held) } : {}),
+    ...(plan.accepted.length > 0 ? { accepted: listed(plan.accepted) } : {}),
+  };
+}
+
+/** A dry run lists at most this many writes and cancellations (plus their totals): the result stays small. */
+export const DRY_RUN_LISTED = 50;
+
+/** What a dry run would have changed, bounded. */
+export function changesOf({ judgement, acted }: Synced): NonNullable<RunSummary['changes']> {
+  const plan = judgement.plan;
+  const updates = acted.reminderUpdates;
+  const events = [...judgement.contests.flatMap((write) => ('put' in write ? write.events : [])), ...(judgement.clock?.events ?? [])];
+  return {
+    write: (plan?.upserts ?? [])
+      .slice(0, DRY_RUN_LISTED)
+      .map(({ contestId, name, startTimeSeconds, phase }) => ({ contestId, name, startTimeSeconds, phase })),
+    writeTotal: plan?.upserts.length ?? 0,
+    cancel: (plan?.cancelled ?? []).slice(0, DRY_RUN_LISTED),
+    cancelTotal: plan?.cancelled.length ?? 0,
+    vanish: (plan?.vanished ?? []).slice(0, DRY_RUN_LISTED).map(({ contestId }) => contestId),
+    vanishTotal: plan?.vanished.length ?? 0,
+    moveReminders: reminderCounts(updates).remindersMoved,
+    pauseReminders: reminderCounts(updates).remindersPaused,
+    dueReminders: reminderCounts(updates).remindersDue,
+    events: events.slice(0, DRY_RUN_LISTED).map(({ detailType, detail }) => ({ detailType, contestId: Number(detail.contestId) })),
+    eventsTotal: events.length,
   };
 }

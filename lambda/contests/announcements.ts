@@ -13,17 +13,19 @@
  *   its reminders were paused at the first miss);
  * - `undecided`: anything else (a held change, a miss, a start awaiting confirmation, started,
  *   finished, paused for doubt). An undecided view publishes nothing and forgets nothing.
- * The item keeps what was last published (`published`); an event is published when the view
- * differs from it, and the item written in the same commit records the new one. A held change
- * therefore publishes when it is accepted, a lie that ends within one reply publishes nothing, and
- * a retried or duplicated run finds either the new `published` (no event) or the same stored state
- * (the same event id, written once by the outbox).
+ * The item keeps what was last published (`published`) and how many events it told
+ * (`publishedSeq`); an event is published when the view differs from it, and the item, written in
+ * the same transaction as the event, records the new one. A held change therefore publishes when
+ * it is accepted, and a lie that ends within one reply publishes nothing. An event's id names the
+ * change that was published — the contest and the event's number — never when the item was last
+ * written: however many runs and rewrites lie between, a retried or duplicated run finds either
+ * the new `published` (no event) or the same number (the same id, written once by the outbox).
  */
 import { createHash } from 'node:crypto';
 import type { OutboxEvent } from '../single-execution/index.js';
 import { CONTEST_EVENT, type ContestEventType } from './event-schemas.js';
 import { confirmedStartOf } from './judge.js';
-import { contestUrl, type ContestItem, type Published } from './model.js';
+import type { ContestItem, Published } from './model.js';
 
 /** A deleted contest is told withdrawn when it has been missing this long, or its start passed (whichever first). */
 export const WITHDRAWN_TOLD_AFTER_SECONDS = 24 * 3600;
@@ -57,12 +59,20 @@ export interface WithdrawnEntry {
   since: number;
   start: number;
   told: boolean;
-  /** The contest's name, at most `WITHDRAWN_NAME_CHARS` (the URL is rebuilt from the id). */
+  /** The contest's name, at most `WITHDRAWN_NAME_CHARS`. */
   name: string;
+  /** The contest's URL, at most `WITHDRAWN_URL_CHARS` (empty in an entry written before it was kept). */
+  url: string;
+  /** The contest's `publishedSeq` (events told of it, the withdrawal once told included). */
+  seq: number;
+  /** The contest's platform (public ids are `<platform>:<contestId>`). */
+  platform: string;
 }
 
 /** A register entry keeps at most this much of the name: the clock item stays far below 400 KB. */
 export const WITHDRAWN_NAME_CHARS = 60;
+/** And at most this much of the URL (a source's contest URL is far shorter). */
+export const WITHDRAWN_URL_CHARS = 120;
 
 /** Whether a deleted contest's withdrawal is told now: missing a day, or its start passed. */
 export function withdrawnDue(entry: WithdrawnEntry, nowSeconds: number): boolean {
@@ -91,23 +101,19 @@ export function publishedAfter(published: Published, view: ContestView): Publish
 }
 
 /**
- * The event id: the contest, the change, and the version it changes (`versionOf`: the stored
- * item's `updatedAt` or the register entry, and the reply clock before the run, written last in the
- * commit). A retried run, or one that stopped between transactions, reads the same and derives the
- * same id; a later change of the same contest (even back to the same start) reads a newer version.
+ * The event id: the contest and the event's number (`publishedSeq` + 1). A retried run, one that
+ * stopped between transactions, or a later run after rewrites that published nothing, derives the
+ * same id for the same change; the next change of the contest has the next number.
  */
-export function contestEventId(
-  contestId: number,
-  type: ContestEventType,
-  from: number | undefined,
-  to: number | undefined,
-  version: string,
-): string {
+export function contestEventId(contestId: number, sequence: number): string {
   const digest = createHash('sha256')
-    .update(JSON.stringify([contestId, type, from ?? null, to ?? null, version]))
+    .update(JSON.stringify([contestId, sequence]))
     .digest('hex');
   return `contest:${digest.slice(0, 32)}`;
 }
+
+/** Events a run tells from the register at most (they share the reply clock's transaction); the rest are told by the next runs. */
+export const WITHDRAWN_TOLD_PER_RUN = 40;
 
 /** How long the register of deleted contests remembers one (a later listing is announced anew). */
 export const WITHDRAWN_KEPT_SECONDS = 30 * 24 * 3600;
@@ -137,8 +143,6 @@ export interface AnnounceInput {
   puts: readonly ContestItem[];
   /** The contests this run deletes. */
   deletes: readonly number[];
-  /** The reply clock as this run read it (epoch seconds), if any. */
-  clockBefore?: number;
   /** The register of contests deleted after a start was published, as read (the reply clock's `withdrawn`). */
   withdrawn?: Readonly<Record<string, unknown>>;
   nowSeconds: number;
@@ -156,6 +160,10 @@ function registerOf(read: Readonly<Record<string, unknown>> | undefined, nowSeco
       start: entry.start,
       told: entry.told === true,
       name: String(entry.name ?? '').slice(0, WITHDRAWN_NAME_CHARS),
+      url: String(entry.url ?? '').slice(0, WITHDRAWN_URL_CHARS),
+      seq: typeof entry.seq === 'number' && Number.isSafeInteger(entry.seq) ? entry.seq : 0,
+      // Entries written before the platform was kept were all of the first source.
+      platform: typeof entry.platform === 'string' ? entry.platform.slice(0, 32) : 'codeforces',
     });
   }
   return register;
@@ -176,12 +184,14 @@ export function announce(input: AnnounceInput): Announcements {
     const before = stored.get(item.contestId);
     const entry = before === undefined ? register.get(String(item.contestId)) : undefined;
     const published = entry !== undefined ? publishedOfEntry(entry) : publishedOf(before);
+    const seq = entry !== undefined ? entry.seq : (before?.publishedSeq ?? 0);
     const view = viewOf(item);
     const change = changeOf(published, view);
-    if (change !== undefined) events.push(eventOf(item, change, versionOf(before, entry, input.clockBefore)));
+    if (change !== undefined) events.push(eventOf(item, change, seq + 1));
     // Listed again: the register forgets it once the item carries what was published.
     register.delete(String(item.contestId));
-    return { ...item, published: publishedAfter(published, view) };
+    const told = change !== undefined ? seq + 1 : seq;
+    return { ...item, published: publishedAfter(published, view), ...(told > 0 ? { publishedSeq: told } : {}) };
   });
   for (const contestId of input.deletes) {
     const before = stored.get(contestId);
@@ -193,14 +203,17 @@ export function announce(input: AnnounceInput): Announcements {
       start: typeof published === 'number' ? published : before.startTimeSeconds,
       told: published === 'withdrawn',
       name: before.name.slice(0, WITHDRAWN_NAME_CHARS),
+      url: before.url.slice(0, WITHDRAWN_URL_CHARS),
+      seq: before.publishedSeq ?? 0,
+      platform: before.platform,
     });
   }
-  for (const [id, entry] of register) {
-    if (!withdrawnDue(entry, input.nowSeconds)) continue;
-    const contest = { contestId: Number(id), name: entry.name, url: contestUrl(Number(id)) } as ContestItem;
+  const due = [...register].filter(([, entry]) => withdrawnDue(entry, input.nowSeconds)).slice(0, WITHDRAWN_TOLD_PER_RUN);
+  for (const [id, entry] of due) {
+    const contest = { contestId: Number(id), platform: entry.platform, name: entry.name, url: entry.url } as ContestItem;
     // The deleted contest's view is withdrawn: the same rule as every other change.
-    events.push(eventOf(contest, changeOf(entry.start, { kind: 'withdrawn' })!, versionOf(undefined, entry, input.clockBefore)));
-    register.set(id, { ...entry, told: true });
+    events.push(eventOf(contest, changeOf(entry.start, { kind: 'withdrawn' })!, entry.seq + 1));
+    register.set(id, { ...entry, told: true, seq: entry.seq + 1 });
   }
   const kept = [...register].sort(([, a], [, b]) => Number(a.told) - Number(b.told) || b.since - a.since).slice(0, WITHDRAWN_KEPT_MAX);
   const withdrawn = Object.fromEntries(kept.sort(([a], [b]) => Number(a) - Number(b)));
@@ -211,18 +224,11 @@ export function announce(input: AnnounceInput): Announcements {
 
 const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
 
-/**
- * What a change is a change of: the stored version (its `updatedAt`), or the register entry, and
- * the reply clock before the run. A retry reads the same; a later change of the same contest reads
- * a newer stored version or clock.
- */
-function versionOf(before: ContestItem | undefined, entry: WithdrawnEntry | undefined, clockBefore: number | undefined): string {
-  return JSON.stringify([before?.updatedAt ?? null, entry?.since ?? null, clockBefore ?? null]);
-}
-
-function eventOf(contest: ContestItem, change: { type: ContestEventType; from?: number; to?: number }, version: string): OutboxEvent {
-  const base = { contestId: contest.contestId, name: contest.name, url: contest.url };
-  const id = contestEventId(contest.contestId, change.type, change.from, change.to, version);
+/** The event of a change: `sequence` is its number among the contest's events (its id). */
+function eventOf(contest: ContestItem, change: { type: ContestEventType; from?: number; to?: number }, sequence: number): OutboxEvent {
+  const { contestId, platform } = contest;
+  const base = { contestId, contest: `${platform}:${contestId}`, platform, sequence, name: contest.name, url: contest.url };
+  const id = contestEventId(contest.contestId, sequence);
   switch (change.type) {
     case CONTEST_EVENT.withdrawn:
       return { id, detailType: change.type, detail: { ...base, startTimeSeconds: change.from!, startTime: iso(change.from!) } };

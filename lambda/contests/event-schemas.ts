@@ -13,16 +13,24 @@ export const CONTEST_EVENT = {
 export type ContestEventType = (typeof CONTEST_EVENT)[keyof typeof CONTEST_EVENT];
 
 const contest = {
-  contestId: { type: 'integer', description: 'Codeforces contest id' },
+  contestId: { type: 'integer', description: 'The contest id on its platform' },
+  contest: { type: 'string', description: 'The platform-qualified contest id, e.g. codeforces:2120' },
+  platform: { type: 'string', description: 'Where the contest comes from: codeforces' },
+  sequence: {
+    type: 'integer',
+    description:
+      'The number of this event among the contest events published of the contest (1 = the first); a later change has a higher one',
+  },
   name: { type: 'string' },
   url: { type: 'string' },
 } as const;
+const named = ['contestId', 'contest', 'platform', 'sequence', 'name', 'url'] as const;
 const start = {
   startTimeSeconds: { type: 'integer', description: 'The start the product now stands behind (epoch s): confirmed by the evidence' },
   startTime: { type: 'string', format: 'date-time' },
 } as const;
 const scheduled = {
-  required: ['contestId', 'name', 'url', 'type', 'startTimeSeconds', 'startTime', 'durationSeconds'],
+  required: [...named, 'type', 'startTimeSeconds', 'startTime', 'durationSeconds'],
   properties: { ...contest, type: { type: 'string', description: 'CF, ICPC or IOI' }, ...start, durationSeconds: { type: 'integer' } },
 } as const;
 
@@ -30,16 +38,7 @@ export const CONTEST_EVENT_SCHEMAS = {
   [CONTEST_EVENT.announced]: scheduled,
   [CONTEST_EVENT.back]: scheduled,
   [CONTEST_EVENT.rescheduled]: {
-    required: [
-      'contestId',
-      'name',
-      'url',
-      'previousStartTimeSeconds',
-      'previousStartTime',
-      'startTimeSeconds',
-      'startTime',
-      'durationSeconds',
-    ],
+    required: [...named, 'previousStartTimeSeconds', 'previousStartTime', 'startTimeSeconds', 'startTime', 'durationSeconds'],
     properties: {
       ...contest,
       previousStartTimeSeconds: { type: 'integer', description: 'The start published before (epoch s)' },
@@ -49,7 +48,7 @@ export const CONTEST_EVENT_SCHEMAS = {
     },
   },
   [CONTEST_EVENT.withdrawn]: {
-    required: ['contestId', 'name', 'url', 'startTimeSeconds', 'startTime'],
+    required: [...named, 'startTimeSeconds', 'startTime'],
     properties: {
       ...contest,
       startTimeSeconds: { type: 'integer', description: 'The start it was published with (epoch s)' },

@@ -6,7 +6,7 @@
  * start was shown before it began. plan.ts applies them to a whole reply; reminders.ts turns what
  * they leave into the firing rule.
  */
-import type { ContestItem, Pending } from './model.js';
+import type { ContestItem, Pending, ReplyDating } from './model.js';
 
 /**
  * Why a change is held (not shown):
@@ -39,42 +39,6 @@ const PHASE_ORDER: Record<string, number> = { BEFORE: 0, CODING: 1, PENDING_SYST
 
 // ---- when a reply was made ----
 
-/** What dating a reply needs of an entry. */
-export interface DatedEntry {
-  phase: string;
-  startTimeSeconds: number;
-  durationSeconds: number;
-  relativeTimeSeconds?: number;
-}
-
-/**
- * When Codeforces made the reply: it computes `relativeTimeSeconds` (now − start) as it makes it,
- * so `startTimeSeconds + relativeTimeSeconds` dates each entry; the median of the entries' dates
- * dates the reply (an entry whose start a lie moved without its relative time is outvoted).
- * Undefined when no entry carries the field.
- */
-export function replyMadeAt(entries: readonly DatedEntry[]): number | undefined {
-  const dates = entries
-    .flatMap((e) => (e.relativeTimeSeconds === undefined ? [] : [e.startTimeSeconds + e.relativeTimeSeconds]))
-    .sort((a, b) => a - b);
-  if (dates.length === 0) return undefined;
-  return dates[Math.floor((dates.length - 1) / 2)];
-}
-
-/**
- * The latest time an undated reply can have been made, from its phases: a contest it lists as
- * not started yet had not started when it was made (skew allowed). Undefined: nothing bounds it.
- */
-export function undatedMadeBefore(entries: readonly DatedEntry[]): number | undefined {
-  let bound: number | undefined;
-  for (const entry of entries) {
-    if (entry.phase !== 'BEFORE') continue;
-    const latest = entry.startTimeSeconds + SKEW_SECONDS;
-    if (bound === undefined || latest < bound) bound = latest;
-  }
-  return bound;
-}
-
 export type ReplyVerdict =
   | { stale: false; /** When it was made (undefined: undated); recorded once applied. */ madeAt?: number }
   | { stale: true; madeAt: number; newestApplied: number };
@@ -82,13 +46,14 @@ export type ReplyVerdict =
 /**
  * A reply made before the newest reply already applied (a lagging replica, a cache), or that same
  * reply served again long after it was made, is stale: never applied. An undated reply is stale
- * when its phases show it was made before the newest applied one. What is recorded as applied is
- * never later than our own clock, so a reply dated in the future cannot make honest ones stale.
+ * when what bounds it (a contest it lists as not started, skew allowed) shows it was made before
+ * the newest applied one. What is recorded as applied is never later than our own clock, so a
+ * reply dated in the future cannot make honest ones stale.
  */
-export function judgeReply(entries: readonly DatedEntry[], newestApplied: number | undefined, nowSeconds: number): ReplyVerdict {
-  const madeAt = replyMadeAt(entries);
+export function judgeReply(dating: ReplyDating, newestApplied: number | undefined, nowSeconds: number): ReplyVerdict {
+  const { madeAt } = dating;
   if (madeAt === undefined) {
-    const before = undatedMadeBefore(entries);
+    const before = dating.madeBefore === undefined ? undefined : dating.madeBefore + SKEW_SECONDS;
     if (newestApplied !== undefined && before !== undefined && before < newestApplied)
       return { stale: true, madeAt: before, newestApplied };
     return { stale: false };

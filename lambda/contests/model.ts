@@ -1,16 +1,48 @@
-/** Items of the Contests and Reminders tables: the data contract the app reads (docs/tables.md). */
+/**
+ * Items of the Contests and Reminders tables (docs/tables.md), and what a source gives the model:
+ * platform-neutral contests and the date of its reply. What a Codeforces entry means is
+ * lambda/codeforces/'s; the model judges these.
+ */
 
 export type Phase = 'BEFORE' | 'CODING' | 'PENDING_SYSTEM_TEST' | 'SYSTEM_TEST' | 'FINISHED';
 
-export interface ContestItem {
+/** A contest as a source lists it: valid and scheduled, in the model's terms. */
+export interface ListedContest {
   contestId: number;
-  platform: 'codeforces';
+  /** The source it comes from (`codeforces`): public ids are `<platform>:<contestId>`. */
+  platform: string;
   name: string;
   type: string;
   phase: string;
   startTimeSeconds: number;
   durationSeconds: number;
   url: string;
+}
+
+/**
+ * When a source made its reply (epoch seconds), as far as the reply itself tells (docs/design.md,
+ * "Stale replies"): `madeAt` when it dates itself; otherwise, perhaps, a time it was made before.
+ */
+export interface ReplyDating {
+  madeAt?: number;
+  madeBefore?: number;
+}
+
+/** A valid reply of a source: what the sync judges. */
+export interface SourceReply {
+  /** Valid, scheduled contests. */
+  contests: ListedContest[];
+  /** Ids of every entry listed, valid or not: an entry that cannot be believed is no miss. */
+  listedIds: ReadonlySet<number>;
+  dating: ReplyDating;
+  /** Entries skipped because they could not be believed (counted). */
+  invalid: number;
+  /** Requests the fetch took, and its wall time. */
+  attempts: number;
+  latencyMs: number;
+}
+
+export interface ContestItem extends ListedContest {
   /** ISO-8601 time of the sync that last wrote the item (not compared when diffing). */
   updatedAt: string;
   /** TTL, epoch seconds: the contest's end plus the retention of finished contests. */
@@ -29,6 +61,11 @@ export interface ContestItem {
    * without `dueAt` (the sync makes it due when the pause ends).
    */
   remindersPaused?: PauseReason;
+  /**
+   * The start the contest's reminders may fire at now (the firing rule's gate); absent while they
+   * may not. Delivery claims a reminder only while its `dueStart` is this (docs/tables.md).
+   */
+  dueStart?: number;
   /**
    * The start that two consecutive replies agreed on (or the first listing, or an operator), and
    * that a reply showed before it began: the only start besides a later one that a reminder may be
@@ -53,6 +90,12 @@ export interface ContestItem {
    * announced, `withdrawn`, or `none` (nothing yet). The app does not read it.
    */
   published?: Published;
+  /**
+   * How many contest events the sync has published of the contest (absent: none). The next event
+   * is number `publishedSeq + 1`: its id and its `detail.sequence` (docs/events.md). The app does
+   * not read it.
+   */
+  publishedSeq?: number;
 }
 
 /** A contest's last published state: its start (announced, rescheduled or back), `withdrawn`, or `none`. */
@@ -87,6 +130,11 @@ export interface ReminderItem {
   contestId: number;
   userId: string;
   minutesBefore: number;
+  /**
+   * The user's intent, stamped by the write path on every set that changes it (lambda/reminders/):
+   * what the ReminderDue event's id names. Absent on a row written before intents.
+   */
+  intent?: string;
   /** Epoch seconds: startTimeSeconds − 60 × minutesBefore (kept true by the sync). */
   remindAt: number;
   /** Present only while the reminder may fire: the notifier sends it once `dueAt <= now`. */
@@ -139,7 +187,3 @@ export const COMPARED_FIELDS = [
   'url',
   'expiresAt',
 ] as const satisfies readonly (keyof ContestItem)[];
-
-export function contestUrl(contestId: number): string {
-  return `https://codeforces.com/contest/${contestId}`;
-}

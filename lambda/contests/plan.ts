@@ -1,13 +1,13 @@
 /**
- * What a reply changes in the Contests table, decided from the fetched list, the stored items and
- * the time alone (no I/O), by the model of what a reply may change (docs/design.md, "A reply is
- * evidence"; the rules are in judge.ts, one function each). Each stored contest goes through the
- * same steps: classify what the reply says of it, judge the change alone and across the reply, then
- * either hold it, show it, mark it vanished or delete it. Every item written carries the firing
- * rule's state (`confirmedStart`, `remindersPaused`: reminders.ts), and the plan names the contests
- * whose reminders must follow.
+ * What a reply changes in the Contests table, decided from the listed contests, the stored items
+ * and the time alone (no I/O), by the model of what a reply may change (docs/design.md, "A reply is
+ * evidence"). `planContests` is its numbered steps; each rule below is one function, named for
+ * what it decides, over one explicit context (`PlanContext`: the settings, now, when the last reply
+ * was made, whether an operator accepts held change), returning what becomes of one contest
+ * (`Outcome`). The evidence rules are judge.ts's. Every item written carries the firing rule's
+ * state (`confirmedStart`, `remindersPaused`: reminders.ts), and the plan names the contests whose
+ * reminders must follow.
  */
-import type { CodeforcesContest } from '../codeforces/schema.js';
 import {
   awaitedStartAfter,
   confirmedStartOf,
@@ -24,8 +24,8 @@ import {
   type JudgeSettings,
   type MassKind,
 } from './judge.js';
-import { COMPARED_FIELDS, contestUrl, type ContestItem, type Pending } from './model.js';
-import { gateOf, remindersPausedOf, sameGate } from './reminders.js';
+import { COMPARED_FIELDS, type ContestItem, type ListedContest, type Pending } from './model.js';
+import { gateOf, sameGate, withGate } from './reminders.js';
 
 export interface PlanSettings extends JudgeSettings {
   /** How long finished contests stay stored (their TTL, and their reminders', is end + this). */
@@ -97,27 +97,38 @@ export interface ContestPlan {
   remindersToCheck: number[];
 }
 
-export function toItem(
-  contest: CodeforcesContest,
-  settings: Pick<PlanSettings, 'finishedRetentionSeconds'>,
-  updatedAt: string,
-): ContestItem {
-  return {
-    contestId: contest.id,
-    platform: 'codeforces',
-    name: contest.name,
-    type: contest.type,
-    phase: contest.phase,
-    startTimeSeconds: contest.startTimeSeconds,
-    durationSeconds: contest.durationSeconds,
-    url: contestUrl(contest.id),
-    updatedAt,
-    expiresAt: contest.startTimeSeconds + contest.durationSeconds + settings.finishedRetentionSeconds,
-  };
+export function toItem(contest: ListedContest, settings: Pick<PlanSettings, 'finishedRetentionSeconds'>, updatedAt: string): ContestItem {
+  return { ...contest, updatedAt, expiresAt: contest.startTimeSeconds + contest.durationSeconds + settings.finishedRetentionSeconds };
 }
 
 export function sameContest(a: ContestItem, b: ContestItem): boolean {
   return COMPARED_FIELDS.every((field) => a[field] === b[field]);
+}
+
+export interface PlanInput {
+  /** Valid, scheduled contests the reply lists. */
+  fetched: readonly ListedContest[];
+  /** Ids of every entry the reply listed (valid or not): an invalid entry is no miss. */
+  listedIds: ReadonlySet<number>;
+  /** Every contest item in the Contests table (the reply clock excluded). */
+  stored: readonly ContestItem[];
+  nowMs: number;
+  /** When the newest reply seen before was made (default: now, which judges strictest). */
+  lastSeenMs?: number;
+  /** An operator accepts every held change now. */
+  acceptHeld?: boolean;
+  settings?: PlanSettings;
+}
+
+/** What every rule decides against: one context per reply. */
+export interface PlanContext {
+  settings: PlanSettings;
+  nowSeconds: number;
+  /** When the newest reply seen before was made: the rules ask what could have happened since. */
+  lastSeenSeconds: number;
+  /** The ISO time every item written carries. */
+  updatedAt: string;
+  acceptHeld: boolean;
 }
 
 /** What the reply says of one stored contest. */
@@ -135,19 +146,52 @@ interface Change {
   mass?: MassKind;
 }
 
-export interface PlanInput {
-  /** Valid, scheduled contests from the API. */
-  fetched: readonly CodeforcesContest[];
-  /** Ids of every entry the API listed (valid or not): an invalid entry is no miss. */
-  listedIds: ReadonlySet<number>;
-  /** Every contest item in the Contests table (the reply clock excluded). */
-  stored: readonly ContestItem[];
-  nowMs: number;
-  /** When the newest reply seen before was made (default: now, which judges strictest). */
-  lastSeenMs?: number;
-  /** An operator accepts every held change now. */
-  acceptHeld?: boolean;
-  settings?: PlanSettings;
+/** What becomes of one contest: written (as new or changed, as bookkeeping, as vanished), deleted, or left. */
+interface Write {
+  act: 'write';
+  as: 'upserts' | 'bookkeeping' | 'vanished';
+  before: ContestItem | undefined;
+  item: ContestItem;
+  restored?: boolean;
+  held?: HeldChange;
+  accepted?: HeldChange;
+}
+interface Delete {
+  act: 'delete';
+  contestId: number;
+  accepted?: HeldChange;
+}
+type Outcome = { act: 'unchanged' } | Write | Delete;
+
+export function planContests(input: PlanInput): ContestPlan {
+  const ctx = planContext(input);
+  const fetched = new Map(input.fetched.map((contest) => [contest.contestId, toItem(contest, ctx.settings, ctx.updatedAt)]));
+  const stored = new Set(input.stored.map(({ contestId }) => contestId));
+  // 1. New contests: shown as listed (one entry per id: the last listed wins).
+  const outcomes = [...fetched.values()].filter((item) => !stored.has(item.contestId)).flatMap((item) => newContest(item, ctx));
+  // 2. What the reply says of each stored contest; what needs no judging is settled here.
+  const changes: Change[] = [];
+  for (const before of input.stored) {
+    const settled = settle(before, listingOf(before, fetched, input.listedIds), ctx);
+    if ('act' in settled) outcomes.push(settled);
+    else changes.push(settled);
+  }
+  // 3. Judge each change alone, then each kind of change across the reply.
+  const massive = judgeChanges(changes, input.stored, ctx);
+  // 4. Act on each change: hold it, or show it.
+  outcomes.push(...changes.map((change) => decide(change, massive(change.mass), ctx)));
+  // 5. The firing rule's state on every item written, and the contests whose reminders follow.
+  return assemble(outcomes, ctx);
+}
+
+function planContext(input: PlanInput): PlanContext {
+  return {
+    settings: input.settings ?? DEFAULT_PLAN_SETTINGS,
+    nowSeconds: Math.floor(input.nowMs / 1000),
+    lastSeenSeconds: Math.floor(Math.min(input.lastSeenMs ?? input.nowMs, input.nowMs) / 1000),
+    updatedAt: new Date(input.nowMs).toISOString(),
+    acceptHeld: input.acceptHeld === true,
+  };
 }
 
 function without<K extends keyof ContestItem>(item: ContestItem, ...keys: K[]): ContestItem {
@@ -156,11 +200,221 @@ function without<K extends keyof ContestItem>(item: ContestItem, ...keys: K[]): 
   return copy;
 }
 
-export function planContests(input: PlanInput): ContestPlan {
-  const settings = input.settings ?? DEFAULT_PLAN_SETTINGS;
-  const nowSeconds = Math.floor(input.nowMs / 1000);
-  const lastSeenSeconds = Math.floor(Math.min(input.lastSeenMs ?? input.nowMs, input.nowMs) / 1000);
-  const updatedAt = new Date(input.nowMs).toISOString();
+/** Rewritten for the sync's own state (evidence, firing rule): the app sees no change. */
+function keep(before: ContestItem, item: ContestItem, pending?: Pending): Write {
+  return { act: 'write', as: 'bookkeeping', before, item: { ...without(item, 'pending'), ...(pending !== undefined ? { pending } : {}) } };
+}
+
+/**
+ * newContest: shown as listed; its start is confirmed if it was shown ahead. Past its TTL
+ * (finished long ago, or left unfinished for years) it is not stored, or it would expire at once
+ * and be inserted again after every TTL deletion.
+ */
+function newContest(item: ContestItem, ctx: PlanContext): Outcome[] {
+  if (item.expiresAt <= ctx.nowSeconds) return [];
+  const confirmedStart = shownAhead(item.startTimeSeconds, ctx.nowSeconds) ? item.startTimeSeconds : 0;
+  return [{ act: 'write', as: 'upserts', before: undefined, item: { ...item, confirmedStart } }];
+}
+
+function listingOf(before: ContestItem, fetched: ReadonlyMap<number, ContestItem>, listedIds: ReadonlySet<number>): Listing {
+  const item = fetched.get(before.contestId);
+  if (item !== undefined) return { kind: 'valid', item };
+  return listedIds.has(before.contestId) ? { kind: 'invalid' } : { kind: 'missing' };
+}
+
+/** settle: a stored contest whose listing needs no judging gets its outcome; the others become a change. */
+function settle(before: ContestItem, listing: Listing, ctx: PlanContext): Outcome | Change {
+  if (listing.kind === 'invalid') return invalidListing(before);
+  if (listing.kind === 'missing') return missingListing(before, ctx);
+  const listed = listing.item;
+  const stuck = expiredUnfinished(before, listed, ctx);
+  if (stuck !== undefined) return stuck;
+  if (sameContest(before, listed) && before.vanishedAt === undefined) return agrees(before, listed, ctx);
+  return { stored: before, listed, undo: isUndo(before, listed) };
+}
+
+/**
+ * invalidListing: listed with an entry that cannot be believed: it exists, so it is no miss (a run
+ * of misses is broken) and a vanished one is back, as stored; nothing in the entry is acted on.
+ */
+function invalidListing(before: ContestItem): Outcome {
+  if (before.vanishedAt !== undefined) return { ...keep(before, without(before, 'vanishedAt', 'missingSyncs')), restored: true };
+  if (before.pending?.said === 'missing') return keep(before, before);
+  return { act: 'unchanged' };
+}
+
+/**
+ * missingListing: finished contests leave the list only by Codeforces' own clean-up (TTL removes
+ * them here); one in its grace period and still missing has one more miss; any other is a change.
+ */
+function missingListing(before: ContestItem, ctx: PlanContext): Outcome | Change {
+  if (before.phase === 'FINISHED') return { act: 'unchanged' };
+  if (before.vanishedAt !== undefined) return missedAgain(before, (before.missingSyncs ?? 1) + 1, before.vanishedAt, ctx);
+  return { stored: before, listed: undefined, undo: false };
+}
+
+/**
+ * expiredUnfinished: past its TTL and still unfinished (Codeforces keeps some in
+ * PENDING_SYSTEM_TEST for years): left as it is until its TTL removes it, once marked so that its
+ * reminders get the same TTL. One that finally finishes still gets its final phase.
+ */
+function expiredUnfinished(before: ContestItem, listed: ContestItem, ctx: PlanContext): Outcome | undefined {
+  if (listed.expiresAt > ctx.nowSeconds || listed.phase === 'FINISHED') return undefined;
+  if (before.remindersPaused === 'expired' || before.phase === 'FINISHED') return { act: 'unchanged' };
+  return keep(before, before);
+}
+
+/**
+ * agrees: the reply agrees with what is stored: a start awaiting confirmation is confirmed, held
+ * evidence is forgotten, a pause for doubt (a stale reply, an outage) ends.
+ */
+function agrees(before: ContestItem, listed: ContestItem, ctx: PlanContext): Outcome {
+  const pending = before.pending;
+  const gated = withGate(before, ctx.nowSeconds, ctx.settings.firingRule);
+  // Unchanged, unless its gate as stored is not the one its evidence gives (a pause for doubt ends; an item written before `dueStart`).
+  const settled = gated.remindersPaused === before.remindersPaused && gated.dueStart === before.dueStart;
+  if (pending === undefined && before.confirmedStart !== undefined && settled) return { act: 'unchanged' };
+  const said = evidenceOf(listed);
+  const confirmedStart = confirmStart(before, listed.startTimeSeconds, false, ctx);
+  // Still unconfirmed (the evidence before was another claim): the next reply confirms it.
+  const awaiting =
+    confirmedStart !== listed.startTimeSeconds &&
+    pending !== undefined &&
+    pending.said !== said &&
+    shownAhead(listed.startTimeSeconds, ctx.nowSeconds);
+  const awaitedStart = awaitedStartAfter(before, listed.startTimeSeconds, confirmedStart, awaiting);
+  const item = { ...without(before, 'awaitedStart'), confirmedStart, ...(awaitedStart !== undefined ? { awaitedStart } : {}) };
+  return keep(before, item, awaiting ? { held: false, kind: 'confirm', said, replies: 1, since: ctx.nowSeconds } : undefined);
+}
+
+/**
+ * judgeChanges: each change alone (implausible: its kind), then the plausible changes of stored
+ * upcoming contests by kind across the reply. Returns whether a mass kind is a mass change.
+ */
+function judgeChanges(changes: Change[], stored: readonly ContestItem[], ctx: PlanContext): (kind: MassKind | undefined) => boolean {
+  const upcoming = stored.filter((item) => item.phase !== 'FINISHED' && item.vanishedAt === undefined);
+  const upcomingIds = new Set(upcoming.map(({ contestId }) => contestId));
+  const massCount: Record<MassKind, number> = { drop: 0, reschedule: 0, earlier: 0 };
+  for (const change of changes) {
+    if (change.listed !== undefined) change.kind = implausibility(change.stored, change.listed, ctx.nowSeconds, ctx.lastSeenSeconds);
+    if (change.undo) {
+      if (change.kind === 'start-in-past') delete change.kind;
+      continue;
+    }
+    if (change.kind !== undefined || !upcomingIds.has(change.stored.contestId)) continue;
+    change.mass = massKindOf(change.stored, change.listed);
+    if (change.mass !== undefined) massCount[change.mass] += 1;
+  }
+  return (kind) => kind !== undefined && isMassChange(massCount[kind], upcoming.length, ctx.settings);
+}
+
+/**
+ * decide: hold the change, or show it. Held evidence that this reply repeats stays held until it
+ * converges, whatever the rest of the reply looks like now (the share of a mass change moves as
+ * contests come and go). A mass change may be honest (a mass postponement near the start): shown
+ * once a second reply repeats it; what cannot be honest is held until acceptHeldAfterReplies.
+ */
+function decide(change: Change, mass: boolean, ctx: PlanContext): Outcome {
+  const { stored: before, listed } = change;
+  const evidence = nextEvidence(before.pending, evidenceOf(listed), ctx.nowSeconds);
+  const stillHeld = !change.undo && before.pending?.held === true && evidence.replies > 1 ? (before.pending.kind as HeldKind) : undefined;
+  const holdKind = ctx.settings.plausibility ? (change.kind ?? (mass ? change.mass : stillHeld)) : undefined;
+  let accepted: HeldChange | undefined;
+  let byOperator = false;
+  if (holdKind !== undefined) {
+    const held: HeldChange = { contestId: before.contestId, kind: holdKind, since: evidence.since, replies: evidence.replies };
+    const needed = isMass(holdKind)
+      ? Math.min(MASS_ACCEPT_AFTER_REPLIES, ctx.settings.acceptHeldAfterReplies)
+      : ctx.settings.acceptHeldAfterReplies;
+    const converged = evidence.replies >= needed;
+    if (!converged && !ctx.acceptHeld) return { ...hold(before, listed, { held: true, kind: holdKind, ...evidence }, ctx), held };
+    byOperator = !converged;
+    accepted = held;
+  }
+  const outcome =
+    listed === undefined ? missedAgain(before, evidence.replies, evidence.since, ctx) : show(before, listed, evidence, byOperator, ctx);
+  return accepted !== undefined ? { ...outcome, accepted } : outcome;
+}
+
+/**
+ * hold: shown as stored. A listing still breaks a run of misses (a vanished contest is back, as
+ * stored), and a start two replies agree on is confirmed for the firing rule even while the
+ * change is held (an honest mass move near the start must not wait for the hold to end).
+ */
+function hold(before: ContestItem, listed: ContestItem | undefined, pending: Pending, ctx: PlanContext): Write {
+  const confirmedStart = listed !== undefined ? confirmStart(before, listed.startTimeSeconds, false, ctx) : confirmedStartOf(before);
+  const outcome = keep(before, { ...without(before, 'vanishedAt', 'missingSyncs'), confirmedStart }, pending);
+  return before.vanishedAt !== undefined ? { ...outcome, restored: true } : outcome;
+}
+
+/** missedAgain: missing from `misses` consecutive replies since `since`: marked vanished, or deleted. */
+function missedAgain(before: ContestItem, misses: number, since: number, ctx: PlanContext): Write | Delete {
+  if (misses >= ctx.settings.missingSyncsBeforeDelete) return { act: 'delete', contestId: before.contestId };
+  return { act: 'write', as: 'vanished', before, item: { ...without(before, 'pending'), vanishedAt: since, missingSyncs: misses } };
+}
+
+/** show: the listed version; a new start awaits a second reply before reminders may be due at it (unless it is later). */
+function show(
+  before: ContestItem,
+  listed: ContestItem,
+  evidence: Pick<Pending, 'said' | 'replies' | 'since'>,
+  acceptedByOperator: boolean,
+  ctx: PlanContext,
+): Write {
+  const confirmedStart = confirmStart(before, listed.startTimeSeconds, acceptedByOperator, ctx);
+  const awaiting =
+    confirmedStart !== listed.startTimeSeconds && evidence.replies === 1 && shownAhead(listed.startTimeSeconds, evidence.since);
+  const awaitedStart = awaitedStartAfter(before, listed.startTimeSeconds, confirmedStart, awaiting);
+  const item: ContestItem = {
+    ...listed,
+    confirmedStart,
+    ...(awaitedStart !== undefined ? { awaitedStart } : {}),
+    ...(awaiting ? { pending: { held: false, kind: 'reschedule', ...evidence } } : {}),
+  };
+  return { act: 'write', as: 'upserts', before, item, ...(before.vanishedAt !== undefined ? { restored: true } : {}) };
+}
+
+/**
+ * confirmStart: the confirmed start after this reply lists `start`: the start itself once two
+ * consecutive replies (or an operator) say it and it was shown ahead; otherwise the confirmed
+ * start stands.
+ */
+function confirmStart(before: ContestItem, start: number, acceptedByOperator: boolean, ctx: PlanContext): number {
+  const confirmed = confirmedStartOf(before);
+  if (start === confirmed) return confirmed;
+  // A reply showed it ahead (awaiting confirmation) and this one lists it again: what came
+  // between (held, missing, or listing a start no reply showed ahead) could not refute it.
+  if (start === before.awaitedStart) return start;
+  const previous = before.pending?.said ?? shownEvidence(before);
+  const repeated = startOfEvidence(previous) === start;
+  // First seen by the reply that started the evidence for it (this one, if it is new).
+  const firstSeen = repeated ? (before.pending !== undefined ? before.pending.since : undefined) : ctx.nowSeconds;
+  if (firstSeen === undefined) return confirmed; // shown before and already judged not shown ahead
+  if ((repeated || acceptedByOperator) && shownAhead(start, firstSeen)) return start;
+  return confirmed;
+}
+
+/**
+ * stamp: an item as written, with the firing rule's state (`dueStart`, `remindersPaused`:
+ * reminders.ts `withGate`) and `updatedAt`; its reminders follow when that state, its start or its
+ * TTL changed, or it is new (reminders of an earlier listing under the same id come back).
+ */
+function stamp(before: ContestItem | undefined, item: ContestItem, ctx: PlanContext): { item: ContestItem; follow: boolean } {
+  const { nowSeconds, settings } = ctx;
+  const written: ContestItem = { ...withGate(item, nowSeconds, settings.firingRule), updatedAt: ctx.updatedAt };
+  const follow =
+    before === undefined ||
+    before.confirmedStart === undefined ||
+    before.startTimeSeconds !== written.startTimeSeconds ||
+    before.expiresAt !== written.expiresAt ||
+    before.remindersPaused !== written.remindersPaused ||
+    before.dueStart !== written.dueStart ||
+    !sameGate(gateOf(before, nowSeconds, settings.firingRule), gateOf(written, nowSeconds, settings.firingRule));
+  return { item: written, follow };
+}
+
+/** assemble: the plan, from what becomes of each contest. */
+function assemble(outcomes: readonly Outcome[], ctx: PlanContext): ContestPlan {
   const plan: ContestPlan = {
     upserts: [],
     bookkeeping: [],
@@ -172,226 +426,19 @@ export function planContests(input: PlanInput): ContestPlan {
     accepted: [],
     remindersToCheck: [],
   };
-  const stored = new Map(input.stored.map((item) => [item.contestId, item]));
-  // One entry per id (the last listed wins): two writes of one item cannot share a transaction.
-  const fetched = new Map(input.fetched.map((contest) => [contest.id, toItem(contest, settings, updatedAt)]));
-
-  /** Writes `item` with the firing rule's state; its reminders follow if that state changed. */
-  const put = (into: ContestItem[], before: ContestItem | undefined, item: ContestItem): void => {
-    const gate = gateOf(item, nowSeconds, settings.firingRule);
-    const paused = remindersPausedOf(item, gate);
-    const written: ContestItem = {
-      ...without(item, 'remindersPaused'),
-      ...(paused !== undefined ? { remindersPaused: paused } : {}),
-      updatedAt,
-    };
-    into.push(written);
-    const follow =
-      before === undefined ||
-      before.confirmedStart === undefined ||
-      before.startTimeSeconds !== written.startTimeSeconds ||
-      before.expiresAt !== written.expiresAt ||
-      before.remindersPaused !== written.remindersPaused ||
-      !sameGate(gateOf(before, nowSeconds, settings.firingRule), gate);
-    if (follow) plan.remindersToCheck.push(item.contestId);
-  };
-  const keep = (before: ContestItem, item: ContestItem, pending?: Pending): void =>
-    put(plan.bookkeeping, before, { ...without(item, 'pending'), ...(pending !== undefined ? { pending } : {}) });
-
-  // 1. New contests: shown as listed; their start is confirmed if it was shown ahead.
-  for (const [id, item] of fetched) {
-    if (stored.has(id)) continue;
-    // Past its TTL (finished long ago, or left unfinished for years): not stored, or it would
-    // expire at once and be inserted again after every TTL deletion.
-    if (item.expiresAt <= nowSeconds) continue;
-    put(plan.upserts, undefined, { ...item, confirmedStart: shownAhead(item.startTimeSeconds, nowSeconds) ? item.startTimeSeconds : 0 });
-  }
-
-  // 2. Stored contests: what the reply says of each; the unchanged ones are settled here.
-  const changes: Change[] = [];
-  for (const before of input.stored) {
-    const listing: Listing = fetched.has(before.contestId)
-      ? { kind: 'valid', item: fetched.get(before.contestId)! }
-      : input.listedIds.has(before.contestId)
-        ? { kind: 'invalid' }
-        : { kind: 'missing' };
-    const change = settle(before, listing);
-    if (change !== undefined) changes.push(change);
-  }
-
-  // 3. Judge each change alone, then each kind of change across the reply.
-  const upcoming = input.stored.filter((item) => item.phase !== 'FINISHED' && item.vanishedAt === undefined);
-  const upcomingIds = new Set(upcoming.map(({ contestId }) => contestId));
-  const massCount: Record<MassKind, number> = { drop: 0, reschedule: 0, earlier: 0 };
-  for (const change of changes) {
-    if (change.listed !== undefined) change.kind = implausibility(change.stored, change.listed, nowSeconds, lastSeenSeconds);
-    if (change.undo) {
-      if (change.kind === 'start-in-past') delete change.kind;
-      continue;
+  for (const outcome of outcomes) {
+    if (outcome.act === 'unchanged') plan.unchanged += 1;
+    else if (outcome.act === 'delete') {
+      plan.cancelled.push(outcome.contestId);
+      plan.remindersToCheck.push(outcome.contestId);
+    } else {
+      const { item, follow } = stamp(outcome.before, outcome.item, ctx);
+      plan[outcome.as].push(item);
+      if (follow) plan.remindersToCheck.push(item.contestId);
+      if (outcome.restored === true) plan.restored.push(item.contestId);
+      if (outcome.held !== undefined) plan.held.push(outcome.held);
     }
-    if (change.kind !== undefined || !upcomingIds.has(change.stored.contestId)) continue;
-    change.mass = massKindOf(change.stored, change.listed);
-    if (change.mass !== undefined) massCount[change.mass] += 1;
+    if (outcome.act !== 'unchanged' && outcome.accepted !== undefined) plan.accepted.push(outcome.accepted);
   }
-  const massive = (kind: MassKind | undefined) => kind !== undefined && isMassChange(massCount[kind], upcoming.length, settings);
-
-  // 4. Act on each change: hold it, or show it.
-  for (const change of changes) decide(change, massive(change.mass));
   return plan;
-
-  /** The contests whose listing needs no judging are settled here; the others are returned as a change. */
-  function settle(before: ContestItem, listing: Listing): Change | undefined {
-    if (listing.kind === 'invalid') {
-      // Listed with an entry that cannot be believed: it exists, so it is no miss (a run of misses
-      // is broken) and a vanished one is back, as stored; nothing in the entry is acted on.
-      if (before.vanishedAt !== undefined) {
-        plan.restored.push(before.contestId);
-        keep(before, without(before, 'vanishedAt', 'missingSyncs'));
-      } else if (before.pending?.said === 'missing') keep(before, before);
-      else plan.unchanged += 1;
-      return undefined;
-    }
-    if (listing.kind === 'missing') {
-      // Finished contests leave the list only by Codeforces' own clean-up; TTL removes them here.
-      if (before.phase === 'FINISHED') plan.unchanged += 1;
-      // In its grace period and still missing: one more miss.
-      else if (before.vanishedAt !== undefined) missedAgain(before, (before.missingSyncs ?? 1) + 1, before.vanishedAt);
-      else return { stored: before, listed: undefined, undo: false };
-      return undefined;
-    }
-    const listed = listing.item;
-    if (expiredUnfinished(before, listed)) return undefined;
-    if (sameContest(before, listed) && before.vanishedAt === undefined) {
-      agrees(before, listed);
-      return undefined;
-    }
-    return { stored: before, listed, undo: isUndo(before, listed) };
-  }
-
-  /**
-   * Past its TTL and still unfinished (Codeforces keeps some in PENDING_SYSTEM_TEST for years): left
-   * as it is until its TTL removes it, once marked so that its reminders get the same TTL. One
-   * that finally finishes still gets its final phase.
-   */
-  function expiredUnfinished(before: ContestItem, listed: ContestItem): boolean {
-    if (listed.expiresAt > nowSeconds || listed.phase === 'FINISHED') return false;
-    if (before.remindersPaused === 'expired' || before.phase === 'FINISHED') plan.unchanged += 1;
-    else keep(before, before);
-    return true;
-  }
-
-  /** The reply agrees with what is stored: a start awaiting confirmation is confirmed, held evidence is forgotten. */
-  function agrees(before: ContestItem, listed: ContestItem): void {
-    const pending = before.pending;
-    // Unchanged, unless its reminders were paused for doubt (a stale reply, an outage): the pause ends.
-    const paused = remindersPausedOf(before, gateOf(before, nowSeconds, settings.firingRule));
-    if (pending === undefined && before.confirmedStart !== undefined && before.remindersPaused === paused) {
-      plan.unchanged += 1;
-      return;
-    }
-    const said = evidenceOf(listed);
-    const confirmedStart = confirmStart(before, listed.startTimeSeconds, false);
-    // Still unconfirmed (the evidence before was another claim): the next reply confirms it.
-    const awaiting =
-      confirmedStart !== listed.startTimeSeconds &&
-      pending !== undefined &&
-      pending.said !== said &&
-      shownAhead(listed.startTimeSeconds, nowSeconds);
-    const awaitedStart = awaitedStartAfter(before, listed.startTimeSeconds, confirmedStart, awaiting);
-    keep(
-      before,
-      { ...without(before, 'awaitedStart'), confirmedStart, ...(awaitedStart !== undefined ? { awaitedStart } : {}) },
-      awaiting ? { held: false, kind: 'confirm', said, replies: 1, since: nowSeconds } : undefined,
-    );
-  }
-
-  /** Hold the change, or show it. */
-  function decide(change: Change, mass: boolean): void {
-    const { stored: before, listed } = change;
-    const evidence = nextEvidence(before.pending, evidenceOf(listed), nowSeconds);
-    // Held evidence that this reply repeats stays held until it converges, whatever the rest of
-    // the reply looks like now (the share of a mass change moves as contests come and go).
-    const stillHeld = !change.undo && before.pending?.held === true && evidence.replies > 1 ? (before.pending.kind as HeldKind) : undefined;
-    const holdKind = settings.plausibility ? (change.kind ?? (mass ? change.mass : stillHeld)) : undefined;
-    let accepted = false;
-    if (holdKind !== undefined) {
-      const held: HeldChange = { contestId: before.contestId, kind: holdKind, since: evidence.since, replies: evidence.replies };
-      // A mass change may be honest (a mass postponement near the start): shown once a second reply
-      // repeats it. What cannot be honest is held until acceptHeldAfterReplies.
-      const needed = isMass(holdKind)
-        ? Math.min(MASS_ACCEPT_AFTER_REPLIES, settings.acceptHeldAfterReplies)
-        : settings.acceptHeldAfterReplies;
-      const converged = evidence.replies >= needed;
-      if (!converged && input.acceptHeld !== true) {
-        plan.held.push(held);
-        hold(before, listed, { held: true, kind: holdKind, ...evidence });
-        return;
-      }
-      accepted = !converged;
-      plan.accepted.push(held);
-    }
-    if (listed === undefined) missedAgain(before, evidence.replies, evidence.since);
-    else show(before, listed, evidence, accepted);
-  }
-
-  /**
-   * Held: shown as stored. A listing still breaks a run of misses (a vanished contest is back, as
-   * stored), and a start two replies agree on is confirmed for the firing rule even while the
-   * change is held (an honest mass move near the start must not wait for the hold to end).
-   */
-  function hold(before: ContestItem, listed: ContestItem | undefined, pending: Pending): void {
-    if (before.vanishedAt !== undefined) plan.restored.push(before.contestId);
-    const confirmedStart = listed !== undefined ? confirmStart(before, listed.startTimeSeconds, false) : confirmedStartOf(before);
-    keep(before, { ...without(before, 'vanishedAt', 'missingSyncs'), confirmedStart }, pending);
-  }
-
-  /** Missing from `misses` consecutive replies since `since`: marked vanished, or deleted. */
-  function missedAgain(before: ContestItem, misses: number, since: number): void {
-    if (misses >= settings.missingSyncsBeforeDelete) {
-      plan.cancelled.push(before.contestId);
-      plan.remindersToCheck.push(before.contestId);
-      return;
-    }
-    put(plan.vanished, before, { ...without(before, 'pending'), vanishedAt: since, missingSyncs: misses });
-  }
-
-  /** Show the listed version; a new start awaits a second reply before reminders may be due at it (unless it is later). */
-  function show(
-    before: ContestItem,
-    listed: ContestItem,
-    evidence: Pick<Pending, 'said' | 'replies' | 'since'>,
-    acceptedByOperator: boolean,
-  ): void {
-    const confirmedStart = confirmStart(before, listed.startTimeSeconds, acceptedByOperator);
-    const awaiting =
-      confirmedStart !== listed.startTimeSeconds && evidence.replies === 1 && shownAhead(listed.startTimeSeconds, evidence.since);
-    const awaitedStart = awaitedStartAfter(before, listed.startTimeSeconds, confirmedStart, awaiting);
-    const item: ContestItem = {
-      ...listed,
-      confirmedStart,
-      ...(awaitedStart !== undefined ? { awaitedStart } : {}),
-      ...(awaiting ? { pending: { held: false, kind: 'reschedule', ...evidence } } : {}),
-    };
-    put(plan.upserts, before, item);
-    if (before.vanishedAt !== undefined) plan.restored.push(before.contestId);
-  }
-
-  /**
-   * The confirmed start after this reply lists `start`: the start itself once two consecutive
-   * replies (or an operator) say it and it was shown ahead; otherwise the confirmed start stands.
-   */
-  function confirmStart(before: ContestItem, start: number, acceptedByOperator: boolean): number {
-    const confirmed = confirmedStartOf(before);
-    if (start === confirmed) return confirmed;
-    // A reply showed it ahead (awaiting confirmation) and this one lists it again: what came
-    // between (held, missing, or listing a start no reply showed ahead) could not refute it.
-    if (start === before.awaitedStart) return start;
-    const previous = before.pending?.said ?? shownEvidence(before);
-    const repeated = startOfEvidence(previous) === start;
-    // First seen by the reply that started the evidence for it (this one, if it is new).
-    const firstSeen = repeated ? (before.pending !== undefined ? before.pending.since : undefined) : nowSeconds;
-    if (firstSeen === undefined) return confirmed; // shown before and already judged not shown ahead
-    if ((repeated || acceptedByOperator) && shownAhead(start, firstSeen)) return start;
-    return confirmed;
-  }
 }

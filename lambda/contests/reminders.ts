@@ -54,6 +54,33 @@ export function remindersPausedOf(contest: ContestItem, gate: Gate): PauseReason
   return gate.start === contest.startTimeSeconds ? undefined : 'unconfirmed';
 }
 
+/**
+ * A contest item with its gate written on it (docs/tables.md, "Contests, for reminders"):
+ * `dueStart`, the start its reminders may fire at now (absent while they may not), which delivery's
+ * claim checks, and `remindersPaused`, why not. Every contest the sync writes carries them.
+ */
+export function withGate(contest: ContestItem, nowSeconds: number, firingRule = true): ContestItem {
+  const gate = gateOf(contest, nowSeconds, firingRule);
+  const paused = remindersPausedOf(contest, gate);
+  const { remindersPaused: _paused, dueStart: _dueStart, ...rest } = contest;
+  return { ...rest, ...(paused !== undefined ? { remindersPaused: paused } : {}), ...(gate.due ? { dueStart: gate.start } : {}) };
+}
+
+/**
+ * A contest deleted after its misses and listed again at the start its reminders were kept at
+ * brings them back at once, even if that start has passed meanwhile (a partial list longer than
+ * the grace period): the app set them against that start when a reply showed it ahead, so the
+ * reminders are evidence that the start was confirmed. Its own item is new and knows no confirmed
+ * start (`started`, or `finished` elsewhere); this is the start to confirm, if any.
+ */
+export function keptStart(contest: ContestItem | undefined, reminders: readonly ReminderItem[], nowSeconds: number): number | undefined {
+  if (contest === undefined || contest.vanishedAt !== undefined) return undefined;
+  const gate = gateOf(contest, nowSeconds);
+  if (gate.due || (gate.reason !== 'started' && gate.reason !== 'finished')) return undefined;
+  const start = contest.startTimeSeconds;
+  return reminders.some((r) => r.paused === 'vanished' && r.remindAt + 60 * r.minutesBefore === start) ? start : undefined;
+}
+
 export function sameGate(a: Gate, b: Gate): boolean {
   return a.due ? b.due && a.start === b.start : !b.due && a.reason === b.reason;
 }
@@ -107,6 +134,8 @@ export interface ReminderUpdate {
   contestId: number;
   userId: string;
   minutesBefore: number;
+  /** The user's intent as read (absent on a row written before intents): the write fails if the app set it again since. */
+  intent?: string;
   /** As read: the write fails if the notifier sent it since. */
   notifiedStart?: number;
   set: Partial<ReminderState>;
@@ -135,8 +164,8 @@ export function reminderState(
   const minutes = reminder.minutesBefore;
   const remindAt = contest !== undefined ? contest.startTimeSeconds - 60 * minutes : reminder.remindAt;
   const expiresAt = contest?.expiresAt ?? reminder.expiresAt ?? nowSeconds + settings.finishedRetentionSeconds;
-  if (!gate.due && !returnsAtKeptStart(reminder, contest, gate)) return { remindAt, expiresAt, paused: gate.reason };
-  const start = gate.due ? gate.start : contest!.startTimeSeconds;
+  if (!gate.due) return { remindAt, expiresAt, paused: gate.reason };
+  const start = gate.start;
   const sent = sentStartsOf(reminder);
   if (sent.has(start)) return { remindAt, expiresAt, paused: 'notified' };
   // Due again after a send: the start it was sent for joins sentStarts (the notifier overwrites notifiedStart).
@@ -148,17 +177,6 @@ export function reminderState(
     dueStart: start,
     ...(sent.size > 0 ? { sentStarts: sent } : {}),
   };
-}
-
-/**
- * A contest deleted after its misses and listed again at the start its reminders were kept at
- * brings them back at once, even if that start has passed meanwhile (a partial list longer than
- * the grace period): the app set them against that start when a reply showed it ahead. Its own
- * item is new, so it knows no confirmed start (`started`); the reminders do.
- */
-function returnsAtKeptStart(reminder: ReminderItem, contest: ContestItem | undefined, gate: Gate): boolean {
-  if (gate.due || (gate.reason !== 'started' && gate.reason !== 'finished') || contest === undefined) return false;
-  return reminder.paused === 'vanished' && reminder.remindAt + 60 * reminder.minutesBefore === contest.startTimeSeconds;
 }
 
 /** The updates that bring a contest's reminders to its gate (none for reminders already right). */
@@ -188,17 +206,44 @@ export function planReminders(
       }
     }
     if (Object.keys(set).length === 0 && remove.length === 0) continue;
-    const notifiedStart = reminder.notifiedStart;
-    updates.push({
-      contestId,
-      userId: reminder.userId,
-      minutesBefore: reminder.minutesBefore,
-      ...(notifiedStart !== undefined ? { notifiedStart } : {}),
-      set,
-      remove,
-    });
+    updates.push({ ...readAs({ ...reminder, contestId }), set, remove });
   }
   return updates;
+}
+
+/** What following a contest writes: the contest again when its reminders confirm its start (`keptStart`), and their updates. */
+export interface Following {
+  contest?: ContestItem;
+  updates: ReminderUpdate[];
+}
+
+/**
+ * followContest: a contest's reminders brought to it, read after the contest was written, by the
+ * run's rule —
+ * - `gate`: to its gate; reminders kept at the start a deleted contest is listed again at confirm
+ *   that start first (the contest is written again with it, before its reminders);
+ * - `doubt`: no current evidence: those due before the next sync could see a change are paused,
+ *   with their contest first (`remindersPaused: held`, no `dueStart`: nothing of it may fire).
+ */
+export function followContest(
+  rule: 'gate' | 'doubt',
+  read: { contestId: number; contest: ContestItem | undefined; reminders: readonly ReminderItem[] },
+  settings: ReminderSettings & { doubtSeconds: number },
+  nowSeconds: number,
+): Following {
+  const { contestId, contest, reminders } = read;
+  if (rule === 'doubt') {
+    const updates = doubtUpdates(contestId, reminders, nowSeconds, settings.doubtSeconds);
+    if (updates.length === 0 || contest === undefined) return { updates };
+    const { dueStart: _dueStart, ...paused } = contest;
+    return { contest: { ...paused, remindersPaused: 'held' }, updates };
+  }
+  const kept = settings.firingRule === false ? undefined : keptStart(contest, reminders, nowSeconds);
+  const confirmed = kept !== undefined ? withGate({ ...contest!, confirmedStart: kept }, nowSeconds) : undefined;
+  return {
+    ...(confirmed !== undefined ? { contest: confirmed } : {}),
+    updates: planReminders(contestId, confirmed ?? contest, reminders, settings, nowSeconds),
+  };
 }
 
 /**
@@ -222,11 +267,19 @@ export function doubtUpdates(
   return reminders
     .filter((r) => r.dueAt !== undefined && r.dueAt <= nowSeconds + windowSeconds && Number.isFinite(r.minutesBefore))
     .map((r) => ({
-      contestId,
-      userId: r.userId,
-      minutesBefore: r.minutesBefore,
-      ...(r.notifiedStart !== undefined ? { notifiedStart: r.notifiedStart } : {}),
+      ...readAs({ ...r, contestId }),
       set: { paused: 'held' },
       remove: ['dueAt', 'dueShard', 'dueStart'] as (keyof ReminderState)[],
     }));
+}
+
+/** What an update of a reminder is conditional on: the row as read (the app may set it again, the notifier may send it). */
+function readAs(r: ReminderItem): Pick<ReminderUpdate, 'contestId' | 'userId' | 'minutesBefore' | 'intent' | 'notifiedStart'> {
+  return {
+    contestId: r.contestId,
+    userId: r.userId,
+    minutesBefore: r.minutesBefore,
+    ...(r.intent !== undefined ? { intent: r.intent } : {}),
+    ...(r.notifiedStart !== undefined ? { notifiedStart: r.notifiedStart } : {}),
+  };
 }

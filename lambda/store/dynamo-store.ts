@@ -1,9 +1,11 @@
 /**
- * Reads of the Contests and Reminders tables, and the write actions a sync's changes become. The
- * writes themselves go out fenced by the lease through the single-execution module's commit
- * (docs/design.md, lease rule 5), in an order that is safe to stop at any point and redo.
+ * Reads of the Contests and Reminders tables, and the write actions a sync's judgement becomes.
+ * The writes themselves go out fenced by the lease through the package's commit (docs/design.md,
+ * lease rule 5), in the order lambda/sync/act.ts gives them. Every action is idempotent, so a
+ * retried transaction is harmless.
  */
 import { QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ContestWrite } from '../contests/judgement.js';
 import { REPLY_CLOCK_ID, type ContestItem, type ReminderItem, type ReplyClockItem } from '../contests/model.js';
 import type { ReminderUpdate } from '../contests/reminders.js';
 import {
@@ -18,17 +20,6 @@ import {
 /** A read of Contests or Reminders failed (the `store` phase wherever it happens). */
 export class StoreError extends Error {
   override readonly name = 'StoreError';
-}
-
-export interface StoreChanges {
-  /** The firing rule's state of reminders (never a delete: the sync never deletes a reminder). */
-  reminderUpdates: ReminderUpdate[];
-  contestPuts: ContestItem[];
-  contestDeletes: number[];
-  /** When the reply this run applied was made: recorded in the reply clock, last. */
-  replyMadeAt?: number;
-  /** With `replyMadeAt`: the reply clock's register of withdrawn, deleted contests (kept whole: the clock is one Put). */
-  withdrawn?: Readonly<Record<string, unknown>>;
 }
 
 export interface StoreTables {
@@ -93,29 +84,17 @@ export class DynamoContestStore {
     );
   }
 
-  /**
-   * The write actions of `changes`, in an order that is safe to stop at any point and redo:
-   * reminders first, then contests (written, then deleted), then the reply clock. A run that stops
-   * half-way leaves stored contests unchanged for what it did not reach, so the next run plans it
-   * again, and the reply is not recorded as applied. Every action is idempotent, so a retried
-   * transaction is harmless.
-   */
-  actionsFor(changes: StoreChanges, updatedAt: string): TransactAction[] {
-    const clock: ReplyClockItem | undefined =
-      changes.replyMadeAt !== undefined
-        ? {
-            contestId: REPLY_CLOCK_ID,
-            replyMadeAt: changes.replyMadeAt,
-            updatedAt,
-            ...(changes.withdrawn !== undefined && Object.keys(changes.withdrawn).length > 0 ? { withdrawn: changes.withdrawn } : {}),
-          }
-        : undefined;
-    const writes = [
-      ...changes.reminderUpdates.map((update) => this.reminderAction(update)),
-      ...changes.contestPuts.map((item) => ({ Put: { TableName: this.tables.contests, Item: item } })),
-      ...changes.contestDeletes.map((contestId) => ({ Delete: { TableName: this.tables.contests, Key: { contestId } } })),
-    ];
-    return clock === undefined ? writes : [...writes, { Put: { TableName: this.tables.contests, Item: clock } }];
+  /** A contest write of the judgement: the whole item put, or deleted. Idempotent. */
+  contestAction(write: ContestWrite): TransactAction {
+    if ('delete' in write) return { Delete: { TableName: this.tables.contests, Key: { contestId: write.delete } } };
+    return { Put: { TableName: this.tables.contests, Item: write.put } };
+  }
+
+  /** The reply clock (the Contests table's item 0): the newest applied reply and the register of withdrawn contests. */
+  clockAction(clock: { replyMadeAt: number; withdrawn: Readonly<Record<string, unknown>> }, updatedAt: string): TransactAction {
+    const withdrawn = Object.keys(clock.withdrawn).length > 0 ? { withdrawn: clock.withdrawn } : {};
+    const item: ReplyClockItem = { contestId: REPLY_CLOCK_ID, replyMadeAt: clock.replyMadeAt, updatedAt, ...withdrawn };
+    return { Put: { TableName: this.tables.contests, Item: item } };
   }
 
   /** The contest ids a committed transaction put and deleted (logged for the chaos checker). */
@@ -127,11 +106,12 @@ export class DynamoContestStore {
   }
 
   /**
-   * A reminder brought to its contest's gate. Conditional: the reminder still exists (the app may
-   * delete it), its minutesBefore is unchanged (the app may change it) and the notifier has not
-   * sent it since it was read (`notifiedStart` as read), so the sync never re-arms a sent reminder.
+   * A reminder brought to its contest's gate. Conditional on the row as read: it still exists (the
+   * app may cancel it), it is the same intent (the app may set it again: `intent`, and
+   * `minutesBefore` for a row written before intents) and the notifier has not sent it since
+   * (`notifiedStart`), so the sync never re-arms a sent reminder nor times a newer intent by an older read.
    */
-  private reminderAction(update: ReminderUpdate): TransactAction {
+  reminderAction(update: ReminderUpdate): TransactAction {
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = { ':mb': update.minutesBefore };
     const sets = Object.entries(update.set).map(([key, value]) => {
@@ -149,12 +129,17 @@ export class DynamoContestStore {
       values[':ns'] = update.notifiedStart;
       notified = 'notifiedStart = :ns';
     }
+    let intent = 'attribute_not_exists(intent)';
+    if (update.intent !== undefined) {
+      values[':intent'] = update.intent;
+      intent = 'intent = :intent';
+    }
     return {
       Update: {
         TableName: this.tables.reminders,
         Key: { contestId: update.contestId, userId: update.userId },
         UpdateExpression: clauses.join(' '),
-        ConditionExpression: `attribute_exists(userId) AND minutesBefore = :mb AND ${notified}`,
+        ConditionExpression: `attribute_exists(userId) AND minutesBefore = :mb AND ${intent} AND ${notified}`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       },

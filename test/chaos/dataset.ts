@@ -15,6 +15,7 @@
  */
 
 import type { ContestItem } from '../../lambda/contests/model.js';
+import { listedContest } from '../../lambda/codeforces/source.js';
 import { DEFAULT_PLAN_SETTINGS, toItem } from '../../lambda/contests/plan.js';
 
 export const RETENTION_SECONDS = 7 * 24 * 3600;
@@ -121,7 +122,7 @@ const PLAN_SETTINGS = { ...DEFAULT_PLAN_SETTINGS, finishedRetentionSeconds: RETE
 
 /** The item the function stores for a listed contest (the same mapping, `toItem`, minus `updatedAt`). */
 function row(contest: Pick<ApiContest, 'id' | 'name' | 'type' | 'phase' | 'startTimeSeconds' | 'durationSeconds'>): ContestRow {
-  const { updatedAt: _updatedAt, ...item } = toItem({ ...contest, frozen: false }, PLAN_SETTINGS, '');
+  const { updatedAt: _updatedAt, ...item } = toItem(listedContest({ ...contest, frozen: false }), PLAN_SETTINGS, '');
   return item;
 }
 

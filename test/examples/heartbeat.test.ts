@@ -115,11 +115,11 @@ function exampleImports(): { file: string; lines: number; imports: string[] }[] 
 }
 
 describe('heartbeat job: the synthesized stack', () => {
-  it('is two files of at most 40 lines together, importing the package by its name and nothing of lambda/ or lib/', () => {
+  it('is two files of at most 60 formatted lines together, importing the package by its name and nothing of lambda/ or lib/', () => {
     const files = exampleImports();
     const heartbeat = files.filter((f) => f.file.startsWith('heartbeat/'));
     expect(heartbeat.map((f) => f.file).sort()).toEqual(['heartbeat/handler.ts', 'heartbeat/stack.ts']);
-    expect(heartbeat.reduce((sum, f) => sum + f.lines, 0)).toBeLessThanOrEqual(40);
+    expect(heartbeat.reduce((sum, f) => sum + f.lines, 0)).toBeLessThanOrEqual(60);
     for (const { file, imports } of files) {
       expect(
         imports.filter((name) => name.startsWith('.') && /(^|\/)(lambda|lib)\//.test(name)),

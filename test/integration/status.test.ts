@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHandler } from '../../lambda/handler.js';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { SERVICE_NAME } from '../../lambda/contract.js';
+
 import { localDynamoClient, startDynamoDbLocal } from '../../local/dynamodb-local.js';
 import { createTablesFromTemplate, localTableNames } from '../../local/tables.js';
 import type { CodeforcesStandin } from '../../local/codeforces-standin.js';
@@ -75,7 +74,7 @@ describe('a persisted DynamoDB Local (npm start -- --persist)', () => {
           LEASE_DURATION_SECONDS: '30',
         },
         dynamo: client,
-        logger: new Logger({ serviceName: SERVICE_NAME, logLevel: 'SILENT' }),
+        write: () => undefined,
       });
       const summary = await handler({}, { getRemainingTimeInMillis: () => 30_000 });
       const text = formatStatus(await readStatus(client, names.coordination, 'persisted', 5), Date.now());

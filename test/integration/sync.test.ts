@@ -385,7 +385,8 @@ describe('bad replies write nothing and say what is wrong', () => {
     const { summary } = await invoke({});
     expect(summary).toMatchObject({ outcome: 'succeeded', counts: { contestsHeld: 8, contestsVanished: 0, contestsRemoved: 0 } });
     const view = (s: Awaited<ReturnType<typeof snapshot>>) =>
-      s.contests.map(({ pending: _pending, updatedAt: _u, remindersPaused: _r, ...rest }) => rest);
+      // What the app sees: not the sync's own state (evidence, and the gate: remindersPaused, dueStart).
+      s.contests.map(({ pending: _pending, updatedAt: _u, remindersPaused: _r, dueStart: _d, ...rest }) => rest);
     const after = await snapshot(tables);
     expect(view(after)).toEqual(view(before));
     expect(after.contests.map((c) => c.remindersPaused)).toEqual([undefined, undefined, ...Array.from({ length: 8 }, () => 'held')]);

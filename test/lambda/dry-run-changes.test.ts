@@ -3,29 +3,26 @@
  * console result approach Lambda's 6 MB response limit.
  */
 import { describe, expect, it, vi } from 'vitest';
-import type { FetchContestsResult } from '../../lambda/codeforces/client.js';
+import { codeforcesReply } from '../../lambda/codeforces/source.js';
 import { CONTEST_LIMITS } from '../../lambda/codeforces/schema.js';
 import type { ContestItem } from '../../lambda/contests/model.js';
-import { type HeldLease, leaseTiming, type LeasePort } from '@contest-sync/scheduled-singleton';
-import { DRY_RUN_LISTED, runSync, type StorePort } from '../../lambda/sync.js';
+import { createHandler } from '../../lambda/handler.js';
+import { DRY_RUN_LISTED } from '../../lambda/summary.js';
+import type { StorePort } from '../../lambda/sync.js';
 
 const NOW_S = Math.floor(Date.now() / 1000);
 
 function deps(fetchedCount: number, stored: ContestItem[]) {
-  const held: HeldLease = { runId: 'run-1', fence: 3, expiresAtMs: Date.now() + 10_000, ledger: new Set(), handoff: new Set() };
-  const lease: LeasePort = {
-    acquire: vi.fn(async () => ({ acquired: true as const, lease: held })),
-    renew: vi.fn(async (l: HeldLease) => l),
-    release: vi.fn(async () => true),
-    releaseLanded: vi.fn(async () => true),
-    fenceCheck: () => ({ ConditionCheck: { TableName: 'coordination', Key: { pk: 'lease' }, ConditionExpression: 'x' } }),
-  };
+  const open = vi.fn(() => {
+    throw new Error('a dry run opens no lease');
+  });
   const store: StorePort = {
     scanContests: async () => stored,
     remindersOf: async () => [],
-    actionsFor: () => [],
+    contestAction: () => ({}),
+    reminderAction: () => ({}),
+    clockAction: () => ({}),
   };
-  const writer = { commit: vi.fn(async () => ({ transactions: 0 })) };
   const contests = Array.from({ length: fetchedCount }, (_, i) => ({
     id: 10_000 + i,
     // The longest name the schema lets through, in 3-byte characters.
@@ -36,15 +33,15 @@ function deps(fetchedCount: number, stored: ContestItem[]) {
     durationSeconds: 7200,
     startTimeSeconds: NOW_S + 3600 + i,
   }));
-  const fetched: FetchContestsResult = {
-    contests,
-    listedIds: contests.map((c) => c.id),
-    invalid: 0,
-    unscheduled: 0,
-    attempts: 1,
-    latencyMs: 1,
-  };
-  return { lease, writer, store, fetchContests: async () => fetched, now: Date.now, timing: leaseTiming(10) };
+  const reply = codeforcesReply({ contests, listedIds: contests.map((c) => c.id), invalid: 0, unscheduled: 0, attempts: 1, latencyMs: 1 });
+  const handler = createHandler({
+    env: { CONTESTS_TABLE_NAME: 'contests', REMINDERS_TABLE_NAME: 'reminders', COORDINATION_TABLE_NAME: 'coordination' },
+    coordination: { open: () => ({ lease: { acquire: open } as never, writer: { commit: open } }) },
+    store,
+    fetchReply: async () => reply,
+    write: () => undefined,
+  });
+  return { open, run: (event: unknown) => handler(event, { getRemainingTimeInMillis: () => 60_000 }) };
 }
 
 describe('dry-run changes', () => {
@@ -73,7 +70,7 @@ describe('dry-run changes', () => {
       expiresAt: NOW_S + 3600 + i + 7200 + 7 * 24 * 3600,
     }));
     const d = deps(5_000, [...fresh, ...third, ...listed]);
-    const summary = await runSync({ source: 'console', dryRun: true, force: false }, d, { runId: 'run-1', remainingMs: () => 60_000 });
+    const summary = await d.run({ dryRun: true });
     expect(summary).toMatchObject({ outcome: 'succeeded', dryRun: true });
     expect(summary.changes?.write).toHaveLength(DRY_RUN_LISTED);
     expect(summary.changes?.writeTotal).toBe(5_000);
@@ -81,8 +78,7 @@ describe('dry-run changes', () => {
     expect(summary.changes?.cancelTotal).toBe(80);
     expect(summary.changes?.vanish).toHaveLength(DRY_RUN_LISTED);
     expect(summary.changes?.vanishTotal).toBe(80);
-    expect(d.writer.commit).not.toHaveBeenCalled();
-    expect(d.lease.acquire).not.toHaveBeenCalled();
+    expect(d.open).not.toHaveBeenCalled();
     const bytes = Buffer.byteLength(JSON.stringify(summary));
     console.info(`[dry run] 5000 writes of 512-character names, 80 vanished, 80 deletions: result ${bytes} bytes`);
     expect(bytes).toBeLessThan(100 * 1024);

@@ -76,13 +76,13 @@ describe('parseEvent refuses the future', () => {
 describe('intervalOf', () => {
   it('floors to the schedule period', () => {
     expect(intervalOf('2026-11-29T14:44:00Z', 30)).toBe('2026-11-29T14:30:00Z');
-    expect(intervalOf('2026-11-29T14:44:00+02:00')).toBe('2026-11-29T12:00:00Z');
+    expect(intervalOf('2026-11-29T14:44:00+02:00', 60)).toBe('2026-11-29T12:00:00Z');
   });
 });
 
 describe('invokedThroughVersion', () => {
   it('is true for a qualified (published version) ARN only', async () => {
-    const { invokedThroughVersion } = await import('../../lambda/handler.js');
+    const { invokedThroughVersion } = await import('@contest-sync/scheduled-singleton');
     expect(invokedThroughVersion('arn:aws:lambda:eu-west-1:123456789012:function:ContestSync-Sync:12')).toBe(true);
     expect(invokedThroughVersion('arn:aws:lambda:eu-west-1:123456789012:function:ContestSync-Sync')).toBe(false);
     expect(invokedThroughVersion('arn:aws:lambda:eu-west-1:123456789012:function:ContestSync-Sync:live')).toBe(false);

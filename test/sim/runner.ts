@@ -11,8 +11,6 @@
  * consumer on `detail.eventId` (test/sim/app-events.ts). Every hour the checker compares what the
  * app sees with the truth; the reminders are judged on what the users received.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
@@ -29,7 +27,7 @@ import { createHandler, SyncFailedError, type Handler } from '../../lambda/handl
 import { createDeliveryHandler } from '../../lambda/delivery/handler.js';
 import type { DeliveryCounts } from '../../lambda/delivery/deliver.js';
 import { deliveryRunRecordPrefix } from '../../lambda/delivery/schema.js';
-import { LEASE_PK, METRICS_NAMESPACE, SERVICE_NAME } from '../../lambda/contract.js';
+import { LEASE_PK } from '../../lambda/contract.js';
 import type { RunSummary } from '../../lambda/summary.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.js';
 import { startDynamoProxy, type ProxyFault } from '../../local/dynamo-proxy.js';
@@ -212,15 +210,6 @@ class Clock {
   }
 }
 
-class QuietMetrics extends Metrics {
-  override addMetric(): this {
-    return this;
-  }
-  override publishStoredMetrics(): this {
-    return this;
-  }
-}
-
 class SimulatedCrash extends Error {
   override readonly name = 'SimulatedCrash';
 }
@@ -310,8 +299,8 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     })(),
     dynamo: fnClient,
     dispatcher: cf.agent,
-    logger: new Logger({ serviceName: SERVICE_NAME, logLevel: 'SILENT' }),
-    metrics: new QuietMetrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }),
+    // The function's log and EMF lines: not shown.
+    write: () => undefined,
     // The model's PlanSettings switches (ignored by a handler that does not know them).
     ...(planSettings !== undefined ? { planSettings } : {}),
   };

@@ -3,11 +3,8 @@
  * stand-in, with a request counter on the DynamoDB client and the handler's stdout (JSON logs
  * and EMF) captured per invocation.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createHandler, type HandlerOptions } from '../../lambda/handler.js';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../../lambda/contract.js';
 import type { RunSummary } from '../../lambda/summary.js';
 import { benchClient } from '../../local/counting-client.js';
 import type { TestTables } from './tables.js';
@@ -92,11 +89,10 @@ export function localHandler(
       ...tables.env,
       CODEFORCES_API_URL: codeforcesUrl,
       LEASE_DURATION_SECONDS: String(leaseSeconds ?? 10),
+      POWERTOOLS_LOG_LEVEL: 'DEBUG',
       ...env,
     },
     dynamo: counting.client,
-    logger: new Logger({ serviceName: SERVICE_NAME, logLevel: 'DEBUG' }),
-    metrics: new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }),
     ...rest,
   });
   return {

@@ -4,7 +4,8 @@
 //
 //   node test/support/invoke-bundle.mjs <bundle>/index.mjs '<event JSON>' [timeoutMs]
 //
-// Prints the handler's logs as they happen and, last, one line `@@RESULT {...}`.
+// Prints the handler's logs as they happen and, last, one line `@@RESULT {...}` (with `node`, this
+// process's `process.version`: the tests check the bundles ran on the Lambda runtime's major).
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { format } from 'node:util';
@@ -50,9 +51,9 @@ const { handler } = await import(pathToFileURL(entry).href);
 let line;
 try {
   const result = await handler(JSON.parse(eventJson), context);
-  line = { ok: true, result };
+  line = { ok: true, result, node: process.version };
 } catch (error) {
-  line = { ok: false, error: { name: error?.name, message: error?.message, summary: error?.summary } };
+  line = { ok: false, error: { name: error?.name, message: error?.message, summary: error?.summary }, node: process.version };
   process.exitCode = 1;
 }
 process.stdout.write(`\n@@RESULT ${JSON.stringify(line)}\n`);

@@ -1,10 +1,12 @@
 /**
  * Runs the bundled function in child processes (one process = one Lambda invocation), so that
- * tests and the chaos runner exercise the deployed artifact under real concurrency and signals.
+ * tests and the chaos runner exercise the deployed artifact under real concurrency and signals,
+ * on the Lambda runtime's Node (lambda-node.ts), not on the Node running the tests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { RunSummary } from '../../lambda/summary.js';
+import { lambdaNode } from './lambda-node.js';
 
 const RUNNER = fileURLToPath(new URL('./invoke-bundle.mjs', import.meta.url));
 
@@ -15,6 +17,8 @@ export interface InvocationOutcome {
   /** The summary whether returned or carried by the thrown error. */
   summary?: RunSummary;
   logs: Record<string, unknown>[];
+  /** The child's `process.version`, as it reported it with its result (absent if it printed none: killed, crashed). */
+  node?: string;
   stdout: string;
   stderr: string;
   code: number | null;
@@ -34,7 +38,7 @@ export function invokeBundle(options: {
   env: Record<string, string>;
   timeoutMs?: number;
 }): RunningInvocation {
-  const child = spawn(process.execPath, [RUNNER, options.entry, JSON.stringify(options.event), String(options.timeoutMs ?? 120_000)], {
+  const child = spawn(lambdaNode().path, [RUNNER, options.entry, JSON.stringify(options.event), String(options.timeoutMs ?? 120_000)], {
     env: {
       PATH: process.env.PATH ?? '',
       AWS_REGION: 'us-east-1',
@@ -79,7 +83,7 @@ export function invokeBundle(options: {
   const done = new Promise<InvocationOutcome>((resolve) => {
     child.on('close', (code, signal) => {
       const marker = stdout.lastIndexOf('@@RESULT ');
-      let parsed: Pick<InvocationOutcome, 'ok' | 'result' | 'error'> = { ok: false };
+      let parsed: Pick<InvocationOutcome, 'ok' | 'result' | 'error' | 'node'> = { ok: false };
       if (marker >= 0) {
         parsed = JSON.parse(stdout.slice(marker + '@@RESULT '.length).split('\n')[0] ?? '{}') as typeof parsed;
       }

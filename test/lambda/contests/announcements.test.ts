@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CodeforcesContest } from '../../../lambda/codeforces/schema.js';
+import { listedContest } from '../../../lambda/codeforces/source.js';
 import {
   WITHDRAWN_TOLD_AFTER_SECONDS,
   announce,
@@ -38,7 +39,7 @@ function entry(id: number, start: number, overrides: Partial<CodeforcesContest> 
   };
 }
 const item = (overrides: Partial<ContestItem> = {}): ContestItem => ({
-  ...toItem(entry(7, T0 + DAY), DEFAULT_PLAN_SETTINGS, 'x'),
+  ...toItem(listedContest(entry(7, T0 + DAY)), DEFAULT_PLAN_SETTINGS, 'x'),
   confirmedStart: T0 + DAY,
   ...overrides,
 });
@@ -83,9 +84,19 @@ describe('the view of a contest: what the evidence agrees on', () => {
       vanishedAt: T0,
       missingSyncs: 2,
     });
-    const deleted = announce({ stored: [gone], puts: [], deletes: [7], nowSeconds: T0 + 2 * HOUR, clockBefore: T0 + HOUR });
+    const deleted = announce({ stored: [{ ...gone, publishedSeq: 1 }], puts: [], deletes: [7], nowSeconds: T0 + 2 * HOUR });
     expect(deleted.events).toEqual([]);
-    expect(deleted.withdrawn).toEqual({ 7: { since: T0, start: T0 + 3 * DAY, told: false, name: 'Round 7' } });
+    expect(deleted.withdrawn).toEqual({
+      7: {
+        since: T0,
+        start: T0 + 3 * DAY,
+        told: false,
+        name: 'Round 7',
+        url: 'https://codeforces.com/contest/7',
+        seq: 1,
+        platform: 'codeforces',
+      },
+    });
     expect(deleted.withdrawnChanged).toBe(true);
     const early = announce({
       stored: [],
@@ -93,7 +104,6 @@ describe('the view of a contest: what the evidence agrees on', () => {
       deletes: [],
       withdrawn: deleted.withdrawn,
       nowSeconds: T0 + DAY - 1,
-      clockBefore: T0 + 2 * HOUR,
     });
     expect(early.events).toEqual([]);
     expect(early.withdrawnChanged).toBe(false);
@@ -103,14 +113,21 @@ describe('the view of a contest: what the evidence agrees on', () => {
       deletes: [],
       withdrawn: deleted.withdrawn,
       nowSeconds: T0 + DAY,
-      clockBefore: T0 + 2 * HOUR,
     });
     expect(told.events.map((e) => [e.detailType, e.detail.startTimeSeconds])).toEqual([[CONTEST_EVENT.withdrawn, T0 + 3 * DAY]]);
     expect(announce({ stored: [], puts: [], deletes: [], withdrawn: told.withdrawn, nowSeconds: T0 + DAY + HOUR }).events).toEqual([]);
     // A start before the day is over: told at the start.
     const soon = announce({ stored: [{ ...gone, published: T0 + 5 * HOUR }], puts: [], deletes: [7], nowSeconds: T0 + 2 * HOUR });
     expect(announce({ stored: [], puts: [], deletes: [], withdrawn: soon.withdrawn, nowSeconds: T0 + 5 * HOUR }).events).toHaveLength(1);
-    expect(told.events[0]!.detail).toMatchObject({ contestId: 7, name: 'Round 7', url: 'https://codeforces.com/contest/7' });
+    expect(told.events[0]!.detail).toMatchObject({
+      contestId: 7,
+      contest: 'codeforces:7',
+      sequence: 2,
+      name: 'Round 7',
+      url: 'https://codeforces.com/contest/7',
+    });
+    expect(told.events[0]!.id).toBe(contestEventId(7, 2));
+    expect(told.withdrawn[7]).toMatchObject({ told: true, seq: 2 });
     // Stored again (a run wrote its put, then stopped before the clock): not withdrawn, never told.
     expect(announce({ stored: [item()], puts: [], deletes: [], withdrawn: deleted.withdrawn, nowSeconds: T0 + DAY }).events).toEqual([]);
     // Malformed entries are dropped, never believed.
@@ -140,26 +157,31 @@ describe('the view of a contest: what the evidence agrees on', () => {
     expect(announce({ stored: [legacy], puts: [{ ...legacy, updatedAt: 'y' }], deletes: [], nowSeconds: T0 }).events).toEqual([]);
   });
 
-  it('ids come from the contest, the change and the clock before the run: a retry derives the same, a later change a new one', () => {
+  it('ids name the change that was published: the contest and its number; rewrites between change nothing, the next change is another', () => {
     const input = {
-      stored: [item({ published: T0 + DAY })],
+      stored: [item({ published: T0 + DAY, publishedSeq: 1 })],
       puts: [item({ startTimeSeconds: T0 + 2 * DAY, confirmedStart: T0 + 2 * DAY })],
       deletes: [],
-      clockBefore: T0 - HOUR,
       nowSeconds: T0,
     };
     const first = announce(input);
     expect(first.events).toHaveLength(1);
-    expect(announce({ ...input, nowSeconds: T0 + 5 }).events).toEqual(first.events);
-    expect(first.events[0]!.id).toBe(
-      contestEventId(7, CONTEST_EVENT.rescheduled, T0 + DAY, T0 + 2 * DAY, JSON.stringify(['x', null, T0 - HOUR])),
-    );
-    // Another stored version of the contest (a change between), the same clock: another id.
-    expect(announce({ ...input, stored: [item({ published: T0 + DAY, updatedAt: 'y' })] }).events[0]!.id).not.toBe(first.events[0]!.id);
-    expect(announce({ ...input, clockBefore: T0 }).events[0]!.id).not.toBe(first.events[0]!.id);
+    expect(first.events[0]!.id).toBe(contestEventId(7, 2));
     expect(first.events[0]!.id).toMatch(/^contest:[0-9a-f]{32}$/);
+    // A retry, later, after rewrites that published nothing (a doubt pause, a hold, a vanish marker): the same id.
+    expect(announce({ ...input, nowSeconds: T0 + 5 }).events).toEqual(first.events);
+    const rewritten = item({ published: T0 + DAY, publishedSeq: 1, updatedAt: 'y', remindersPaused: 'held' });
+    expect(announce({ ...input, stored: [rewritten], nowSeconds: T0 + 3 * HOUR }).events.map((e) => e.id)).toEqual([first.events[0]!.id]);
+    // The change published, the next one is number 3.
+    const after = first.puts[0]!;
+    expect(after).toMatchObject({ published: T0 + 2 * DAY, publishedSeq: 2 });
+    const back = announce({ stored: [after], puts: [item({ publishedSeq: 2 })], deletes: [], nowSeconds: T0 + HOUR });
+    expect(back.events.map((e) => [e.detailType, e.id])).toEqual([[CONTEST_EVENT.rescheduled, contestEventId(7, 3)]]);
     expect(first.events[0]!.detail).toEqual({
       contestId: 7,
+      contest: 'codeforces:7',
+      platform: 'codeforces',
+      sequence: 2,
       name: 'Round 7',
       url: 'https://codeforces.com/contest/7',
       previousStartTimeSeconds: T0 + DAY,
@@ -168,8 +190,6 @@ describe('the view of a contest: what the evidence agrees on', () => {
       startTime: new Date((T0 + 2 * DAY) * 1000).toISOString(),
       durationSeconds: 7200,
     });
-    // Every put carries what it published.
-    expect(first.puts[0]!.published).toBe(T0 + 2 * DAY);
   });
 });
 

@@ -1,47 +1,34 @@
 import { describe, expect, it } from 'vitest';
-import {
-  evidenceOf,
-  judgeReply,
-  nextEvidence,
-  replyMadeAt,
-  shownAhead,
-  SKEW_SECONDS,
-  undatedMadeBefore,
-} from '../../../lambda/contests/judge.js';
+import { replyDating, type DatedEntry } from '../../../lambda/codeforces/source.js';
+import { evidenceOf, judgeReply, nextEvidence, shownAhead, SKEW_SECONDS } from '../../../lambda/contests/judge.js';
 
 const T = 1_800_000_000;
-const dated = (start: number, madeAt: number, phase = 'BEFORE') => ({
+const dated = (start: number, madeAt: number, phase: DatedEntry['phase'] = 'BEFORE'): DatedEntry => ({
   phase,
   startTimeSeconds: start,
-  durationSeconds: 7200,
   relativeTimeSeconds: madeAt - start,
 });
-
-describe('replyMadeAt', () => {
-  it('dates a reply by start + relativeTimeSeconds, the median of its entries (a moved start is outvoted)', () => {
-    expect(replyMadeAt([dated(T + 100, T), dated(T - 5000, T, 'FINISHED'), { ...dated(T + 100, T), startTimeSeconds: T - 3600 }])).toBe(T);
-    expect(replyMadeAt([{ phase: 'BEFORE', startTimeSeconds: T, durationSeconds: 1 }])).toBeUndefined();
-  });
-});
+/** The verdict on a Codeforces reply of these entries (the source dates it, the judge judges the date). */
+const judge = (entries: DatedEntry[], newestApplied: number | undefined, now: number) =>
+  judgeReply(replyDating(entries), newestApplied, now);
 
 describe('judgeReply', () => {
   it('a reply made before the newest applied one is stale; the same reply served again long after is stale; a fresh one is not', () => {
-    expect(judgeReply([dated(T + 9999, T - 1)], T, T + 60)).toEqual({ stale: true, madeAt: T - 1, newestApplied: T });
-    expect(judgeReply([dated(T + 9999, T)], T, T + SKEW_SECONDS + 1)).toEqual({ stale: true, madeAt: T, newestApplied: T });
-    expect(judgeReply([dated(T + 9999, T)], T, T + 5)).toEqual({ stale: false, madeAt: T });
-    expect(judgeReply([dated(T + 9999, T + 3600)], T, T + 3600)).toEqual({ stale: false, madeAt: T + 3600 });
-    expect(judgeReply([dated(T + 9999, T)], undefined, T)).toEqual({ stale: false, madeAt: T });
+    expect(judge([dated(T + 9999, T - 1)], T, T + 60)).toEqual({ stale: true, madeAt: T - 1, newestApplied: T });
+    expect(judge([dated(T + 9999, T)], T, T + SKEW_SECONDS + 1)).toEqual({ stale: true, madeAt: T, newestApplied: T });
+    expect(judge([dated(T + 9999, T)], T, T + 5)).toEqual({ stale: false, madeAt: T });
+    expect(judge([dated(T + 9999, T + 3600)], T, T + 3600)).toEqual({ stale: false, madeAt: T + 3600 });
+    expect(judge([dated(T + 9999, T)], undefined, T)).toEqual({ stale: false, madeAt: T });
   });
 
   it('records no date later than our clock (a reply dated in the future cannot make honest ones stale)', () => {
-    expect(judgeReply([dated(T + 99_999, T + 86_400)], undefined, T)).toEqual({ stale: false, madeAt: T });
+    expect(judge([dated(T + 99_999, T + 86_400)], undefined, T)).toEqual({ stale: false, madeAt: T });
   });
 
   it('an undated reply is stale when a contest it lists as not started had started before the newest applied reply', () => {
-    const undated = [{ phase: 'BEFORE', startTimeSeconds: T - 3600, durationSeconds: 7200 }];
-    expect(undatedMadeBefore(undated)).toBe(T - 3600 + SKEW_SECONDS);
-    expect(judgeReply(undated, T, T + 60)).toEqual({ stale: true, madeAt: T - 3600 + SKEW_SECONDS, newestApplied: T });
-    expect(judgeReply([{ phase: 'BEFORE', startTimeSeconds: T + 3600, durationSeconds: 7200 }], T, T + 60)).toEqual({ stale: false });
+    const undated: DatedEntry[] = [{ phase: 'BEFORE', startTimeSeconds: T - 3600 }];
+    expect(judge(undated, T, T + 60)).toEqual({ stale: true, madeAt: T - 3600 + SKEW_SECONDS, newestApplied: T });
+    expect(judge([{ phase: 'BEFORE', startTimeSeconds: T + 3600 }], T, T + 60)).toEqual({ stale: false });
   });
 });
 

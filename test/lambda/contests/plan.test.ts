@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseContestList } from '../../../lambda/codeforces/client.js';
 import type { CodeforcesContest } from '../../../lambda/codeforces/schema.js';
+import { listedContest } from '../../../lambda/codeforces/source.js';
 import type { ContestItem } from '../../../lambda/contests/model.js';
 import { DEFAULT_PLAN_SETTINGS, planContests, toItem, type ContestPlan } from '../../../lambda/contests/plan.js';
 import { DAY, HOUR, MIN, PlannerWorld, entryAt, honestList, promiseBroken, type TrueContest } from './replay.js';
@@ -23,10 +24,13 @@ function contest(id: number, overrides: Partial<CodeforcesContest> = {}): Codefo
   };
 }
 
-/** As a sync stores it: the listed start confirmed. */
+/** As a sync stores it: the listed start confirmed, its reminders due there. */
 const stored = (c: CodeforcesContest, updatedAt = '2026-11-28T00:00:00.000Z'): ContestItem => ({
-  ...toItem(c, DEFAULT_PLAN_SETTINGS, updatedAt),
+  ...toItem(listedContest(c), DEFAULT_PLAN_SETTINGS, updatedAt),
   confirmedStart: c.startTimeSeconds,
+  ...(c.phase === 'FINISHED' && c.startTimeSeconds + c.durationSeconds + DEFAULT_PLAN_SETTINGS.finishedRetentionSeconds <= NOW_S
+    ? {}
+    : { dueStart: c.startTimeSeconds }),
 });
 const ids = (list: CodeforcesContest[]) => new Set(list.map((c) => c.id));
 const NOTHING: ContestPlan = {
@@ -45,10 +49,10 @@ const plan = (
   storedItems: ContestItem[],
   nowMs = NOW,
   extra: Partial<Parameters<typeof planContests>[0]> = {},
-) => planContests({ fetched, listedIds: ids(fetched), stored: storedItems, nowMs, ...extra });
+) => planContests({ fetched: fetched.map(listedContest), listedIds: ids(fetched), stored: storedItems, nowMs, ...extra });
 
 describe('planContests', () => {
-  it('writes new contests with the data contract, a TTL in epoch seconds, and their start confirmed', () => {
+  it('writes new contests with the data contract, a TTL in epoch seconds, their start confirmed and their reminders due there', () => {
     const result = plan([contest(1)], []);
     expect(result.upserts).toEqual([
       {
@@ -63,6 +67,7 @@ describe('planContests', () => {
         updatedAt: '2026-11-29T14:00:00.000Z',
         expiresAt: NOW_S + 3600 + 7200 + 7 * DAY,
         confirmedStart: NOW_S + 3600,
+        dueStart: NOW_S + 3600,
       },
     ]);
     // A new contest may have reminders of an earlier listing under its id: they are read.
@@ -80,7 +85,7 @@ describe('planContests', () => {
   });
 
   it('an item written before the firing rule is rewritten once with its start confirmed, and its reminders are read', () => {
-    const legacy = toItem(contest(1), DEFAULT_PLAN_SETTINGS, 'x');
+    const legacy = toItem(listedContest(contest(1)), DEFAULT_PLAN_SETTINGS, 'x');
     const result = plan([contest(1)], [legacy]);
     expect(result.bookkeeping).toMatchObject([{ contestId: 1, confirmedStart: NOW_S + 3600 }]);
     expect(result.remindersToCheck).toEqual([1]);
@@ -123,7 +128,7 @@ describe('planContests', () => {
   it('marks stored unfinished contests that vanished, but not ones listed with invalid data', () => {
     const storedItems = [stored(contest(1)), stored(contest(2)), stored(contest(3))];
     const fetched = [contest(1)];
-    const result = planContests({ fetched, listedIds: new Set([1, 2]), stored: storedItems, nowMs: NOW });
+    const result = planContests({ fetched: fetched.map(listedContest), listedIds: new Set([1, 2]), stored: storedItems, nowMs: NOW });
     expect(result.vanished).toMatchObject([{ contestId: 3, vanishedAt: NOW_S, missingSyncs: 1, remindersPaused: 'vanished' }]);
     expect(result.remindersToCheck).toEqual([3]);
   });
@@ -192,7 +197,7 @@ describe('planContests: a listing breaks a run of misses (review: the held-entry
     let items = [stored(contest(1)), stored(contest(2))];
     for (let i = 0; i < 5; i += 1) {
       const listedIds = i % 2 === 0 ? new Set([1]) : new Set([1, 2]);
-      const result = planContests({ fetched: [contest(1)], listedIds, stored: items, nowMs: NOW + i * HOUR * 1000 });
+      const result = planContests({ fetched: [listedContest(contest(1))], listedIds, stored: items, nowMs: NOW + i * HOUR * 1000 });
       expect(result.cancelled).toEqual([]);
       const after = new Map(items.map((item) => [item.contestId, item]));
       for (const item of [...result.upserts, ...result.bookkeeping, ...result.vanished]) after.set(item.contestId, item);
@@ -246,11 +251,16 @@ describe('planContests: contests stuck unfinished long after their end', () => {
     const parsed = parseContestList([...raw.result, ...stuckEntries], { nowSeconds: nowS });
     if (!parsed.ok) throw new Error('fixture did not parse');
     const { contests, listedIds } = parsed.value;
-    const first = planContests({ fetched: contests, listedIds: new Set(listedIds), stored: [], nowMs: nowS * 1000 });
+    const first = planContests({ fetched: contests.map(listedContest), listedIds: new Set(listedIds), stored: [], nowMs: nowS * 1000 });
     expect(first.upserts.some((u) => u.contestId === 1308 || u.contestId === 1309)).toBe(false);
     let items = first.upserts;
     for (let hour = 1; hour <= 3; hour += 1) {
-      const next = planContests({ fetched: contests, listedIds: new Set(listedIds), stored: items, nowMs: (nowS + hour * 3600) * 1000 });
+      const next = planContests({
+        fetched: contests.map(listedContest),
+        listedIds: new Set(listedIds),
+        stored: items,
+        nowMs: (nowS + hour * 3600) * 1000,
+      });
       expect(next.upserts).toEqual([]);
       expect(next.bookkeeping).toEqual([]);
       items = items.filter((item) => item.expiresAt > nowS + hour * 3600);

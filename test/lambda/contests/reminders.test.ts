@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ContestItem, ReminderItem } from '../../../lambda/contests/model.js';
-import { gateOf, planReminders, remindersPausedOf } from '../../../lambda/contests/reminders.js';
+import { followContest, gateOf, planReminders, remindersPausedOf, withGate } from '../../../lambda/contests/reminders.js';
 
 const T = 1_800_000_000;
 const contest = (overrides: Partial<ContestItem> = {}): ContestItem => ({
@@ -107,11 +107,46 @@ describe('planReminders', () => {
     ]);
   });
 
-  it('a contest re-listed at the start its paused reminders were kept at brings them back, even once started', () => {
+  it('a contest re-listed at the start its paused reminders were kept at: the reminders confirm the start, the contest is written with it first, then they are due, even once started', () => {
     const relisted = contest({ confirmedStart: 0, phase: 'CODING', startTimeSeconds: T });
+    expect(gateOf(relisted, T + 60)).toEqual({ due: false, reason: 'started' });
     const kept = reminder({ paused: 'vanished', expiresAt: T + 9 * 86_400 });
-    expect(planReminders(7, relisted, [kept], settings, T + 60)).toEqual([
+    const following = followContest(
+      'gate',
+      { contestId: 7, contest: relisted, reminders: [kept] },
+      { ...settings, doubtSeconds: 4200 },
+      T + 60,
+    );
+    expect(following.contest).toMatchObject({ confirmedStart: T, dueStart: T });
+    expect(following.contest?.remindersPaused).toBeUndefined();
+    expect(following.updates).toEqual([
       { contestId: 7, userId: 'u', minutesBefore: 10, set: { dueAt: T - 600, dueShard: 0, dueStart: T }, remove: ['paused'] },
     ]);
+    // Kept at another start, or not kept for a vanished contest: nothing is confirmed.
+    expect(
+      followContest(
+        'gate',
+        { contestId: 7, contest: relisted, reminders: [reminder({ paused: 'vanished', remindAt: T - 7200 })] },
+        { ...settings, doubtSeconds: 4200 },
+        T + 60,
+      ).contest,
+    ).toBeUndefined();
+    expect(
+      followContest(
+        'gate',
+        { contestId: 7, contest: relisted, reminders: [reminder({ paused: 'held' })] },
+        { ...settings, doubtSeconds: 4200 },
+        T + 60,
+      ).contest,
+    ).toBeUndefined();
+  });
+
+  it('every contest the sync writes carries its gate: dueStart while its reminders may fire, remindersPaused while not', () => {
+    expect(withGate(contest(), NOW)).toMatchObject({ dueStart: T });
+    expect(withGate(contest(), NOW).remindersPaused).toBeUndefined();
+    const held = withGate(contest({ pending: { held: true, kind: 'drop', said: 'missing', replies: 1, since: NOW } }), NOW);
+    expect(held).toMatchObject({ remindersPaused: 'held' });
+    expect(held.dueStart).toBeUndefined();
+    expect(withGate(contest({ vanishedAt: NOW, dueStart: T }), NOW).dueStart).toBeUndefined();
   });
 });

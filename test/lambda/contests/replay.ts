@@ -6,10 +6,11 @@
  * cases run against DynamoDB Local in test/integration/evidence.test.ts.
  */
 import type { CodeforcesContest } from '../../../lambda/codeforces/schema.js';
+import { listedContest, replyDating } from '../../../lambda/codeforces/source.js';
 import { SKEW_SECONDS, judgeReply, type ReplyVerdict } from '../../../lambda/contests/judge.js';
 import type { ContestItem, ReminderItem } from '../../../lambda/contests/model.js';
 import { DEFAULT_PLAN_SETTINGS, planContests, type ContestPlan, type PlanSettings } from '../../../lambda/contests/plan.js';
-import { planReminders } from '../../../lambda/contests/reminders.js';
+import { followContest } from '../../../lambda/contests/reminders.js';
 import { announce } from '../../../lambda/contests/announcements.js';
 import type { OutboxEvent } from '../../../lambda/single-execution/index.js';
 
@@ -75,11 +76,11 @@ export class PlannerWorld {
 
   /** One sync at `nowSeconds` of the reply `list`; `lastSeen` defaults to the reply clock. */
   sync(list: readonly CodeforcesContest[], nowSeconds: number, options: { acceptHeld?: boolean; listedIds?: number[] } = {}): SyncResult {
-    const verdict = judgeReply(list, this.replyMadeAt, nowSeconds);
+    const verdict = judgeReply(replyDating(list), this.replyMadeAt, nowSeconds);
     if (verdict.stale) return { verdict };
     const stored = [...this.contests.values()];
     const plan = planContests({
-      fetched: list,
+      fetched: list.map(listedContest),
       listedIds: new Set(options.listedIds ?? list.map((c) => c.id)),
       stored,
       nowMs: nowSeconds * 1000,
@@ -95,7 +96,6 @@ export class PlannerWorld {
       deletes: plan.cancelled,
       withdrawn: this.withdrawn,
       nowSeconds,
-      ...(this.replyMadeAt !== undefined ? { clockBefore: this.replyMadeAt } : {}),
     });
     this.withdrawn = announced.withdrawn;
     for (const event of announced.events)
@@ -105,8 +105,14 @@ export class PlannerWorld {
     let writes = plan.upserts.length + plan.bookkeeping.length + plan.vanished.length + plan.cancelled.length;
     const check = new Set([...plan.remindersToCheck, ...this.handoff]);
     for (const contestId of check) {
-      const updates = planReminders(contestId, after.get(contestId), this.remindersOf(contestId), this.settings, nowSeconds);
-      for (const update of updates) {
+      const following = followContest(
+        'gate',
+        { contestId, contest: after.get(contestId), reminders: this.remindersOf(contestId) },
+        this.settings,
+        nowSeconds,
+      );
+      if (following.contest !== undefined) after.set(contestId, following.contest);
+      for (const update of following.updates) {
         const key = `${contestId}/${update.userId}`;
         const reminder = { ...this.reminders.get(key)! } as Record<string, unknown>;
         for (const name of update.remove) delete reminder[name];

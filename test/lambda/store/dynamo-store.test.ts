@@ -1,7 +1,7 @@
 /**
- * The contest store: the order of the write actions a sync's changes become, and read errors
- * reported as StoreError (the `store` phase wherever they happen). The fenced commit of these
- * actions is tested in reminder-moves.test.ts.
+ * The contest store: the write actions a sync's judgement becomes (their order is the act step's:
+ * test/lambda/sync/act.test.ts), and read errors reported as StoreError (the `store` phase
+ * wherever they happen).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -17,37 +17,24 @@ const store = new DynamoContestStore(doc, { contests: 'contests', reminders: 're
 beforeEach(() => mock.reset());
 
 describe('DynamoContestStore', () => {
-  it('orders actions so that a run stopped half-way is redone: reminders first, then contests written, then deleted, then the reply clock', () => {
-    const actions = store.actionsFor(
-      {
-        reminderUpdates: [{ contestId: 2, userId: 'v', minutesBefore: 5, set: { remindAt: 10 }, remove: [] }],
-        contestPuts: [{ contestId: 3 } as never],
-        contestDeletes: [4],
-        replyMadeAt: 1_900_000_000,
-      },
-      '2026-11-29T14:00:00.000Z',
-    );
-    expect(actions.map((a) => Object.keys(a)[0])).toEqual(['Update', 'Put', 'Delete', 'Put']);
-    expect(actions[2]).toEqual({ Delete: { TableName: 'contests', Key: { contestId: 4 } } });
-    expect(actions[3]).toEqual({
+  it('turns the judgement into actions: a contest put or deleted whole, the reply clock, a conditional reminder update (never a delete)', () => {
+    expect(store.contestAction({ put: { contestId: 3 } as never, events: [] })).toEqual({
+      Put: { TableName: 'contests', Item: { contestId: 3 } },
+    });
+    expect(store.contestAction({ delete: 4 })).toEqual({ Delete: { TableName: 'contests', Key: { contestId: 4 } } });
+    expect(store.clockAction({ replyMadeAt: 1_900_000_000, withdrawn: {} }, '2026-11-29T14:00:00.000Z')).toEqual({
       Put: { TableName: 'contests', Item: { contestId: 0, replyMadeAt: 1_900_000_000, updatedAt: '2026-11-29T14:00:00.000Z' } },
     });
-    expect(store.contestsIn(actions.slice(0, 3))).toEqual({ contestsPut: [3], contestsDeleted: [4] });
-  });
-
-  it('never deletes a reminder, and records the reply clock alone too', () => {
-    expect(store.actionsFor({ reminderUpdates: [], contestPuts: [], contestDeletes: [], replyMadeAt: 5 }, 'x')).toEqual([
-      { Put: { TableName: 'contests', Item: { contestId: 0, replyMadeAt: 5, updatedAt: 'x' } } },
-    ]);
-    const actions = store.actionsFor(
-      {
-        reminderUpdates: [{ contestId: 1, userId: 'u', minutesBefore: 5, set: { paused: 'vanished' }, remove: ['dueAt'] }],
-        contestPuts: [],
-        contestDeletes: [1],
-      },
-      'x',
-    );
-    expect(actions.filter((a) => a.Delete?.TableName === 'reminders')).toEqual([]);
+    const update = store.reminderAction({ contestId: 1, userId: 'u', minutesBefore: 5, set: { paused: 'vanished' }, remove: ['dueAt'] });
+    expect(update.Update).toMatchObject({
+      TableName: 'reminders',
+      Key: { contestId: 1, userId: 'u' },
+      UpdateExpression: 'SET #paused = :paused REMOVE #dueAt',
+      ConditionExpression:
+        'attribute_exists(userId) AND minutesBefore = :mb AND attribute_not_exists(intent) AND attribute_not_exists(notifiedStart)',
+    });
+    const actions = [store.contestAction({ put: { contestId: 3 } as never, events: [] }), store.contestAction({ delete: 4 }), update];
+    expect(store.contestsIn(actions)).toEqual({ contestsPut: [3], contestsDeleted: [4] });
   });
 
   it("retries a read that meets throttling or a 500 past the SDK's own attempts, then reads", async () => {

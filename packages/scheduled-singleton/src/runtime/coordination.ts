@@ -7,7 +7,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoLease } from './dynamo-lease.js';
-import { DynamoFencedWriter } from './fenced-writer.js';
+import { DynamoFencedWriter, type CommitInfo } from './fenced-writer.js';
 import type { FencedWriterPort, LeasePort } from './ports.js';
 import type { LeaseTiming } from './timing.js';
 
@@ -26,6 +26,8 @@ export interface CoordinationConfig {
    * @default none
    */
   readonly onContention?: (operation: string, reason: string, attempt: number) => void;
+  /** Told of each fenced transaction that committed. */
+  readonly onCommit?: (info: CommitInfo) => void;
 }
 
 export interface CoordinationPorts {
@@ -41,10 +43,11 @@ export interface CoordinationStore {
 export function dynamoCoordination(client: DynamoDBClient): CoordinationStore {
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   return {
-    open: ({ table, key, timing, ledgerRetentionMs, now, onContention }) => ({
+    open: ({ table, key, timing, ledgerRetentionMs, now, onContention, onCommit }) => ({
       lease: new DynamoLease({ doc, table, key, timing, now, ledgerRetentionMs, ...(onContention ? { onContention } : {}) }),
       writer: new DynamoFencedWriter(doc, {
         now,
+        ...(onCommit ? { onCommit } : {}),
         ...(onContention ? { onContention: (reason, attempt) => onContention('commit', reason, attempt) } : {}),
       }),
     }),

@@ -115,7 +115,9 @@ export interface CommitOptions {
    */
   final?: boolean;
   /**
-   * Entries to hand over to the next runs, recorded with every transaction of this commit.
+   * Entries to hand over, recorded on the lease item with every transaction of this commit (and of
+   * the run's later commits), so that a run that stops before it dealt with them leaves them to the
+   * next run; a run that succeeds removes them at its release unless it keeps them (`keep`).
    * @default none
    */
   handoff?: readonly string[];
@@ -181,12 +183,14 @@ export interface WorkContext {
   readonly fence: number;
   /**
    * What earlier runs handed over (e.g. items to check again). If the work succeeds, every entry
-   * counts as dealt with, except those this run hands over again.
+   * counts as dealt with — those it received and those its own commits recorded (`handoff` of
+   * `commit`, which a crash leaves to the next run) — except those it keeps.
    */
   readonly handoff: ReadonlySet<string>;
   /**
-   * Hands `entries` over to the next runs without a write: entries this run received stay on the
-   * lease item (a run with nothing to write still keeps what it could not settle yet).
+   * Leaves `entries` to the next runs: entries this run received, or recorded with a commit, stay
+   * on the lease item after its release (a run with nothing to write still keeps what it could not
+   * settle yet).
    */
   readonly keep: (entries: readonly string[]) => void;
   /**

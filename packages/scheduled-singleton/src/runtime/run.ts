@@ -170,7 +170,8 @@ interface Held<T> {
   failure?: unknown;
   /** Why the work's signal aborted, if it did (LeaseLostError, RunDeadlineError). */
   abortReason: unknown;
-  handedOver: ReadonlySet<string>;
+  /** The handed-over entries a successful run removes at its release. */
+  resolved: () => string[];
   /** The interval was marked done with the work's last fenced write. */
   markedDone: boolean;
 }
@@ -194,7 +195,7 @@ async function hold<T>(
   const held: Omit<Held<T>, 'current' | 'heartbeats' | 'abortReason' | 'markedDone'> = {
     received: lease,
     failed: false,
-    handedOver: fenced.handedOver,
+    resolved: fenced.resolved,
   };
   try {
     held.value = await work(fenced.context);
@@ -258,7 +259,10 @@ function fencedContext(
   deadline: number,
   turns: Turns,
 ) {
-  const handedOver = new Set<string>();
+  // Entries this run's commits wrote to the lease item (so that a crash leaves them to the next
+  // run), and entries it leaves to the next run whatever happens (`keep`).
+  const recorded = new Set<string>();
+  const kept = new Set<string>();
   let markedDone = false;
   const context: WorkContext = {
     runId: run.runId,
@@ -267,7 +271,7 @@ function fencedContext(
     fence: held.fence,
     handoff: held.handoff,
     keep: (entries) => {
-      for (const entry of entries) if (held.handoff.has(entry)) handedOver.add(entry);
+      for (const entry of entries) if (held.handoff.has(entry) || recorded.has(entry)) kept.add(entry);
     },
     ...(held.ledger.size > 0 ? { lastSucceededMs: Math.max(...held.ledger) * 60_000 } : {}),
     commit: async (actions, commitOptions: CommitOptions = {}) => {
@@ -280,8 +284,8 @@ function fencedContext(
         events.length > 0 && deps.outbox !== undefined
           ? outboxPuts(events, deps.outbox, { runId: run.runId, fence: held.fence, nowMs: deps.now() })
           : [];
-      for (const entry of commitOptions.handoff ?? []) handedOver.add(entry);
-      const handoff = [...handedOver];
+      for (const entry of commitOptions.handoff ?? []) recorded.add(entry);
+      const handoff = [...recorded];
       // The interval is marked done in the same transaction as the run's last data write, so a
       // crash between that write and the release cannot make a retry run the interval again.
       const doneInterval = commitOptions.final === true ? run.interval : undefined;
@@ -296,7 +300,9 @@ function fencedContext(
       return { transactions: written.transactions, events: { written: outbox.length - duplicates, duplicates } };
     },
   };
-  return { context, handedOver, markedDone: () => markedDone };
+  // What a successful run dealt with: what it received and what it recorded, but what it keeps.
+  const resolved = () => [...new Set([...held.handoff, ...recorded])].filter((entry) => !kept.has(entry));
+  return { context, resolved, markedDone: () => markedDone };
 }
 
 /** Releases the lease with the run record, and tells what the run's outcome is. */
@@ -324,7 +330,7 @@ async function settle<T>(
       lastRun: { runId: run.runId, outcome: record.outcome, fence, interval: run.interval ?? null, finishedAtMs: record.finishedAtMs },
       runRecord: record,
       // What the previous runs handed over is dealt with once the work succeeded.
-      resolved: failed ? [] : [...held.received.handoff].filter((entry) => !held.handedOver.has(entry)),
+      resolved: failed ? [] : held.resolved(),
     };
     released = await releaseWithRetry(
       deps.lease,

@@ -144,10 +144,11 @@ export interface ScheduledSingletonOptions<T, P = undefined, C = undefined> {
   /**
    * The error thrown for a failed scheduled run (so that Lambda retries it) and for a bad event or
    * configuration: e.g. a subclass of ScheduledRunFailedError, to keep the job's own error name
-   * (Lambda's `errorType`).
+   * (Lambda's `errorType`). `error` is what failed the run (the bad event's, the configuration's
+   * or the work's error), for a job that throws it as it is.
    * @default (result) => new ScheduledRunFailedError(result)
    */
-  failedError?: (result: RunResult) => Error;
+  failedError?: (result: RunResult, error: unknown) => Error;
   /**
    * Extra attributes of the run record in the coordination table.
    * @default none
@@ -311,10 +312,9 @@ function parse<T, P, C>(
   const { container, options } = input;
   try {
     const dynamo = () => (container.dynamo ??= options.dynamo ?? budgetedDynamoClient());
-    const warn = (message: string, fields: Record<string, unknown>) => container.log?.warn(message, fields);
-    container.setup ??= setup(input.env, input.names, { coordination: options.coordination, dynamo }, input.now, warn);
+    container.setup ??= setup(input.env, input.names, { coordination: options.coordination, dynamo }, input.now, () => container.log);
     container.configured ??= { value: options.configure ? options.configure(input.env, { dynamo: dynamo() }) : (undefined as C) };
-    refuseShortTimeout(container.setup, context.getRemainingTimeInMillis());
+    refuseShortTimeout(container.setup, context.getRemainingTimeInMillis(), input.names);
     const invocation = parseInvocation(event, {
       periodMinutes: container.setup.periodMinutes,
       nowMs: input.now(),
@@ -367,7 +367,8 @@ function report<T>(settled: Settlement<T>, invocation: Invocation | undefined, r
   }
   if (result.outcome === 'failed' && (invocation === undefined || invocation.source === 'schedule')) {
     const fallback = new ScheduledRunFailedError(result);
-    throw hooks.failedError === undefined ? fallback : guarded(log, 'failedError', () => hooks.failedError!(result), fallback);
+    const error = 'error' in settled ? settled.error : undefined;
+    throw hooks.failedError === undefined ? fallback : guarded(log, 'failedError', () => hooks.failedError!(result, error), fallback);
   }
   return result;
 }
@@ -387,7 +388,7 @@ function setup(
   names: JobEnvNames,
   parts: { coordination: CoordinationStore | undefined; dynamo: () => DynamoDBClient },
   now: () => number,
-  warn: (message: string, fields: Record<string, unknown>) => void,
+  log: () => JobLogger | undefined,
 ): Setup {
   const read = (key: keyof JobEnvNames): string => {
     const value = env[names[key]];
@@ -408,7 +409,7 @@ function setup(
   const periodMinutes = positive('scheduleRateMinutes');
   const store = parts.coordination ?? dynamoCoordination(parts.dynamo());
   const contention = (operation: string, reason: string, attempt: number) =>
-    warn('DynamoDB contention; retrying', { operation, reason, attempt });
+    log()?.warn('DynamoDB contention; retrying', { operation, reason, attempt });
   const { lease, writer } = store.open({
     table: read('coordinationTable'),
     key: read('leaseKey'),
@@ -416,6 +417,8 @@ function setup(
     now,
     ledgerRetentionMs: ledgerRetentionMs(periodMinutes),
     onContention: contention,
+    // Each fenced transaction at DEBUG: when it was sent and answered, and its data actions.
+    onCommit: ({ sentAtMs, committedAtMs, actions }) => log()?.debug('committed', { sentAtMs, committedAtMs, actions: actions.length }),
   });
   const outbox = outboxSettings(env, names);
   return {
@@ -445,11 +448,12 @@ export function outboxSettings(env: Record<string, string | undefined>, names: J
 }
 
 /** A function timeout the lease timing cannot honour is refused at the start of the invocation. */
-function refuseShortTimeout(ready: Setup, remainingMs: number): void {
+function refuseShortTimeout(ready: Setup, remainingMs: number, names: JobEnvNames): void {
   try {
     validateTiming(ready.deps.timing, remainingMs);
   } catch (error) {
-    if (error instanceof LeaseConfigError) throw new JobConfigError(`the function timeout cannot honour the lease: ${error.message}`);
+    if (error instanceof LeaseConfigError)
+      throw new JobConfigError(`${names.leaseDurationSeconds} with this function timeout: ${error.message}`);
     throw error;
   }
 }
@@ -543,7 +547,11 @@ async function runStep<T, P, C>(
     ...step.deps,
     onAcquired: (held) => {
       step.onFence(held.fence);
-      log.debug('lease acquired', { fence: held.fence, expiresAt: new Date(held.expiresAtMs).toISOString() });
+      log.debug('lease acquired', {
+        fence: held.fence,
+        acquiredAtMs: step.deps.now(),
+        expiresAt: new Date(held.expiresAtMs).toISOString(),
+      });
     },
     onHeartbeat: (held) => log.debug('lease renewed', { expiresAt: new Date(held.expiresAtMs).toISOString() }),
     log: { warn: (message, extra) => log.warn(message, extra) },

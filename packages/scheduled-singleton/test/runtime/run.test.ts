@@ -71,8 +71,21 @@ describe('runExclusively', () => {
     const deps = ports({ handoff: new Set(['a', 'b']) });
     await runExclusively(run, async (ctx) => ctx.commit([put], { final: true, handoff: ['b', 'c'] }), deps);
     expect(deps.lease.fenceCheck).toHaveBeenCalledWith(expect.anything(), { handoff: ['b', 'c'], doneInterval: interval });
-    // 'b' is handed over again, so only 'a' is resolved.
-    expect(vi.mocked(deps.lease.release).mock.calls[0]?.[1].resolved).toEqual(['a']);
+    // Recorded so that a crash leaves them to the next run; the run succeeded, so it dealt with all of them.
+    expect(vi.mocked(deps.lease.release).mock.calls[0]?.[1].resolved).toEqual(['a', 'b', 'c']);
+  });
+
+  it('leaves to the next run what it keeps, received or recorded by its commits; what it neither received nor recorded is not added', async () => {
+    const deps = ports({ handoff: new Set(['a', 'b']) });
+    await runExclusively(
+      run,
+      async (ctx) => {
+        await ctx.commit([put], { handoff: ['c', 'd'] });
+        ctx.keep(['b', 'c', 'z']);
+      },
+      deps,
+    );
+    expect(vi.mocked(deps.lease.release).mock.calls[0]?.[1].resolved).toEqual(['a', 'd']);
   });
 
   it('keeps handed-over entries a run without writes could not settle; entries it never received are not added', async () => {

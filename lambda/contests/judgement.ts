@@ -1,0 +1,165 @@
+/**
+ * The judge step of a sync (docs/design.md, "One sync: gather, judge, act"), pure: from what the
+ * run gathered — a source's reply, the stored contests, the reply clock, what an earlier run
+ * handed over — to what it must write, in the order it must write it. A stale reply has its own
+ * small judge (`judgeStale`: when in doubt, delay); an applied one goes through the contest model
+ * (`planContests`), the contest events (`announce`), and names the contests whose reminders must
+ * follow and the rule they follow.
+ */
+import type { OutboxEvent } from '../single-execution/index.js';
+import { announce } from './announcements.js';
+import { judgeReply, SKEW_SECONDS, type ReplyVerdict } from './judge.js';
+import type { ContestItem, SourceReply } from './model.js';
+import { planContests, type ContestPlan, type PlanSettings } from './plan.js';
+import { contestsToDoubt } from './reminders.js';
+
+/** What the run knows before it judges (gathered by lambda/sync/gather.ts). */
+export interface Evidence {
+  reply: SourceReply;
+  stored: ContestItem[];
+  /** The reply clock as read: when the newest applied reply was made, and the register of withdrawn contests. */
+  clock: { replyMadeAt?: number; withdrawn: Readonly<Record<string, unknown>> };
+  /** Contests an earlier run handed over: their reminders are read again. */
+  handedOver: readonly number[];
+  /** The latest interval that succeeded (the judge's "last reply" before any is recorded). */
+  lastSucceededMs?: number;
+  nowMs: number;
+}
+
+export interface JudgeOptions {
+  settings: PlanSettings;
+  /** An operator accepts every held change now. */
+  acceptHeld: boolean;
+  /** The sync publishes contest events (it has an outbox); without, it records nothing as published. */
+  publishing: boolean;
+}
+
+/** One contest write, with the events it publishes: they commit in one transaction. */
+export type ContestWrite = { put: ContestItem; events: OutboxEvent[] } | { delete: number };
+
+/** A contest whose reminders must follow it, as this run leaves it (undefined: deleted). */
+export interface Followed {
+  contestId: number;
+  contest: ContestItem | undefined;
+}
+
+export interface Judgement {
+  /** The verdict on the reply (absent when the source failed: there was none). */
+  verdict?: ReplyVerdict;
+  /** The contest model's plan (absent for a stale reply: nothing of it was judged). */
+  plan?: ContestPlan;
+  /** Contest writes, in commit order. */
+  contests: ContestWrite[];
+  /** Contests whose reminders follow, and how: to their contest's gate, or paused for doubt. */
+  follow: Followed[];
+  rule: 'gate' | 'doubt';
+  /**
+   * The reply clock to write last (with the events the register tells): always when `required`,
+   * and whenever the run wrote anything else (its last write marks the interval done).
+   */
+  clock?: { replyMadeAt: number; withdrawn: Readonly<Record<string, unknown>>; events: OutboxEvent[]; required: boolean };
+  /** Handed-over contests read again although nothing else named them. */
+  rechecked: number[];
+  /**
+   * Handed-over entries left to the next run: what a stale reply could not read, and the stored
+   * contests whose gate this run changed (their reminders are read again by the next run, so a
+   * reminder written against the state this run replaced is put right by it at the latest).
+   */
+  kept: string[];
+}
+
+export function judge(evidence: Evidence, options: JudgeOptions): Judgement {
+  const nowSeconds = Math.floor(evidence.nowMs / 1000);
+  const verdict = judgeReply(evidence.reply.dating, evidence.clock.replyMadeAt, nowSeconds);
+  return verdict.stale ? judgeStale(evidence, verdict, options.settings) : judgeApplied(evidence, verdict, options);
+}
+
+/**
+ * A stale reply (docs/design.md, "Stale replies"), or none at all (the source failed), is doubt
+ * without evidence: nothing of it is applied. When in doubt, delay: the contests whose reminders
+ * may fire are followed by the doubt rule (those with reminders due before the next sync could see
+ * a change are paused, contest first: reminders.ts, `followContest`); the clock is written as read
+ * when anything was (it carries the run's last write); what earlier runs handed over is kept.
+ */
+export function judgeStale(evidence: Evidence, verdict: (ReplyVerdict & { stale: true }) | undefined, settings: PlanSettings): Judgement {
+  const doubted = settings.firingRule ? contestsToDoubt(evidence.stored) : [];
+  const { replyMadeAt, withdrawn } = evidence.clock;
+  return {
+    ...(verdict !== undefined ? { verdict } : {}),
+    contests: [],
+    follow: doubted.map((contest) => ({ contestId: contest.contestId, contest })),
+    rule: 'doubt',
+    ...(replyMadeAt !== undefined ? { clock: { replyMadeAt, withdrawn, events: [], required: false } } : {}),
+    rechecked: [],
+    kept: evidence.handedOver.map(String),
+  };
+}
+
+/** An applied reply: the contest model, the contest events, the reminders that follow, the clock. */
+function judgeApplied(evidence: Evidence, verdict: ReplyVerdict & { stale: false }, options: JudgeOptions): Judgement {
+  const { reply, stored, clock, nowMs } = evidence;
+  const nowSeconds = Math.floor(nowMs / 1000);
+  const lastSeenMs = clock.replyMadeAt !== undefined ? clock.replyMadeAt * 1000 : evidence.lastSucceededMs;
+  const plan = planContests({
+    fetched: reply.contests,
+    listedIds: reply.listedIds,
+    stored,
+    nowMs,
+    ...(lastSeenMs !== undefined ? { lastSeenMs } : {}),
+    acceptHeld: options.acceptHeld,
+    settings: options.settings,
+  });
+  const puts = [...plan.upserts, ...plan.bookkeeping, ...plan.vanished];
+  const announced = announce({
+    stored,
+    puts,
+    deletes: plan.cancelled,
+    withdrawn: clock.withdrawn,
+    nowSeconds,
+  });
+  // Without an outbox nothing is published, and nothing recorded as published.
+  const written = options.publishing ? announced.puts : puts;
+  const events = options.publishing ? announced.events : [];
+  const contests = contestWrites(written, plan.cancelled, events);
+  const follow = followed(plan, written, evidence);
+  // An undated reply that is not stale is dated by our own fetch: the clock delivery reads for
+  // freshness keeps moving while replies are applied.
+  const appliedAt = verdict.madeAt ?? nowSeconds;
+  const registerEvents = events.filter((event) => !written.some((item) => item.contestId === event.detail.contestId));
+  const withdrawn = options.publishing ? announced.withdrawn : clock.withdrawn;
+  const registerChanged = options.publishing && announced.withdrawnChanged;
+  const anything = contests.length + registerEvents.length > 0 || registerChanged;
+  const clockFresh = clock.replyMadeAt === undefined || appliedAt > clock.replyMadeAt + SKEW_SECONDS;
+  return {
+    verdict,
+    plan,
+    contests,
+    follow,
+    rule: 'gate',
+    // Recorded with the run's writes, or alone once it is newer by more than the skew (every
+    // hourly run), so that the same reply served again later is known stale.
+    clock: { replyMadeAt: appliedAt, withdrawn, events: registerEvents, required: anything || clockFresh },
+    rechecked: follow.map(({ contestId }) => contestId).filter((id) => !plan.remindersToCheck.includes(id)),
+    kept: plan.remindersToCheck.filter((id) => stored.some((item) => item.contestId === id)).map(String),
+  };
+}
+
+/** Each put with the events of its contest (they commit together), then the deletes. */
+function contestWrites(puts: readonly ContestItem[], deletes: readonly number[], events: readonly OutboxEvent[]): ContestWrite[] {
+  const eventsOf = (contestId: number) => events.filter((event) => event.detail.contestId === contestId);
+  return [...puts.map((put) => ({ put, events: eventsOf(put.contestId) })), ...deletes.map((contestId) => ({ delete: contestId }))];
+}
+
+/**
+ * The contests whose reminders follow: those the plan names (their firing state, start or TTL
+ * changed, deleted, new), and those an earlier run handed over (the app may have written a reminder
+ * against the state that run replaced), each as this run leaves it.
+ */
+function followed(plan: ContestPlan, written: readonly ContestItem[], evidence: Evidence): Followed[] {
+  const after = new Map(evidence.stored.map((item) => [item.contestId, item]));
+  for (const item of written) after.set(item.contestId, item);
+  for (const contestId of plan.cancelled) after.delete(contestId);
+  const named = new Set(plan.remindersToCheck);
+  const handedOver = evidence.handedOver.filter((id) => Number.isSafeInteger(id) && !named.has(id));
+  return [...named, ...handedOver].map((contestId) => ({ contestId, contest: after.get(contestId) }));
+}

@@ -1,0 +1,153 @@
+/**
+ * The act step of a sync (docs/design.md, "One sync: gather, judge, act"): the judgement's writes,
+ * fenced by the lease, in this order —
+ *   1. the contests, each put in one transaction with the events it publishes;
+ *   2. the reminders of the contests whose gate changed, read after (1) committed and brought to
+ *      their contest in batches (a reminder the app writes meanwhile is written against the
+ *      contest as (1) left it, so it is right already);
+ *   3. the reply clock (with the events its register tells), marking the interval done.
+ * A run that stops anywhere leaves the contests it followed handed over to the next run, which
+ * reads their reminders again. A dry run reads what (2) would read and writes nothing.
+ */
+import { packInOrder, FencedWriteError, actionBytes, type CommitOptions, type TransactAction } from '../single-execution/index.js';
+import type { Judgement } from '../contests/judgement.js';
+import { followContest, type ReminderUpdate } from '../contests/reminders.js';
+import type { SyncDeps, SyncJob } from './ports.js';
+
+/** What the act step did. */
+export interface Acted {
+  /** Reminder updates planned (written unless a dry run or refused by a race). */
+  reminderUpdates: ReminderUpdate[];
+  /** Reminder updates refused because the row changed after it was read (a claim, the app). */
+  raced: number;
+  transactions: number;
+  eventsPublished: number;
+  eventsDuplicate: number;
+  /** Followed contests left to the next run: the deadline came first, or a race refused an update. */
+  unfinished: number[];
+}
+
+export function emptyActed(): Acted {
+  return { reminderUpdates: [], raced: 0, transactions: 0, eventsPublished: 0, eventsDuplicate: 0, unfinished: [] };
+}
+
+/** Contest writes per transaction: a put and its event are two actions, the lease check the hundredth. */
+export const CONTEST_WRITES_PER_TRANSACTION = 45;
+/** Reminder updates per transaction (the lease check takes the hundredth action). */
+export const REMINDER_UPDATES_PER_TRANSACTION = 99;
+/** Following stops starting a new contest this long before the run's deadline; the rest is handed over. */
+export const FOLLOW_STOP_BEFORE_DEADLINE_MS = 3_000;
+/** At most this many times a batch is sent again without the reminder updates a race refused. */
+export const RACED_COMMIT_ATTEMPTS = 4;
+
+/**
+ * What it did accumulates in `acted` as it goes (a run that fails half-way reports what it did).
+ * `final`: the run's last write marks its interval done (a run that failed writes its doubt
+ * without it, so that its interval is retried).
+ */
+export async function act(job: SyncJob, deps: SyncDeps, judgement: Judgement, acted: Acted, final = true): Promise<Acted> {
+  await commitContests(job, deps, judgement, acted);
+  await followReminders(job, deps, judgement, acted);
+  await commitClock(job, deps, judgement, final, acted);
+  if (!job.dryRun) job.keep([...judgement.kept, ...acted.unfinished.map(String)]);
+  return acted;
+}
+
+/**
+ * 1. The contests, each with its events, in transactions that never split a contest from its
+ * events; every one hands the contests whose reminders follow over, so a run that stops before (2)
+ * leaves them to the next (what an earlier run handed over stays handed over unless read again).
+ */
+async function commitContests(job: SyncJob, deps: SyncDeps, judgement: Judgement, acted: Acted): Promise<void> {
+  if (job.dryRun || judgement.contests.length === 0) return;
+  const handoff = judgement.follow
+    .filter(({ contestId }) => !judgement.rechecked.includes(contestId))
+    .map(({ contestId }) => String(contestId));
+  const writes = judgement.contests.map((write) => ({ write, bytes: actionBytes(deps.store.contestAction(write)) }));
+  for (const batch of packInOrder(writes, { maxCount: CONTEST_WRITES_PER_TRANSACTION, maxBytes: 1024 * 1024 }, (w) => w.bytes)) {
+    const events = batch.flatMap(({ write }) => ('put' in write ? write.events : []));
+    const actions = batch.map(({ write }) => deps.store.contestAction(write));
+    await commit(job, actions, { handoff, ...(events.length > 0 ? { events } : {}) }, acted);
+  }
+}
+
+/** 2. Each followed contest's reminders, read now and brought to it (the firing rule, or doubt). */
+async function followReminders(job: SyncJob, deps: SyncDeps, judgement: Judgement, acted: Acted): Promise<void> {
+  const nowSeconds = Math.floor(deps.now() / 1000);
+  for (const [index, { contestId, contest }] of judgement.follow.entries()) {
+    if (!job.dryRun && deps.now() >= job.deadline - FOLLOW_STOP_BEFORE_DEADLINE_MS) {
+      acted.unfinished.push(...judgement.follow.slice(index).map((f) => f.contestId));
+      return;
+    }
+    const reminders = await deps.store.remindersOf(contestId, job.signal);
+    const following = followContest(judgement.rule, { contestId, contest, reminders }, deps.settings, nowSeconds);
+    const { updates } = following;
+    acted.reminderUpdates.push(...updates);
+    if (job.dryRun) continue;
+    if (following.contest !== undefined) {
+      const put = { ...following.contest, updatedAt: new Date(deps.now()).toISOString() };
+      await commit(job, [deps.store.contestAction({ put, events: [] })], {}, acted);
+    }
+    for (let offset = 0; offset < updates.length; offset += REMINDER_UPDATES_PER_TRANSACTION) {
+      await commitDroppingRaced(job, updates.slice(offset, offset + REMINDER_UPDATES_PER_TRANSACTION), deps, acted);
+    }
+  }
+}
+
+/**
+ * 3. The reply clock, last: it records the reply as applied, tells what its register tells, hands
+ * over the contests left unfinished, and marks the interval done (a run that wrote nothing marks
+ * it in the release).
+ */
+async function commitClock(job: SyncJob, deps: SyncDeps, judgement: Judgement, final: boolean, acted: Acted): Promise<void> {
+  const { clock } = judgement;
+  const wrote = acted.transactions > 0 || acted.unfinished.length > 0;
+  if (job.dryRun || clock === undefined || !(clock.required || wrote)) return;
+  const action = deps.store.clockAction(clock, new Date(deps.now()).toISOString());
+  const handoff = acted.unfinished.map(String);
+  const options: CommitOptions = {
+    final,
+    ...(handoff.length > 0 ? { handoff } : {}),
+    ...(clock.events.length > 0 ? { events: clock.events } : {}),
+  };
+  await commit(job, [action], options, acted);
+}
+
+async function commit(job: SyncJob, actions: TransactAction[], options: CommitOptions, acted: Acted): Promise<void> {
+  const written = await job.commit(actions, options);
+  acted.transactions += written.transactions;
+  acted.eventsPublished += written.events.written;
+  acted.eventsDuplicate += written.events.duplicates;
+}
+
+/**
+ * One batch of reminder updates, where an update refused by its own condition does not fail the
+ * run: the row changed after it was read (the delivery job claimed it, the app changed or deleted
+ * it). Such updates are dropped, their contests handed over so the next run reads their reminders
+ * again, and the rest is sent again. Anything else refused, or a race that keeps coming back,
+ * fails the run. Sending again what a transaction already wrote is harmless: every update is
+ * conditional on the row as read and sets what it sets.
+ */
+async function commitDroppingRaced(job: SyncJob, updates: readonly ReminderUpdate[], deps: SyncDeps, acted: Acted): Promise<void> {
+  let pending = updates.map((update) => ({ update, action: deps.store.reminderAction(update) }));
+  for (let attempt = 1; pending.length > 0; attempt += 1) {
+    try {
+      await commit(
+        job,
+        pending.map(({ action }) => action),
+        {},
+        acted,
+      );
+      return;
+    } catch (error) {
+      if (!(error instanceof FencedWriteError) || error.refused.length === 0 || attempt >= RACED_COMMIT_ATTEMPTS) throw error;
+      const refused = new Set(error.refused);
+      if (!error.refused.every((action) => pending.some((p) => p.action === action))) throw error;
+      for (const { update } of pending.filter((p) => refused.has(p.action))) {
+        if (!acted.unfinished.includes(update.contestId)) acted.unfinished.push(update.contestId);
+      }
+      acted.raced += refused.size;
+      pending = pending.filter((p) => !refused.has(p.action));
+    }
+  }
+}
