@@ -26,7 +26,10 @@ export interface CoordinationConfig {
    * @default none
    */
   readonly onContention?: (operation: string, reason: string, attempt: number) => void;
-  /** Told of each fenced transaction that committed. */
+  /**
+   * Told of each fenced transaction that committed.
+   * @default none
+   */
   readonly onCommit?: (info: CommitInfo) => void;
 }
 
