@@ -36,7 +36,7 @@ export default tseslint.config(
   },
   {
     // Tests and test tooling read loosely typed JSON (templates, log lines, DynamoDB items).
-    files: ['test/**/*.ts', 'bench/**/*.ts', 'local/**/*.ts', 'bin/**/*.ts'],
+    files: ['test/**/*.ts', 'packages/*/test/**/*.ts', 'bench/**/*.ts', 'local/**/*.ts', 'bin/**/*.ts'],
     rules: {
       '@typescript-eslint/no-base-to-string': 'off',
       '@typescript-eslint/require-await': 'off',
@@ -50,7 +50,7 @@ export default tseslint.config(
   },
   {
     // Test doubles: `expect(mock.method)` and async stand-ins that resolve at once are the idiom.
-    files: ['test/**/*.ts'],
+    files: ['test/**/*.ts', 'packages/*/test/**/*.ts'],
     rules: {
       '@typescript-eslint/unbound-method': 'off',
       '@typescript-eslint/prefer-promise-reject-errors': 'off',

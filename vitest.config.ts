@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * The workspace package by its name, from its sources (as tsconfig.json's `paths` does for tsc,
@@ -26,6 +26,12 @@ const alias = [
  *   execution, the chaos run); they run one at a time after the rest, so that they never compete
  *   with each other or with the rest for the two cores.
  */
+/**
+ * The package's own tests (packages/scheduled-singleton/test/, mirroring its src/): unit, except
+ * those on DynamoDB Local (`*.local.test.ts`) and the construct's (`cdk/`, a CDK synthesis).
+ */
+const packageUnitFiles = ['packages/scheduled-singleton/test/**/*.test.ts'];
+const packageFastFiles = ['packages/scheduled-singleton/test/**/*.local.test.ts', 'packages/scheduled-singleton/test/cdk/**/*.test.ts'];
 const unitFiles = [
   'test/lambda/**/*.test.ts',
   'test/status/**/*.test.ts',
@@ -68,11 +74,21 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: unitFiles, sequence: { groupOrder: 0 } },
+        test: {
+          name: 'unit',
+          include: [...unitFiles, ...packageUnitFiles],
+          exclude: [...configDefaults.exclude, ...packageFastFiles],
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         extends: true,
-        test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...unitFiles, ...processFiles], sequence: { groupOrder: 0 } },
+        test: {
+          name: 'fast',
+          include: ['test/**/*.test.ts', ...packageFastFiles],
+          exclude: [...configDefaults.exclude, ...unitFiles, ...processFiles],
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         extends: true,

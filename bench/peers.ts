@@ -26,8 +26,7 @@ import { CreateTableCommand, waitUntilTableExists, type DynamoDBClient } from '@
 import { DeleteCommand, DynamoDBDocument, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoProxy } from '../local/dynamo-proxy.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb-local.js';
-import { DynamoLease } from '../packages/scheduled-singleton/src/runtime/dynamo-lease.js';
-import { leaseTiming } from '../packages/scheduled-singleton/src/runtime/timing.js';
+import { DynamoLease, leaseTiming } from '@contest-sync/scheduled-singleton';
 import { benchClient } from '../local/counting-client.js';
 import { addCounts, ratio, sortedCounts, summarize, total } from './stats.js';
 

@@ -4,6 +4,7 @@ import { usd, type CostInputs, type CostRow, type PRICES } from './cost.js';
 import { dependencyRows, type DependencySizes } from '../local/bundle-deps.js';
 import type { RunOutput } from './run-output.js';
 import type { ContentionResult } from './contention.js';
+import type { LongCommitResult } from './long-commit.js';
 import type { PeersResult } from './peers.js';
 import type { SteadyStateResult, SyncCost } from './steady-state.js';
 import type { DeliveryResult } from './delivery.js';
@@ -25,6 +26,8 @@ export interface BenchResults {
   durationSeconds: number;
   method: Record<string, string>;
   contention: ContentionResult[];
+  /** Absent from results written before it was measured. */
+  longCommit?: LongCommitResult;
   steadyState: SteadyStateResult;
   lease: PeersResult['lease'];
   peers: PeersResult['peers'];
@@ -73,6 +76,8 @@ export function renderReport(results: BenchResults): string {
     ),
   );
   if (results.method.contention !== undefined) parts.push(`How: ${results.method.contention}.`);
+
+  if (results.longCommit !== undefined) parts.push(...longCommitSection(results.longCommit, results.method.longCommit));
 
   const sync = (label: string, cost: SyncCost) => [
     label,
@@ -229,4 +234,43 @@ export function renderReport(results: BenchResults): string {
     ),
   );
   return `${parts.join('\n\n')}\n`;
+}
+
+/** A lease through a large commit: per-commit turns beside per-transaction turns. */
+export function longCommitSection(result: LongCommitResult, method: string | undefined): string[] {
+  const scope = (turns: string) => (turns === 'commit' ? 'each commit (before)' : 'each transaction');
+  return [
+    `### A lease through a large commit (transactions held ${result.holdMs} ms)`,
+    markdownTable(
+      [
+        'lease',
+        'renewals take turns with',
+        'planned',
+        'committed',
+        'outcome',
+        'commit lasted',
+        'renewals',
+        'renewal conflicts',
+        'mean transaction',
+      ],
+      result.cases.map((c) => [
+        `${c.leaseSeconds} s`,
+        scope(c.turns),
+        `${c.planned} × ${result.actionsPerTransaction}`,
+        `${c.committed} (${c.actions.toLocaleString('en-US')} actions)`,
+        c.outcome,
+        `${c.commitSeconds} s (${c.leases} leases)`,
+        c.renewals,
+        c.renewalConflicts,
+        ms(c.meanTransactionMs),
+      ]),
+    ),
+    ...result.comparison.map(
+      (c) =>
+        `Lease ${c.leaseSeconds} s: the largest commit with renewals waiting for the whole commit is ${c.perCommit} transactions; ` +
+        `with per-transaction turns the planned ${c.perTransaction} committed and the lease held (at least ${c.atLeastTimes}× as large; ` +
+        "the limit is now the run's deadline, not the lease).",
+    ),
+    ...(method !== undefined ? [`How: ${method}.`] : []),
+  ];
 }

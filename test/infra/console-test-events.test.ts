@@ -1,21 +1,14 @@
 /**
  * The shareable console test events deployed with the stack (packages/scheduled-singleton/src/cdk/console-test-events.ts):
  * the schema in the template, named from the function's name, and every example in it parsed by the
- * handler's own parser into the invocation its name promises. Then the construct on its own.
+ * handler's own parser into the invocation its name promises. The construct on its own is tested
+ * with the package (packages/scheduled-singleton/test/cdk/console-test-events.test.ts).
  */
 import { readdirSync } from 'node:fs';
-import { App, Duration, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import * as events from 'aws-cdk-lib/aws-events';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseEvent, type Invocation } from '../../lambda/events.js';
-import {
-  ConsoleTestEvents,
-  ConsoleTestEventsError,
-  ScheduledSingletonJob,
-  TEST_EVENT_REGISTRY,
-} from '@contest-sync/scheduled-singleton/cdk';
+import { TEST_EVENT_REGISTRY } from '@contest-sync/scheduled-singleton/cdk';
 import { CONSOLE_TEST_EVENTS, DELIVERY_CONSOLE_TEST_EVENTS } from '../../lib/contest-sync-stack.js';
 import { findSyncFunction, synthTemplate, type CfnTemplate } from '../../local/template.js';
 
@@ -145,67 +138,5 @@ describe('the stack: shareable test events of the sync function', () => {
     // The custom resource waits for its policy; the schema waits for the registry.
     expect(json.Resources[registryId].DependsOn).toEqual(expect.arrayContaining([expect.stringMatching(/CustomResourcePolicy/)]));
     expect(schemaId).toMatch(/^SyncConsoleTestEvents/);
-  });
-});
-
-describe('ConsoleTestEvents on its own', () => {
-  const stackWith = (build: (stack: Stack, fn: (id: string) => lambda.Function) => void): Template => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const stack = new Stack(app, 'Events');
-    const fn = (id: string) =>
-      new lambda.Function(stack, id, {
-        runtime: lambda.Runtime.NODEJS_22_X,
-        handler: 'index.handler',
-        code: lambda.Code.fromInline('exports.handler=async()=>({})'),
-      });
-    build(stack, fn);
-    return Template.fromStack(stack);
-  };
-
-  it('gives each function its schema; the functions share one provider, role and registry ensure per function', () => {
-    const template = stackWith((stack, fn) => {
-      new ConsoleTestEvents(stack, 'A', { function: fn('FnA'), events: { one: { a: 1 } } });
-      new ConsoleTestEvents(stack, 'B', { function: fn('FnB'), events: { two: { b: 2 }, three: [] } });
-    });
-    template.resourceCountIs('AWS::EventSchemas::Schema', 2);
-    template.resourceCountIs('Custom::LambdaTestEventRegistry', 2);
-    template.resourceCountIs('AWS::IAM::Role', 3); // two functions' and the provider's
-    template.hasResourceProperties('AWS::EventSchemas::Schema', {
-      SchemaName: { 'Fn::Join': ['', ['_', { Ref: Match.stringLikeRegexp('^FnB') }, '-schema']] },
-      Content: JSON.stringify({
-        openapi: '3.0.0',
-        info: { version: '1.0.0', title: 'Event' },
-        paths: {},
-        components: { schemas: { Event: { type: 'object' } }, examples: { two: { value: { b: 2 } }, three: { value: [] } } },
-      }),
-    });
-  });
-
-  it('refuses no events, names the console cannot show, payloads that are not JSON, and more than a schema holds', () => {
-    const build = (events: Record<string, unknown>) => () =>
-      stackWith((stack, fn) => new ConsoleTestEvents(stack, 'E', { function: fn('Fn'), events }));
-    expect(build({})).toThrow(ConsoleTestEventsError);
-    expect(build({ 'has space': {} })).toThrow(/event name "has space"/);
-    expect(build({ 'a-name-longer-than-25-chars': {} })).toThrow(/1-25/);
-    expect(build({ fn: () => 1 })).toThrow(/not JSON/);
-    expect(build({ big: 'x'.repeat(100_000) })).toThrow(/at most 100000/);
-  });
-
-  it('is off in ScheduledSingletonJob unless consoleTestEvents is given', () => {
-    const entry = new URL('../../examples/heartbeat/handler.ts', import.meta.url).pathname;
-    const job = (consoleTestEvents?: Record<string, unknown>) =>
-      stackWith((stack) => {
-        new ScheduledSingletonJob(stack, 'Beat', {
-          entry,
-          schedule: events.Schedule.rate(Duration.minutes(5)),
-          periodMinutes: 5,
-          leaseKey: 'lease#beat',
-          runRecordPrefix: 'run#beat#',
-          metrics: { namespace: 'Jobs', service: 'beat' },
-          ...(consoleTestEvents === undefined ? {} : { consoleTestEvents }),
-        });
-      });
-    job().resourceCountIs('AWS::EventSchemas::Schema', 0);
-    job({ beat: {} }).resourceCountIs('AWS::EventSchemas::Schema', 1);
   });
 });

@@ -48,7 +48,7 @@ interface Options {
   stored?: (ContestItem | ReplyClockItem)[];
   handoff?: string[];
   reminders?: ReminderItem[];
-  entries?: { id: number; startTimeSeconds: number; relativeTimeSeconds?: number }[];
+  entries?: { id: number; startTimeSeconds: number; relativeTimeSeconds?: number; name?: string }[];
   fail?: Error;
 }
 

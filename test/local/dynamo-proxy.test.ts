@@ -9,8 +9,7 @@ import { CreateTableCommand, DeleteTableCommand, DynamoDBClient, waitUntilTableE
 import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.js';
 import { leaseOperation, scriptedFaults, startDynamoProxy, transactionLocks, type DynamoProxy } from '../../local/dynamo-proxy.js';
-import { contentionOf } from '../../packages/scheduled-singleton/src/runtime/retry.js';
-import { cancellationCodes } from '../../packages/scheduled-singleton/src/runtime/aws-errors.js';
+import { contentionOf, cancellationCodes } from '@contest-sync/scheduled-singleton';
 
 const table = `proxy-${randomBytes(3).toString('hex')}`;
 let admin: DynamoDBClient;

@@ -1,11 +1,12 @@
 /**
  * The package from outside this repository, as an adopter gets it, following its README alone:
- * build and `npm pack` it; in a fresh folder, run the README's install lines as written (`npm init
- * -y`, `npm pkg set type=module`, the pinned installs, the Powertools line), with the tarball in
- * place of the package's name; write every ```ts and ```jsonc block of the README as the file its
+ * `npm pack` it (its `prepack` builds dist/ from the sources); in a fresh folder, run the README's
+ * install lines as written (`npm init -y`, `npm pkg set type=module`, the pinned installs, the
+ * outbox's EventBridge client, the Powertools line), with the tarball in place of the package's name; write every ```ts and ```jsonc block of the README as the file its
  * first line names; type-check them with the TypeScript installed and with the lowest one the
  * README names (installed from npm, exact); run the README's unit test (`npx vitest run`), its
- * synth command (cdk-nag on, and refusing a stack without PITR), its local-run block as written
+ * synth commands (cdk-nag on, and refusing a stack without PITR; the outbox's stack, its relay
+ * bundled), its local-run block as written
  * (the one difference: PORT is a free port, not 8000: it starts DynamoDB Local, waits for it, runs
  * local.ts and stops it, the java child included), a job that ignores its signal on DynamoDB Local, and the bundle esbuild built in the app in 4 processes with
  * the runtime's JSON-log `console` wrapping emulated: one run succeeds, the others skip, and the
@@ -52,8 +53,13 @@ function readmeBlocks(): { file: string; code: string }[] {
 /** The lines of the README's ```sh blocks, in order. */
 const shBlocks = (): string[][] =>
   [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.split('\n').filter((line) => line.trim() !== ''));
-/** The README's install lines (its first sh block) and the Powertools install line. */
-const installLines = (): string[] => [...shBlocks()[0]!, /`(npm install @aws-lambda-powertools\/[^`]+)`/.exec(readme)![1]!];
+/** The README's install lines: every `npm init`, `npm pkg` and `npm install` of its sh blocks, in order, then the Powertools one. */
+const installLines = (): string[] => [
+  ...shBlocks()
+    .flat()
+    .filter((line) => /^npm (init|pkg|install) /.test(line)),
+  /`(npm install @aws-lambda-powertools\/[^`]+)`/.exec(readme)![1]!,
+];
 const lowestTypeScript = (): string => /\| TypeScript \| (\d+\.\d+\.\d+) \(the lowest supported\)/.exec(readme)![1]!;
 
 let root: string;
@@ -68,6 +74,7 @@ let typecheckLowest: string;
 let unitTest: string;
 let synthOutput: string;
 let unsafeSynth: string;
+let eventsSynth: string;
 let localRun: string;
 let localPort: number;
 let ignoresSignal: string;
@@ -127,8 +134,8 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'scheduled-singleton-outside-'));
   app = join(root, 'app');
   mkdirSync(app);
-  // Build, then `npm pack` (prepack only verifies that dist/ is a build of src/).
-  await run('npm', ['run', 'build'], { cwd: packageDir, maxBuffer: 1 << 24 });
+  // `npm pack` alone: its prepack builds dist/ from src/ (removed first, as in a clean clone) and checks it.
+  await run('rm', ['-rf', join(packageDir, 'dist')]);
   const packed = await run('npm', ['pack', '--pack-destination', root, '--json'], { cwd: packageDir, maxBuffer: 1 << 24 });
   packOutput = packed.stdout;
   const [tarball] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string }[];
@@ -143,14 +150,14 @@ beforeAll(async () => {
   // without the table's PITR, which cdk-nag must refuse.
   const unsafe = readFileSync(join(app, 'stack.ts'), 'utf8').replace(/\s*pointInTimeRecoverySpecification: \{[^}]*\},/, '');
   writeFileSync(join(app, 'stack-unsafe.ts'), unsafe);
-  const synthLine = shBlocks()
+  const [synthLine, eventsSynthLine] = shBlocks()
     .flat()
-    .find((line) => line.startsWith('npx cdk synth'))!;
-  [typecheck, typecheckLowest, unitTest, synthOutput, unsafeSynth] = await Promise.all([
+    .filter((line) => line.startsWith('npx cdk synth'));
+  [typecheck, typecheckLowest, unitTest, synthOutput, unsafeSynth, eventsSynth] = await Promise.all([
     outputOf(sh('npx tsc -p tsconfig.json'), ''),
     outputOf(sh('node node_modules/typescript-lowest/bin/tsc -p tsconfig.json'), ''),
     outputOf(sh('npx vitest run')),
-    outputOf(sh(synthLine)),
+    outputOf(sh(synthLine!)),
     outputOf(
       sh('npx tsx stack-unsafe.ts', {
         ...npmEnv,
@@ -159,6 +166,8 @@ beforeAll(async () => {
       }),
       'synthesized',
     ),
+    // The outbox's stack as the README synthesizes it (into its own folder: both stacks are `Reports`).
+    outputOf(sh(`${eventsSynthLine!} --output cdk.out.events`), 'synthesized'),
   ]);
   expect(synthOutput).not.toMatch(/^FAILED/);
   template = JSON.parse(readFileSync(join(app, 'cdk.out', 'Reports.template.json'), 'utf8'));
@@ -277,6 +286,12 @@ describe('the packed package, installed in a fresh app', () => {
         (source) => source.includes('packages/scheduled-singleton') || !source.startsWith('../../') || source.startsWith('../../../'),
       ),
     ).toEqual([]);
+  });
+
+  it("synthesizes the outbox's stack with the README's command: the relay bundles the EventBridge client it installs", () => {
+    expect(eventsSynth).toBe('synthesized');
+    const relay = (readdirSync(join(app, 'cdk.out.events'), { recursive: true }) as string[]).filter((file) => file.endsWith('index.mjs'));
+    expect(relay.length).toBe(2); // the job's bundle and the relay's
   });
 
   it('fails synthesis on a finding nobody acknowledged (cdk-nag is on)', () => {

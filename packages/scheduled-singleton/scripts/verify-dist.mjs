@@ -1,6 +1,6 @@
 /**
- * `prepack`: refuse to pack a dist/ that is missing or older than its sources. It only reads files
- * (Node alone, no dev dependency, no build): build first with `npm run build`.
+ * `prepack`, after `npm run build`: refuse to pack a dist/ that is missing a file or older than its
+ * sources, or an export that points at nothing. It only reads files (Node alone, no dev dependency).
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';

@@ -4,7 +4,7 @@ import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fetchContests, MAX_BODY_BYTES, USER_AGENT, type FetchContestsOptions } from '../../../lambda/codeforces/client.js';
 import { CodeforcesError } from '../../../lambda/codeforces/errors.js';
-import { MAX_TEXT_BYTES, utf8Bytes } from '../../../packages/scheduled-singleton/src/runtime/text.js';
+import { MAX_TEXT_BYTES, utf8Bytes } from '@contest-sync/scheduled-singleton';
 
 const ORIGIN = 'https://codeforces.test';
 const PATH = '/api/contest.list?gym=false';

@@ -8,7 +8,7 @@ import {
   isScheduled,
   type CodeforcesContest,
 } from '../../../lambda/codeforces/schema.js';
-import { utf8Bytes } from '../../../packages/scheduled-singleton/src/runtime/text.js';
+import { utf8Bytes } from '@contest-sync/scheduled-singleton';
 
 const contest = {
   id: 2126,

@@ -11,6 +11,7 @@ import type { IConstruct } from 'constructs';
 export interface NagJobParts {
   readonly function: IConstruct;
   readonly failureQueue: IConstruct;
+  /** @default none: no e-mail subscription */
   readonly emailSubscription?: IConstruct | undefined;
 }
 

@@ -28,6 +28,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import { ConsoleTestEventsError } from '../runtime/errors.js';
 import { acknowledgeCustomResourceProviderNagFindings } from './acknowledge.js';
 
 /** The registry the Lambda console reads shareable test events from. */
@@ -50,10 +51,6 @@ export interface ConsoleTestEventsProps {
   readonly function: lambda.IFunction;
   /** Event name (as the console lists it) to payload, in the order to list them. */
   readonly events: Readonly<Record<string, unknown>>;
-}
-
-export class ConsoleTestEventsError extends Error {
-  override readonly name = 'ConsoleTestEventsError';
 }
 
 /** The schema document the console reads: OpenAPI 3.0, the payloads under `components.examples`. */

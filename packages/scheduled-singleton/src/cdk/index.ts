@@ -9,7 +9,6 @@ export {
   COORDINATION_ACTIONS,
   JOB_LIMITS,
   ScheduledSingletonJob,
-  ScheduledSingletonJobError,
   createCoordinationTable,
   rateMinutes,
   type JobAlarm,
@@ -26,20 +25,13 @@ export {
 } from './acknowledge.js';
 export {
   OutboxDelivery,
-  OutboxDeliveryError,
   eventSchemaContent,
   relayEntry,
   type DetailSchema,
   type OutboxAlarm,
   type OutboxDeliveryProps,
 } from './outbox-delivery.js';
-export {
-  ConsoleTestEvents,
-  ConsoleTestEventsError,
-  TEST_EVENT_REGISTRY,
-  testEventSchemaContent,
-  type ConsoleTestEventsProps,
-} from './console-test-events.js';
+export { ConsoleTestEvents, TEST_EVENT_REGISTRY, testEventSchemaContent, type ConsoleTestEventsProps } from './console-test-events.js';
 export {
   JOB_ENV,
   METRIC,
@@ -52,3 +44,11 @@ export {
   type MetricName,
 } from '../contract.js';
 export { leaseTiming, minimumFunctionTimeoutMs, type LeaseTiming } from '../runtime/timing.js';
+/** The errors the construct throws at synth (every one a ScheduledSingletonError). */
+export {
+  ConsoleTestEventsError,
+  LeaseConfigError,
+  OutboxDeliveryError,
+  ScheduledSingletonError,
+  ScheduledSingletonJobError,
+} from '../runtime/errors.js';

@@ -36,6 +36,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as triggers from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
 import { JOB_ENV, METRIC, type JobEnvNames } from '../contract.js';
+import { ScheduledSingletonJobError } from '../runtime/errors.js';
 import { leaseTiming, minimumFunctionTimeoutMs } from '../runtime/timing.js';
 import { acknowledgeJobNagFindings } from './acknowledge.js';
 import { ConsoleTestEvents } from './console-test-events.js';
@@ -48,7 +49,10 @@ export interface JobOutbox {
   readonly delivery: OutboxDelivery;
   /** The EventBridge `source` of the job's events, e.g. `contest-sync.reminders` (not `aws.`). */
   readonly source: string;
-  /** JSON Schema (draft 4) of each detail-type's `detail`, published in the bus's schema registry. */
+  /**
+   * JSON Schema (draft 4) of each detail-type's `detail`, published in the bus's schema registry.
+   * @default none: no schema is published
+   */
   readonly schemas?: Readonly<Record<string, DetailSchema>>;
 }
 
@@ -82,89 +86,170 @@ export interface JobMetrics {
   readonly namespace: string;
   /** Value of the `service` dimension every metric carries (Powertools' default dimension). */
   readonly service: string;
-  /** Accepted for compatibility; only the contract's names are possible. */
+  /**
+   * Accepted for compatibility; only the contract's names are possible.
+   * @default METRIC.runSucceeded
+   */
   readonly runSucceeded?: typeof METRIC.runSucceeded;
+  /** @default METRIC.runFailed */
   readonly runFailed?: typeof METRIC.runFailed;
+  /** @default METRIC.leaseLost */
   readonly leaseLost?: typeof METRIC.leaseLost;
 }
 
 export interface ScheduledSingletonJobProps {
   /** The handler file (TypeScript or JavaScript), bundled with esbuild; exports `handler`. */
   readonly entry: string;
-  /** Exported handler name (default `handler`). */
+  /**
+   * Exported handler name.
+   * @default 'handler'
+   */
   readonly handler?: string;
-  /** The function's description. */
+  /**
+   * The function's description.
+   * @default none
+   */
   readonly description?: string;
-  /** The role's description (default: what the role may do). */
+  /**
+   * The role's description.
+   * @default what the role may do
+   */
   readonly roleDescription?: string;
-  /** The rule's description (default: says whether the schedule is paused). */
+  /**
+   * The rule's description.
+   * @default says whether the schedule is paused
+   */
   readonly scheduleDescription?: string;
-  /** Default: the nearest folder above `entry` (else the current directory) with a lock file. */
+  /**
+   * The project the function is bundled from.
+   * @default the nearest folder above `entry` (else the current directory) with a lock file (LOCK_FILES)
+   */
   readonly projectRoot?: string;
-  /** Default: that folder's lock file. */
+  /**
+   * The project's lock file.
+   * @default that folder's lock file
+   */
   readonly depsLockFilePath?: string;
 
   /** When the job runs, e.g. `events.Schedule.cron({ minute: '0' })`. */
   readonly schedule: events.Schedule;
   /** Minutes between two scheduled runs: the interval length and the no-success alarm's period. */
   readonly periodMinutes: number;
-  /** The rule stays but is disabled, and the no-success alarm sends no notification. */
+  /**
+   * The rule stays but is disabled, and the no-success alarm sends no notification.
+   * @default false
+   */
   readonly paused?: boolean;
 
   /** The job's lease item in the coordination table, e.g. `lease#my-job`. */
   readonly leaseKey: string;
   /** Prefix of the job's run records, e.g. `run#my-job#`. */
   readonly runRecordPrefix: string;
-  /** Shared coordination table (partition key `pk`, TTL `ttl`); created when absent. */
+  /**
+   * Shared coordination table (partition key `pk`, TTL `ttl`).
+   * @default a table created for the job (createCoordinationTable)
+   */
   readonly coordinationTable?: dynamodb.ITable;
-  /** The DynamoDB actions the job may send to the coordination table (default: what DynamoLease and DynamoFencedWriter send). */
+  /**
+   * The DynamoDB actions the job may send to the coordination table.
+   * @default COORDINATION_ACTIONS: what DynamoLease and DynamoFencedWriter send
+   */
   readonly coordinationActions?: readonly string[];
 
-  /** Lease duration (default 30 s), 2–50 s. */
+  /**
+   * Lease duration, 2–50 s.
+   * @default Duration.seconds(30)
+   */
   readonly leaseDuration?: Duration;
-  /** Function timeout (default 120 s): at least 3 leases, at most 840 s. */
+  /**
+   * Function timeout: at least 3 leases, at most 840 s.
+   * @default Duration.seconds(120)
+   */
   readonly timeout?: Duration;
+  /** @default 256 */
   readonly memorySize?: number;
+  /** @default logs.RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
-  /** Lambda's application log level filter (default INFO). */
+  /**
+   * Lambda's application log level filter.
+   * @default 'INFO'
+   */
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
-  /** The job's own settings; the construct adds the JOB_ENV variables and NODE_OPTIONS. */
+  /**
+   * The job's own settings; the construct adds the JOB_ENV variables and NODE_OPTIONS.
+   * @default none
+   */
   readonly environment?: Record<string, string>;
-  /** Names of the variables the construct sets (default JOB_ENV; pass the same to the wrapper's `envNames`). */
+  /**
+   * Names of the variables the construct sets (pass the same to the wrapper's `envNames`).
+   * @default JOB_ENV
+   */
   readonly environmentNames?: Partial<JobEnvNames>;
-  /** The work's own data access (its tables), added to the role before the coordination grant. */
+  /**
+   * The work's own data access (its tables), added to the role before the coordination grant.
+   * @default none
+   */
   readonly statements?: readonly iam.PolicyStatement[];
 
-  /** Run once at deploy time, after `deployRunAfter` (default true; never while `paused`). */
+  /**
+   * Run once at deploy time, after `deployRunAfter` (never while `paused`).
+   * @default true
+   */
   readonly deployRun?: boolean;
+  /**
+   * What the deploy-time run waits for, besides the coordination table and the role.
+   * @default none
+   */
   readonly deployRunAfter?: readonly Construct[];
-  /** Async retries (default 2) and max event age (default 2 h). */
+  /**
+   * Lambda's async retries of a failed run.
+   * @default ASYNC_RETRY_ATTEMPTS (2)
+   */
   readonly asyncRetries?: number;
+  /**
+   * How long Lambda keeps an event, retries included.
+   * @default ASYNC_MAX_EVENT_AGE (2 hours)
+   */
   readonly maxEventAge?: Duration;
 
   /** The metrics the job emits (EMF): the alarms read them. */
   readonly metrics: JobMetrics;
-  /** Alarm topic; created (TLS only) when absent. */
+  /**
+   * Alarm topic.
+   * @default a topic created for the job (TLS only)
+   */
   readonly alarmTopic?: sns.ITopic;
-  /** E-mail subscribed to the created topic (ignored when `alarmTopic` is passed). */
+  /**
+   * E-mail subscribed to the created topic (ignored when `alarmTopic` is passed).
+   * @default none
+   */
   readonly alarmEmail?: string;
-  /** Consecutive periods without a successful run before the no-success alarm fires (default 2). */
+  /**
+   * Consecutive periods without a successful run before the no-success alarm fires.
+   * @default 2
+   */
   readonly noSuccessPeriods?: number;
-  /** Alarm descriptions (runbook text); defaults are generic. */
+  /**
+   * Alarm descriptions (runbook text).
+   * @default generic descriptions
+   */
   readonly alarmDescriptions?: Partial<Record<JobAlarm, string>>;
-  /** Create a CloudWatch dashboard of the job's metrics and alarms (default false; see `widgets()`). */
+  /**
+   * Create a CloudWatch dashboard of the job's metrics and alarms (see `widgets()`).
+   * @default false
+   */
   readonly dashboard?: boolean;
-  /** Payloads by name, deployed as the function's shareable console test events (ConsoleTestEvents). */
+  /**
+   * Payloads by name, deployed as the function's shareable console test events (ConsoleTestEvents).
+   * @default none
+   */
   readonly consoleTestEvents?: Readonly<Record<string, unknown>>;
   /**
    * Effectively-once events (`commit(actions, { events })`): the job writes them to this outbox,
    * PutItem on its own source's keys only, and the delivery puts them on its bus.
+   * @default none: a commit with events fails
    */
   readonly outbox?: JobOutbox;
-}
-
-export class ScheduledSingletonJobError extends Error {
-  override readonly name = 'ScheduledSingletonJobError';
 }
 
 /** What the coordination table must allow for DynamoLease and DynamoFencedWriter (no Query, no Scan). */

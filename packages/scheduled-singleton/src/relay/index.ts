@@ -7,20 +7,33 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { RELAY_ENV, RELAY_METRIC, SERVICE_DIMENSION } from '../contract.js';
 import { describe } from '../runtime/aws-errors.js';
+import { RelayConfigError } from '../runtime/errors.js';
 import { jsonLogger, logLevelFrom, writeStdout, type Write } from '../runtime/report.js';
 import { relayBatch, type RelayDeps, type RelayEntry, type RelayOutcome, type StreamRecordLike } from './relay.js';
 
-export { decodeRecord, OutboxRecordError, PUT_EVENTS_MAX_BYTES, PUT_EVENTS_MAX_ENTRIES, relayBatch, requestsOf } from './relay.js';
+export { decodeRecord, PUT_EVENTS_MAX_BYTES, PUT_EVENTS_MAX_ENTRIES, relayBatch, requestsOf } from './relay.js';
+/** The errors the relay throws (every one a ScheduledSingletonError). */
+export { OutboxRecordError, RelayConfigError, ScheduledSingletonError } from '../runtime/errors.js';
 export type { PutEventsAnswer, RelayDeps, RelayEntry, RelayOutcome, StreamRecordLike } from './relay.js';
 
 export interface OutboxRelayOptions {
-  /** Default: an EventBridgeClient (endpoint from AWS_ENDPOINT_URL_EVENTBRIDGE, as the SDK reads it). */
+  /**
+   * Sends one PutEvents request.
+   * @default an EventBridgeClient's (endpoint from AWS_ENDPOINT_URL_EVENTBRIDGE, as the SDK reads it)
+   */
   putEvents?: (
     entries: RelayEntry[],
   ) => Promise<{ FailedEntryCount?: number; Entries?: { EventId?: string; ErrorCode?: string; ErrorMessage?: string }[] }>;
+  /** @default process.env */
   env?: Record<string, string | undefined>;
+  /** @default Date.now */
   now?: () => number;
+  /** @default a real timer */
   sleep?: RelayDeps['sleep'];
+  /**
+   * Where log and metric lines go.
+   * @default stdout, bypassing `console`
+   */
   write?: Write;
 }
 
@@ -69,7 +82,7 @@ export function outboxRelay(options: OutboxRelayOptions = {}): OutboxRelayHandle
     const eventBusName = env[RELAY_ENV.eventBusName];
     if (eventBusName === undefined || eventBusName === '') {
       // Thrown: the whole batch is retried (and ends in the dead-letter queue) until the stack is fixed.
-      throw new Error(`${RELAY_ENV.eventBusName} is not set (OutboxDelivery sets it)`);
+      throw new RelayConfigError(`${RELAY_ENV.eventBusName} is not set (OutboxDelivery sets it)`);
     }
     const records = event.Records ?? [];
     let outcome: RelayOutcome;

@@ -18,6 +18,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { OUTBOX_ITEM } from '../contract.js';
 import { entryBytes, MAX_EVENT_ENTRY_BYTES } from '../runtime/outbox.js';
 import { describe } from '../runtime/aws-errors.js';
+import { OutboxRecordError } from '../runtime/errors.js';
 import { packInOrder } from '../runtime/batches.js';
 import { realSleep, type Sleep } from '../runtime/retry.js';
 
@@ -50,9 +51,14 @@ export interface RelayDeps {
   putEvents: (entries: RelayEntry[]) => Promise<PutEventsAnswer>;
   eventBusName: string;
   now: () => number;
+  /** @default a real timer */
   sleep?: Sleep;
-  /** Sends of one request (the first included) before its failed entries fail the batch (default 3). */
+  /**
+   * Sends of one request (the first included) before its failed entries fail the batch.
+   * @default 3
+   */
   attempts?: number;
+  /** @default none */
   warn?: (message: string, fields: Record<string, unknown>) => void;
 }
 
@@ -74,11 +80,6 @@ export interface RelayOutcome {
 /** PutEvents' per-request limits. */
 export const PUT_EVENTS_MAX_ENTRIES = 10;
 export const PUT_EVENTS_MAX_BYTES = MAX_EVENT_ENTRY_BYTES;
-
-/** A record that is not a deliverable outbox item. */
-export class OutboxRecordError extends Error {
-  override readonly name = 'OutboxRecordError';
-}
 
 interface Decoded {
   identifier: string;

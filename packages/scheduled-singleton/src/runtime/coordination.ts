@@ -21,9 +21,15 @@ export interface CoordinationConfig {
   /** How long succeeded intervals are remembered (`ledgerRetentionMs(periodMinutes)`). */
   readonly ledgerRetentionMs: number;
   readonly now: () => number;
-  /** Told of each contention retry (a store without contention never calls it). */
+  /**
+   * Told of each contention retry (a store without contention never calls it).
+   * @default none
+   */
   readonly onContention?: (operation: string, reason: string, attempt: number) => void;
-  /** Told of each fenced transaction that committed. */
+  /**
+   * Told of each fenced transaction that committed.
+   * @default none
+   */
   readonly onCommit?: (info: CommitInfo) => void;
 }
 

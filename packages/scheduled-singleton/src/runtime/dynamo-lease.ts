@@ -6,7 +6,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { LeaseLostError, LeaseUnavailableError } from './errors.js';
+import { ContentionError, LeaseLostError, LeaseUnavailableError } from './errors.js';
 import {
   OWNED_CONDITION,
   RELEASE_CONDITION,
@@ -21,7 +21,7 @@ import {
 } from './record.js';
 import type { LeaseTiming } from './timing.js';
 import { describe, isCancelledAt } from './aws-errors.js';
-import { ContentionError, LEASE_CONTENTION_BUDGET, retryContention, retryOptions, type ContentionBudget, type Sleep } from './retry.js';
+import { LEASE_CONTENTION_BUDGET, retryContention, retryOptions, type ContentionBudget, type Sleep } from './retry.js';
 import type { AcquireResult, FenceExtras, HeldLease, InvocationSource, LeasePort, ReleaseOptions, TransactAction } from './ports.js';
 
 export interface LeaseStoreOptions {
@@ -31,13 +31,30 @@ export interface LeaseStoreOptions {
   now: () => number;
   /** The partition key of the job's lease item, e.g. `lease#contest-sync`. */
   key: string;
-  /** How long succeeded intervals are remembered; default: for an hourly schedule (`ledgerRetentionMs(60)`). */
+  /**
+   * How long succeeded intervals are remembered.
+   * @default ledgerRetentionMs(60): for an hourly schedule
+   */
   ledgerRetentionMs?: number;
-  /** Contention (conflicts, throttling, 5xx) is retried with these; defaults: real sleep, Math.random. */
+  /**
+   * Contention (conflicts, throttling, 5xx) is retried with these: the wait between attempts...
+   * @default a real timer
+   */
   sleep?: Sleep;
+  /**
+   * ...its jitter...
+   * @default Math.random
+   */
   random?: () => number;
+  /**
+   * ...and the attempts and waits.
+   * @default LEASE_CONTENTION_BUDGET (4 attempts, at most ~0.7 s of waiting)
+   */
   budget?: ContentionBudget;
-  /** Told of each contention retry (the handler logs it; the chaos checker counts it). */
+  /**
+   * Told of each contention retry (the handler logs it; the chaos checker counts it).
+   * @default none
+   */
   onContention?: (operation: 'acquire' | 'renew' | 'release', reason: string, attempt: number) => void;
 }
 

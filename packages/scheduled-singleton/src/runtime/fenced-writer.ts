@@ -8,9 +8,9 @@
  */
 import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { cancellationCodes, describe, isCancelledAt } from './aws-errors.js';
-import { FencedWriteError, LeaseLostError } from './errors.js';
-import type { FencedWriterPort, TransactAction, WriterResult } from './ports.js';
-import { COMMIT_CONTENTION_BUDGET, ContentionError, retryContention, retryOptions, type RetrySettings } from './retry.js';
+import { ContentionError, FencedWriteError, LeaseLostError } from './errors.js';
+import type { FencedWriterPort, TransactAction, Turn, WriterResult } from './ports.js';
+import { COMMIT_CONTENTION_BUDGET, retryContention, retryOptions, type RetrySettings } from './retry.js';
 
 export const MAX_TRANSACTION_ACTIONS = 100;
 /** Data actions per transaction: the lease action takes the hundredth place. */
@@ -23,9 +23,13 @@ export interface CommitInfo {
   actions: readonly TransactAction[];
 }
 
-/** Contention retries take RetrySettings (defaults: real sleep, Math.random, COMMIT_CONTENTION_BUDGET). */
+/** Contention retries take RetrySettings (its budget defaults to COMMIT_CONTENTION_BUDGET here). */
 export interface FencedWriterOptions extends RetrySettings {
   now: () => number;
+  /**
+   * Told of every committed transaction.
+   * @default none
+   */
   onCommit?: (info: CommitInfo) => void;
 }
 
@@ -40,12 +44,15 @@ export class DynamoFencedWriter implements FencedWriterPort {
    * about 4 MB. `fence(last)` gives the lease action of each transaction (fresh `:now`; `last` for
    * the final one) or throws LeaseLostError. An outbox put refused by its condition is an event
    * already written (by an earlier attempt of the same change): dropped, counted, not a failure.
+   * Each transaction, its contention retries included, runs in `turn` (the run's renewals take
+   * turns with it).
    */
   async commit(
     actions: readonly TransactAction[],
     fence: (last: boolean) => TransactAction,
     signal?: AbortSignal,
     outbox: readonly TransactAction[] = [],
+    turn: Turn = (transaction) => transaction(),
   ): Promise<WriterResult> {
     const chunks = packTransactions([
       ...outbox.map((action) => ({ action, outbox: true })),
@@ -55,7 +62,7 @@ export class DynamoFencedWriter implements FencedWriterPort {
     let transactions = 0;
     for (const [index, chunk] of chunks.entries()) {
       const last = index === chunks.length - 1;
-      const committed = await this.commitOne(chunk, () => fence(last), last, signal);
+      const committed = await this.commitOne(chunk, { fence: () => fence(last), turn }, last, signal);
       duplicateEvents += committed.duplicates;
       if (committed.sent) transactions += 1;
     }
@@ -69,7 +76,7 @@ export class DynamoFencedWriter implements FencedWriterPort {
    */
   private async commitOne(
     chunk: readonly Packed[],
-    fence: () => TransactAction,
+    lease: { fence: () => TransactAction; turn: Turn },
     last: boolean,
     signal?: AbortSignal,
   ): Promise<{ sent: boolean; duplicates: number }> {
@@ -78,7 +85,8 @@ export class DynamoFencedWriter implements FencedWriterPort {
       // Every outbox put already written and nothing else to write: only the last transaction
       // still goes, alone with its lease action (it may mark the interval done).
       if (pending.length === 0 && !last) return { sent: false, duplicates: chunk.length };
-      const refused = await this.send(pending, fence, signal);
+      const entries = pending;
+      const refused = await lease.turn(() => this.send(entries, lease.fence, signal));
       if (refused.length === 0) return { sent: true, duplicates: chunk.length - pending.length };
       pending = pending.filter((_, position) => !refused.includes(position));
     }

@@ -20,11 +20,16 @@ export interface HeartbeatOptions {
   lease: HeldLease;
   timing: LeaseTiming;
   now: () => number;
-  /** No renewal is sent at or after this instant (the run's deadline): the lease then lapses on its own. */
+  /**
+   * No renewal is sent at or after this instant (the run's deadline): the lease then lapses on its own.
+   * @default none: renews until stopped
+   */
   stopAtMs?: number;
   /** Aborted with a LeaseLostError when the lease is lost. */
   controller: AbortController;
+  /** @default none */
   onRenewed?: (lease: HeldLease) => void;
+  /** Told of a renewal whose outcome is unknown (it is retried). @default none */
   onRenewError?: (error: unknown) => void;
 }
 

@@ -22,6 +22,7 @@ export type {
   RunRecord,
   Sleep,
   TransactAction,
+  Turn,
   WorkContext,
   WriterResult,
 } from './ports.js';
@@ -31,7 +32,6 @@ export {
   MAX_EVENT_ENTRY_BYTES,
   MAX_EVENT_ID_BYTES,
   MAX_SOURCE_CHARS,
-  OutboxEventError,
   detailText,
   entryBytes,
   outboxKey,
@@ -52,13 +52,33 @@ export {
   type CommitInfo,
   type FencedWriterOptions,
 } from './fenced-writer.js';
-export { leaseTiming, minimumFunctionTimeoutMs, validateTiming, type LeaseTiming, MIN_LEASE_DURATION_SECONDS } from './timing.js';
+export {
+  leaseTiming,
+  minimumFunctionTimeoutMs,
+  validateTiming,
+  type LeaseTiming,
+  type LeaseTimingOptions,
+  MIN_LEASE_DURATION_SECONDS,
+} from './timing.js';
 export { ledgerRetentionMs, slotOf } from './record.js';
 export { DYNAMO_CLIENT_SETTINGS, worstCallMs } from './client-budget.js';
-export { FencedWriteError, LeaseConfigError, LeaseLostError, LeaseUnavailableError, RunDeadlineError } from './errors.js';
+/** Every error the runtime throws: one base class, ScheduledSingletonError, to catch them all. */
+export {
+  ContentionError,
+  EventValidationError,
+  FencedWriteError,
+  JobConfigError,
+  LeaseConfigError,
+  LeaseLostError,
+  LeaseUnavailableError,
+  OutboxEventError,
+  RunDeadlineError,
+  ScheduledRunFailedError,
+  ScheduledSingletonError,
+  UnfencedWriteError,
+} from './errors.js';
 export {
   COMMIT_CONTENTION_BUDGET,
-  ContentionError,
   LEASE_CONTENTION_BUDGET,
   contentionOf,
   realSleep,
@@ -69,7 +89,7 @@ export {
 } from './retry.js';
 export { bound, MAX_TEXT_BYTES, utf8Bytes } from './text.js';
 export { cancellationCodes, describe, isCancelledAt } from './aws-errors.js';
-export { scheduledSingleton, ScheduledRunFailedError, JobConfigError, outboxSettings } from './singleton.js';
+export { scheduledSingleton, outboxSettings } from './singleton.js';
 export type {
   ConfigureParts,
   FailedRun,
@@ -85,7 +105,6 @@ export type {
 } from './singleton.js';
 export {
   booleanOption,
-  EventValidationError,
   intervalOf,
   invokedThroughVersion,
   MAX_SCHEDULE_SKEW_MS,

@@ -3,7 +3,7 @@
  * console (which may add `dryRun`, `interval`, `force`, and the job's own options). Anything else is
  * refused with an error that names what is wrong, before the lease is touched.
  */
-import { bound } from './text.js';
+import { EventValidationError } from './errors.js';
 
 export interface Invocation {
   /**
@@ -18,14 +18,6 @@ export interface Invocation {
   force: boolean;
   /** The job's own console options (only the names it declared). */
   options: Record<string, unknown>;
-}
-
-export class EventValidationError extends Error {
-  override readonly name = 'EventValidationError';
-  constructor(message: string) {
-    // Bounded: it may quote the event, and it becomes the result.
-    super(bound(message));
-  }
 }
 
 /** How far in the future a Scheduled Event's `time` may be (clock skew); EventBridge never sends one later. */
@@ -77,7 +69,10 @@ export interface ParseOptions {
    * @default none: a console event with any other field is refused
    */
   consoleOptions?: ConsoleOptions;
-  /** Lambda's `invokedFunctionArn`: a published version means the deploy-time trigger. */
+  /**
+   * Lambda's `invokedFunctionArn`: a published version means the deploy-time trigger.
+   * @default none: `{}` is a console run
+   */
   invokedFunctionArn?: string;
 }
 

@@ -8,7 +8,8 @@
  */
 import { OUTBOX_ITEM } from '../contract.js';
 import type { OutboxEvent, TransactAction } from './ports.js';
-import { bound, utf8Bytes } from './text.js';
+import { OutboxEventError } from './errors.js';
+import { utf8Bytes } from './text.js';
 
 /** EventBridge's limit on one PutEvents entry (and on a whole request). */
 export const MAX_EVENT_ENTRY_BYTES = 256 * 1024;
@@ -29,17 +30,6 @@ export interface OutboxSettings {
   source: string;
   /** How long an outbox item is kept (its `ttl`), in days. */
   retentionDays: number;
-}
-
-/** An event that cannot be delivered, or a commit with events but no outbox. Nothing was written. */
-export class OutboxEventError extends Error {
-  override readonly name = 'OutboxEventError';
-  constructor(
-    message: string,
-    readonly eventId?: string,
-  ) {
-    super(bound(message));
-  }
 }
 
 /** The outbox key of an event: `<source>#<id>` (the job's grant is scoped to `<source>#*`). */

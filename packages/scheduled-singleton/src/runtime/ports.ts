@@ -41,9 +41,15 @@ export type AcquireResult = { acquired: true; lease: HeldLease } | ({ acquired: 
 
 /** What a fenced write also records on the lease item, in the same transaction. */
 export interface FenceExtras {
-  /** The interval this run stands for: marked done with the run's last data write. */
+  /**
+   * The interval this run stands for: marked done with the run's last data write.
+   * @default none
+   */
   doneInterval?: string;
-  /** Handed over to the next runs. */
+  /**
+   * Handed over to the next runs.
+   * @default none
+   */
   handoff?: readonly string[];
 }
 
@@ -54,10 +60,25 @@ export interface RunRecord {
 }
 
 export interface ReleaseOptions {
+  /**
+   * The interval to mark done with the release (a run that succeeded without a final commit).
+   * @default none
+   */
   doneInterval?: string;
+  /**
+   * The lease item's summary of this run (what `releaseLanded` reads back).
+   * @default none
+   */
   lastRun?: Record<string, unknown>;
+  /**
+   * The run record, written in the release's transaction.
+   * @default none
+   */
   runRecord?: RunRecord;
-  /** Handed-over entries this run dealt with: removed from the handoff. */
+  /**
+   * Handed-over entries this run dealt with: removed from the handoff.
+   * @default none
+   */
   resolved?: readonly string[];
 }
 
@@ -88,12 +109,16 @@ export interface OutboxEvent {
 }
 
 export interface CommitOptions {
-  /** This is the work's last write: the run's interval is marked done in its last transaction. */
+  /**
+   * This is the work's last write: the run's interval is marked done in its last transaction.
+   * @default false
+   */
   final?: boolean;
   /**
    * Entries to hand over, recorded on the lease item with every transaction of this commit (and of
    * the run's later commits), so that a run that stops before it dealt with them leaves them to the
    * next run; a run that succeeds removes them at its release unless it keeps them (`keep`).
+   * @default none
    */
   handoff?: readonly string[];
   /**
@@ -102,6 +127,7 @@ export interface CommitOptions {
    * events' transactions first, so a crash between two of them can only publish early, never lose
    * one. An event whose id is already in the outbox is not written again (counted as a duplicate).
    * Refused before anything is written (OutboxEventError) if an event cannot be delivered.
+   * @default none
    */
   events?: readonly OutboxEvent[];
 }
@@ -124,9 +150,18 @@ export interface WriterResult {
 }
 
 /**
+ * Runs one fenced transaction — its lease action built, sent, and its contention retries — in the
+ * run's turn on its lease item: the run's renewals take turns with its transactions, so a renewal
+ * waits for one transaction at most, however large the commit.
+ */
+export type Turn = <R>(transaction: () => Promise<R>) => Promise<R>;
+
+/**
  * Writes fenced transactions (at most 99 actions each, plus the lease action). `outbox` holds the
  * outbox puts (conditional on `attribute_not_exists`): written first, and one refused by its
- * condition is an event already written, dropped from the transaction, not a failure.
+ * condition is an event already written, dropped from the transaction, not a failure. Each
+ * transaction (`fence(last)` called, the transaction sent, its contention retries) runs inside
+ * `turn`: call `fence` there, so the lease action is built from the lease as last renewed.
  */
 export interface FencedWriterPort {
   commit(
@@ -134,6 +169,7 @@ export interface FencedWriterPort {
     fence: (last: boolean) => TransactAction,
     signal?: AbortSignal,
     outbox?: readonly TransactAction[],
+    turn?: Turn,
   ): Promise<WriterResult>;
 }
 

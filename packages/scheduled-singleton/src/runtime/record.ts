@@ -12,6 +12,7 @@
  *   handoff       string set: what runs handed over to the next one
  *   ttl           epoch seconds, far beyond expiry: garbage collection of an abandoned job only
  */
+import { EventValidationError } from './errors.js';
 import type { AcquireRefusal } from './ports.js';
 
 export interface LeaseItem {
@@ -59,7 +60,7 @@ export function ledgerRetentionMs(periodMinutes: number): number {
 /** The ledger slot of an interval (an ISO time on a period boundary): its epoch minute. */
 export function slotOf(interval: string): number {
   const at = Date.parse(interval);
-  if (!Number.isFinite(at)) throw new RangeError(`not an interval: ${interval}`);
+  if (!Number.isFinite(at)) throw new EventValidationError(`not an interval: ${interval}`);
   return Math.floor(at / MINUTE_MS);
 }
 

@@ -7,6 +7,7 @@
  */
 import { setTimeout as sleepTimer } from 'node:timers/promises';
 import { cancellationCodes } from './aws-errors.js';
+import { ContentionError } from './errors.js';
 
 /** Error names AWS returns for contention, throttling and server faults. */
 const CONTENTION_NAMES = new Set([
@@ -67,16 +68,39 @@ export interface RetryOptions {
   budget: ContentionBudget;
   sleep: Sleep;
   random: () => number;
+  /**
+   * Stops the retries (and the wait) when it aborts.
+   * @default none
+   */
   signal?: AbortSignal;
-  /** Called before each wait with the reason and the attempt that met it. */
+  /**
+   * Called before each wait with the reason and the attempt that met it.
+   * @default none
+   */
   onContention?: (reason: string, attempt: number) => void;
 }
 
 /** What an adapter takes to retry contention; every part has a default. */
 export interface RetrySettings {
+  /**
+   * The wait between attempts.
+   * @default a real timer (realSleep)
+   */
   sleep?: Sleep;
+  /**
+   * The jitter of each wait (full jitter: uniform below the backoff).
+   * @default Math.random
+   */
   random?: () => number;
+  /**
+   * Attempts and waits.
+   * @default the adapter's: LEASE_CONTENTION_BUDGET for the lease, COMMIT_CONTENTION_BUDGET for fenced transactions
+   */
   budget?: ContentionBudget;
+  /**
+   * Told before each wait with the reason and the attempt that met it.
+   * @default none
+   */
   onContention?: (reason: string, attempt: number) => void;
 }
 
@@ -89,18 +113,6 @@ export function retryOptions(settings: RetrySettings, budget: ContentionBudget, 
     ...(signal !== undefined ? { signal } : {}),
     ...(settings.onContention !== undefined ? { onContention: settings.onContention } : {}),
   };
-}
-
-/** Thrown when contention outlasted the budget; `cause` is the last error. */
-export class ContentionError extends Error {
-  override readonly name = 'ContentionError';
-  constructor(
-    readonly reason: string,
-    readonly attempts: number,
-    options: { cause: unknown },
-  ) {
-    super(`DynamoDB contention did not clear within ${attempts} attempts (last: ${reason})`, options);
-  }
 }
 
 export function backoffMs(attempt: number, budget: ContentionBudget, random: () => number): number {

@@ -11,7 +11,7 @@
  * happened. See the package README.
  */
 import { describe } from './aws-errors.js';
-import { LeaseLostError, LeaseUnavailableError, RunDeadlineError } from './errors.js';
+import { LeaseLostError, LeaseUnavailableError, OutboxEventError, RunDeadlineError, UnfencedWriteError } from './errors.js';
 import { Heartbeat } from './heartbeat.js';
 import type {
   CommitOptions,
@@ -24,16 +24,22 @@ import type {
   Sleep,
   WorkContext,
 } from './ports.js';
-import { outboxPuts, OutboxEventError, type OutboxSettings } from './outbox.js';
+import { outboxPuts, type OutboxSettings } from './outbox.js';
 import { realSleep } from './retry.js';
 import type { LeaseTiming } from './timing.js';
 
 export interface ExclusiveRun {
   runId: string;
   source: InvocationSource;
-  /** The scheduled interval this run stands for: deduplicated (unless `force`) and marked done. */
+  /**
+   * The scheduled interval this run stands for: deduplicated (unless `force`) and marked done.
+   * @default none: a run without an interval (not deduplicated, marks nothing done)
+   */
   interval?: string;
-  /** Run `interval` even if it already succeeded. */
+  /**
+   * Run `interval` even if it already succeeded.
+   * @default false
+   */
   force?: boolean;
   /** Lambda's `getRemainingTimeInMillis()`. */
   remainingMs(): number;
@@ -44,17 +50,37 @@ export interface ExclusiveDeps {
   writer: FencedWriterPort;
   timing: LeaseTiming;
   now: () => number;
-  /** Waits between release attempts whose outcome was unknown; default: a real timer. */
+  /**
+   * Waits between release attempts whose outcome was unknown.
+   * @default a real timer
+   */
   sleep?: Sleep;
   /** Run records: `<prefix><interval>` for scheduled runs, `<prefix><source>#<runId>` otherwise. */
   runRecordPrefix: string;
-  /** How long a run record is kept (its `ttl`); default 30 days. */
+  /**
+   * How long a run record is kept (its `ttl`).
+   * @default 30 days
+   */
   runRecordTtlSeconds?: number;
+  /**
+   * Where warnings go (a renewal that failed and is retried, a release that could not be made).
+   * @default none
+   */
   log?: { warn(message: string, extra?: Record<string, unknown>): void };
-  /** Called once the lease is held, and on every confirmed renewal. */
+  /**
+   * Called once the lease is held.
+   * @default none
+   */
   onAcquired?: (lease: HeldLease) => void;
+  /**
+   * Called on every confirmed renewal.
+   * @default none
+   */
   onHeartbeat?: (lease: HeldLease) => void;
-  /** Where the work's events go (`commit(actions, { events })`); a commit with events fails without it. */
+  /**
+   * Where the work's events go (`commit(actions, { events })`).
+   * @default none: a commit with events fails (OutboxEventError)
+   */
   outbox?: OutboxSettings;
 }
 
@@ -66,7 +92,10 @@ export interface Settled<T> {
 }
 
 export interface ExclusiveOptions<T> {
-  /** Extra attributes of the run record (counts, the failure's phase and text). */
+  /**
+   * Extra attributes of the run record (counts, the failure's phase and text).
+   * @default none
+   */
   record?: (settled: Settled<T>) => Record<string, unknown>;
 }
 
@@ -156,22 +185,8 @@ async function hold<T>(
   deadline: number,
 ): Promise<Held<T>> {
   const controller = new AbortController();
-  // The lease item is in every fenced transaction, and DynamoDB refuses a plain write (the
-  // renewal) to an item an in-flight transaction holds: a run that commits back to back would
-  // starve its own heartbeat and lose the lease. Renewals and commits take turns instead.
   const turns = new Turns();
-  const heartbeat = new Heartbeat({
-    renewer: { renew: (held, signal) => turns.run(() => deps.lease.renew(held, signal)) },
-    lease,
-    timing: deps.timing,
-    now: deps.now,
-    // No renewal is sent at or after the deadline: a run that ignores its signal lets the lease lapse.
-    stopAtMs: deadline,
-    controller,
-    onRenewed: (renewed) => deps.onHeartbeat?.(renewed),
-    onRenewError: (error) => deps.log?.warn('lease renewal failed; retrying', { error: describe(error) }),
-  });
-  heartbeat.start();
+  const heartbeat = startHeartbeat(deps, lease, { deadline, controller, turns });
   const deadlineTimer = setTimeout(
     () => controller.abort(new RunDeadlineError('the run reached its deadline before Lambda timeout')),
     Math.max(0, deadline - deps.now()),
@@ -204,6 +219,34 @@ async function hold<T>(
     abortReason: controller.signal.reason,
     markedDone: fenced.markedDone(),
   };
+}
+
+/**
+ * Renews the lease every lease/3 while the work runs. The lease item is in every fenced
+ * transaction, and DynamoDB refuses a plain write (the renewal) to an item an in-flight transaction
+ * holds: a run that commits back to back would starve its own heartbeat and lose the lease. So
+ * renewals and transactions take turns — each transaction, not each commit: a renewal waits for
+ * one transaction at most, and a commit of any size keeps the lease (the package README, "What it
+ * guarantees").
+ */
+function startHeartbeat(
+  deps: ExclusiveDeps,
+  lease: HeldLease,
+  run: { deadline: number; controller: AbortController; turns: Turns },
+): Heartbeat {
+  const heartbeat = new Heartbeat({
+    renewer: { renew: (held, signal) => run.turns.run(() => deps.lease.renew(held, signal)) },
+    lease,
+    timing: deps.timing,
+    now: deps.now,
+    // No renewal is sent at or after the deadline: a run that ignores its signal lets the lease lapse.
+    stopAtMs: run.deadline,
+    controller: run.controller,
+    onRenewed: (renewed) => deps.onHeartbeat?.(renewed),
+    onRenewError: (error) => deps.log?.warn('lease renewal failed; retrying', { error: describe(error) }),
+  });
+  heartbeat.start();
+  return heartbeat;
 }
 
 /** The WorkContext of a held lease: every commit fenced by it, the interval marked done with the last. */
@@ -250,9 +293,8 @@ function fencedContext(
         signal.throwIfAborted();
         return deps.lease.fenceCheck(heartbeat.current, { handoff, ...(last && doneInterval !== undefined ? { doneInterval } : {}) });
       };
-      const written = await turns.run(() =>
-        outbox.length > 0 ? deps.writer.commit(actions, fence, signal, outbox) : deps.writer.commit(actions, fence, signal),
-      );
+      // Each transaction in its own turn, its lease action built there from the lease as last renewed.
+      const written = await deps.writer.commit(actions, fence, signal, outbox, (transaction) => turns.run(transaction));
       if (doneInterval !== undefined && written.transactions > 0) markedDone = true;
       const duplicates = written.duplicateEvents ?? 0;
       return { transactions: written.transactions, events: { written: outbox.length - duplicates, duplicates } };
@@ -384,7 +426,7 @@ export async function runUnfenced<T>(
       fence: 0,
       handoff: new Set(),
       keep: () => undefined,
-      commit: () => Promise.reject(new Error('a run without the lease cannot write')),
+      commit: () => Promise.reject(new UnfencedWriteError('a run without the lease cannot write')),
     });
     if (controller.signal.aborted)
       return { outcome: 'failed', error: lateReturn(controller.signal.reason, deps.now() - deadline), deadline: true };
@@ -420,8 +462,9 @@ async function releaseWithRetry(
 }
 
 /**
- * One at a time: the run's writes to its lease item (renewals, fenced commits) never overlap, so
- * that its own transaction never makes its own renewal conflict (TransactionConflictException).
+ * One at a time, in the order asked: the run's writes to its lease item (renewals, fenced
+ * transactions) never overlap, so that its own transaction never makes its own renewal conflict
+ * (TransactionConflictException), and a renewal asked for during a transaction goes next.
  */
 class Turns {
   private last: Promise<unknown> = Promise.resolve();

@@ -16,15 +16,15 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { JOB_ENV, type JobEnvNames } from '../contract.js';
 import { DYNAMO_CLIENT_SETTINGS } from './client-budget.js';
 import { dynamoCoordination, type CoordinationStore } from './coordination.js';
-import { LeaseConfigError } from './errors.js';
-import { EventValidationError, parseInvocation, type ConsoleOptions, type Invocation } from './invocation.js';
+import { JobConfigError, LeaseConfigError, ScheduledRunFailedError } from './errors.js';
+import { EventValidationError } from './errors.js';
+import { parseInvocation, type ConsoleOptions, type Invocation } from './invocation.js';
 import { DEFAULT_OUTBOX_RETENTION_DAYS, validateSource, type OutboxSettings } from './outbox.js';
 import type { WorkContext } from './ports.js';
 import { ledgerRetentionMs } from './record.js';
 import { emfLine, jsonLogger, logLevelFrom, writeStdout, type JobLogger, type Write } from './report.js';
 import { guarded, resultOf, type PrecheckSettlement, type ResultHooks, type Settlement } from './result.js';
 import { runExclusively, runUnfenced, type ExclusiveDeps, type Settled } from './run.js';
-import { bound } from './text.js';
 import { leaseTiming, validateTiming } from './timing.js';
 
 /** The part of Lambda's context the wrapper uses (the real one has more). */
@@ -81,7 +81,9 @@ export interface ConfigureParts {
 
 /** What `failure` names a failed run: its reason (replacing the wrapper's) and fields of the result. */
 export interface FailureNaming {
+  /** @default the wrapper's reason */
   reason?: string;
+  /** @default none */
   summary?: Record<string, unknown>;
 }
 
@@ -216,25 +218,6 @@ export interface RunResult {
   idle?: true;
   durationMs: number;
   [field: string]: unknown;
-}
-
-/**
- * Thrown by a scheduled run that failed (so that Lambda retries it), and by a bad event or
- * configuration. A job may subclass it (the `failedError` option) to keep its own error name.
- */
-export class ScheduledRunFailedError extends Error {
-  override readonly name: string = 'ScheduledRunFailedError';
-  /** `message`: the job's own text (bounded); default `run <runId> failed (<reason>): <error>`. */
-  constructor(
-    readonly summary: RunResult,
-    message?: string,
-  ) {
-    super(bound(message ?? `run ${summary.runId} failed (${summary.reason ?? 'unknown'}): ${summary.error ?? 'no detail'}`));
-  }
-}
-
-export class JobConfigError extends Error {
-  override readonly name = 'JobConfigError';
 }
 
 export interface ScheduledSingletonHandler<T = unknown> {

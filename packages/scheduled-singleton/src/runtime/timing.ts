@@ -24,7 +24,21 @@ export interface LeaseTiming {
 
 export const MIN_LEASE_DURATION_SECONDS = 2;
 
-export function leaseTiming(durationSeconds: number, options: { functionTimeoutMs?: number; callBudgetMs?: number } = {}): LeaseTiming {
+export interface LeaseTimingOptions {
+  /**
+   * The function timeout the timing must honour (validated with it).
+   * @default none: checked at the start of each invocation instead
+   */
+  functionTimeoutMs?: number;
+  /**
+   * The longest one DynamoDB call can take: the stop margin is this plus 1 s.
+   * @default worstCallMs(): 12.6 s with DYNAMO_CLIENT_SETTINGS
+   */
+  callBudgetMs?: number;
+}
+
+/** The timing of a lease of `durationSeconds`, validated once (LeaseConfigError). */
+export function leaseTiming(durationSeconds: number, options: LeaseTimingOptions = {}): LeaseTiming {
   if (!Number.isFinite(durationSeconds) || durationSeconds < MIN_LEASE_DURATION_SECONDS) {
     throw new LeaseConfigError(
       `lease duration must be a number of seconds >= ${MIN_LEASE_DURATION_SECONDS}, got ${String(durationSeconds)}`,

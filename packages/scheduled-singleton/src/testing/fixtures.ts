@@ -13,13 +13,22 @@ export interface TestInvocation {
 }
 
 export interface LambdaContextOptions {
-  /** Time left when the invocation starts (default 120 s, the construct's default timeout). */
+  /**
+   * Time left when the invocation starts.
+   * @default 120_000: the construct's default timeout
+   */
   remainingMs?: number;
-  /** Default `job`. */
+  /** @default 'job' */
   functionName?: string;
-  /** A published version (`'7'`): what the deploy-time trigger invokes. Default: `$LATEST`, unqualified. */
+  /**
+   * A published version (`'7'`): what the deploy-time trigger invokes.
+   * @default none: `$LATEST`, through the unqualified ARN
+   */
   version?: string;
-  /** The clock `getRemainingTimeInMillis` counts down by (default Date.now). */
+  /**
+   * The clock `getRemainingTimeInMillis` counts down by.
+   * @default Date.now
+   */
   now?: () => number;
 }
 
@@ -74,14 +83,24 @@ export function dryRun(payload: Record<string, unknown> = {}, context: LambdaCon
 }
 
 export interface JobEnvOptions {
+  /** @default 5 */
   periodMinutes?: number;
+  /** @default 30 */
   leaseSeconds?: number;
+  /** @default 'lease#job' */
   leaseKey?: string;
+  /** @default 'run#job#' */
   runRecordPrefix?: string;
+  /** The coordination table. @default 'coordination' */
   table?: string;
+  /** The metrics namespace. @default 'Jobs' */
   namespace?: string;
+  /** The `service` dimension and the log lines' service. @default 'job' */
   service?: string;
-  /** The job publishes events under this source (an outbox named `outbox`: MemoryCoordination.events()). */
+  /**
+   * The job publishes events under this source (an outbox named `outbox`: MemoryCoordination.events()).
+   * @default none: no outbox
+   */
   eventSource?: string;
 }
 

@@ -22,7 +22,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { JOB_ENV } from '../contract.js';
 import { writeStdout } from '../runtime/report.js';
-import { ScheduledRunFailedError, type RunResult, type ScheduledSingletonHandler } from '../runtime/singleton.js';
+import { ScheduledRunFailedError } from '../runtime/errors.js';
+import type { RunResult, ScheduledSingletonHandler } from '../runtime/singleton.js';
 import { jobEnv, type JobEnvOptions, type TestInvocation } from './fixtures.js';
 import { MemoryCoordination } from './memory.js';
 
@@ -49,13 +50,25 @@ export interface JobUnderTest<T> {
 }
 
 export interface TestJobOptions extends JobEnvOptions {
-  /** The job's own variables (e.g. `TABLE_NAME`): set in process.env, as Lambda does. */
+  /**
+   * The job's own variables (e.g. `TABLE_NAME`): set in process.env, as Lambda does.
+   * @default none
+   */
   env?: Record<string, string>;
-  /** The clock of the wrapper and the in-memory lease (default Date.now). */
+  /**
+   * The clock of the wrapper and the in-memory lease.
+   * @default Date.now
+   */
   now?: () => number;
-  /** Default: a new one. */
+  /**
+   * Where the lease and the writes live (read what the runs left there).
+   * @default a new MemoryCoordination
+   */
   coordination?: MemoryCoordination;
-  /** Also print the wrapper's lines on stdout (default false). */
+  /**
+   * Also print the wrapper's lines on stdout.
+   * @default false
+   */
   print?: boolean;
 }
 
@@ -74,13 +87,25 @@ export function testJob<T>(
 export interface LocalJobOptions {
   /** The synthesized template: a path (`cdk.out/<Stack>.template.json`) or the parsed JSON. */
   template: string | Record<string, unknown>;
-  /** DynamoDB Local (default AWS_ENDPOINT_URL_DYNAMODB, else http://localhost:8000). */
+  /**
+   * DynamoDB Local.
+   * @default AWS_ENDPOINT_URL_DYNAMODB, else http://localhost:8000
+   */
   endpoint?: string;
-  /** Which job, when the template has several: its lease key. */
+  /**
+   * Which job, when the template has several: its lease key.
+   * @default the template's one job
+   */
   leaseKey?: string;
-  /** Variables to set or override (e.g. a shorter LEASE_DURATION_SECONDS, a value that is no table Ref). */
+  /**
+   * Variables to set or override (e.g. a shorter LEASE_DURATION_SECONDS, a value that is no table Ref).
+   * @default none
+   */
   env?: Record<string, string>;
-  /** Print the wrapper's lines on stdout, as Lambda would (default true). */
+  /**
+   * Print the wrapper's lines on stdout, as Lambda would.
+   * @default true
+   */
   print?: boolean;
 }
 

@@ -24,3 +24,5 @@ export {
   type TestInvocation,
 } from './fixtures.js';
 export { localJob, testJob, type JobUnderTest, type LocalJob, type LocalJobOptions, type TestJobOptions, type TestRun } from './harness.js';
+/** The base of every error the package throws (the in-memory lease throws LeaseLostError, LeaseUnavailableError). */
+export { ScheduledSingletonError } from '../runtime/errors.js';

@@ -32,6 +32,7 @@ import type {
   ReleaseOptions,
   RunRecord,
   TransactAction,
+  Turn,
   WriterResult,
 } from '../runtime/ports.js';
 import {
@@ -78,9 +79,15 @@ export interface MemoryLeaseOptions {
   key: string;
   timing: LeaseTiming;
   now: () => number;
-  /** Default: for an hourly schedule, as DynamoLease's. */
+  /**
+   * How long succeeded intervals are remembered.
+   * @default ledgerRetentionMs(60): for an hourly schedule, as DynamoLease's
+   */
   ledgerRetentionMs?: number;
-  /** The store the lease item, run records and transactions live in (default: a new one). */
+  /**
+   * The store the lease item, run records and transactions live in.
+   * @default a new MemoryCoordination
+   */
   store?: MemoryCoordination;
 }
 
@@ -240,6 +247,7 @@ export class MemoryFencedWriter implements FencedWriterPort {
     fence: (last: boolean) => TransactAction,
     signal?: AbortSignal,
     outbox: readonly TransactAction[] = [],
+    turn: Turn = (transaction) => transaction(),
   ): Promise<WriterResult> {
     await roundTrip();
     const all = [...outbox.map((action) => ({ action, outbox: true })), ...actions.map((action) => ({ action, outbox: false }))];
@@ -252,13 +260,16 @@ export class MemoryFencedWriter implements FencedWriterPort {
       const fresh = chunk.filter((entry) => !(entry.outbox && this.store.outbox.has(outboxKeyOf(entry.action))));
       duplicateEvents += chunk.length - fresh.length;
       if (fresh.length === 0 && !last) continue;
-      const check = fence(last);
-      const issued = this.store.issued(check);
-      if (issued === undefined) throw new Error('MemoryFencedWriter: the lease action was not issued by a MemoryLease of this store');
-      issued.lease.commitFence(
-        issued,
-        fresh.map((entry) => entry.action),
-      );
+      await turn(async () => {
+        await roundTrip(); // each transaction answers asynchronously, as a network call does
+        const check = fence(last);
+        const issued = this.store.issued(check);
+        if (issued === undefined) throw new Error('MemoryFencedWriter: the lease action was not issued by a MemoryLease of this store');
+        issued.lease.commitFence(
+          issued,
+          fresh.map((entry) => entry.action),
+        );
+      });
       for (const entry of fresh)
         if (entry.outbox) this.store.outbox.set(outboxKeyOf(entry.action), entry.action.Put!.Item as Record<string, unknown>);
       transactions += 1;

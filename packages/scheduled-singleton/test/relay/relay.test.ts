@@ -5,14 +5,14 @@
  */
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { outboxPuts } from '../../../packages/scheduled-singleton/src/runtime/outbox.js';
+import { outboxPuts } from '@contest-sync/scheduled-singleton';
 import {
   outboxRelay,
   relayBatch,
   type PutEventsAnswer,
   type RelayEntry,
   type StreamRecordLike,
-} from '../../../packages/scheduled-singleton/src/relay/index.js';
+} from '@contest-sync/scheduled-singleton/relay';
 
 const NOW = Date.UTC(2026, 11, 1, 10, 0, 0);
 const settings = { table: 'outbox', source: 'heartbeat', retentionDays: 7 };

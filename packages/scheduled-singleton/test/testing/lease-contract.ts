@@ -1,13 +1,19 @@
 /**
  * The contract of the ports, one suite for every implementation: DynamoLease + DynamoFencedWriter
- * on DynamoDB Local (test/integration/lease-contract.test.ts) and MemoryLease + MemoryFencedWriter
+ * on DynamoDB Local (../runtime/lease-contract.local.test.ts) and MemoryLease + MemoryFencedWriter
  * (memory.test.ts) must pass the same cases — ownership-conditional renew and release, expiry by
  * the attribute and the clock, fencing, the interval ledger, the handoff.
  */
 import { describe, expect, it } from 'vitest';
-import { LeaseLostError } from '../../../packages/scheduled-singleton/src/runtime/errors.js';
-import type { FencedWriterPort, HeldLease, LeasePort, TransactAction } from '../../../packages/scheduled-singleton/src/runtime/ports.js';
-import { leaseTiming, type LeaseTiming } from '../../../packages/scheduled-singleton/src/runtime/timing.js';
+import {
+  LeaseLostError,
+  leaseTiming,
+  type FencedWriterPort,
+  type HeldLease,
+  type LeasePort,
+  type LeaseTiming,
+  type TransactAction,
+} from '@contest-sync/scheduled-singleton';
 
 export interface ContractBackend {
   /** The lease of a fresh key on the backend's store, on the given clock, and its writer. */

@@ -10,8 +10,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { scheduledSingleton, ScheduledRunFailedError, type JobContext } from '../../../packages/scheduled-singleton/src/runtime/index.js';
-import { scheduledEvent } from '../../support/processes.js';
+import { scheduledSingleton, ScheduledRunFailedError, type JobContext } from '@contest-sync/scheduled-singleton';
+import { scheduledTick } from '@contest-sync/scheduled-singleton/testing';
 
 const client = new DynamoDBClient({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
 // The wrapper builds its document client from `client`: every instance's send is mocked.
@@ -28,7 +28,7 @@ const env = {
 const context = { getRemainingTimeInMillis: () => 60_000 };
 const lines: string[] = [];
 const write = (line: string) => void lines.push(line);
-const tick = () => scheduledEvent(new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString());
+const tick = () => scheduledTick(Math.floor(Date.now() / 60_000) * 60_000).event;
 
 beforeEach(() => {
   mock.reset();

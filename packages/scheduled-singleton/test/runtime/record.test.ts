@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import {
-  acquireCondition,
-  explainRefusal,
-  ledgerRetentionMs,
-  rememberDone,
-  slotOf,
-} from '../../../packages/scheduled-singleton/src/runtime/record.js';
+import { acquireCondition, explainRefusal, ledgerRetentionMs, rememberDone, slotOf } from '../../src/runtime/record.js';
 
 const NOW = Date.parse('2026-11-29T14:05:00Z');
 

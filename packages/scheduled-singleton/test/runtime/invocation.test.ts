@@ -1,10 +1,6 @@
-/** The wrapper's event rules (parseInvocation) and where the construct bundles from (findProject). */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+/** The wrapper's event rules (parseInvocation). */
 import { describe, expect, it } from 'vitest';
-import { booleanOption, EventValidationError, parseInvocation } from '../../../packages/scheduled-singleton/src/runtime/invocation.js';
-import { findProject } from '../../../packages/scheduled-singleton/src/cdk/function-parts.js';
+import { booleanOption, EventValidationError, parseInvocation } from '@contest-sync/scheduled-singleton';
 
 const nowMs = Date.parse('2026-11-30T12:07:00Z');
 const parse = (event: unknown, extra: Partial<Parameters<typeof parseInvocation>[1]> = {}) =>
@@ -73,20 +69,5 @@ describe('parseInvocation', () => {
   ])('refuses %j with a clear error', (event, message) => {
     expect(() => parse(event)).toThrow(EventValidationError);
     expect(() => parse(event)).toThrow(message);
-  });
-});
-
-describe('findProject', () => {
-  it("is the nearest folder above the entry with a lock file: the adopter's project, not this package's", () => {
-    const root = mkdtempSync(join(tmpdir(), 'find-project-'));
-    mkdirSync(join(root, 'app', 'src', 'jobs'), { recursive: true });
-    writeFileSync(join(root, 'app', 'package-lock.json'), '{}');
-    writeFileSync(join(root, 'app', 'src', 'jobs', 'handler.ts'), '');
-    expect(findProject(join(root, 'app', 'src', 'jobs', 'handler.ts'))).toEqual({
-      projectRoot: join(root, 'app'),
-      depsLockFilePath: join(root, 'app', 'package-lock.json'),
-    });
-    writeFileSync(join(root, 'app', 'src', 'yarn.lock'), '');
-    expect(findProject(join(root, 'app', 'src', 'jobs', 'handler.ts'))?.depsLockFilePath).toBe(join(root, 'app', 'src', 'yarn.lock'));
   });
 });

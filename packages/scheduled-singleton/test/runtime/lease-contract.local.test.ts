@@ -1,13 +1,12 @@
 /**
  * DynamoLease and DynamoFencedWriter on DynamoDB Local against the contract the in-memory ones also
- * pass (test/lambda/single-execution/lease-contract.ts).
+ * pass (../testing/lease-contract.ts).
  */
 import { beforeAll } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoLease } from '../../packages/scheduled-singleton/src/runtime/dynamo-lease.js';
-import { DynamoFencedWriter } from '../../packages/scheduled-singleton/src/runtime/fenced-writer.js';
-import { createTestTables, type TestTables } from '../support/tables.js';
-import { leaseContract } from '../lambda/single-execution/lease-contract.js';
+import { DynamoFencedWriter, DynamoLease } from '@contest-sync/scheduled-singleton';
+import { createTestTables, type TestTables } from '../../../../test/support/tables.js';
+import { leaseContract } from '../testing/lease-contract.js';
 
 let tables: TestTables;
 beforeAll(async () => {

@@ -13,7 +13,7 @@ import {
   type ScheduledSingletonJobProps,
 } from '@contest-sync/scheduled-singleton/cdk';
 
-const entry = new URL('../../examples/heartbeat/handler.ts', import.meta.url).pathname;
+const entry = new URL('../fixtures/job.ts', import.meta.url).pathname;
 
 const base = (name: string): ScheduledSingletonJobProps => ({
   entry,

@@ -27,8 +27,8 @@ import {
   type WorkContext,
 } from '@contest-sync/scheduled-singleton';
 import { OutboxDelivery, ScheduledSingletonJob } from '@contest-sync/scheduled-singleton/cdk';
-import { localDynamoClient } from '../../local/dynamodb-local.js';
-import { createTableFromResource, type CfnTableProperties } from '../../local/tables.js';
+import { localDynamoClient } from '../../../../local/dynamodb-local.js';
+import { createTableFromResource, type CfnTableProperties } from '../../../../local/tables.js';
 
 const SOURCE = 'outbox-test';
 let doc: DynamoDBDocumentClient;
@@ -39,7 +39,7 @@ beforeAll(async () => {
   const stack = new Stack(app, 'Outbox');
   const delivery = new OutboxDelivery(stack, 'Events', { metrics: { namespace: 'Outbox', service: 'outbox-events' } });
   new ScheduledSingletonJob(stack, 'Job', {
-    entry: new URL('../../examples/heartbeat/handler.ts', import.meta.url).pathname,
+    entry: new URL('../fixtures/job.ts', import.meta.url).pathname,
     schedule: events.Schedule.rate(Duration.minutes(5)),
     periodMinutes: 5,
     leaseKey: 'lease#outbox-test',

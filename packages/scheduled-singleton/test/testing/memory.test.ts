@@ -3,7 +3,7 @@
  * (the DynamoDB adapters pass the same suite on DynamoDB Local), and what the store records.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryCoordination, MemoryFencedWriter, MemoryLease } from '../../../packages/scheduled-singleton/src/testing/memory.js';
+import { MemoryCoordination, MemoryFencedWriter, MemoryLease } from '@contest-sync/scheduled-singleton/testing';
 import { leaseContract } from './lease-contract.js';
 
 let store = new MemoryCoordination();

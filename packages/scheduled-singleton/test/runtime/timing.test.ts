@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LeaseConfigError } from '../../../packages/scheduled-singleton/src/runtime/errors.js';
-import { worstCallMs } from '../../../packages/scheduled-singleton/src/runtime/client-budget.js';
-import { leaseTiming, minimumFunctionTimeoutMs, validateTiming } from '../../../packages/scheduled-singleton/src/runtime/timing.js';
+import { LeaseConfigError, leaseTiming, minimumFunctionTimeoutMs, validateTiming, worstCallMs } from '@contest-sync/scheduled-singleton';
 
 describe('leaseTiming', () => {
   it('derives renew period and deadline inside the lease', () => {

@@ -4,10 +4,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoLease } from '../../packages/scheduled-singleton/src/runtime/dynamo-lease.js';
-import { LeaseLostError } from '../../packages/scheduled-singleton/src/runtime/errors.js';
-import { leaseTiming } from '../../packages/scheduled-singleton/src/runtime/timing.js';
-import { createTestTables, type TestTables } from '../support/tables.js';
+import { DynamoLease, LeaseLostError, leaseTiming } from '@contest-sync/scheduled-singleton';
+import { createTestTables, type TestTables } from '../../../../test/support/tables.js';
 
 let tables: TestTables;
 let clock = 1_000_000;

@@ -1,12 +1,9 @@
-/** Lease error paths that DynamoDB Local does not produce on demand (see test/integration/lease.test.ts for the rest). */
+/** Lease error paths that DynamoDB Local does not produce on demand (dynamo-lease.local.test.ts has the rest). */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoLease } from '../../../packages/scheduled-singleton/src/runtime/dynamo-lease.js';
-import { LeaseUnavailableError } from '../../../packages/scheduled-singleton/src/runtime/errors.js';
-import { slotOf } from '../../../packages/scheduled-singleton/src/runtime/record.js';
-import { leaseTiming } from '../../../packages/scheduled-singleton/src/runtime/timing.js';
+import { DynamoLease, LeaseUnavailableError, leaseTiming, slotOf } from '@contest-sync/scheduled-singleton';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
 const mock = mockClient(doc);

@@ -14,10 +14,10 @@ import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { scheduledSingleton, ScheduledRunFailedError, type RunResult } from '@contest-sync/scheduled-singleton';
 import { ScheduledSingletonJob, createCoordinationTable } from '@contest-sync/scheduled-singleton/cdk';
-import { localDynamoClient } from '../../local/dynamodb-local.js';
-import { createTableFromResource, type CfnTableProperties } from '../../local/tables.js';
-import { alarmMetrics, extractEmf, unfed, widgetMetrics } from '../support/emf.js';
-import { scheduledEvent } from '../support/processes.js';
+import { localDynamoClient } from '../../../../local/dynamodb-local.js';
+import { createTableFromResource, type CfnTableProperties } from '../../../../local/tables.js';
+import { alarmMetrics, extractEmf, unfed, widgetMetrics } from '../../../../test/support/emf.js';
+import { scheduledTick } from '@contest-sync/scheduled-singleton/testing';
 
 const PERIOD_MS = 5 * 60_000;
 let template: any;
@@ -29,7 +29,7 @@ beforeAll(async () => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'Jobs');
   new ScheduledSingletonJob(stack, 'Beat', {
-    entry: new URL('../../examples/heartbeat/handler.ts', import.meta.url).pathname,
+    entry: new URL('../fixtures/job.ts', import.meta.url).pathname,
     schedule: events.Schedule.rate(Duration.minutes(5)),
     periodMinutes: 5,
     leaseKey: 'lease#beat',
@@ -106,8 +106,7 @@ function handlerFor(mode: Mode) {
 }
 
 const context = { getRemainingTimeInMillis: () => 60_000, invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:Beat' };
-const eventIn = (back: number) =>
-  scheduledEvent(new Date(Math.floor(Date.now() / PERIOD_MS) * PERIOD_MS - back * PERIOD_MS + 5_000).toISOString());
+const eventIn = (back: number) => scheduledTick(Math.floor(Date.now() / PERIOD_MS) * PERIOD_MS - back * PERIOD_MS + 5_000).event;
 
 async function invoke(mode: Mode, event: unknown, ctx = context): Promise<{ result?: RunResult; error?: unknown; text: string }> {
   captureLambdaOutput();

@@ -1,8 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LeaseLostError } from '../../../packages/scheduled-singleton/src/runtime/errors.js';
-import { Heartbeat, type Renewer } from '../../../packages/scheduled-singleton/src/runtime/heartbeat.js';
-import type { HeldLease } from '../../../packages/scheduled-singleton/src/runtime/ports.js';
-import { leaseTiming } from '../../../packages/scheduled-singleton/src/runtime/timing.js';
+import { LeaseLostError, leaseTiming, type HeldLease } from '@contest-sync/scheduled-singleton';
+import { Heartbeat, type Renewer } from '../../src/runtime/heartbeat.js';
 
 const timing = leaseTiming(3); // renew every 1 s, give up 2 s after the last confirmation
 const lease: HeldLease = { runId: 'run-1', fence: 4, expiresAtMs: 3_000, ledger: new Set(), handoff: new Set() };

@@ -1,5 +1,5 @@
 /**
- * The outbox's record logic (packages/scheduled-singleton/src/runtime/outbox.ts): what makes an
+ * The outbox's record logic (src/runtime/outbox.ts): what makes an
  * event deliverable, EventBridge's entry size, and the conditional put each event becomes.
  */
 import { describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import {
   outboxPuts,
   validateEvent,
   validateSource,
-} from '../../../packages/scheduled-singleton/src/runtime/outbox.js';
+} from '@contest-sync/scheduled-singleton';
 
 const settings = { table: 'outbox', source: 'contest-sync.contests', retentionDays: 7 };
 const context = { runId: 'run-1', fence: 3, nowMs: Date.UTC(2026, 11, 1, 10, 0, 0) };

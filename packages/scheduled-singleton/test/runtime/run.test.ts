@@ -3,11 +3,22 @@
  * what the work receives, where the interval is marked done, the handoff, a lost lease and the
  * deadline. The DynamoDB adapters are tested in dynamo-lease.test.ts and fenced-writer.test.ts.
  */
-import { describe, expect, it, vi } from 'vitest';
-import { LeaseLostError, LeaseUnavailableError } from '../../../packages/scheduled-singleton/src/runtime/errors.js';
-import type { FencedWriterPort, HeldLease, LeasePort } from '../../../packages/scheduled-singleton/src/runtime/ports.js';
-import { runExclusively, runUnfenced } from '../../../packages/scheduled-singleton/src/runtime/run.js';
-import { leaseTiming } from '../../../packages/scheduled-singleton/src/runtime/timing.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ConditionalCheckFailedException, TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoFencedWriter,
+  DynamoLease,
+  LeaseLostError,
+  LeaseUnavailableError,
+  MAX_WRITES_PER_TRANSACTION,
+  leaseTiming,
+  runExclusively,
+  runUnfenced,
+  type FencedWriterPort,
+  type HeldLease,
+  type LeasePort,
+} from '@contest-sync/scheduled-singleton';
 
 const timing = leaseTiming(10);
 const interval = '2026-11-29T14:00:00Z';
@@ -22,10 +33,12 @@ function ports(held: Partial<HeldLease> = {}) {
     fenceCheck: vi.fn(() => ({ ConditionCheck: { TableName: 'coordination', Key: { pk: 'lease#job' }, ConditionExpression: 'x' } })),
   };
   const writer = {
-    commit: vi.fn<FencedWriterPort['commit']>(async (actions, fence) => {
-      fence(true);
-      return { transactions: actions.length > 0 ? 1 : 0 };
-    }),
+    commit: vi.fn<FencedWriterPort['commit']>(async (actions, fence, _signal, _outbox, turn = (transaction) => transaction()) =>
+      turn(async () => {
+        fence(true);
+        return { transactions: actions.length > 0 ? 1 : 0 };
+      }),
+    ),
   };
   return { lease: port, writer, timing, now: Date.now, runRecordPrefix: 'run#job#', sleep: async () => undefined };
 }
@@ -98,15 +111,17 @@ describe('runExclusively', () => {
       timeline.push(inFlight > 0 ? 'renew during a commit' : 'renew');
       return { ...l, expiresAtMs: Date.now() + 10_000 };
     });
-    deps.writer.commit.mockImplementation(async (actions, fence) => {
-      inFlight += 1;
-      fence(true);
-      // Longer than the renewal period: the heartbeat comes due while this transaction is in flight.
-      await new Promise((resolve) => setTimeout(resolve, timing.renewEveryMs + 200));
-      inFlight -= 1;
-      timeline.push('commit');
-      return { transactions: 1 };
-    });
+    deps.writer.commit.mockImplementation(async (_actions, fence, _signal, _outbox, turn = (transaction) => transaction()) =>
+      turn(async () => {
+        inFlight += 1;
+        fence(true);
+        // Longer than the renewal period: the heartbeat comes due while this transaction is in flight.
+        await new Promise((resolve) => setTimeout(resolve, timing.renewEveryMs + 200));
+        inFlight -= 1;
+        timeline.push('commit');
+        return { transactions: 1 };
+      }),
+    );
     const outcome = await runExclusively(
       run,
       async (ctx) => {
@@ -198,5 +213,126 @@ describe('runUnfenced', () => {
     const outcome = await runUnfenced(run, (ctx) => ctx.commit([put]), { timing, now: Date.now });
     expect(outcome).toMatchObject({ outcome: 'failed', deadline: false });
     expect(String((outcome as { error: unknown }).error)).toMatch(/without the lease cannot write/);
+  });
+});
+
+/**
+ * DynamoDB as the lease sees it, for one lease item and the data transactions fenced by it: each
+ * data transaction takes `transactionMs` (on the global timer: fake timers drive it); while one is
+ * in flight, a plain write to the lease item (a renewal) is refused with
+ * TransactionConflictException, as DynamoDB does; a transaction whose lease check no longer holds
+ * when it commits is cancelled at the lease action (ConditionalCheckFailed).
+ */
+class SlowDynamo {
+  holder: string | undefined;
+  fence = 0;
+  expiresAtMs = 0;
+  inFlight = 0;
+  conflicts = 0;
+  /** What happened, in order: renewals with the time they computed, transactions with their lease action's time. */
+  readonly timeline: ({ kind: 'renew'; atMs: number } | { kind: 'transaction'; checkAtMs: number; startMs: number; endMs: number })[] = [];
+
+  constructor(
+    private readonly transactionMs: number,
+    private readonly now: () => number,
+  ) {}
+
+  readonly send = async (command: unknown): Promise<Record<string, unknown>> => {
+    if (command instanceof TransactWriteCommand) return this.transact(command.input.TransactItems ?? []);
+    if (!(command instanceof UpdateCommand)) throw new Error('unexpected command');
+    if (this.inFlight > 0) {
+      this.conflicts += 1;
+      throw new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata: {} });
+    }
+    const values = (command.input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
+    if (command.input.UpdateExpression?.includes('ADD fence')) {
+      Object.assign(this, { holder: String(values[':runId']), fence: this.fence + 1, expiresAtMs: Number(values[':exp']) });
+      return { Attributes: { pk: 'lease#job', holder: this.holder, fence: this.fence, expiresAtMs: this.expiresAtMs } };
+    }
+    if (!this.holds(values)) throw new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+    if (values[':exp'] !== undefined) {
+      this.expiresAtMs = Number(values[':exp']);
+      this.timeline.push({ kind: 'renew', atMs: Number(values[':now']) });
+    }
+    return {};
+  };
+
+  private holds(values: Record<string, unknown>): boolean {
+    return this.holder === values[':runId'] && this.fence === values[':fence'] && this.expiresAtMs > this.now();
+  }
+
+  private async transact(items: readonly Record<string, { ExpressionAttributeValues?: Record<string, unknown> }>[]) {
+    const lease = items[0]?.ConditionCheck ?? items[0]?.Update;
+    if (items[0]?.Update !== undefined && items.length === 2) return {}; // the release with its run record
+    const startMs = this.now();
+    this.inFlight += 1;
+    await new Promise((resolve) => setTimeout(resolve, this.transactionMs));
+    this.inFlight -= 1;
+    const values = lease?.ExpressionAttributeValues ?? {};
+    if (!this.holds(values)) {
+      throw new TransactionCanceledException({
+        message: 'Transaction cancelled',
+        $metadata: {},
+        CancellationReasons: items.map((_, i) => ({ Code: i === 0 ? 'ConditionalCheckFailed' : 'None' })),
+      });
+    }
+    this.timeline.push({ kind: 'transaction', checkAtMs: Number(values[':now']), startMs, endMs: this.now() });
+    return {};
+  }
+}
+
+describe('runExclusively: a lease that holds through any commit', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('keeps a 3 s lease through one commit of 30 transactions of 400 ms (12 s): renewals take turns with each transaction', async () => {
+    vi.useFakeTimers({ now: Date.parse('2026-11-29T14:00:30Z') });
+    const leaseTiming3s = leaseTiming(3);
+    const dynamo = new SlowDynamo(400, Date.now);
+    const doc = dynamo as unknown as DynamoDBDocumentClient;
+    const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+    const deps = {
+      lease: new DynamoLease({
+        doc,
+        table: 'coordination',
+        key: 'lease#job',
+        timing: leaseTiming3s,
+        now: Date.now,
+        sleep,
+        random: () => 0.5,
+      }),
+      writer: new DynamoFencedWriter(doc, { now: Date.now, sleep, random: () => 0.5 }),
+      timing: leaseTiming3s,
+      now: Date.now,
+      runRecordPrefix: 'run#job#',
+      sleep,
+    };
+    const moves = Array.from({ length: 30 * MAX_WRITES_PER_TRANSACTION }, (_, i) => ({
+      Update: {
+        TableName: 'reminders',
+        Key: { contestId: i, userId: 'u' },
+        UpdateExpression: 'SET dueAt = :d',
+        ExpressionAttributeValues: { ':d': i },
+      },
+    }));
+    const outcome = runExclusively(run, async (ctx) => (await ctx.commit(moves, { final: true })).transactions, deps);
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(await outcome, JSON.stringify(await outcome)).toMatchObject({ outcome: 'succeeded', value: 30 });
+
+    const transactions = dynamo.timeline.filter((entry) => entry.kind === 'transaction');
+    const renewals = dynamo.timeline.filter((entry) => entry.kind === 'renew');
+    expect(transactions).toHaveLength(30);
+    expect(transactions.at(-1)!.endMs - transactions[0]!.startMs).toBeGreaterThan(3 * leaseTiming3s.durationMs);
+    // About one renewal a second, each between two transactions (none ever conflicted with one).
+    expect(renewals.length).toBeGreaterThanOrEqual(10);
+    expect(dynamo.conflicts).toBe(0);
+    const confirmed = [transactions[0]!.startMs, ...renewals.map((renewal) => renewal.atMs), transactions.at(-1)!.endMs];
+    const gaps = confirmed.slice(1).map((at, i) => at - confirmed[i]!);
+    expect(Math.max(...gaps)).toBeLessThan(leaseTiming3s.renewDeadlineMs);
+    // Each transaction's lease action was built in its turn, after every renewal before it.
+    dynamo.timeline.forEach((entry, i) => {
+      if (entry.kind !== 'transaction') return;
+      const before = dynamo.timeline.slice(0, i).filter((e) => e.kind === 'renew');
+      for (const renewal of before) expect(entry.checkAtMs).toBeGreaterThanOrEqual(renewal.atMs);
+    });
   });
 });

@@ -1,7 +1,5 @@
 import { describe as group, expect, it } from 'vitest';
-import { describe } from '../../../packages/scheduled-singleton/src/runtime/aws-errors.js';
-import { EventValidationError, parseEvent } from '../../../lambda/events.js';
-import { bound, MAX_TEXT_BYTES, utf8Bytes } from '../../../packages/scheduled-singleton/src/runtime/text.js';
+import { bound, describe, EventValidationError, MAX_TEXT_BYTES, parseInvocation, utf8Bytes } from '@contest-sync/scheduled-singleton';
 
 /** True when `text` survives a UTF-8 round trip unchanged (no half character, no U+FFFD added). */
 const wellFormed = (text: string) => Buffer.from(text, 'utf8').toString('utf8') === text && !text.includes('\uFFFD');
@@ -55,7 +53,7 @@ group('EventValidationError', () => {
     ]) {
       let thrown: unknown;
       try {
-        parseEvent(event);
+        parseInvocation(event, { periodMinutes: 60, nowMs: Date.now() });
       } catch (error) {
         thrown = error;
       }
