@@ -1,8 +1,9 @@
 /**
  * The Lambda entry of reminder delivery (docs/delivery.md): every minute, on the package's
- * wrapper. The precheck is the one Query of the byDue index, before any lease: an idle minute
- * costs that request and nothing else. A minute with rows goes on under the shard's lease, reads
- * their contests, and claims each row in the fenced transaction that writes its ReminderDue event.
+ * wrapper. The precheck is one Query of the byDue index per partition the job serves, before any
+ * lease: an idle minute costs those requests and nothing else. A minute with rows goes on under
+ * the shard's lease, reads their contests, and claims each row in the fenced transaction that
+ * writes its ReminderDue event and checks its contest (the rule).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -15,8 +16,10 @@ import {
   type ScheduledSingletonHandler,
   type Write,
 } from '@contest-sync/scheduled-singleton';
+import { MAX_DUE_SHARDS } from '../contract.js';
 import { DELIVERY_ENV } from './env.js';
 import { deliverDue, emptyDeliveryCounts, screenRows, type DeliveryCounts } from './deliver.js';
+import { servedShards } from './due.js';
 import { DynamoDueStore, type DuePage } from './dynamo-due.js';
 
 const tableName = z.string({ error: 'is not set' }).regex(/^[a-zA-Z0-9_.-]{3,255}$/, 'is not a DynamoDB table name');
@@ -27,8 +30,14 @@ const schema = z.object({
     .number({ error: 'must be a number' })
     .int('must be a whole number')
     .min(0, 'must be >= 0')
-    .max(1023, 'must be <= 1023')
+    .max(MAX_DUE_SHARDS - 1, `must be <= ${MAX_DUE_SHARDS - 1}`)
     .default(0),
+  [DELIVERY_ENV.dueShards]: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be >= 1')
+    .max(MAX_DUE_SHARDS, `must be <= ${MAX_DUE_SHARDS}`)
+    .default(1),
   [JOB_ENV.eventSource]: z.string({ error: 'is not set (the job publishes through its outbox)' }).min(1, 'is not set'),
 });
 
@@ -38,7 +47,9 @@ export class DeliveryConfigError extends Error {
 
 export interface DeliveryConfig {
   tables: { contests: string; reminders: string };
+  /** This job's shard, and the stack's DUE_SHARDS: it serves servedShards(shard, dueShards). */
   shard: number;
+  dueShards: number;
   eventSource: string;
 }
 
@@ -53,9 +64,15 @@ export function readDeliveryConfig(env: Record<string, string | undefined>): Del
     );
   }
   const c = parsed.data;
+  if (c[DELIVERY_ENV.dueShard] >= c[DELIVERY_ENV.dueShards]) {
+    throw new DeliveryConfigError(
+      `invalid configuration: ${DELIVERY_ENV.dueShard} ${c[DELIVERY_ENV.dueShard]} must be below ${DELIVERY_ENV.dueShards} (${c[DELIVERY_ENV.dueShards]})`,
+    );
+  }
   return {
     tables: { contests: c[DELIVERY_ENV.contestsTable], reminders: c[DELIVERY_ENV.remindersTable] },
     shard: c[DELIVERY_ENV.dueShard],
+    dueShards: c[DELIVERY_ENV.dueShards],
     eventSource: c[JOB_ENV.eventSource],
   };
 }
@@ -98,7 +115,7 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
   };
 
   return scheduledSingleton(
-    async (job: JobContext<DuePage>) => {
+    async (job: JobContext<Map<number, DuePage>>) => {
       const { config, store } = setup();
       return deliverDue(
         {
@@ -106,11 +123,12 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
           deadline: job.deadline,
           commit: job.commit,
           dryRun: job.dryRun,
-          ...(job.precheck !== undefined ? { firstPage: job.precheck } : {}),
+          ...(job.precheck !== undefined ? { firstPages: job.precheck } : {}),
         },
         {
           store,
           shard: config.shard,
+          dueShards: config.dueShards,
           eventSource: config.eventSource,
           now,
           log: job.log,
@@ -124,17 +142,25 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
       now,
       ...(options.newRunId !== undefined ? { newRunId: options.newRunId } : {}),
       ...(options.write !== undefined ? { write: options.write } : {}),
-      // Look before the lease: the one Query an idle minute costs. Rows that cannot be believed
-      // do not make a minute busy (they are counted, every minute, until the app fixes them).
+      // Look before the lease: the Queries an idle minute costs (one per partition served, at
+      // once). Rows that cannot be believed do not make a minute busy (they are counted, every
+      // minute, until the app fixes them).
       precheck: async ({ signal }) => {
         const { config, store } = setup();
-        const page = await store.duePage(config.shard, Math.floor(now() / 1000), undefined, signal);
+        const nowSeconds = Math.floor(now() / 1000);
+        const shards = servedShards(config.shard, config.dueShards);
+        const pages = new Map(
+          await Promise.all(shards.map(async (shard) => [shard, await store.duePage(shard, nowSeconds, undefined, signal)] as const)),
+        );
         const seen = emptyDeliveryCounts();
-        seen.queries = 1;
-        seen.due = page.rows.length;
-        const valid = screenRows(page.rows, seen);
-        if (valid.length === 0 && page.next === undefined) return { idle: true, summary: summaryOf(seen) };
-        return { idle: false, value: page };
+        seen.queries = shards.length;
+        let busy = false;
+        for (const page of pages.values()) {
+          seen.due += page.rows.length;
+          if (screenRows(page.rows, seen).length > 0 || page.next !== undefined) busy = true;
+        }
+        if (!busy) return { idle: true, summary: summaryOf(seen) };
+        return { idle: false, value: pages };
       },
       summary: summaryOf,
       record: ({ value }) =>
