@@ -21,6 +21,7 @@ import { OutboxDelivery, ScheduledSingletonJob, type JobAlarm } from '@contest-s
 import { CONTEST_EVENT_SCHEMAS } from '../lambda/contests/event-schemas.js';
 import { DELIVERY_ENV } from '../lambda/delivery/env.js';
 import { REMINDER_DUE_DETAIL_SCHEMA, deliveryLeaseKey, deliveryRunRecordPrefix } from '../lambda/delivery/schema.js';
+import { EVENT_WINDOWS } from '../lambda/event-windows.js';
 import { REMINDERS_BY_DUE_INDEX } from './constructs/data-tables.js';
 import { TABLE_ACTIONS, TABLE_ROLES, type TableRole } from './table-access.js';
 
@@ -124,6 +125,10 @@ export class ContestSyncStack extends Stack {
     this.tables = new DataTables(this, 'Tables');
     this.monitoring = new Monitoring(this, 'Monitoring', { config });
     this.events = new OutboxDelivery(this, 'Events', {
+      // The windows a redrive relies on, set together (lambda/event-windows.ts, docs/events.md).
+      retentionDays: EVENT_WINDOWS.outboxRetentionDays,
+      maxRecordAge: Duration.seconds(EVENT_WINDOWS.maxRecordAgeSeconds),
+      deadLetterRetention: Duration.seconds(EVENT_WINDOWS.deadLetterRetentionSeconds),
       metrics: { namespace: METRICS_NAMESPACE, service: `${SERVICE_NAME}-events` },
       alarmTopic: this.monitoring.topic,
       logRetention: config.logRetentionDays,

@@ -4,12 +4,13 @@
  * Query on byDue, the claim, the contests' BatchGetItem and the claim's ConditionCheck on them,
  * PutItem on its own outbox keys), its events' source and schema, its console test events
  * deployed like the sync's; one job per `contestSync:dueShards`, the same DUE_SHARDS for every job
- * and the sync.
+ * and the sync; and the windows of a redrive (outbox TTL, dead letters) as lambda/event-windows.ts sets them.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lambda/contract.js';
 import { deliveryLeaseKey, deliveryRunRecordPrefix } from '../../lambda/delivery/schema.js';
 import { DELIVERY_ACTIONS, EVENT_SOURCES, DELIVERY_CONSOLE_TEST_EVENTS, consoleTestEventPayloads } from '../../lib/contest-sync-stack.js';
+import { EVENT_WINDOWS } from '../../lambda/event-windows.js';
 import { CONTEXT_KEYS } from '../../lib/config.js';
 import { findDeliveryFunction, findSyncFunction, synthTemplate, type CfnTemplate } from '../../local/template.js';
 
@@ -115,6 +116,19 @@ describe('reminder delivery job', () => {
       platform: { type: 'string', enum: ['codeforces'] },
     });
     expect(content.properties.detail.properties.intent).toBeUndefined();
+  });
+
+  it('keeps outbox items 7 days and dead letters 5, records given up after a day: the windows a redrive relies on', () => {
+    const outbox = Object.entries(resources()).find(
+      ([id, r]) => id.startsWith('Events') && r.Type === 'AWS::DynamoDB::Table' && r.Properties.StreamSpecification !== undefined,
+    )!;
+    const queue = Object.entries(resources()).find(([id, r]) => id.startsWith('Events') && r.Type === 'AWS::SQS::Queue')!;
+    const mapping = Object.entries(resources()).find(([id, r]) => id.startsWith('Events') && r.Type === 'AWS::Lambda::EventSourceMapping')!;
+    expect(queue[1].Properties.MessageRetentionPeriod).toBe(EVENT_WINDOWS.deadLetterRetentionSeconds);
+    expect(mapping[1].Properties.MaximumRecordAgeInSeconds).toBe(EVENT_WINDOWS.maxRecordAgeSeconds);
+    expect(outbox[1].Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
+    // The jobs write the TTL from OUTBOX_RETENTION_DAYS.
+    expect(variables().OUTBOX_RETENTION_DAYS).toBe(String(EVENT_WINDOWS.outboxRetentionDays));
   });
 
   it('deploys its console test events like the sync does, each a payload the handler accepts', () => {
