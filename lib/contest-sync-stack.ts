@@ -238,6 +238,11 @@ export class ContestSyncStack extends Stack {
     output('EventBusName', this.events.eventBus.eventBusName, 'EventBridge bus of the events the app subscribes to (docs/events.md)');
     output('EventBusArn', this.events.eventBus.eventBusArn, 'Its ARN, for rules in other stacks');
     output(
+      'OutboxTableName',
+      this.events.table.tableName,
+      `Outbox of the events, kept ${EVENT_WINDOWS.outboxRetentionDays} days: what npm run redrive reads (docs/runbook.md, "Events not delivered")`,
+    );
+    output(
       'EventsDeadLetterQueueUrl',
       this.events.deadLetterQueue.queueUrl,
       'Outbox batches given up after every retry (docs/runbook.md, "Events not delivered")',

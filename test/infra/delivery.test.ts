@@ -129,6 +129,7 @@ describe('reminder delivery job', () => {
     expect(outbox[1].Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
     // The jobs write the TTL from OUTBOX_RETENTION_DAYS.
     expect(variables().OUTBOX_RETENTION_DAYS).toBe(String(EVENT_WINDOWS.outboxRetentionDays));
+    expect(JSON.stringify(json.Outputs?.OutboxTableName?.Value)).toContain(outbox[0]);
   });
 
   it('deploys its console test events like the sync does, each a payload the handler accepts', () => {
