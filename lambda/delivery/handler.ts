@@ -41,6 +41,9 @@ const schema = z.object({
   [JOB_ENV.eventSource]: z.string({ error: 'is not set (the job publishes through its outbox)' }).min(1, 'is not set'),
 });
 
+/** The precheck's Queries in flight at once (one per partition served, 16 at most). */
+const PRECHECK_CONCURRENCY = 4;
+
 export class DeliveryConfigError extends Error {
   override readonly name = 'DeliveryConfigError';
 }
@@ -149,9 +152,13 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
         const { config, store } = setup();
         const nowSeconds = Math.floor(now() / 1000);
         const shards = servedShards(config.shard, config.dueShards);
-        const pages = new Map(
-          await Promise.all(shards.map(async (shard) => [shard, await store.duePage(shard, nowSeconds, undefined, signal)] as const)),
-        );
+        const pages = new Map<number, DuePage>();
+        // A few at a time: each request listens on the run's abort signal (Node warns above 10 listeners).
+        for (let i = 0; i < shards.length; i += PRECHECK_CONCURRENCY) {
+          const chunk = shards.slice(i, i + PRECHECK_CONCURRENCY);
+          const read = await Promise.all(chunk.map((shard) => store.duePage(shard, nowSeconds, undefined, signal)));
+          chunk.forEach((shard, j) => pages.set(shard, read[j]!));
+        }
         const seen = emptyDeliveryCounts();
         seen.queries = shards.length;
         let busy = false;
