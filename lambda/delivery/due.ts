@@ -110,6 +110,9 @@ export type DeferReason = 'contest-missing' | 'contest-paused' | 'contest-moved'
  * ten minutes. Older, the evidence behind every `dueAt` is in doubt (Codeforces down, replies
  * stale): a contest may have moved since and no reply could show it. When in doubt, delay: the
  * pass sends nothing until a sync applies a fresh reply (docs/tables.md, "The notifier").
+ * It stays beside the rule (contestAgrees): the rule compares the row with the contest's
+ * `dueStart`, which is only as fresh as the sync's last reply; when no sync runs at all, nothing
+ * else notices that the contest item itself may be stale.
  */
 export const FRESH_EVIDENCE_SECONDS = 70 * 60;
 
@@ -162,7 +165,9 @@ export function utf8Bytes(text: string): number {
  * validRow: every attribute the claim and the event need, present and sane. A row the app wrote
  * with a missing or absurd attribute is skipped with its reason (never claimed: the claim would
  * mark it sent). A row already notified for its start (the sync should not have made it due) is
- * refused too: at most once per start time.
+ * refused too: at most once per start time. These checks stay beside the rule (contestAgrees): the
+ * rule compares two starts and says nothing of the row's own lead time, user id, intent or due
+ * time, nor of whether it was sent already.
  */
 export function validRow(
   raw: RawRow,
