@@ -35,6 +35,8 @@ export interface BenchResults {
   runOutput: RunOutput;
   cost: { pricesAsOf: string; region: string; prices: typeof PRICES; inputs: CostInputs; rows: CostRow[]; totalUsd: number };
   delivery: DeliveryResult & { cost: { inputs: DeliveryCostInputs; rows: CostRow[]; totalUsd: number } };
+  /** Sections measured apart from the whole run (`npm run bench -- --only delivery`), with their own date and load. */
+  sections?: Partial<Record<'delivery', { date: string; durationSeconds: number; loadAverage1m: { atStart: number; atEnd: number } }>>;
 }
 
 /** A GitHub-flavoured Markdown table; `|` in cells is escaped. */
@@ -186,6 +188,11 @@ export function renderReport(results: BenchResults): string {
 
   const d = results.delivery;
   parts.push('### Reminder delivery: 20,000 due at once, and an idle minute');
+  const measured = results.sections?.delivery;
+  if (measured !== undefined)
+    parts.push(
+      `Measured apart (\`npm run bench -- --only delivery\`) on ${measured.date} in ${measured.durationSeconds} s, load average ${measured.loadAverage1m.atStart} → ${measured.loadAverage1m.atEnd}.`,
+    );
   const pass = (label: string, p: DeliveryResult['batched']) => [
     label,
     `${p.reminders.toLocaleString('en-US')} (${p.contests.toLocaleString('en-US')} contest${p.contests === 1 ? '' : 's'})`,
