@@ -31,7 +31,7 @@ export const EVENT_WINDOWS = {
   deadLetterRetentionSeconds: 5 * DAY,
   /** The redrive resends events committed at most this long ago (npm run redrive). */
   redriveMaxAgeSeconds: 6 * DAY,
-  /** Consumers remember an event id at least this long (examples/events-consumer DEDUPE_SECONDS). */
+  /** Consumers remember an event id at least this long (examples/events-consumer/windows.ts DEDUPE_SECONDS). */
   consumerDedupeSeconds: 7 * DAY,
   /** Outbox items are kept this long (their TTL): OutboxDelivery's `retentionDays`. */
   outboxRetentionDays: 7,

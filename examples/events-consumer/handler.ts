@@ -2,22 +2,18 @@
  * An app's consumer of the events (docs/events.md): EventBridge delivers at least once, and a
  * change re-sent by the relay arrives with a new envelope `id`, so the consumer dedupes on
  * `detail.eventId` with Powertools idempotency (a DynamoDB table, records kept 7 days: longer
- * than any redelivery, a redrive included — lambda/event-windows.ts). Its side effect here: one
- * row in the app's in-app inbox per event.
+ * than any redelivery, a redrive included: ./windows.ts). Its side effect here: one row in the
+ * app's in-app inbox per event.
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import { EVENT_WINDOWS } from '../../lambda/event-windows.js';
+import { DEDUPE_SECONDS } from './windows.js';
 
-/**
- * How long an eventId is remembered: 7 days, the product's window for consumers. The redrive
- * resends only events committed at most 6 days ago, and a resent one reaches the bus within a day
- * (or is given up), so it always arrives while its id is remembered (docs/events.md, "Windows").
- */
-export const DEDUPE_SECONDS = EVENT_WINDOWS.consumerDedupeSeconds;
+/** How long an eventId is remembered: 7 days (./windows.ts). */
+export { DEDUPE_SECONDS };
 
 export interface AppEvent {
   id: string;

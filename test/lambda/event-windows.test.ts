@@ -1,7 +1,7 @@
 /** The windows of the events' hops agree (lambda/event-windows.ts): a redrive can neither duplicate nor mislead. */
 import { describe, expect, it } from 'vitest';
 import { EVENT_WINDOWS, windowProblems } from '../../lambda/event-windows.js';
-import { DEDUPE_SECONDS } from '../../examples/events-consumer/handler.js';
+import { DEAD_LETTER_RETENTION_SECONDS, DEDUPE_SECONDS } from '../../examples/events-consumer/windows.js';
 
 const DAY = 86_400;
 
@@ -16,8 +16,9 @@ describe('the windows', () => {
       outboxRetentionDays: 7,
     });
   });
-  it('the example consumer remembers an id for the whole window', () => {
+  it('the example consumer remembers an id for the whole window, and keeps its dead letters as long as the product does', () => {
     expect(DEDUPE_SECONDS).toBe(EVENT_WINDOWS.consumerDedupeSeconds);
+    expect(DEAD_LETTER_RETENTION_SECONDS).toBe(EVENT_WINDOWS.deadLetterRetentionSeconds);
   });
   it('names each link that a change would break (the 14-day queue and 48-hour dedupe they replace, among them)', () => {
     expect(windowProblems({ ...EVENT_WINDOWS, deadLetterRetentionSeconds: 14 * DAY })).toEqual([
