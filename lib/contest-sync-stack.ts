@@ -215,6 +215,11 @@ export class ContestSyncStack extends Stack {
     Tags.of(this).add('app', APP_TAG);
     Tags.of(this).add('stage', stageTag);
 
+    this.addOutputs(config);
+  }
+
+  /** The stack's outputs (their ids are the output names: never change them). */
+  private addOutputs(config: ContestSyncConfig): void {
     const output = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
     output('ContestsTableName', this.tables.contests.tableName, 'Contests table (read by the app)');
     output('RemindersTableName', this.tables.reminders.tableName, 'Reminders table (written by the app)');

@@ -175,24 +175,7 @@ async function deliverPage(
     counts.deferredReasons['evidence-stale'] = (counts.deferredReasons['evidence-stale'] ?? 0) + rows.length;
     return 'stale';
   }
-  const claims: Claim[] = [];
-  for (const row of rows) {
-    const contest = contestView(contests.get(row.contestId));
-    const agrees = contestAgrees(row, contest);
-    if (!agrees.ok || contest === undefined) {
-      counts.deferred += 1;
-      bump(counts.deferredReasons, agrees.ok ? 'contest-missing' : agrees.reason);
-      continue;
-    }
-    const event = reminderDueEvent(row, contest);
-    const detailBytes = deliverable(event, deps.eventSource);
-    if (detailBytes === undefined) {
-      counts.invalid += 1;
-      bump(counts.invalidReasons, 'too-large');
-      continue;
-    }
-    claims.push({ contestId: row.contestId, row, event, action: deps.store.claim(row, nowSeconds), bytes: claimBytes(row, detailBytes) });
-  }
+  const claims = claimsOf(rows, contests, deps, counts, nowSeconds);
   if (run.dryRun === true) {
     counts.wouldDeliver = (counts.wouldDeliver ?? 0) + claims.length;
     claims.length = 0;
@@ -211,4 +194,36 @@ async function deliverPage(
     counts.contestChecks += outcome.contestChecks;
   }
   return 'page';
+}
+
+/**
+ * The claims of a page's valid rows: those the rule lets fire (the others deferred, by reason)
+ * and whose event the outbox would take (the others invalid, `too-large`).
+ */
+function claimsOf(
+  rows: readonly DueRow[],
+  contests: ReadonlyMap<number, Record<string, unknown> | undefined>,
+  deps: DeliveryDeps,
+  counts: DeliveryCounts,
+  nowSeconds: number,
+): Claim[] {
+  const claims: Claim[] = [];
+  for (const row of rows) {
+    const contest = contestView(contests.get(row.contestId));
+    const agrees = contestAgrees(row, contest);
+    if (!agrees.ok || contest === undefined) {
+      counts.deferred += 1;
+      bump(counts.deferredReasons, agrees.ok ? 'contest-missing' : agrees.reason);
+      continue;
+    }
+    const event = reminderDueEvent(row, contest);
+    const detailBytes = deliverable(event, deps.eventSource);
+    if (detailBytes === undefined) {
+      counts.invalid += 1;
+      bump(counts.invalidReasons, 'too-large');
+      continue;
+    }
+    claims.push({ contestId: row.contestId, row, event, action: deps.store.claim(row, nowSeconds), bytes: claimBytes(row, detailBytes) });
+  }
+  return claims;
 }

@@ -145,35 +145,46 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
       now,
       ...(options.newRunId !== undefined ? { newRunId: options.newRunId } : {}),
       ...(options.write !== undefined ? { write: options.write } : {}),
-      // Look before the lease: the Queries an idle minute costs (one per partition served, at
-      // once). Rows that cannot be believed do not make a minute busy (they are counted, every
-      // minute, until the app fixes them).
+      // Look before the lease: the Queries an idle minute costs (one per partition served).
+      // Rows that cannot be believed do not make a minute busy (they are counted, every minute,
+      // until the app fixes them).
       precheck: async ({ signal }) => {
         const { config, store } = setup();
-        const nowSeconds = Math.floor(now() / 1000);
-        const shards = servedShards(config.shard, config.dueShards);
-        const pages = new Map<number, DuePage>();
-        // A few at a time: each request listens on the run's abort signal (Node warns above 10 listeners).
-        for (let i = 0; i < shards.length; i += PRECHECK_CONCURRENCY) {
-          const chunk = shards.slice(i, i + PRECHECK_CONCURRENCY);
-          const read = await Promise.all(chunk.map((shard) => store.duePage(shard, nowSeconds, undefined, signal)));
-          chunk.forEach((shard, j) => pages.set(shard, read[j]!));
-        }
-        const seen = emptyDeliveryCounts();
-        seen.queries = shards.length;
-        let busy = false;
-        for (const page of pages.values()) {
-          seen.due += page.rows.length;
-          if (screenRows(page.rows, seen).length > 0 || page.next !== undefined) busy = true;
-        }
-        if (!busy) return { idle: true, summary: summaryOf(seen) };
-        return { idle: false, value: pages };
+        return precheck(store, config, Math.floor(now() / 1000), signal);
       },
       summary: summaryOf,
       record: ({ value }) =>
         value === undefined ? {} : { delivered: value.delivered, invalid: value.invalid, lost: value.lost, more: value.more },
     },
   );
+}
+
+/**
+ * The look before the lease: the first page of each partition served, a few at a time (each
+ * request listens on the run's abort signal: Node warns above 10 listeners). Idle when no page
+ * has a row that can be believed, nor more pages.
+ */
+async function precheck(
+  store: DynamoDueStore,
+  config: DeliveryConfig,
+  nowSeconds: number,
+  signal: AbortSignal,
+): Promise<{ idle: true; summary: Record<string, unknown> } | { idle: false; value: Map<number, DuePage> }> {
+  const shards = servedShards(config.shard, config.dueShards);
+  const pages = new Map<number, DuePage>();
+  for (let i = 0; i < shards.length; i += PRECHECK_CONCURRENCY) {
+    const chunk = shards.slice(i, i + PRECHECK_CONCURRENCY);
+    const read = await Promise.all(chunk.map((shard) => store.duePage(shard, nowSeconds, undefined, signal)));
+    chunk.forEach((shard, j) => pages.set(shard, read[j]!));
+  }
+  const seen = emptyDeliveryCounts();
+  seen.queries = shards.length;
+  let busy = false;
+  for (const page of pages.values()) {
+    seen.due += page.rows.length;
+    if (screenRows(page.rows, seen).length > 0 || page.next !== undefined) busy = true;
+  }
+  return busy ? { idle: false, value: pages } : { idle: true, summary: summaryOf(seen) };
 }
 
 export { DELIVERY_ENV };
