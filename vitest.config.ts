@@ -35,6 +35,7 @@ const packageFastFiles = ['packages/scheduled-singleton/test/**/*.local.test.ts'
 const unitFiles = [
   'test/lambda/**/*.test.ts',
   'test/status/**/*.test.ts',
+  'test/redrive/**/*.test.ts',
   'test/docs/**/*.test.ts',
   // The repository's scripts (scripts/): the function-length budget.
   'test/scripts/**/*.test.ts',

@@ -1,10 +1,12 @@
 /**
- * `npm run bench`: contention, steady state, our lease beside npm peers, and the bundle, all on one
- * DynamoDB Local started here, with DynamoDB requests counted on the wire by the proxy
- * (local/dynamo-proxy.ts). Prints Markdown on stdout (progress on stderr) and writes
- * bench/results.json.
+ * `npm run bench`: contention, steady state, reminder delivery, our lease beside npm peers, and the
+ * bundle, all on one DynamoDB Local started here, with DynamoDB requests counted on the wire by
+ * the proxy (local/dynamo-proxy.ts). Prints Markdown on stdout (progress on stderr) and writes
+ * bench/results.json. `npm run bench -- --only delivery` measures the delivery section alone and
+ * writes it into the results of the last whole run.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { arch, cpus, loadavg, platform, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
@@ -21,7 +23,7 @@ import { runPeers } from './peers.js';
 import { renderReport, type BenchResults } from './report.js';
 import { round } from './stats.js';
 import { runSteadyState } from './steady-state.js';
-import { DELIVERY_BUDGET_MS, PER_ROW_SAMPLE, runDelivery } from './delivery.js';
+import { DELIVERY_BUDGET_MS, PER_ROW_SAMPLE, SPREAD_PER_CONTEST, SPREAD_REMINDERS, runDelivery } from './delivery.js';
 import { MINUTE_RUNS_PER_MONTH, deliveryMonthlyCost, type DeliveryCostInputs } from './delivery-cost.js';
 
 const RESULTS = new URL('./results.json', import.meta.url);
@@ -111,6 +113,89 @@ function machine(loadAtStart: number[]): BenchResults['machine'] {
   };
 }
 
+/** How the delivery section is measured (results.method.delivery). */
+const DELIVERY_METHOD =
+  'createDeliveryHandler in-process on the proxy (one run on a Scheduled Event, then forced re-runs of the minute while rows ' +
+  'are left), 20,000 reminders of one contest seeded due, the real package wrapper, lease and fenced outbox; per-row ' +
+  `transactions measured on ${PER_ROW_SAMPLE.toLocaleString('en-US')} rows; ${SPREAD_REMINDERS.toLocaleString('en-US')} reminders spread ` +
+  `${SPREAD_PER_CONTEST} per contest; then one more tick with nothing due. Checked after each pass: ` +
+  'every row claimed for its start and out of byDue, one outbox item per reminder with the id of (contest, user, start) ' +
+  '(rows written before intents); contest checks counted by the handler (counts.contestChecks)';
+
+type DeliverySection = BenchResults['delivery'];
+
+/**
+ * The delivery section: 20,000 due at once, an idle minute, per-row transactions on a sample,
+ * reminders spread over many contests; each pass checked exactly once, and the monthly cost.
+ */
+async function measureDelivery(env: Awaited<ReturnType<typeof startBenchEnvironment>>): Promise<DeliverySection> {
+  progress('delivery: 20,000 reminders due at once, an idle minute, per-row transactions on a sample, reminders spread over many contests');
+  const deliveryAdmin = env.dynamo.client();
+  const delivery = await runDelivery({
+    proxy: env.proxy,
+    admin: deliveryAdmin,
+    createTables: (label) => env.createTables(label),
+  });
+  deliveryAdmin.destroy();
+  const { batched } = delivery;
+  for (const pass of [batched, delivery.perRow, delivery.spread]) {
+    if (pass.claimed !== pass.reminders || pass.outboxItems !== pass.reminders || pass.leftDue !== 0 || pass.duplicateIds !== 0)
+      throw new Error(`delivery was not exactly once: ${JSON.stringify(pass)}`);
+  }
+  if (batched.wallMs > DELIVERY_BUDGET_MS)
+    throw new Error(`20,000 reminders took ${batched.wallMs} ms, above the ${DELIVERY_BUDGET_MS} ms budget`);
+  if (delivery.idle.requests > delivery.idle.partitions || delivery.idle.leaseTaken)
+    throw new Error(`an idle minute cost more than one Query per partition served or took the lease: ${JSON.stringify(delivery.idle)}`);
+  const deliveryInputs: DeliveryCostInputs = {
+    runsPerMonth: MINUTE_RUNS_PER_MONTH,
+    remindersPerMonth: DELIVERY_REMINDERS_PER_MONTH,
+    idleRequests: delivery.idle.requests,
+    transactionsPerReminder: batched.transactions / batched.reminders,
+    contestChecksPerReminder: batched.contestChecks / batched.reminders,
+    memoryMb: 256,
+    idleBilledSeconds: ASSUMED_IDLE_BILLED_SECONDS,
+    // The local rate, doubled for margin.
+    billedSecondsPerReminder: round((2 * batched.wallMs) / 1000 / batched.reminders, 4),
+    logBytesPerRun: results_logBytes(),
+    metricSeries: 5,
+    alarms: 5,
+    relayBatch: 100,
+  };
+  const rows = deliveryMonthlyCost(deliveryInputs);
+  return { ...delivery, cost: { inputs: deliveryInputs, rows, totalUsd: totalUsd(rows) } };
+}
+
+/**
+ * `npm run bench -- --only delivery`: the delivery section alone (a machine shared with other
+ * work may not afford the whole run), written into bench/results.json beside the other sections of
+ * the last whole run, with its own date and load (`sections.delivery`).
+ */
+async function deliveryOnly(): Promise<void> {
+  const startedAt = performance.now();
+  const loadAtStart = loadavg();
+  progress('starting DynamoDB Local, the counting proxy, and synthesizing the template');
+  const env = await startBenchEnvironment();
+  try {
+    const delivery = await measureDelivery(env);
+    const results = JSON.parse(readFileSync(RESULTS, 'utf8')) as BenchResults;
+    results.delivery = delivery;
+    results.method.delivery = DELIVERY_METHOD;
+    results.sections = {
+      ...results.sections,
+      delivery: {
+        date: new Date().toISOString(),
+        durationSeconds: round((performance.now() - startedAt) / 1000, 1),
+        loadAverage1m: { atStart: round(loadAtStart[0] ?? 0, 2), atEnd: round(loadavg()[0] ?? 0, 2) },
+      },
+    };
+    writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+    progress(`wrote the delivery section of ${RESULTS.pathname}`);
+    process.stdout.write(renderReport(results));
+  } finally {
+    await env.close();
+  }
+}
+
 async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   process.env.AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE = '1';
@@ -136,42 +221,7 @@ async function main(): Promise<void> {
     progress('steady state');
     const steadyState = await runSteadyState({ proxy: env.proxy, standin, tables: await env.createTables('steady'), contests });
 
-    progress('delivery: 20,000 reminders due at once, an idle minute, and per-row transactions on a sample');
-    const deliveryAdmin = env.dynamo.client();
-    const delivery = await runDelivery({
-      proxy: env.proxy,
-      admin: deliveryAdmin,
-      createTables: (label) => env.createTables(label),
-    });
-    deliveryAdmin.destroy();
-    const { batched } = delivery;
-    if (
-      batched.claimed !== batched.reminders ||
-      batched.outboxItems !== batched.reminders ||
-      batched.leftDue !== 0 ||
-      batched.duplicateIds !== 0
-    ) {
-      throw new Error(`delivery was not exactly once: ${JSON.stringify(batched)}`);
-    }
-    if (batched.wallMs > DELIVERY_BUDGET_MS)
-      throw new Error(`20,000 reminders took ${batched.wallMs} ms, above the ${DELIVERY_BUDGET_MS} ms budget`);
-    if (delivery.idle.requests > 1 || delivery.idle.leaseTaken)
-      throw new Error(`an idle minute cost more than one request or took the lease: ${JSON.stringify(delivery.idle)}`);
-    const deliveryInputs: DeliveryCostInputs = {
-      runsPerMonth: MINUTE_RUNS_PER_MONTH,
-      remindersPerMonth: DELIVERY_REMINDERS_PER_MONTH,
-      idleRequests: delivery.idle.requests,
-      transactionsPerReminder: batched.transactions / batched.reminders,
-      memoryMb: 256,
-      idleBilledSeconds: ASSUMED_IDLE_BILLED_SECONDS,
-      // The local rate, doubled for margin.
-      billedSecondsPerReminder: round((2 * batched.wallMs) / 1000 / batched.reminders, 4),
-      logBytesPerRun: results_logBytes(),
-      metricSeries: 5,
-      alarms: 5,
-      relayBatch: 100,
-    };
-    const deliveryCostRows = deliveryMonthlyCost(deliveryInputs);
+    const delivery = await measureDelivery(env);
 
     progress(`contention: ${CONTENTION_PLAN.map((p) => `${p.invocations}×${p.rounds}`).join(', ')} (invocations × rounds)`);
     const contention = await runContention({
@@ -207,11 +257,7 @@ async function main(): Promise<void> {
       machine: machine(loadAtStart),
       durationSeconds: round((performance.now() - startedAt) / 1000, 1),
       method: {
-        delivery:
-          'createDeliveryHandler in-process on the proxy (one run on a Scheduled Event, then forced re-runs of the minute while rows ' +
-          'are left), 20,000 reminders of one contest seeded due, the real package wrapper, lease and fenced outbox; per-row ' +
-          `transactions measured on ${PER_ROW_SAMPLE.toLocaleString('en-US')} rows; then one more tick with nothing due. Checked after each pass: ` +
-          'every row claimed for its start and out of byDue, one outbox item per reminder with the id of (contest, user, start)',
+        delivery: DELIVERY_METHOD,
         requests: 'counted on the wire by the proxy in front of DynamoDB Local (local/dynamo-proxy.ts), by X-Amz-Target operation',
         latency: 'wall-clock on DynamoDB Local on this machine: for local comparison only, not AWS latency',
         longCommit:
@@ -250,7 +296,7 @@ async function main(): Promise<void> {
       dependencies,
       runOutput,
       cost: { pricesAsOf: PRICES_AS_OF, region: 'us-east-1', prices: PRICES, inputs, rows: costRows, totalUsd: totalUsd(costRows) },
-      delivery: { ...delivery, cost: { inputs: deliveryInputs, rows: deliveryCostRows, totalUsd: totalUsd(deliveryCostRows) } },
+      delivery,
     };
     writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
     progress(`wrote ${RESULTS.pathname} in ${results.durationSeconds} s`);
@@ -261,7 +307,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
+const { values: args } = parseArgs({ options: { only: { type: 'string' } } });
+if (args.only !== undefined && args.only !== 'delivery') throw new Error(`--only takes "delivery", got ${args.only}`);
+(args.only === 'delivery' ? deliveryOnly() : main()).catch((error: unknown) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 });

@@ -1,13 +1,20 @@
 /** The delivery job's cost model (bench/delivery-cost.ts). */
 import { describe, expect, it } from 'vitest';
 import { PRICES } from '../local/prices.js';
-import { MINUTE_RUNS_PER_MONTH, deliveryMonthlyCost, writeUnitsPerReminder, type DeliveryCostInputs } from './delivery-cost.js';
+import {
+  MINUTE_RUNS_PER_MONTH,
+  deliveryMonthlyCost,
+  ruleWriteUnitsPerReminder,
+  writeUnitsPerReminder,
+  type DeliveryCostInputs,
+} from './delivery-cost.js';
 
 const inputs: DeliveryCostInputs = {
   runsPerMonth: MINUTE_RUNS_PER_MONTH,
   remindersPerMonth: 100_000,
   idleRequests: 1,
   transactionsPerReminder: 1 / 49,
+  contestChecksPerReminder: 1 / 49,
   memoryMb: 256,
   idleBilledSeconds: 0.1,
   billedSecondsPerReminder: 0.005,
@@ -25,6 +32,13 @@ describe('delivery cost model', () => {
     expect(writeUnitsPerReminder(1 / 49)).toBeCloseTo(5.04, 2);
     expect(writeUnitsPerReminder(1)).toBe(7);
   });
+  it("adds the rule's contest check, 2 write units shared by the contest's claims in a transaction", () => {
+    expect(ruleWriteUnitsPerReminder(1 / 49)).toBeCloseTo(0.041, 3);
+    expect(writeUnitsPerReminder(1 / 49, 1 / 49)).toBeCloseTo(5.08, 2);
+    // One reminder per contest: a check each, 33 claims per transaction.
+    expect(writeUnitsPerReminder(1 / 33, 1)).toBeCloseTo(7.06, 2);
+    expect(writeUnitsPerReminder(1, 1)).toBe(9);
+  });
   it('the idle minutes cost their Query only: 43,800 × 0.5 read units', () => {
     const idle = deliveryMonthlyCost({ ...inputs, remindersPerMonth: 0 });
     const dynamo = idle.find((row) => row.service.startsWith('DynamoDB'))!;
@@ -36,7 +50,10 @@ describe('delivery cost model', () => {
     const more = deliveryMonthlyCost({ ...inputs, remindersPerMonth: 1_100_000 });
     const delta = (service: string) =>
       more.find((r) => r.service.startsWith(service))!.monthlyUsd - rows.find((r) => r.service.startsWith(service))!.monthlyUsd;
-    expect(delta('DynamoDB')).toBeCloseTo((1_000_000 * writeUnitsPerReminder(1 / 49) * PRICES.dynamoWriteRequestUnitPerMillion) / 1e6, 6);
+    expect(delta('DynamoDB')).toBeCloseTo(
+      (1_000_000 * writeUnitsPerReminder(1 / 49, 1 / 49) * PRICES.dynamoWriteRequestUnitPerMillion) / 1e6,
+      6,
+    );
     expect(delta('EventBridge')).toBeCloseTo(1.0, 6);
   });
 });

@@ -21,6 +21,8 @@ export interface DeliveryCostInputs {
   idleRequests: number;
   /** Measured: fenced transactions per reminder (1/49 when batched). */
   transactionsPerReminder: number;
+  /** Measured: the rule's contest ConditionChecks per reminder (1/49 for one contest's reminders; up to 1 for one reminder per contest). */
+  contestChecksPerReminder: number;
   memoryMb: number;
   /** Assumed billed duration of an idle minute in AWS (one Query). */
   idleBilledSeconds: number;
@@ -36,11 +38,17 @@ export interface DeliveryCostInputs {
 
 /**
  * Write units per reminder on AWS: the claim (a transactional update of an item under 1 KB: 2),
- * its outbox item (transactional put: 2), the byDue entry the claim removes (1), and the share of
- * the lease's ConditionCheck (transactional: 2 per transaction).
+ * its outbox item (transactional put: 2), the byDue entry the claim removes (1), the share of the
+ * lease's ConditionCheck (transactional: 2 per transaction), and the share of its contest's
+ * ConditionCheck (the rule: 2 per contest per transaction, for a contest item under 1 KB).
  */
-export function writeUnitsPerReminder(transactionsPerReminder: number): number {
-  return 2 + 2 + 1 + 2 * transactionsPerReminder;
+export function writeUnitsPerReminder(transactionsPerReminder: number, contestChecksPerReminder = 0): number {
+  return 2 + 2 + 1 + 2 * transactionsPerReminder + 2 * contestChecksPerReminder;
+}
+
+/** What the rule adds per reminder: its contest's ConditionCheck, shared by the contest's claims in a transaction. */
+export function ruleWriteUnitsPerReminder(contestChecksPerReminder: number): number {
+  return 2 * contestChecksPerReminder;
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 2 });
@@ -53,7 +61,8 @@ export function deliveryMonthlyCost(inputs: DeliveryCostInputs, prices = PRICES)
   const relayInvocations = Math.ceil(reminders / inputs.relayBatch);
   // An idle Query reads nothing: DynamoDB bills its minimum, 0.5 read units (eventually consistent).
   const idleReadUnits = runs * inputs.idleRequests * 0.5;
-  const wru = reminders * writeUnitsPerReminder(inputs.transactionsPerReminder);
+  const perReminder = writeUnitsPerReminder(inputs.transactionsPerReminder, inputs.contestChecksPerReminder);
+  const wru = reminders * perReminder;
   const logGb = (runs * inputs.logBytesPerRun) / 1e9;
   return [
     {
@@ -63,7 +72,7 @@ export function deliveryMonthlyCost(inputs: DeliveryCostInputs, prices = PRICES)
     },
     {
       service: 'DynamoDB on-demand (delivery)',
-      what: `idle minute: ${inputs.idleRequests} Query (0.5 read units) × ${fmt(runs)}; per reminder ${fmt(writeUnitsPerReminder(inputs.transactionsPerReminder))} write units (claim 2, outbox item 2, byDue entry 1, lease check 2/${fmt(1 / inputs.transactionsPerReminder)}) × ${fmt(reminders)}; stream reads by Lambda are free`,
+      what: `idle minute: ${inputs.idleRequests} Queries (0.5 read units each) × ${fmt(runs)}; per reminder ${fmt(perReminder)} write units (claim 2, outbox item 2, byDue entry 1, lease check 2/${fmt(1 / inputs.transactionsPerReminder)}, contest check 2/${fmt(1 / inputs.contestChecksPerReminder)}) × ${fmt(reminders)}; stream reads by Lambda are free`,
       monthlyUsd: (idleReadUnits * prices.dynamoReadRequestUnitPerMillion + wru * prices.dynamoWriteRequestUnitPerMillion) / 1e6,
     },
     {

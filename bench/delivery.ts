@@ -2,15 +2,17 @@
  * Reminder delivery in `npm run bench`: 20,000 reminders of one contest due at once, delivered by
  * the real handler (createDeliveryHandler, the package's wrapper, lease and fenced outbox) on
  * DynamoDB Local through the counting proxy; then an idle minute. Also the same rows claimed one
- * per transaction, on a sample, to compare. Each reminder must be claimed once and have exactly one
- * outbox item; the figures are wall-clock here and requests on the wire, and a projection to
- * AWS's limits (docs/performance.md).
+ * per transaction, on a sample, to compare; and reminders spread over many contests (5 each), to
+ * measure what the rule costs when its ConditionCheck (one per contest per transaction) is shared
+ * by fewer claims. Each reminder must be claimed once and have exactly one outbox item; the
+ * figures are wall-clock here and requests on the wire, and a projection to AWS's limits
+ * (docs/performance.md).
  */
 import { performance } from 'node:perf_hooks';
 import { BatchWriteItemCommand, ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { createDeliveryHandler } from '../lambda/delivery/handler.js';
-import { MAX_CLAIMS_PER_TRANSACTION, reminderDueId } from '../lambda/delivery/due.js';
+import { MAX_CLAIMS_PER_TRANSACTION, reminderDueId, servedShards } from '../lambda/delivery/due.js';
 import { DUE_INDEX } from '../lambda/delivery/dynamo-due.js';
 import { ENV } from '../lambda/contract.js';
 import type { DynamoProxy } from '../local/dynamo-proxy.js';
@@ -21,6 +23,9 @@ import { round, sortedCounts, total } from './stats.js';
 export const DELIVERY_REMINDERS = 20_000;
 /** Per-row transactions, measured on a sample of this many rows (the full 20,000 would take minutes here). */
 export const PER_ROW_SAMPLE = 2_000;
+/** Reminders spread over many contests: this many in all, this many per contest. */
+export const SPREAD_REMINDERS = 2_000;
+export const SPREAD_PER_CONTEST = 5;
 /** The promise: 20,000 due at once are all delivered within this. */
 export const DELIVERY_BUDGET_MS = 120_000;
 const LEASE_SECONDS = 30;
@@ -42,6 +47,8 @@ export const ASSUMED_AWS_TRANSACTION_MS = 100;
 
 export interface DeliveryPass {
   reminders: number;
+  /** Contests the reminders belong to. */
+  contests: number;
   claimsPerTransaction: number;
   runs: number;
   wallMs: number;
@@ -49,6 +56,9 @@ export interface DeliveryPass {
   requestsByOperation: Record<string, number>;
   requestsPerReminder: number;
   transactions: number;
+  /** The rule's ConditionChecks on contests committed (one per contest per transaction), and per reminder. */
+  contestChecks: number;
+  contestChecksPerReminder: number;
   writeUnits: number;
   /** Checks: every reminder claimed once, one outbox item per reminder, none left due. */
   claimed: number;
@@ -60,7 +70,10 @@ export interface DeliveryPass {
 export interface DeliveryResult {
   batched: DeliveryPass;
   perRow: DeliveryPass;
-  idle: { requests: number; requestsByOperation: Record<string, number>; leaseTaken: boolean; outcome: string };
+  /** SPREAD_REMINDERS over SPREAD_REMINDERS / SPREAD_PER_CONTEST contests. */
+  spread: DeliveryPass;
+  /** `partitions`: the byDue partitions the job serves (one Query each, at once). */
+  idle: { requests: number; partitions: number; requestsByOperation: Record<string, number>; leaseTaken: boolean; outcome: string };
   projection: {
     sequentialTransactions: number;
     transactionsSeconds: number;
@@ -117,30 +130,37 @@ async function scanAll(admin: DynamoDBClient, table: string, index?: string): Pr
   return items;
 }
 
-/** Seeds one contest starting in 50 minutes and `count` reminders of it, all due now. */
-async function seed(admin: DynamoDBClient, tables: TableNames, contestId: number, count: number, nowSeconds: number): Promise<number> {
+/** The first contest id the bench seeds; a spread pass uses the ones after it. */
+const FIRST_CONTEST_ID = 2051;
+
+/**
+ * Seeds `contests` contests starting in 50 minutes (due there: `dueStart`, as the sync writes it)
+ * and `count` reminders spread evenly over them, all due now.
+ */
+async function seed(admin: DynamoDBClient, tables: TableNames, contests: number, count: number, nowSeconds: number): Promise<number> {
   const start = nowSeconds + 3000;
   await batchWrite(admin, tables.contests, [
     // The sync's reply clock: fresh evidence (delivery sends nothing on stale evidence).
     { contestId: 0, replyMadeAt: nowSeconds, updatedAt: new Date().toISOString() },
-    {
-      contestId,
+    ...Array.from({ length: contests }, (_, c) => ({
+      contestId: FIRST_CONTEST_ID + c,
       platform: 'codeforces',
-      name: `Codeforces Round ${contestId} (Div. 2)`,
+      name: `Codeforces Round ${FIRST_CONTEST_ID + c} (Div. 2)`,
       type: 'CF',
       phase: 'BEFORE',
       startTimeSeconds: start,
       durationSeconds: 7200,
-      url: `https://codeforces.com/contest/${contestId}`,
+      url: `https://codeforces.com/contest/${FIRST_CONTEST_ID + c}`,
       updatedAt: new Date().toISOString(),
       expiresAt: start + 7200 + 7 * 86_400,
-    },
+      dueStart: start,
+    })),
   ]);
   await batchWrite(
     admin,
     tables.reminders,
     Array.from({ length: count }, (_, i) => ({
-      contestId,
+      contestId: FIRST_CONTEST_ID + (i % contests),
       userId: `user-${String(i).padStart(6, '0')}`,
       minutesBefore: 60,
       remindAt: start - 3600,
@@ -164,6 +184,7 @@ async function deliverAll(
   label: string,
   count: number,
   claimsPerTransaction: number,
+  contests = 1,
 ): Promise<{
   pass: DeliveryPass;
   handler: ReturnType<typeof createDeliveryHandler>;
@@ -176,8 +197,7 @@ async function deliverAll(
   // The template's outbox table (local/tables.ts creates it with the data tables).
   const outbox = tables.outbox;
   if (outbox === undefined) throw new Error('the template has no outbox table');
-  const contestId = 2051;
-  const start = await seed(admin, tables, contestId, count, Math.floor(Date.now() / 1000));
+  const start = await seed(admin, tables, contests, count, Math.floor(Date.now() / 1000));
   const client = benchClient(proxy.endpoint, { trackCapacity: true });
   const handler = createDeliveryHandler({
     env: {
@@ -205,6 +225,7 @@ async function deliverAll(
   const began = performance.now();
   let runs = 0;
   let transactions = 0;
+  let contestChecks = 0;
   // A run that reaches its deadline leaves the rest due; the next minute's run goes on (here: at once, forced).
   for (let more = true; more && runs < 20; runs += 1) {
     const result = await handler(
@@ -212,18 +233,20 @@ async function deliverAll(
       context(FUNCTION_TIMEOUT_MS),
     );
     if (result.outcome !== 'succeeded') throw new Error(`delivery run failed: ${JSON.stringify(result)}`);
-    const counts = (result as { counts?: { more?: boolean; transactions?: number } }).counts;
+    const counts = (result as { counts?: { more?: boolean; transactions?: number; contestChecks?: number } }).counts;
     more = counts?.more === true;
     transactions += counts?.transactions ?? 0;
+    contestChecks += counts?.contestChecks ?? 0;
   }
   const wallMs = performance.now() - began;
   const byOperation = sortedCounts(proxy.counts);
   const reminders = await scanAll(admin, tables.reminders);
   const items = await scanAll(admin, outbox);
   const ids = items.map((item) => String(item.eventId));
-  const expected = new Set(reminders.map((r) => reminderDueId(contestId, String(r.userId), start)));
+  const expected = new Set(reminders.map((r) => reminderDueId(Number(r.contestId), String(r.userId), undefined, start)));
   const pass: DeliveryPass = {
     reminders: count,
+    contests,
     claimsPerTransaction,
     runs,
     wallMs: round(wallMs, 0),
@@ -231,6 +254,8 @@ async function deliverAll(
     requestsByOperation: byOperation,
     requestsPerReminder: round(total(byOperation) / count, 4),
     transactions,
+    contestChecks,
+    contestChecksPerReminder: round(contestChecks / count, 4),
     writeUnits: round(client.capacity.write, 1),
     claimed: reminders.filter((r) => r.notifiedStart === start && r.dueAt === undefined).length,
     outboxItems: items.length,
@@ -242,7 +267,7 @@ async function deliverAll(
 
 export async function runDelivery(options: Setup): Promise<DeliveryResult> {
   const batched = await deliverAll(options, 'delivery', DELIVERY_REMINDERS, MAX_CLAIMS_PER_TRANSACTION);
-  // The idle minute: the next tick finds nothing due. It must cost one request and leave the lease item as it was.
+  // The idle minute: the next tick finds nothing due. It must cost one Query per partition served and leave the lease item as it was.
   const leaseItem = async () =>
     JSON.stringify((await scanAll(options.admin, batched.tables.coordination)).find((item) => item.pk === 'lease#deliver#0') ?? null);
   const leaseBefore = await leaseItem();
@@ -251,6 +276,8 @@ export async function runDelivery(options: Setup): Promise<DeliveryResult> {
   const idleOps = sortedCounts(options.proxy.counts);
   const idle = {
     requests: total(idleOps),
+    // The job is shard 0 of DUE_SHARDS = 1 (the default): it reads every partition a larger setting may have left rows in.
+    partitions: servedShards(0, 1).length,
     requestsByOperation: idleOps,
     leaseTaken: (await leaseItem()) !== leaseBefore,
     outcome: `${idleResult.outcome}${idleResult.idle === true ? ' (idle)' : ''}`,
@@ -258,6 +285,14 @@ export async function runDelivery(options: Setup): Promise<DeliveryResult> {
   batched.client.client.destroy();
   const perRow = await deliverAll(options, 'delivery-per-row', PER_ROW_SAMPLE, 1);
   perRow.client.client.destroy();
+  const spread = await deliverAll(
+    options,
+    'delivery-spread',
+    SPREAD_REMINDERS,
+    MAX_CLAIMS_PER_TRANSACTION,
+    SPREAD_REMINDERS / SPREAD_PER_CONTEST,
+  );
+  spread.client.client.destroy();
 
   const n = DELIVERY_REMINDERS;
   const sequentialTransactions = Math.ceil(n / MAX_CLAIMS_PER_TRANSACTION);
@@ -276,5 +311,5 @@ export async function runDelivery(options: Setup): Promise<DeliveryResult> {
     projection.contestPartitionSeconds,
     projection.indexPartitionSeconds,
   );
-  return { batched: batched.pass, perRow: perRow.pass, idle, projection };
+  return { batched: batched.pass, perRow: perRow.pass, spread: spread.pass, idle, projection };
 }

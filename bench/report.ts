@@ -8,7 +8,7 @@ import type { LongCommitResult } from './long-commit.js';
 import type { PeersResult } from './peers.js';
 import type { SteadyStateResult, SyncCost } from './steady-state.js';
 import type { DeliveryResult } from './delivery.js';
-import type { DeliveryCostInputs } from './delivery-cost.js';
+import { ruleWriteUnitsPerReminder, type DeliveryCostInputs } from './delivery-cost.js';
 
 export interface BenchResults {
   date: string;
@@ -38,6 +38,8 @@ export interface BenchResults {
   runOutput: RunOutput;
   cost: { pricesAsOf: string; region: string; prices: typeof PRICES; inputs: CostInputs; rows: CostRow[]; totalUsd: number };
   delivery: DeliveryResult & { cost: { inputs: DeliveryCostInputs; rows: CostRow[]; totalUsd: number } };
+  /** Sections measured apart from the whole run (`npm run bench -- --only delivery`), with their own date and load. */
+  sections?: Partial<Record<'delivery', { date: string; durationSeconds: number; loadAverage1m: { atStart: number; atEnd: number } }>>;
 }
 
 /** A GitHub-flavoured Markdown table; `|` in cells is escaped. */
@@ -191,14 +193,20 @@ export function renderReport(results: BenchResults): string {
 
   const d = results.delivery;
   parts.push('### Reminder delivery: 20,000 due at once, and an idle minute');
+  const measured = results.sections?.delivery;
+  if (measured !== undefined)
+    parts.push(
+      `Measured apart (\`npm run bench -- --only delivery\`) on ${measured.date} in ${measured.durationSeconds} s, load average ${measured.loadAverage1m.atStart} → ${measured.loadAverage1m.atEnd}.`,
+    );
   const pass = (label: string, p: DeliveryResult['batched']) => [
     label,
-    p.reminders.toLocaleString('en-US'),
+    `${p.reminders.toLocaleString('en-US')} (${p.contests.toLocaleString('en-US')} contest${p.contests === 1 ? '' : 's'})`,
     p.runs,
     `${(p.wallMs / 1000).toFixed(1)} s`,
     p.requests,
     describeCounts(p.requestsByOperation),
     p.requestsPerReminder,
+    `${p.contestChecks.toLocaleString('en-US')} (${p.contestChecksPerReminder} per reminder: ${ruleWriteUnitsPerReminder(p.contestChecksPerReminder).toFixed(3)} write units)`,
     `${p.claimed.toLocaleString('en-US')} / ${p.outboxItems.toLocaleString('en-US')} / ${p.leftDue} / ${p.duplicateIds}`,
   ];
   parts.push(
@@ -211,16 +219,18 @@ export function renderReport(results: BenchResults): string {
         'requests',
         'by operation',
         'requests per reminder',
+        'contest checks (the rule)',
         'claimed / outbox items / left due / duplicate ids',
       ],
       [
         pass(`${d.batched.claimsPerTransaction} per transaction`, d.batched),
         pass(`${d.perRow.claimsPerTransaction} per transaction (sample)`, d.perRow),
+        pass(`${d.spread.claimsPerTransaction} per transaction (spread)`, d.spread),
       ],
     ),
   );
   parts.push(
-    `Idle minute: ${d.idle.requests} request (${describeCounts(d.idle.requestsByOperation)}), lease taken: ${d.idle.leaseTaken ? 'yes' : 'no'}, outcome ${d.idle.outcome}. ` +
+    `Idle minute: ${d.idle.requests} requests for ${d.idle.partitions} partitions served (${describeCounts(d.idle.requestsByOperation)}), lease taken: ${d.idle.leaseTaken ? 'yes' : 'no'}, outcome ${d.idle.outcome}. ` +
       `Projection to AWS for 20,000: ${d.projection.sequentialTransactions} fenced transactions one after another at ~100 ms = ${d.projection.transactionsSeconds} s; ` +
       `the contest's partition at 1,000 write units/s, 2 per transactional claim = ${d.projection.contestPartitionSeconds} s; the byDue partition, 1 unit per entry removed = ${d.projection.indexPartitionSeconds} s: ` +
       `about ${d.projection.projectedSeconds} s, within the 120 s promise.`,

@@ -1,6 +1,6 @@
 /** The function's configuration, read once per container from the environment the stack sets. */
 import * as z from 'zod';
-import { DEFAULTS, ENV } from './contract.js';
+import { DEFAULTS, ENV, MAX_DUE_SHARDS } from './contract.js';
 import { outboxSettings, type OutboxSettings } from './single-execution/index.js';
 
 export interface Config {
@@ -11,6 +11,8 @@ export interface Config {
   scheduleRateMinutes: number;
   missingSyncsBeforeDelete: number;
   acceptHeldAfterReplies: number;
+  /** Partitions of the `byDue` index (DUE_SHARDS, 1 to MAX_DUE_SHARDS): a due row's `dueShard` is `contestId mod dueShards`. */
+  dueShards: number;
   /** Where the contest events go (set by the stack's `outbox`: docs/events.md); absent, none are published. */
   outbox?: OutboxSettings;
 }
@@ -43,6 +45,12 @@ const schema = z.object({
   [ENV.scheduleRateMinutes]: z.coerce.number({ error: 'must be a number' }).int().positive().default(DEFAULTS.scheduleRateMinutes),
   [ENV.missingSyncsBeforeDelete]: syncCount(DEFAULTS.missingSyncsBeforeDelete),
   [ENV.acceptHeldAfterReplies]: syncCount(DEFAULTS.acceptHeldAfterReplies),
+  [ENV.dueShards]: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be >= 1')
+    .max(MAX_DUE_SHARDS, `must be <= ${MAX_DUE_SHARDS}`)
+    .default(DEFAULTS.dueShards),
 });
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -70,5 +78,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     scheduleRateMinutes: c[ENV.scheduleRateMinutes],
     missingSyncsBeforeDelete: c[ENV.missingSyncsBeforeDelete],
     acceptHeldAfterReplies: c[ENV.acceptHeldAfterReplies],
+    dueShards: c[ENV.dueShards],
   };
 }

@@ -16,6 +16,8 @@ export const ENV = {
   scheduleRateMinutes: JOB_ENV.scheduleRateMinutes,
   missingSyncsBeforeDelete: 'MISSING_SYNCS_BEFORE_DELETE',
   acceptHeldAfterReplies: 'ACCEPT_HELD_AFTER_REPLIES',
+  /** Partitions of the Reminders `byDue` index: a due row's `dueShard` is `contestId mod DUE_SHARDS` (docs/delivery.md). */
+  dueShards: 'DUE_SHARDS',
 } as const;
 
 export const DEFAULTS = {
@@ -25,7 +27,15 @@ export const DEFAULTS = {
   scheduleRateMinutes: 60,
   missingSyncsBeforeDelete: 3,
   acceptHeldAfterReplies: 3,
+  dueShards: 1,
 } as const;
+
+/**
+ * The most `byDue` shards a stack may run (context `contestSync:dueShards`): a delivery job also
+ * serves the shards above the setting that a larger setting may have left rows in, up to this
+ * bound (docs/delivery.md, "Scaling past one function").
+ */
+export const MAX_DUE_SHARDS = 16;
 
 /** Powertools service name and EMF namespace. */
 export const SERVICE_NAME = 'contest-sync';

@@ -151,6 +151,7 @@ function planSettingsOf(config: Config, options: HandlerOptions): PlanSettings {
     finishedRetentionSeconds: config.finishedRetentionDays * 24 * 3600,
     missingSyncsBeforeDelete: config.missingSyncsBeforeDelete,
     acceptHeldAfterReplies: config.acceptHeldAfterReplies,
+    dueShards: config.dueShards,
     // No current evidence: reminders due before the next sync could see a change are paused.
     doubtSeconds: config.scheduleRateMinutes * 60 + 600,
     ...options.planSettings,

@@ -5,7 +5,7 @@
  */
 import type { Node } from 'constructs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { DEFAULTS } from '../lambda/contract.js';
+import { DEFAULTS, MAX_DUE_SHARDS } from '../lambda/contract.js';
 import { leaseTiming, minimumFunctionTimeoutMs } from '@contest-sync/scheduled-singleton/cdk';
 import { JOB_LIMITS, rateMinutes } from '@contest-sync/scheduled-singleton/cdk';
 
@@ -21,6 +21,7 @@ export const CONTEXT_KEYS = {
   alarmEmail: 'contestSync:alarmEmail',
   missingSyncsBeforeDelete: 'contestSync:missingSyncsBeforeDelete',
   acceptHeldAfterReplies: 'contestSync:acceptHeldAfterReplies',
+  dueShards: 'contestSync:dueShards',
   schedulePaused: 'contestSync:schedulePaused',
   logLevel: 'contestSync:logLevel',
   stage: 'contestSync:stage',
@@ -47,6 +48,13 @@ export interface ContestSyncConfig {
   /** Consecutive replies that must repeat a held change (implausible, or a mass change) before it is acted on. */
   readonly acceptHeldAfterReplies: number;
   /**
+   * Partitions of the Reminders `byDue` index (1 to MAX_DUE_SHARDS): one reminder delivery job
+   * each, and `dueShard = contestId mod dueShards` for every row the sync and the write path make
+   * due (env DUE_SHARDS, the same for all of them). Changing it is safe for rows already due: each
+   * job also serves the partitions above the setting (docs/delivery.md, "Scaling past one function").
+   */
+  readonly dueShards: number;
+  /**
    * A deliberate pause: the schedule rule stays but is disabled, and the "no successful sync"
    * alarm keeps its state but sends no notification (its actions are disabled).
    */
@@ -71,6 +79,7 @@ export const DEFAULT_CONFIG: ContestSyncConfig = {
   alarmEmail: '',
   missingSyncsBeforeDelete: DEFAULTS.missingSyncsBeforeDelete,
   acceptHeldAfterReplies: DEFAULTS.acceptHeldAfterReplies,
+  dueShards: DEFAULTS.dueShards,
   schedulePaused: false,
   logLevel: 'INFO',
   stage: '',
@@ -183,6 +192,8 @@ export function parseConfig(raw: Partial<Record<keyof ContestSyncConfig, unknown
   const missingSyncsBeforeDelete = integer(K.missingSyncsBeforeDelete, pick('missingSyncsBeforeDelete'), 1, 48);
   // A held change repeated by this many consecutive replies is acted on (docs/design.md, "A reply is evidence").
   const acceptHeldAfterReplies = integer(K.acceptHeldAfterReplies, pick('acceptHeldAfterReplies'), 1, 48);
+  // One delivery job per byDue partition (docs/delivery.md, "Scaling past one function").
+  const dueShards = integer(K.dueShards, pick('dueShards'), 1, MAX_DUE_SHARDS);
 
   const codeforcesApiUrl = text(K.codeforcesApiUrl, pick('codeforcesApiUrl'));
   let url: URL;
@@ -221,6 +232,7 @@ export function parseConfig(raw: Partial<Record<keyof ContestSyncConfig, unknown
     alarmEmail,
     missingSyncsBeforeDelete,
     acceptHeldAfterReplies,
+    dueShards,
     schedulePaused,
     logLevel,
     stage,

@@ -20,7 +20,8 @@ import { Monitoring } from './constructs/monitoring.js';
 import { OutboxDelivery, ScheduledSingletonJob, type JobAlarm } from '@contest-sync/scheduled-singleton/cdk';
 import { CONTEST_EVENT_SCHEMAS } from '../lambda/contests/event-schemas.js';
 import { DELIVERY_ENV } from '../lambda/delivery/env.js';
-import { DUE_SHARDS, REMINDER_DUE_DETAIL_SCHEMA, deliveryLeaseKey, deliveryRunRecordPrefix } from '../lambda/delivery/schema.js';
+import { REMINDER_DUE_DETAIL_SCHEMA, deliveryLeaseKey, deliveryRunRecordPrefix } from '../lambda/delivery/schema.js';
+import { EVENT_WINDOWS } from '../lambda/event-windows.js';
 import { REMINDERS_BY_DUE_INDEX } from './constructs/data-tables.js';
 import { TABLE_ACTIONS, TABLE_ROLES, type TableRole } from './table-access.js';
 
@@ -63,11 +64,15 @@ export const CONSOLE_TEST_EVENTS = [
 /** The delivery job's console test events (events/<name>.json), deployed like the sync's. */
 export const DELIVERY_CONSOLE_TEST_EVENTS = ['delivery-tick', 'delivery-now', 'delivery-dry-run'] as const;
 
-/** What the delivery job may send to the data tables: one Query on byDue, the claim, the contests' names. */
+/**
+ * What the delivery job may send to the data tables: the Query on byDue, the claim, the contests'
+ * read (names, URLs, `dueStart`) and the claim transaction's ConditionCheck on each contest (the
+ * rule: docs/delivery.md).
+ */
 export const DELIVERY_ACTIONS = {
   remindersIndex: ['dynamodb:Query'],
   reminders: ['dynamodb:UpdateItem'],
-  contests: ['dynamodb:BatchGetItem'],
+  contests: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem'],
 } as const;
 
 /** The payloads of CONSOLE_TEST_EVENTS, read from events/ at synth time. */
@@ -120,6 +125,10 @@ export class ContestSyncStack extends Stack {
     this.tables = new DataTables(this, 'Tables');
     this.monitoring = new Monitoring(this, 'Monitoring', { config });
     this.events = new OutboxDelivery(this, 'Events', {
+      // The windows a redrive relies on, set together (lambda/event-windows.ts, docs/events.md).
+      retentionDays: EVENT_WINDOWS.outboxRetentionDays,
+      maxRecordAge: Duration.seconds(EVENT_WINDOWS.maxRecordAgeSeconds),
+      deadLetterRetention: Duration.seconds(EVENT_WINDOWS.deadLetterRetentionSeconds),
       metrics: { namespace: METRICS_NAMESPACE, service: `${SERVICE_NAME}-events` },
       alarmTopic: this.monitoring.topic,
       logRetention: config.logRetentionDays,
@@ -151,6 +160,7 @@ export class ContestSyncStack extends Stack {
         [ENV.scheduleRateMinutes]: String(config.scheduleRateMinutes),
         [ENV.missingSyncsBeforeDelete]: String(config.missingSyncsBeforeDelete),
         [ENV.acceptHeldAfterReplies]: String(config.acceptHeldAfterReplies),
+        [ENV.dueShards]: String(config.dueShards),
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: config.logLevel,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
@@ -185,7 +195,8 @@ export class ContestSyncStack extends Stack {
     this.monitoring.addDashboard(this.sync);
     this.monitoring.addDelivery(this.events);
 
-    this.delivery = Array.from({ length: DUE_SHARDS }, (_, shard) => this.deliveryJob(shard, config));
+    // One job per byDue shard; each also serves the partitions a larger setting left rows in.
+    this.delivery = Array.from({ length: config.dueShards }, (_, shard) => this.deliveryJob(shard, config));
     this.monitoring.addReminderDelivery(this.delivery);
 
     // Where the app (and other stacks) read the table names of this stage.
@@ -204,6 +215,11 @@ export class ContestSyncStack extends Stack {
     Tags.of(this).add('app', APP_TAG);
     Tags.of(this).add('stage', stageTag);
 
+    this.addOutputs(config);
+  }
+
+  /** The stack's outputs (their ids are the output names: never change them). */
+  private addOutputs(config: ContestSyncConfig): void {
     const output = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
     output('ContestsTableName', this.tables.contests.tableName, 'Contests table (read by the app)');
     output('RemindersTableName', this.tables.reminders.tableName, 'Reminders table (written by the app)');
@@ -227,6 +243,11 @@ export class ContestSyncStack extends Stack {
     output('EventBusName', this.events.eventBus.eventBusName, 'EventBridge bus of the events the app subscribes to (docs/events.md)');
     output('EventBusArn', this.events.eventBus.eventBusArn, 'Its ARN, for rules in other stacks');
     output(
+      'OutboxTableName',
+      this.events.table.tableName,
+      `Outbox of the events, kept ${EVENT_WINDOWS.outboxRetentionDays} days: what npm run redrive reads (docs/runbook.md, "Events not delivered")`,
+    );
+    output(
       'EventsDeadLetterQueueUrl',
       this.events.deadLetterQueue.queueUrl,
       'Outbox batches given up after every retry (docs/runbook.md, "Events not delivered")',
@@ -248,7 +269,7 @@ export class ContestSyncStack extends Stack {
     return new ScheduledSingletonJob(this, shard === 0 ? 'Delivery' : `Delivery${shard}`, {
       description: `Delivers due reminders of byDue shard ${shard} as ReminderDue events, each once (contest-sync)`,
       roleDescription:
-        'contest-sync reminder delivery: its log group, its failure queue, the byDue query, the claim, contest names, its outbox keys',
+        'contest-sync reminder delivery: its log group, its failure queue, the byDue query, the claim, contest reads and checks, its outbox keys',
       scheduleDescription: config.schedulePaused
         ? 'Reminder delivery - PAUSED (context contestSync:schedulePaused)'
         : 'Reminder delivery, every minute',
@@ -267,6 +288,7 @@ export class ContestSyncStack extends Stack {
         [DELIVERY_ENV.contestsTable]: contests.tableName,
         [DELIVERY_ENV.remindersTable]: reminders.tableName,
         [DELIVERY_ENV.dueShard]: String(shard),
+        [DELIVERY_ENV.dueShards]: String(config.dueShards),
         POWERTOOLS_LOG_LEVEL: config.logLevel,
       },
       statements: [
@@ -276,7 +298,7 @@ export class ContestSyncStack extends Stack {
           resources: [`${reminders.tableArn}/index/${REMINDERS_BY_DUE_INDEX}`],
         }),
         new iam.PolicyStatement({ sid: 'RemindersClaim', actions: [...DELIVERY_ACTIONS.reminders], resources: [reminders.tableArn] }),
-        new iam.PolicyStatement({ sid: 'ContestsRead', actions: [...DELIVERY_ACTIONS.contests], resources: [contests.tableArn] }),
+        new iam.PolicyStatement({ sid: 'ContestsReadCheck', actions: [...DELIVERY_ACTIONS.contests], resources: [contests.tableArn] }),
       ],
       deployRunAfter: [this.tables],
       metrics: { namespace: METRICS_NAMESPACE, service: `reminder-delivery-${shard}` },

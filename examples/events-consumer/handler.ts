@@ -1,17 +1,19 @@
 /**
  * An app's consumer of the events (docs/events.md): EventBridge delivers at least once, and a
  * change re-sent by the relay arrives with a new envelope `id`, so the consumer dedupes on
- * `detail.eventId` with Powertools idempotency (a DynamoDB table, records kept 48 hours, longer
- * than any redelivery). Its side effect here: one row in the app's in-app inbox per event.
+ * `detail.eventId` with Powertools idempotency (a DynamoDB table, records kept 7 days: longer
+ * than any redelivery, a redrive included: ./windows.ts). Its side effect here: one row in the
+ * app's in-app inbox per event.
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import { DEDUPE_SECONDS } from './windows.js';
 
-/** How long an eventId is remembered: at least 48 hours (the stream's 24 h, retries and redrive). */
-export const DEDUPE_SECONDS = 48 * 3600;
+/** How long an eventId is remembered: 7 days (./windows.ts). */
+export { DEDUPE_SECONDS };
 
 export interface AppEvent {
   id: string;

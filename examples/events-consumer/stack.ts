@@ -15,6 +15,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { BUNDLING } from '@contest-sync/scheduled-singleton/cdk';
+import { DEAD_LETTER_RETENTION_SECONDS } from './windows.js';
 
 export interface EventsConsumerProps {
   readonly bus: events.IEventBus;
@@ -43,10 +44,13 @@ export class EventsConsumer extends Construct {
     // Powertools' record layout: key `id`, TTL `expiration`.
     this.idempotency = table('Idempotency', 'id', 'expiration');
     this.inbox = table('Inbox', 'pk');
+    // Events the consumer could not take: kept as long as the product keeps its own dead letters
+    // (./windows.ts). Replaying one follows the redrive's rule: not past the dedupe window, and not
+    // a ReminderDue whose start has passed (docs/events.md, "Windows").
     this.deadLetters = new sqs.Queue(this, 'DeadLetters', {
       enforceSSL: true,
       encryption: sqs.QueueEncryption.SQS_MANAGED,
-      retentionPeriod: Duration.days(14),
+      retentionPeriod: Duration.seconds(DEAD_LETTER_RETENTION_SECONDS),
     });
     // Its own role and log group: no managed policy, no account-wide log permissions.
     const role = new iam.Role(this, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });

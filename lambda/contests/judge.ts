@@ -19,6 +19,7 @@
 import { createHash } from 'node:crypto';
 import type { OutboxEvent } from '../single-execution/index.js';
 import { CONTEST_EVENT, type ContestEventType } from './event-schemas.js';
+import { DEFAULTS } from '../contract.js';
 import {
   COMPARED_FIELDS,
   type ContestItem,
@@ -221,7 +222,7 @@ export const DEFAULT_PLAN_SETTINGS: PlanSettings = {
   massMinCount: 3,
   massMaxShare: 0.5,
   acceptHeldAfterReplies: 3,
-  dueShards: 1,
+  dueShards: DEFAULTS.dueShards,
   firingRule: true,
   doubtSeconds: 3600 + 600,
 };

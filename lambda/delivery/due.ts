@@ -4,36 +4,57 @@
  * are packed into fenced transactions. No I/O: lambda/delivery/dynamo-due.ts reads and writes.
  *
  * The rules, one function each:
- *   validRow       — a row the app wrote is believed only if every attribute the event needs is
- *                    present and sane (`invalid` with the reason otherwise: skipped, counted, never
- *                    claimed);
- *   contestAgrees  — the firing rule is the sync's (the row is due because every piece of evidence
- *                    said so when the sync wrote it); delivery only refuses what it can see is
- *                    not so now: a contest that is gone or marked vanished (the sync's next
- *                    write pauses the row), and one without the name and URL the event needs;
- *   reminderDueId  — the event id is a function of (contestId, userId, dueStart) only, so a retry,
- *                    a duplicate run or a second job cannot make a second event for one start;
+ *   validRow       — a row the app wrote is believed only if every attribute the claim and the
+ *                    event need is present and sane (`invalid` with the reason otherwise: skipped,
+ *                    counted, never claimed);
+ *   contestAgrees  — THE RULE (docs/delivery.md, "The rule"): a row may be claimed only if its
+ *                    `dueStart` equals its contest's `dueStart`. Checked here on what was read
+ *                    (a row that fails it is deferred, never claimed) and again where it counts,
+ *                    in the claim's transaction: one ConditionCheck per contest (claimCheck);
+ *   reminderDueId  — the event id names the user's intent and the start: (contestId, userId,
+ *                    intent, dueStart), or (contestId, userId, dueStart) for a row written before
+ *                    intents; a retry, a duplicate run or a second job cannot make a second event
+ *                    for one intent and start, and a reminder set again is a new event;
  *   deliverable    — an event the outbox would refuse (above EventBridge's entry limit) is
  *                    skipped before the claim, with the package's own check (validateEvent);
- *   packClaims     — at most MAX_CLAIMS_PER_TRANSACTION claims and TRANSACTION_BYTE_BUDGET bytes
- *                    per transaction.
+ *   packClaims     — claims grouped by contest, at most MAX_DATA_ACTIONS actions (2 per claim, 1
+ *                    per contest) and TRANSACTION_BYTE_BUDGET bytes per transaction;
+ *   servedShards   — the byDue partitions one delivery job reads (its own, and those left by a
+ *                    larger DUE_SHARDS before).
  */
 import { createHash } from 'node:crypto';
-import { OutboxEventError, packInOrder, validateEvent } from '@contest-sync/scheduled-singleton';
+import { OutboxEventError, validateEvent } from '@contest-sync/scheduled-singleton';
+import { MAX_DUE_SHARDS } from '../contract.js';
 
 export const REMINDER_DUE = 'ReminderDue';
+/** The platform of every contest delivery knows (events name contests `<platform>:<id>`). */
+export const PLATFORM = 'codeforces';
 
 /**
+ * Actions of a claim transaction besides the lease's ConditionCheck, which takes one of
+ * DynamoDB's 100 (the package packs at most 99 data actions per transaction).
+ */
+export const MAX_DATA_ACTIONS = 99;
+/**
  * Claims per transaction: each is two actions (the row's conditional Update and its outbox Put),
- * and the lease's ConditionCheck takes one of DynamoDB's 100: 49 × 2 + 1 = 99.
+ * and its contest's ConditionCheck (the rule) one more, shared by the claims of that contest:
+ * one contest's 49 claims are 49 × 2 + 1 = 99 actions, plus the lease's check = 100. Claims of
+ * several contests fit fewer (2 × claims + contests ≤ 99: packClaims counts).
  */
 export const MAX_CLAIMS_PER_TRANSACTION = 49;
 /**
  * DynamoDB caps a transaction at 4 MB of items, and the package packs its transactions below
- * 3.75 MB of action text: claims are packed below 2 MB as claimBytes counts them, so a batch
- * always goes out as one transaction.
+ * 3.75 MB of action text: claims and contest checks are packed below 2 MB as claimBytes and
+ * CONTEST_CHECK_BYTES count them, so a batch always goes out as one transaction.
  */
 export const TRANSACTION_BYTE_BUDGET = 2 * 1024 * 1024;
+/**
+ * What a contest's ConditionCheck counts in a transaction's 4 MB: the item it checks, bounded
+ * high. A contest item as the sync writes it is under 2 KB (a name of at most 512 characters, a
+ * URL, a few numbers, the `pending` evidence); 16 KB leaves room for any growth, and 49 checks
+ * (one per claim at most) then take at most 784 KB of the 2 MB budget.
+ */
+export const CONTEST_CHECK_BYTES = 16 * 1024;
 /** What an outbox item adds to its event's bytes (keys, type, timestamps, TTL): an upper estimate. */
 export const OUTBOX_ITEM_OVERHEAD_BYTES = 512;
 
@@ -47,6 +68,8 @@ export const ROW_LIMITS = {
   minEpochSeconds: 946_684_800,
   maxEpochSeconds: 4_102_444_800,
   maxContestId: 2 ** 31 - 1,
+  /** The write path stamps a 22-character id (docs/tables.md, `intent`); anything longer is not one. */
+  maxIntentChars: 64,
 } as const;
 
 /** A row of the byDue index, as DynamoDB returned it (the app wrote it: nothing is trusted). */
@@ -61,21 +84,35 @@ export interface DueRow {
   dueAt: number;
   /** The contest start the due time was computed for (epoch s). */
   dueStart: number;
+  /** The user's intent the row was set with (absent: a row written before intents). */
+  intent?: string;
   /** Estimated stored size of the row (bytes), for the transaction's 4 MB. */
   bytes: number;
 }
 
 export type InvalidReason =
-  'contestId' | 'userId' | 'minutesBefore' | 'dueAt' | 'dueStart' | 'notifiedStart' | 'already-notified' | 'too-large';
+  'contestId' | 'userId' | 'minutesBefore' | 'dueAt' | 'dueStart' | 'intent' | 'notifiedStart' | 'already-notified' | 'too-large';
 
-/** Why a valid row is not delivered now: the stored contest does not agree (the sync will put it right). */
-export type DeferReason = 'contest-missing' | 'contest-vanished' | 'evidence-stale';
+/**
+ * Why a valid row is not delivered now (it stays due; the sync puts it right):
+ *   contest-missing — no contest item, or one without the name and URL the event needs;
+ *   contest-paused  — the contest has no `dueStart`: none of its reminders may fire now (a held
+ *                     change, vanished, finished elsewhere, started, expired, or an item the sync
+ *                     has not written since the upgrade);
+ *   contest-moved   — the contest's `dueStart` is not the row's: the row is due at a start its
+ *                     contest does not have now;
+ *   evidence-stale  — the sync has applied no fresh reply for over 70 minutes.
+ */
+export type DeferReason = 'contest-missing' | 'contest-paused' | 'contest-moved' | 'evidence-stale';
 
 /**
  * How old the sync's newest applied reply may be when a reminder is sent: one hourly interval plus
  * ten minutes. Older, the evidence behind every `dueAt` is in doubt (Codeforces down, replies
  * stale): a contest may have moved since and no reply could show it. When in doubt, delay: the
  * pass sends nothing until a sync applies a fresh reply (docs/tables.md, "The notifier").
+ * It stays beside the rule (contestAgrees): the rule compares the row with the contest's
+ * `dueStart`, which is only as fresh as the sync's last reply; when no sync runs at all, nothing
+ * else notices that the contest item itself may be stale.
  */
 export const FRESH_EVIDENCE_SECONDS = 70 * 60;
 
@@ -85,20 +122,21 @@ export function evidenceFresh(clock: Record<string, unknown> | undefined, nowSec
   return isInteger(madeAt) && nowSeconds - madeAt <= FRESH_EVIDENCE_SECONDS;
 }
 
-/** What delivery needs of a contest (Contests table). */
+/** What delivery needs of a contest (Contests table): the rule's `dueStart`, the event's name and URL. */
 export interface ContestView {
   contestId: number;
   name: string;
   url: string;
-  startTimeSeconds: number;
-  durationSeconds: number;
-  vanishedAt?: number;
-  remindersPaused?: string;
+  /** The start at which the contest's reminders may fire now (the sync's gate); absent: none may. */
+  dueStart?: number;
 }
 
 /** The detail of a ReminderDue event (docs/events.md); `eventId` is added by the outbox. */
 export type ReminderDueDetail = {
   contestId: number;
+  /** The platform-qualified contest id, `codeforces:<id>`. */
+  contest: string;
+  platform: typeof PLATFORM;
   userId: string;
   minutesBefore: number;
   startTimeSeconds: number;
@@ -127,13 +165,15 @@ export function utf8Bytes(text: string): number {
  * validRow: every attribute the claim and the event need, present and sane. A row the app wrote
  * with a missing or absurd attribute is skipped with its reason (never claimed: the claim would
  * mark it sent). A row already notified for its start (the sync should not have made it due) is
- * refused too: at most once per start time.
+ * refused too: at most once per start time. These checks stay beside the rule (contestAgrees): the
+ * rule compares two starts and says nothing of the row's own lead time, user id, intent or due
+ * time, nor of whether it was sent already.
  */
 export function validRow(
   raw: RawRow,
 ): { ok: true; row: DueRow } | { ok: false; reason: InvalidReason; key?: { contestId: unknown; userId: unknown } } {
   const key = { contestId: raw.contestId, userId: raw.userId };
-  const { contestId, userId, minutesBefore, dueAt, dueStart, notifiedStart } = raw;
+  const { contestId, userId, minutesBefore, dueAt, dueStart, intent, notifiedStart } = raw;
   if (!isInteger(contestId) || contestId <= 0 || contestId > ROW_LIMITS.maxContestId) return { ok: false, reason: 'contestId', key };
   if (typeof userId !== 'string' || userId.length === 0 || utf8Bytes(userId) > ROW_LIMITS.maxUserIdBytes)
     return { ok: false, reason: 'userId', key };
@@ -143,65 +183,90 @@ export function validRow(
   // Due no earlier than the lead time allows and no later than the start plus a day.
   if (!isInteger(dueAt) || dueAt < dueStart - 60 * ROW_LIMITS.maxMinutesBefore || dueAt > dueStart + 24 * 3600)
     return { ok: false, reason: 'dueAt', key };
+  // The user's intent (absent on a row written before intents: the legacy id, the legacy claim).
+  if (intent !== undefined && (typeof intent !== 'string' || intent.length === 0 || intent.length > ROW_LIMITS.maxIntentChars))
+    return { ok: false, reason: 'intent', key };
   if (notifiedStart !== undefined && !isInteger(notifiedStart)) return { ok: false, reason: 'notifiedStart', key };
   if (notifiedStart === dueStart) return { ok: false, reason: 'already-notified', key };
   // Every start it was sent for before (kept by the sync): never again at one of them.
   const sent = raw.sentStarts;
   if ((sent instanceof Set || Array.isArray(sent)) && [...(sent as Iterable<unknown>)].includes(dueStart))
     return { ok: false, reason: 'already-notified', key };
-  return { ok: true, row: { contestId, userId, minutesBefore, dueAt, dueStart, bytes: itemBytes(raw) } };
-}
-
-/**
- * contestAgrees: when, and at which start, a reminder fires is the sync's firing rule
- * (docs/tables.md): `dueAt` and `dueStart` say it, and the claim is conditional on both. Delivery
- * does not judge the evidence again (a second copy of the rule would drift from the first; a
- * contest may rightly show another start while its reminders are due at the confirmed one). It
- * refuses only what contradicts the rule as it stands now: a contest that is gone (no name or URL
- * for the event) or marked vanished, whose reminders the sync is pausing. Such a row waits,
- * unclaimed and still due, for the sync to put it right: a wrong pause costs lateness, a wrong
- * notification cannot be taken back.
- */
-export function contestAgrees(contest: ContestView | undefined): { ok: true } | { ok: false; reason: DeferReason } {
-  if (contest === undefined) return { ok: false, reason: 'contest-missing' };
-  if (contest.vanishedAt !== undefined) return { ok: false, reason: 'contest-vanished' };
-  return { ok: true };
-}
-
-/** A contest item as read, or undefined when it lacks what an event needs (then its rows wait). */
-export function contestView(item: Record<string, unknown> | undefined): ContestView | undefined {
-  if (item === undefined) return undefined;
-  const { contestId, name, url, startTimeSeconds, durationSeconds, vanishedAt, remindersPaused } = item;
-  if (!isInteger(contestId) || typeof name !== 'string' || typeof url !== 'string') return undefined;
-  if (!isInteger(startTimeSeconds) || !isInteger(durationSeconds)) return undefined;
   return {
-    contestId,
-    name,
-    url,
-    startTimeSeconds,
-    durationSeconds,
-    ...(vanishedAt !== undefined ? { vanishedAt: Number(vanishedAt) } : {}),
-    ...(remindersPaused !== undefined ? { remindersPaused: typeof remindersPaused === 'string' ? remindersPaused : 'set' } : {}),
+    ok: true,
+    row: { contestId, userId, minutesBefore, dueAt, dueStart, ...(intent !== undefined ? { intent } : {}), bytes: itemBytes(raw) },
   };
 }
 
 /**
- * reminderDueId: the same reminder and start always give the same id (and a new start a new one),
- * whoever computes it; hashed, so that a long user id cannot make an oversized key.
+ * contestAgrees — THE RULE (docs/delivery.md, "The rule"): a reminder row may be claimed only if
+ * its `dueStart` equals its contest's `dueStart`, the start at which the sync says the contest's
+ * reminders may fire now. A contest without `dueStart` lets none fire (paused, vanished, started,
+ * or not yet written by a sync that sets it); one with another `dueStart` has moved, and the row
+ * is due at a start the contest does not have. Either way the row waits, unclaimed and still
+ * due, for the sync to put it right: a wrong pause costs lateness, a wrong notification cannot be
+ * taken back. This is the check on what was read; the claim's transaction checks it again on the
+ * contest as it is when the claim commits (claimCheck), so no write landing in between can make
+ * a reminder fire for a start its contest does not have.
  */
-export function reminderDueId(contestId: number, userId: string, dueStart: number): string {
-  const digest = createHash('sha256')
-    .update(JSON.stringify([contestId, userId, dueStart]))
-    .digest('hex');
+export function contestAgrees(
+  row: Pick<DueRow, 'dueStart'>,
+  contest: ContestView | undefined,
+): { ok: true } | { ok: false; reason: DeferReason } {
+  if (contest === undefined) return { ok: false, reason: 'contest-missing' };
+  if (contest.dueStart === undefined) return { ok: false, reason: 'contest-paused' };
+  if (contest.dueStart !== row.dueStart) return { ok: false, reason: 'contest-moved' };
+  return { ok: true };
+}
+
+/**
+ * A contest item as read, or undefined when it lacks what an event needs (then its rows wait). A
+ * `dueStart` that is not a whole number is no gate: read as absent (none of its reminders fire).
+ */
+export function contestView(item: Record<string, unknown> | undefined): ContestView | undefined {
+  if (item === undefined) return undefined;
+  const { contestId, name, url, dueStart } = item;
+  if (!isInteger(contestId) || typeof name !== 'string' || typeof url !== 'string') return undefined;
+  return { contestId, name, url, ...(isInteger(dueStart) ? { dueStart } : {}) };
+}
+
+/**
+ * The ConditionCheck a claim transaction carries for each contest in it (THE RULE, at commit
+ * time): the contest item's `dueStart` is still the one the claims were read against. Claims of
+ * one contest share it (a transaction holds at most one action per item).
+ */
+export function claimCheck(contestsTable: string, contestId: number, dueStart: number) {
+  return {
+    ConditionCheck: {
+      TableName: contestsTable,
+      Key: { contestId },
+      ConditionExpression: 'dueStart = :dueStart',
+      ExpressionAttributeValues: { ':dueStart': dueStart },
+    },
+  };
+}
+
+/**
+ * reminderDueId: the event id names the user's intent and the start (docs/events.md): the same
+ * intent and start always give the same id, whoever computes it, and a new start or a new intent
+ * (the reminder set again, its lead time changed) a new one. A row without `intent` (written
+ * before intents) keeps the id it always had, of (contestId, userId, dueStart), so an upgrade
+ * never re-sends what was sent. Hashed, so that a long user id cannot make an oversized key.
+ */
+export function reminderDueId(contestId: number, userId: string, intent: string | undefined, dueStart: number): string {
+  const named = intent === undefined ? [contestId, userId, dueStart] : [contestId, userId, intent, dueStart];
+  const digest = createHash('sha256').update(JSON.stringify(named)).digest('hex');
   return `reminder-due:${digest.slice(0, 32)}`;
 }
 
 export function reminderDueEvent(row: DueRow, contest: ContestView): ReminderDueEvent {
   return {
-    id: reminderDueId(row.contestId, row.userId, row.dueStart),
+    id: reminderDueId(row.contestId, row.userId, row.intent, row.dueStart),
     detailType: REMINDER_DUE,
     detail: {
       contestId: row.contestId,
+      contest: `${PLATFORM}:${row.contestId}`,
+      platform: PLATFORM,
       userId: row.userId,
       minutesBefore: row.minutesBefore,
       startTimeSeconds: row.dueStart,
@@ -254,15 +319,20 @@ function valueBytes(value: unknown): number {
   return 0;
 }
 
-/** A claim ready to be packed: its bytes in the transaction (the row after the update, and its outbox item). */
+/** A claim ready to be packed: its contest (the check it shares) and its bytes in the transaction. */
 export interface Packable {
+  contestId: number;
   bytes: number;
 }
 
 /**
- * packClaims: consecutive groups of at most `maxClaims` claims whose bytes stay within `budget`
- * (one transaction each). A claim larger than the budget alone cannot happen (rows are at most
- * 400 KB, events at most 256 KB) and still gets a transaction of its own.
+ * packClaims: the claims in transactions, grouped by contest (in the order each contest first
+ * appears, each contest's claims in their order) so that the claims of one contest share its
+ * ConditionCheck. A transaction holds at most `maxClaims` claims, at most MAX_DATA_ACTIONS actions
+ * (2 per claim, 1 per contest in it) and at most `budget` bytes (the claims' bytes and
+ * CONTEST_CHECK_BYTES per contest); a contest's claims that do not fit go on in the next one,
+ * which checks that contest again. A claim larger than the budget alone cannot happen (rows are
+ * at most 400 KB, events at most 256 KB) and still gets a transaction of its own.
  */
 export function packClaims<C extends Packable>(
   claims: readonly C[],
@@ -272,10 +342,72 @@ export function packClaims<C extends Packable>(
   if (!Number.isInteger(maxClaims) || maxClaims < 1 || maxClaims > MAX_CLAIMS_PER_TRANSACTION) {
     throw new RangeError(`claims per transaction must be 1 to ${MAX_CLAIMS_PER_TRANSACTION}, got ${maxClaims}`);
   }
-  return packInOrder(claims, { maxCount: maxClaims, maxBytes: budget }, (claim) => claim.bytes);
+  const byContest = new Map<number, C[]>();
+  for (const claim of claims) {
+    const group = byContest.get(claim.contestId);
+    if (group === undefined) byContest.set(claim.contestId, [claim]);
+    else group.push(claim);
+  }
+  const batches: C[][] = [];
+  let current: C[] = [];
+  let contests = new Set<number>();
+  let actions = 0;
+  let bytes = 0;
+  for (const group of byContest.values()) {
+    for (const claim of group) {
+      const fits = () => {
+        const newContest = !contests.has(claim.contestId);
+        return (
+          current.length < maxClaims &&
+          actions + 2 + (newContest ? 1 : 0) <= MAX_DATA_ACTIONS &&
+          bytes + claim.bytes + (newContest ? CONTEST_CHECK_BYTES : 0) <= budget
+        );
+      };
+      if (current.length > 0 && !fits()) {
+        batches.push(current);
+        current = [];
+        contests = new Set();
+        actions = 0;
+        bytes = 0;
+      }
+      if (!contests.has(claim.contestId)) {
+        contests.add(claim.contestId);
+        actions += 1;
+        bytes += CONTEST_CHECK_BYTES;
+      }
+      current.push(claim);
+      actions += 2;
+      bytes += claim.bytes;
+    }
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+/** The distinct contests of a batch of claims: one ConditionCheck each. */
+export function contestsOf(claims: readonly Pick<Packable, 'contestId'>[]): number {
+  return new Set(claims.map((claim) => claim.contestId)).size;
 }
 
 /** Shards of the byDue index: a row's shard is `contestId mod dueShards` (docs/tables.md). */
 export function dueShardOf(contestId: number, dueShards: number): number {
   return ((contestId % dueShards) + dueShards) % dueShards;
+}
+
+/**
+ * servedShards: the byDue partitions the delivery job of `shard` reads, when the stack runs
+ * `dueShards` jobs — its own, and every partition above `dueShards` (up to MAX_DUE_SHARDS) whose
+ * number is `shard` mod `dueShards`. Rows written while a larger setting was deployed keep their
+ * `dueShard` until they are claimed or moved; lowering the setting removes the jobs that served
+ * them, so the remaining jobs read them too: every partition below MAX_DUE_SHARDS is read by
+ * exactly one job, whatever the setting was before (docs/delivery.md, "Scaling past one function").
+ */
+export function servedShards(shard: number, dueShards: number, maxShards: number = MAX_DUE_SHARDS): number[] {
+  if (!Number.isInteger(dueShards) || dueShards < 1 || dueShards > maxShards)
+    throw new RangeError(`dueShards must be 1 to ${maxShards}, got ${dueShards}`);
+  if (!Number.isInteger(shard) || shard < 0 || shard >= dueShards)
+    throw new RangeError(`shard must be 0 to ${dueShards - 1}, got ${shard}`);
+  const served: number[] = [];
+  for (let partition = shard; partition < maxShards; partition += dueShards) served.push(partition);
+  return served;
 }

@@ -1,26 +1,21 @@
 /**
  * The I/O of reminder delivery (docs/delivery.md): one Query page of the byDue index, the contests
  * of the rows (one BatchGetItem per 100), and the claim of a row — a conditional Update that
- * commits, fenced by the lease, in the same transaction as the row's ReminderDue outbox item.
- * The decisions are lambda/delivery/due.ts's.
+ * commits, fenced by the lease, in the same transaction as the row's ReminderDue outbox item and
+ * its contest's ConditionCheck (the rule). The decisions are lambda/delivery/due.ts's.
  */
 import { BatchGetCommand, QueryCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { FencedWriteError, type CommitOptions, type CommitResult, type TransactAction } from '@contest-sync/scheduled-singleton';
-import type { DueRow, RawRow, ReminderDueEvent } from './due.js';
+import { claimCheck, type DueRow, type RawRow, type ReminderDueEvent } from './due.js';
 
 /** The sparse GSI of due reminders on the Reminders table (partition `dueShard`, sort `dueAt`). */
 export const DUE_INDEX = 'byDue';
-/** What delivery reads of a contest. */
-const CONTEST_ATTRIBUTES = [
-  'contestId',
-  '#name',
-  '#url',
-  'startTimeSeconds',
-  'durationSeconds',
-  'vanishedAt',
-  'remindersPaused',
-  'replyMadeAt',
-];
+/**
+ * What delivery reads of a contest: the rule's `dueStart`, the event's name and URL, and (of item
+ * 0, the sync's reply clock) `replyMadeAt`. Nothing else: whether the contest is vanished, paused
+ * or moved is what its `dueStart` says (docs/delivery.md, "The rule").
+ */
+const CONTEST_ATTRIBUTES = ['contestId', '#name', '#url', 'dueStart', 'replyMadeAt'];
 /** BatchGetItem takes at most 100 keys. */
 const BATCH_GET_KEYS = 100;
 /** Rounds of UnprocessedKeys (throttled keys) before a contest read gives up. */
@@ -92,32 +87,42 @@ export class DynamoDueStore {
   }
 
   /**
-   * The claim of a row: it commits only if the row is still due as read (same due time, start and
-   * lead time) and not yet sent for this start (`notifiedStart`, nor any earlier one in `sentStarts`, which the sync keeps). It marks the row sent for the start and takes
-   * it out of the index, in the transaction that writes its event.
+   * The claim of a row: it commits only if the row is still due as read (same due time, start,
+   * lead time and intent: `attribute_not_exists(intent)` for a row written before intents) and
+   * not yet sent for this start (`notifiedStart`, nor any earlier one in `sentStarts`, which the
+   * sync keeps). It marks the row sent for the start and takes it out of the index, in the
+   * transaction that writes its event and checks its contest (contestCheck).
    */
   claim(row: DueRow, nowSeconds: number): TransactAction {
+    const intent = row.intent === undefined ? 'attribute_not_exists(intent)' : 'intent = :intent';
     return {
       Update: {
         TableName: this.tables.reminders,
         Key: { contestId: row.contestId, userId: row.userId },
         UpdateExpression: 'SET notifiedAt = :now, notifiedStart = :start, paused = :notified REMOVE dueAt, dueShard, dueStart',
-        ConditionExpression:
-          'dueAt = :seen AND dueStart = :start AND minutesBefore = :mb AND (attribute_not_exists(notifiedStart) OR notifiedStart <> :start) AND NOT contains(sentStarts, :start)',
+        ConditionExpression: `dueAt = :seen AND dueStart = :start AND minutesBefore = :mb AND ${intent} AND (attribute_not_exists(notifiedStart) OR notifiedStart <> :start) AND NOT contains(sentStarts, :start)`,
         ExpressionAttributeValues: {
           ':now': nowSeconds,
           ':start': row.dueStart,
           ':seen': row.dueAt,
           ':mb': row.minutesBefore,
           ':notified': 'notified',
+          ...(row.intent !== undefined ? { ':intent': row.intent } : {}),
         },
       },
     };
   }
+
+  /** THE RULE at commit time: the contest's `dueStart` is still `dueStart` (one per contest per transaction). */
+  contestCheck(contestId: number, dueStart: number): TransactAction {
+    return claimCheck(this.tables.contests, contestId, dueStart);
+  }
 }
 
-/** A claim and its event, as packed into one transaction. */
+/** A claim and its event, as packed into one transaction (with its contest's check). */
 export interface Claim {
+  /** The row's contest (= row.contestId): claims are packed by it (packClaims). */
+  contestId: number;
   row: DueRow;
   event: ReminderDueEvent;
   action: TransactAction;
@@ -126,44 +131,59 @@ export interface Claim {
 
 export interface BatchOutcome {
   delivered: number;
-  /** Rows whose claim was refused: changed or claimed meanwhile (the app, the sync, another run). */
+  /**
+   * Rows whose claim was refused: the row changed or was claimed meanwhile (the app, the sync,
+   * another run), or its contest's check failed (the contest moved or paused since it was read:
+   * every claim of that contest in the transaction is lost).
+   */
   lost: number;
   /** Events already in the outbox (an earlier attempt of the same claim): not written again. */
   duplicates: number;
   transactions: number;
   /** Transactions refused because of lost rows, sent again without them. */
   retries: number;
+  /** Contest ConditionChecks in the transactions that committed (the rule's cost: one per contest per transaction). */
+  contestChecks: number;
 }
 
 type Commit = (actions: readonly TransactAction[], options?: CommitOptions) => Promise<CommitResult>;
+/** The ConditionCheck of a contest at the start its claims were read against. */
+type ContestCheck = (contestId: number, dueStart: number) => TransactAction;
 
 /**
- * One batch of claims, committed as one fenced transaction with their events. DynamoDB cancels a
+ * One batch of claims, committed as one fenced transaction with their events and one
+ * ConditionCheck per contest (THE RULE: its `dueStart` is still the claims'). DynamoDB cancels a
  * whole transaction when one condition fails and names every action that failed (one reason per
- * action); the package hands those back (FencedWriteError.refused), so the lost rows are dropped
- * with their events and the rest is sent again, until it commits or nothing is left. Each retry
- * drops at least one row, so a batch of n costs at most n transactions, and one lost row never
- * fails the others. A lease lost, contention beyond the package's budget or any other error is
- * thrown: the run fails and the rows not yet claimed stay due.
+ * action); the package hands those back (FencedWriteError.refused). A refused claim loses its row;
+ * a refused contest check loses every claim of that contest in the batch (the contest moved or
+ * paused since it was read: those rows stay due for the sync to put right). The lost claims are
+ * dropped with their events, and the rest is sent again (with the checks of the contests still
+ * in it), until it commits or nothing is left. Each retry drops at least one row, so a batch of n
+ * costs at most n transactions, and one lost row or contest never fails the others. A lease lost,
+ * contention beyond the package's budget or any other error is thrown: the run fails and the rows
+ * not yet claimed stay due.
  */
-export async function commitClaims(commit: Commit, batch: readonly Claim[]): Promise<BatchOutcome> {
+export async function commitClaims(commit: Commit, batch: readonly Claim[], contestCheck: ContestCheck): Promise<BatchOutcome> {
   let pending = [...batch];
-  const outcome: BatchOutcome = { delivered: 0, lost: 0, duplicates: 0, transactions: 0, retries: 0 };
+  const outcome: BatchOutcome = { delivered: 0, lost: 0, duplicates: 0, transactions: 0, retries: 0, contestChecks: 0 };
   while (pending.length > 0) {
+    const checks = new Map<number, TransactAction>();
+    for (const { row } of pending) if (!checks.has(row.contestId)) checks.set(row.contestId, contestCheck(row.contestId, row.dueStart));
     try {
-      const result = await commit(
-        pending.map((claim) => claim.action),
-        { events: pending.map((claim) => claim.event) },
-      );
+      const result = await commit([...checks.values(), ...pending.map((claim) => claim.action)], {
+        events: pending.map((claim) => claim.event),
+      });
       outcome.delivered += pending.length;
       outcome.duplicates += result.events.duplicates;
       outcome.transactions += result.transactions;
+      outcome.contestChecks += checks.size;
       return outcome;
     } catch (error) {
       if (!(error instanceof FencedWriteError) || error.refused.length === 0) throw error;
       const refused = new Set(error.refused);
-      const kept = pending.filter((claim) => !refused.has(claim.action));
-      if (kept.length === pending.length) throw error; // refused something that is not one of our claims
+      const movedContests = new Set([...checks].flatMap(([contestId, check]) => (refused.has(check) ? [contestId] : [])));
+      const kept = pending.filter((claim) => !refused.has(claim.action) && !movedContests.has(claim.row.contestId));
+      if (kept.length === pending.length) throw error; // refused something that is not one of our claims or checks
       outcome.lost += pending.length - kept.length;
       outcome.retries += 1;
       pending = kept;

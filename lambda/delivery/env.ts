@@ -4,6 +4,8 @@ import { ENV } from '../contract.js';
 export const DELIVERY_ENV = {
   contestsTable: ENV.contestsTable,
   remindersTable: ENV.remindersTable,
-  /** The byDue partition this function serves: `contestId mod dueShards` (default 0). */
+  /** This job's shard, 0 to DUE_SHARDS - 1 (default 0): it serves the byDue partitions servedShards(DUE_SHARD, DUE_SHARDS). */
   dueShard: 'DUE_SHARD',
+  /** The stack's setting (context `contestSync:dueShards`), the same the sync and the write path get: `dueShard = contestId mod DUE_SHARDS`. */
+  dueShards: ENV.dueShards,
 } as const;

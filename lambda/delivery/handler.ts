@@ -1,8 +1,9 @@
 /**
  * The Lambda entry of reminder delivery (docs/delivery.md): every minute, on the package's
- * wrapper. The precheck is the one Query of the byDue index, before any lease: an idle minute
- * costs that request and nothing else. A minute with rows goes on under the shard's lease, reads
- * their contests, and claims each row in the fenced transaction that writes its ReminderDue event.
+ * wrapper. The precheck is one Query of the byDue index per partition the job serves, before any
+ * lease: an idle minute costs those requests and nothing else. A minute with rows goes on under
+ * the shard's lease, reads their contests, and claims each row in the fenced transaction that
+ * writes its ReminderDue event and checks its contest (the rule).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -15,8 +16,10 @@ import {
   type ScheduledSingletonHandler,
   type Write,
 } from '@contest-sync/scheduled-singleton';
+import { MAX_DUE_SHARDS } from '../contract.js';
 import { DELIVERY_ENV } from './env.js';
 import { deliverDue, emptyDeliveryCounts, screenRows, type DeliveryCounts } from './deliver.js';
+import { servedShards } from './due.js';
 import { DynamoDueStore, type DuePage } from './dynamo-due.js';
 
 const tableName = z.string({ error: 'is not set' }).regex(/^[a-zA-Z0-9_.-]{3,255}$/, 'is not a DynamoDB table name');
@@ -27,10 +30,19 @@ const schema = z.object({
     .number({ error: 'must be a number' })
     .int('must be a whole number')
     .min(0, 'must be >= 0')
-    .max(1023, 'must be <= 1023')
+    .max(MAX_DUE_SHARDS - 1, `must be <= ${MAX_DUE_SHARDS - 1}`)
     .default(0),
+  [DELIVERY_ENV.dueShards]: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be >= 1')
+    .max(MAX_DUE_SHARDS, `must be <= ${MAX_DUE_SHARDS}`)
+    .default(1),
   [JOB_ENV.eventSource]: z.string({ error: 'is not set (the job publishes through its outbox)' }).min(1, 'is not set'),
 });
+
+/** The precheck's Queries in flight at once (one per partition served, 16 at most). */
+const PRECHECK_CONCURRENCY = 4;
 
 export class DeliveryConfigError extends Error {
   override readonly name = 'DeliveryConfigError';
@@ -38,7 +50,9 @@ export class DeliveryConfigError extends Error {
 
 export interface DeliveryConfig {
   tables: { contests: string; reminders: string };
+  /** This job's shard, and the stack's DUE_SHARDS: it serves servedShards(shard, dueShards). */
   shard: number;
+  dueShards: number;
   eventSource: string;
 }
 
@@ -53,9 +67,15 @@ export function readDeliveryConfig(env: Record<string, string | undefined>): Del
     );
   }
   const c = parsed.data;
+  if (c[DELIVERY_ENV.dueShard] >= c[DELIVERY_ENV.dueShards]) {
+    throw new DeliveryConfigError(
+      `invalid configuration: ${DELIVERY_ENV.dueShard} ${c[DELIVERY_ENV.dueShard]} must be below ${DELIVERY_ENV.dueShards} (${c[DELIVERY_ENV.dueShards]})`,
+    );
+  }
   return {
     tables: { contests: c[DELIVERY_ENV.contestsTable], reminders: c[DELIVERY_ENV.remindersTable] },
     shard: c[DELIVERY_ENV.dueShard],
+    dueShards: c[DELIVERY_ENV.dueShards],
     eventSource: c[JOB_ENV.eventSource],
   };
 }
@@ -98,7 +118,7 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
   };
 
   return scheduledSingleton(
-    async (job: JobContext<DuePage>) => {
+    async (job: JobContext<Map<number, DuePage>>) => {
       const { config, store } = setup();
       return deliverDue(
         {
@@ -106,11 +126,12 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
           deadline: job.deadline,
           commit: job.commit,
           dryRun: job.dryRun,
-          ...(job.precheck !== undefined ? { firstPage: job.precheck } : {}),
+          ...(job.precheck !== undefined ? { firstPages: job.precheck } : {}),
         },
         {
           store,
           shard: config.shard,
+          dueShards: config.dueShards,
           eventSource: config.eventSource,
           now,
           log: job.log,
@@ -124,23 +145,46 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
       now,
       ...(options.newRunId !== undefined ? { newRunId: options.newRunId } : {}),
       ...(options.write !== undefined ? { write: options.write } : {}),
-      // Look before the lease: the one Query an idle minute costs. Rows that cannot be believed
-      // do not make a minute busy (they are counted, every minute, until the app fixes them).
+      // Look before the lease: the Queries an idle minute costs (one per partition served).
+      // Rows that cannot be believed do not make a minute busy (they are counted, every minute,
+      // until the app fixes them).
       precheck: async ({ signal }) => {
         const { config, store } = setup();
-        const page = await store.duePage(config.shard, Math.floor(now() / 1000), undefined, signal);
-        const seen = emptyDeliveryCounts();
-        seen.queries = 1;
-        seen.due = page.rows.length;
-        const valid = screenRows(page.rows, seen);
-        if (valid.length === 0 && page.next === undefined) return { idle: true, summary: summaryOf(seen) };
-        return { idle: false, value: page };
+        return precheck(store, config, Math.floor(now() / 1000), signal);
       },
       summary: summaryOf,
       record: ({ value }) =>
         value === undefined ? {} : { delivered: value.delivered, invalid: value.invalid, lost: value.lost, more: value.more },
     },
   );
+}
+
+/**
+ * The look before the lease: the first page of each partition served, a few at a time (each
+ * request listens on the run's abort signal: Node warns above 10 listeners). Idle when no page
+ * has a row that can be believed, nor more pages.
+ */
+async function precheck(
+  store: DynamoDueStore,
+  config: DeliveryConfig,
+  nowSeconds: number,
+  signal: AbortSignal,
+): Promise<{ idle: true; summary: Record<string, unknown> } | { idle: false; value: Map<number, DuePage> }> {
+  const shards = servedShards(config.shard, config.dueShards);
+  const pages = new Map<number, DuePage>();
+  for (let i = 0; i < shards.length; i += PRECHECK_CONCURRENCY) {
+    const chunk = shards.slice(i, i + PRECHECK_CONCURRENCY);
+    const read = await Promise.all(chunk.map((shard) => store.duePage(shard, nowSeconds, undefined, signal)));
+    chunk.forEach((shard, j) => pages.set(shard, read[j]!));
+  }
+  const seen = emptyDeliveryCounts();
+  seen.queries = shards.length;
+  let busy = false;
+  for (const page of pages.values()) {
+    seen.due += page.rows.length;
+    if (screenRows(page.rows, seen).length > 0 || page.next !== undefined) busy = true;
+  }
+  return busy ? { idle: false, value: pages } : { idle: true, summary: summaryOf(seen) };
 }
 
 export { DELIVERY_ENV };

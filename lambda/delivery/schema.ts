@@ -6,6 +6,16 @@ export const REMINDER_DUE_DETAIL_SCHEMA = {
   required: ['contestId', 'userId', 'minutesBefore', 'startTimeSeconds', 'startTime', 'name', 'url', 'dueAt'],
   properties: {
     contestId: { type: 'integer', description: 'Codeforces contest id' },
+    contest: {
+      type: 'string',
+      pattern: '^codeforces:[0-9]+$',
+      description: 'The platform-qualified contest id, e.g. codeforces:2051 (in every event committed since it was added)',
+    },
+    platform: {
+      type: 'string',
+      enum: ['codeforces'],
+      description: 'The platform of the contest (in every event committed since it was added)',
+    },
     userId: { type: 'string', description: 'The app user the reminder is for (the Reminders sort key)' },
     minutesBefore: { type: 'integer', description: 'Lead time the user asked for' },
     startTimeSeconds: { type: 'integer', description: 'The contest start (epoch s) this reminder is sent for' },
@@ -19,5 +29,3 @@ export const REMINDER_DUE_DETAIL_SCHEMA = {
 /** The delivery job's lease key and run-record prefix of shard `n` (each shard is its own singleton). */
 export const deliveryLeaseKey = (shard: number) => `lease#reminder-delivery#${shard}`;
 export const deliveryRunRecordPrefix = (shard: number) => `run#reminder-delivery#${shard}#`;
-/** Shards of the byDue index served (the sync writes `dueShard = contestId mod DUE_SHARDS`). */
-export const DUE_SHARDS = 1;

@@ -21,7 +21,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { cancellationCodes, contentionOf } from '@contest-sync/scheduled-singleton';
-import { DUE_SHARDS } from '../delivery/schema.js';
+import { DEFAULTS, MAX_DUE_SHARDS } from '../contract.js';
 import { CONTEST_ATTRIBUTES, decideSet, expired, viewOf, type ReminderView, type RowCondition, type SetDecision } from './decide.js';
 import { ReminderConflictError, ReminderError } from './errors.js';
 import {
@@ -60,7 +60,10 @@ export interface ReminderDeps {
   now?: () => number;
   /** A new intent id (default: 128 random bits, base64url, 22 characters). */
   newIntent?: () => string;
-  /** Shards of the byDue index: a due row's `dueShard` is `contestId mod dueShards` (default: the stack's DUE_SHARDS). */
+  /**
+   * Shards of the byDue index: a due row's `dueShard` is `contestId mod dueShards`, 1 to
+   * MAX_DUE_SHARDS (default 1; a deployed caller passes the stack's DUE_SHARDS, docs/delivery.md).
+   */
   dueShards?: number;
   retry?: ReminderRetryBudget;
   sleep?: (ms: number) => Promise<void>;
@@ -103,11 +106,12 @@ export function createReminderClient(deps: ReminderDeps): ReminderClient {
   const { dynamo, tables } = deps;
   const now = deps.now ?? Date.now;
   const newIntent = deps.newIntent ?? randomIntent;
-  const dueShards = deps.dueShards ?? DUE_SHARDS;
+  const dueShards = deps.dueShards ?? DEFAULTS.dueShards;
   const budget = deps.retry ?? REMINDER_RETRY_BUDGET;
   const sleep = deps.sleep ?? ((ms: number) => sleepTimer(ms).then(() => undefined));
   const random = deps.random ?? Math.random;
-  if (!Number.isSafeInteger(dueShards) || dueShards < 1) throw new RangeError(`dueShards must be a positive integer, got ${dueShards}`);
+  if (!Number.isSafeInteger(dueShards) || dueShards < 1 || dueShards > MAX_DUE_SHARDS)
+    throw new RangeError(`dueShards must be an integer from 1 to ${MAX_DUE_SHARDS}, got ${dueShards}`);
   if (!Number.isSafeInteger(budget.attempts) || budget.attempts < 1) throw new RangeError('retry.attempts must be a positive integer');
   const nowSeconds = () => Math.floor(now() / 1000);
 

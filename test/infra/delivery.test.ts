@@ -1,13 +1,17 @@
 /**
  * The reminder delivery job and the outbox in the synthesized ContestSync template (bundling
- * skipped): a minute schedule, its own lease key, exactly the DynamoDB calls the job makes (one
- * Query on byDue, the claim, the contests' BatchGetItem, PutItem on its own outbox keys), its
- * events' source and schema, and its console test events deployed like the sync's.
+ * skipped): a minute schedule, its own lease key, exactly the DynamoDB calls the job makes (the
+ * Query on byDue, the claim, the contests' BatchGetItem and the claim's ConditionCheck on them,
+ * PutItem on its own outbox keys), its events' source and schema, its console test events
+ * deployed like the sync's; one job per `contestSync:dueShards`, the same DUE_SHARDS for every job
+ * and the sync; and the windows of a redrive (outbox TTL, dead letters) as lambda/event-windows.ts sets them.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lambda/contract.js';
 import { deliveryLeaseKey, deliveryRunRecordPrefix } from '../../lambda/delivery/schema.js';
 import { DELIVERY_ACTIONS, EVENT_SOURCES, DELIVERY_CONSOLE_TEST_EVENTS, consoleTestEventPayloads } from '../../lib/contest-sync-stack.js';
+import { EVENT_WINDOWS } from '../../lambda/event-windows.js';
+import { CONTEXT_KEYS } from '../../lib/config.js';
 import { findDeliveryFunction, findSyncFunction, synthTemplate, type CfnTemplate } from '../../local/template.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
@@ -38,6 +42,7 @@ describe('reminder delivery job', () => {
     expect(fnId).not.toBe(findSyncFunction(json).logicalId);
     expect(variables()).toMatchObject({
       DUE_SHARD: '0',
+      DUE_SHARDS: '1',
       LEASE_KEY: deliveryLeaseKey(0),
       RUN_RECORD_PREFIX: deliveryRunRecordPrefix(0),
       SCHEDULE_RATE_MINUTES: '1',
@@ -57,8 +62,8 @@ describe('reminder delivery job', () => {
     expect(rules.map((r) => r.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
   });
 
-  it('may send exactly its calls to the data tables: Query on byDue only, UpdateItem on Reminders, BatchGetItem on Contests', () => {
-    const data = statements().filter((s) => ['RemindersDueIndex', 'RemindersClaim', 'ContestsRead'].includes(s.Sid));
+  it('may send exactly its calls to the data tables: Query on byDue only, UpdateItem on Reminders, BatchGetItem and ConditionCheckItem on Contests', () => {
+    const data = statements().filter((s) => ['RemindersDueIndex', 'RemindersClaim', 'ContestsReadCheck'].includes(s.Sid));
     const reminders = tableRef(ENV.remindersTable);
     const contests = tableRef(ENV.contestsTable);
     expect(data).toEqual([
@@ -69,9 +74,15 @@ describe('reminder delivery job', () => {
         Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [reminders, 'Arn'] }, '/index/byDue']] },
       },
       { Sid: 'RemindersClaim', Effect: 'Allow', Action: DELIVERY_ACTIONS.reminders[0], Resource: { 'Fn::GetAtt': [reminders, 'Arn'] } },
-      { Sid: 'ContestsRead', Effect: 'Allow', Action: DELIVERY_ACTIONS.contests[0], Resource: { 'Fn::GetAtt': [contests, 'Arn'] } },
+      {
+        Sid: 'ContestsReadCheck',
+        Effect: 'Allow',
+        Action: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem'],
+        Resource: { 'Fn::GetAtt': [contests, 'Arn'] },
+      },
     ]);
-    // No Scan anywhere, no grant on the table's other indexes, nothing on Contests but the read.
+    expect(DELIVERY_ACTIONS.contests).toEqual(['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem']);
+    // No Scan anywhere, no grant on the table's other indexes, nothing on Contests but the read and the check.
     const all = JSON.stringify(statements());
     expect(all).not.toMatch(/dynamodb:Scan/);
     expect(all).not.toMatch(/index\/\*/);
@@ -99,6 +110,26 @@ describe('reminder delivery job', () => {
     expect(content.properties.detail.required).toEqual(
       expect.arrayContaining(['eventId', 'contestId', 'userId', 'minutesBefore', 'startTimeSeconds', 'name', 'url']),
     );
+    // Added since: the platform-qualified contest id and the platform (not required: events committed before lack them).
+    expect(content.properties.detail.properties).toMatchObject({
+      contest: { type: 'string', pattern: '^codeforces:[0-9]+$' },
+      platform: { type: 'string', enum: ['codeforces'] },
+    });
+    expect(content.properties.detail.properties.intent).toBeUndefined();
+  });
+
+  it('keeps outbox items 7 days and dead letters 5, records given up after a day: the windows a redrive relies on', () => {
+    const outbox = Object.entries(resources()).find(
+      ([id, r]) => id.startsWith('Events') && r.Type === 'AWS::DynamoDB::Table' && r.Properties.StreamSpecification !== undefined,
+    )!;
+    const queue = Object.entries(resources()).find(([id, r]) => id.startsWith('Events') && r.Type === 'AWS::SQS::Queue')!;
+    const mapping = Object.entries(resources()).find(([id, r]) => id.startsWith('Events') && r.Type === 'AWS::Lambda::EventSourceMapping')!;
+    expect(queue[1].Properties.MessageRetentionPeriod).toBe(EVENT_WINDOWS.deadLetterRetentionSeconds);
+    expect(mapping[1].Properties.MaximumRecordAgeInSeconds).toBe(EVENT_WINDOWS.maxRecordAgeSeconds);
+    expect(outbox[1].Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
+    // The jobs write the TTL from OUTBOX_RETENTION_DAYS.
+    expect(variables().OUTBOX_RETENTION_DAYS).toBe(String(EVENT_WINDOWS.outboxRetentionDays));
+    expect(JSON.stringify(json.Outputs?.OutboxTableName?.Value)).toContain(outbox[0]);
   });
 
   it('deploys its console test events like the sync does, each a payload the handler accepts', () => {
@@ -110,5 +141,26 @@ describe('reminder delivery job', () => {
     const ours = registry.find((r) => JSON.stringify(r.Properties.SchemaName).includes(fnId));
     expect(ours, 'the delivery function has its shareable test events').toBeDefined();
     for (const name of DELIVERY_CONSOLE_TEST_EVENTS) expect(ours!.Properties.Content as string).toContain(`"${name}"`);
+  });
+});
+
+describe('contestSync:dueShards', () => {
+  it('deploys one delivery job per shard, each told its shard and the one setting, which the sync gets too', async () => {
+    const { template } = await synthTemplate({ bundle: false, context: { [CONTEXT_KEYS.dueShards]: 3 } });
+    const jobs = [0, 1, 2].map((shard) => findDeliveryFunction(template, shard).resource as Resource);
+    for (const [shard, job] of jobs.entries()) {
+      expect(job.Properties.Environment.Variables).toMatchObject({
+        DUE_SHARD: String(shard),
+        DUE_SHARDS: '3',
+        LEASE_KEY: deliveryLeaseKey(shard),
+        OUTBOX_EVENT_SOURCE: shard === 0 ? EVENT_SOURCES.reminders : `${EVENT_SOURCES.reminders}.${shard}`,
+      });
+    }
+    expect(() => findDeliveryFunction(template, 3)).toThrow(/found 0/);
+    expect((findSyncFunction(template).resource.Properties?.Environment as { Variables: Record<string, unknown> }).Variables).toMatchObject(
+      {
+        [ENV.dueShards]: '3',
+      },
+    );
   });
 });

@@ -190,6 +190,8 @@ describe('function', () => {
       [ENV.scheduleRateMinutes]: '60',
       [ENV.missingSyncsBeforeDelete]: '3',
       [ENV.acceptHeldAfterReplies]: '3',
+      // The byDue partitions (contestSync:dueShards), the same the delivery jobs get.
+      [ENV.dueShards]: '1',
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,

@@ -4,11 +4,15 @@
  * claimed once with exactly one outbox item, whatever duplicate or concurrent invocations do, a
  * lease lost mid-batch (another run takes it over) or a run that ends between its claims and its
  * release (in-process: the release fails, as if the process died there); a bad row is skipped and
- * never marked sent; an idle minute sends one Query and takes no lease.
+ * never marked sent; an idle minute sends one Query per partition served and takes no lease.
+ * The rule (docs/delivery.md): a row due at a start its contest does not have now is not claimed
+ * and stays due, also when the contest changes between the read and the claim; the event id names
+ * the intent: a reminder set again after it was sent is sent again once, under a new id, and a
+ * row written before intents keeps its old id.
  * And every DynamoDB request the job sends is allowed by the delivery role's synthesized policy,
  * which grants nothing the job does not use (DynamoDB Local enforces no IAM).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ENV } from '../../lambda/contract.js';
@@ -52,8 +56,21 @@ const faults = {
 };
 let claimTransactions = 0;
 
-function handler(calls?: Call[]) {
+/** Acts after a request of the handler was answered, before the handler sees the answer (a write landing in between). */
+type After = (operation: string, input: Record<string, any>) => Promise<void>;
+
+function handler(calls?: Call[], after?: After) {
   const client = localDynamoClient(tables.endpoint);
+  if (after !== undefined) {
+    client.middlewareStack.add(
+      (next, ctx) => async (args) => {
+        const result = await next(args);
+        await after(String(ctx.commandName).replace(/Command$/, ''), args.input as Record<string, any>);
+        return result;
+      },
+      { step: 'initialize', name: 'afterAnswered' },
+    );
+  }
   if (calls !== undefined) {
     client.middlewareStack.add(
       (next, ctx) => async (args) => {
@@ -128,25 +145,31 @@ function handler(calls?: Call[]) {
   });
 }
 
+/** A contest item as the sync writes it, due (its reminders may fire) at `dueStart`, or paused without one (null). */
+const contestItem = (start: number, dueStart: number | null = start, contestId = 2051) => ({
+  contestId,
+  platform: 'codeforces',
+  name: `Codeforces Round ${contestId}`,
+  type: 'CF',
+  phase: 'BEFORE',
+  startTimeSeconds: start,
+  durationSeconds: 7200,
+  url: `https://codeforces.com/contest/${contestId}`,
+  updatedAt: new Date().toISOString(),
+  expiresAt: start + 86_400,
+  ...(dueStart !== null ? { dueStart } : { remindersPaused: 'held' }),
+});
+const putContest = (item: Record<string, unknown>) => tables.doc.send(new PutCommand({ TableName: tables.names.contests, Item: item }));
+/** The id of a row written before intents: (contest, user, start), as it always was. */
+const legacyId = (contestId: number, userId: string, start: number) =>
+  `reminder-due:${createHash('sha256')
+    .update(JSON.stringify([contestId, userId, start]))
+    .digest('hex')
+    .slice(0, 32)}`;
+
 async function seed(count: number, extra: Record<string, unknown>[] = []): Promise<number> {
   const start = Math.floor(Date.now() / 1000) + 1800;
-  await tables.doc.send(
-    new PutCommand({
-      TableName: tables.names.contests,
-      Item: {
-        contestId: 2051,
-        platform: 'codeforces',
-        name: 'Codeforces Round 2051',
-        type: 'CF',
-        phase: 'BEFORE',
-        startTimeSeconds: start,
-        durationSeconds: 7200,
-        url: 'https://codeforces.com/contest/2051',
-        updatedAt: new Date().toISOString(),
-        expiresAt: start + 86_400,
-      },
-    }),
-  );
+  await putContest(contestItem(start));
   // The sync's reply clock: a reply applied just now (delivery sends only on fresh evidence).
   await tables.doc.send(
     new PutCommand({
@@ -180,7 +203,7 @@ describe('reminder delivery on DynamoDB Local', () => {
     const handlers = Array.from({ length: 4 }, () => handler());
     const results = await Promise.all(handlers.map((h) => h(minute(), context()).catch((error: { summary?: unknown }) => error.summary)));
     const outcomes = results.map((r) => (r as { outcome: string; reason?: string }).outcome);
-    expect(outcomes.filter((o) => o === 'succeeded').length).toBeGreaterThanOrEqual(1);
+    expect(outcomes.filter((o) => o === 'succeeded').length, JSON.stringify(results)).toBeGreaterThanOrEqual(1);
     // Duplicates of the same minute and a console run afterwards: nothing more to send.
     expect(await handlers[0]!(minute(), context())).toMatchObject({ outcome: 'succeeded' });
     expect(await handlers[1]!({}, context())).toMatchObject({ outcome: 'succeeded', idle: true });
@@ -189,12 +212,16 @@ describe('reminder delivery on DynamoDB Local', () => {
     expect(reminders.every((r) => r.notifiedStart === start && r.dueAt === undefined && r.dueShard === undefined)).toBe(true);
     const outbox = await scan(outboxOf(tables));
     expect(outbox).toHaveLength(120);
-    expect(new Set(outbox.map((item) => item.eventId))).toEqual(
-      new Set(reminders.map((r) => reminderDueId(2051, String(r.userId), start))),
-    );
+    // Rows written before intents keep the id they always had: (contest, user, start).
+    expect(new Set(outbox.map((item) => item.eventId))).toEqual(new Set(reminders.map((r) => legacyId(2051, String(r.userId), start))));
+    expect(
+      reminders.every((r) => reminderDueId(2051, String(r.userId), undefined, start) === legacyId(2051, String(r.userId), start)),
+    ).toBe(true);
     const detail = JSON.parse(String(outbox[0]!.detail)) as Record<string, unknown>;
     expect(detail).toMatchObject({
       contestId: 2051,
+      contest: 'codeforces:2051',
+      platform: 'codeforces',
       minutesBefore: 60,
       startTimeSeconds: start,
       name: 'Codeforces Round 2051',
@@ -260,11 +287,147 @@ describe('reminder delivery on DynamoDB Local', () => {
     expect(JSON.stringify(await lease())).toBe(before);
   });
 
-  it('an idle minute sends one Query and takes no lease; every call is allowed by the synthesized policy, which grants only what is used', async () => {
+  it('the rule: a row due at a start its contest does not have now is not claimed and stays due (moved, or paused)', async () => {
+    const oldStart = await seed(4);
+    // The sync moved the contest two hours later (and its other rows with it); two rows written
+    // by the app in between are still due at the old start; a second contest is paused.
+    const newStart = oldStart + 7200;
+    await putContest(contestItem(newStart));
+    const reminders = await scan(tables.names.reminders);
+    for (const r of reminders.slice(0, 2))
+      await tables.doc.send(
+        new PutCommand({
+          TableName: tables.names.reminders,
+          Item: { ...r, dueStart: newStart, dueAt: newStart - 3600, remindAt: newStart - 3600 },
+        }),
+      );
+    await putContest(contestItem(oldStart, null, 2052));
+    await tables.doc.send(
+      new PutCommand({
+        TableName: tables.names.reminders,
+        Item: {
+          contestId: 2052,
+          userId: 'paused',
+          minutesBefore: 60,
+          remindAt: oldStart - 3600,
+          dueAt: oldStart - 3600,
+          dueShard: 0,
+          dueStart: oldStart,
+        },
+      }),
+    );
+    const result = await handler()(minute(), context());
+    expect(result).toMatchObject({
+      outcome: 'succeeded',
+      counts: { due: 3, delivered: 0, deferred: 3, deferredReasons: { 'contest-moved': 2, 'contest-paused': 1 }, lost: 0 },
+    });
+    expect(await scan(outboxOf(tables))).toEqual([]);
+    const after = await scan(tables.names.reminders);
+    const stillDueAtOld = after.filter((r) => r.dueStart === oldStart);
+    expect(stillDueAtOld).toHaveLength(3);
+    for (const r of stillDueAtOld) expect(r).toMatchObject({ dueAt: oldStart - 3600, dueShard: 0 });
+    expect(after.some((r) => r.notifiedStart !== undefined)).toBe(false);
+  });
+
+  it('a contest changed between the read and the claim makes its claims lose: nothing is sent, the rows stay due', async () => {
+    const start = await seed(5);
+    let moved = false;
+    // Right after delivery read the contests (the rule held then), the sync moves the contest: a new dueStart.
+    const h = handler(undefined, async (operation) => {
+      if (moved || operation !== 'BatchGetItem') return;
+      moved = true;
+      await putContest(contestItem(start + 7200));
+    });
+    const result = await h(minute(), context());
+    expect(moved).toBe(true);
+    expect(result).toMatchObject({ outcome: 'succeeded', counts: { due: 5, delivered: 0, lost: 5, deferred: 0, transactions: 0 } });
+    expect(await scan(outboxOf(tables))).toEqual([]);
+    const rows = await scan(tables.names.reminders);
+    expect(rows.every((r) => r.dueStart === start && r.dueAt === start - 3600 && r.notifiedStart === undefined)).toBe(true);
+    // Paused instead (the sync removed dueStart): the same.
+    await putContest(contestItem(start));
+    let paused = false;
+    const again = await handler(undefined, async (operation) => {
+      if (paused || operation !== 'BatchGetItem') return;
+      paused = true;
+      await putContest(contestItem(start, null));
+    })({}, context());
+    expect(again).toMatchObject({ outcome: 'succeeded', counts: { delivered: 0, lost: 5 } });
+    expect(await scan(outboxOf(tables))).toEqual([]);
+    // The contest due at the start again: the next run sends them, once each.
+    await putContest(contestItem(start));
+    expect(await handler()({}, context())).toMatchObject({ outcome: 'succeeded', counts: { delivered: 5 } });
+    expect(await scan(outboxOf(tables))).toHaveLength(5);
+  });
+
+  it('a reminder sent for intent i1, then set again (i2, same start), is sent again once under a new id; duplicates send nothing twice', async () => {
+    const start = await seed(0);
+    const row = (intent: string) => ({
+      contestId: 2051,
+      userId: 'ana',
+      minutesBefore: 60,
+      remindAt: start - 3600,
+      dueAt: start - 3600,
+      dueShard: 0,
+      dueStart: start,
+      intent,
+    });
+    await tables.doc.send(new PutCommand({ TableName: tables.names.reminders, Item: row('i1-aaaaaaaaaaaaaaaaaaaa') }));
+    expect(await handler()(minute(), context())).toMatchObject({ outcome: 'succeeded', counts: { delivered: 1 } });
+    const first = reminderDueId(2051, 'ana', 'i1-aaaaaaaaaaaaaaaaaaaa', start);
+    expect((await scan(outboxOf(tables))).map((item) => item.eventId)).toEqual([first]);
+    expect(first).not.toBe(legacyId(2051, 'ana', start));
+
+    // The user cancels and sets it again (the write path stamps a new intent and resets the bookkeeping).
+    await tables.doc.send(new PutCommand({ TableName: tables.names.reminders, Item: row('i2-bbbbbbbbbbbbbbbbbbbb') }));
+    // Three runs at once (console runs: the minute's tick is done), then another: one sends it.
+    const handlers = Array.from({ length: 3 }, () => handler());
+    const runs = await Promise.all(handlers.map((h) => h({}, context()).catch((error: { summary?: unknown }) => error.summary)));
+    const delivered = runs.map((r) => Number((r as { counts?: { delivered?: number } }).counts?.delivered ?? 0));
+    expect(delivered.reduce((sum, n) => sum + n, 0)).toBe(1);
+    expect(await handlers[0]!({}, context())).toMatchObject({ outcome: 'succeeded', idle: true });
+    const second = reminderDueId(2051, 'ana', 'i2-bbbbbbbbbbbbbbbbbbbb', start);
+    expect((await scan(outboxOf(tables))).map((item) => item.eventId).sort()).toEqual([first, second].sort());
+    expect(
+      await tables.doc.send(new GetCommand({ TableName: tables.names.reminders, Key: { contestId: 2051, userId: 'ana' } })),
+    ).toMatchObject({
+      Item: { intent: 'i2-bbbbbbbbbbbbbbbbbbbb', notifiedStart: start },
+    });
+  });
+
+  it('the claim is conditional on the intent as read: a row set again between the read and the claim is not sent under the old id', async () => {
+    const start = await seed(0);
+    const row = (intent: string) => ({
+      contestId: 2051,
+      userId: 'bo',
+      minutesBefore: 60,
+      remindAt: start - 3600,
+      dueAt: start - 3600,
+      dueShard: 0,
+      dueStart: start,
+      intent,
+    });
+    await tables.doc.send(new PutCommand({ TableName: tables.names.reminders, Item: row('first-intent') }));
+    let reset = false;
+    // After the Query answered with intent "first-intent", the app sets the reminder again (same lead, same start).
+    const raced = await handler(undefined, async (operation, input) => {
+      if (reset || operation !== 'Query' || input.IndexName !== 'byDue' || input.ExpressionAttributeValues?.[':shard'] !== 0) return;
+      reset = true;
+      await tables.doc.send(new PutCommand({ TableName: tables.names.reminders, Item: row('second-intent') }));
+    })(minute(), context());
+    expect(reset).toBe(true);
+    expect(raced).toMatchObject({ outcome: 'succeeded', counts: { delivered: 0, lost: 1 } });
+    expect(await scan(outboxOf(tables))).toEqual([]);
+    expect(await handler()({}, context())).toMatchObject({ outcome: 'succeeded', counts: { delivered: 1 } });
+    expect((await scan(outboxOf(tables))).map((item) => item.eventId)).toEqual([reminderDueId(2051, 'bo', 'second-intent', start)]);
+  });
+
+  it('an idle minute sends one Query per partition served and takes no lease; every call is allowed by the synthesized policy, which grants only what is used', async () => {
     const calls: Call[] = [];
     const h = handler(calls);
-    expect(await h(minute(), context())).toMatchObject({ outcome: 'succeeded', idle: true });
-    expect(calls).toEqual([{ action: 'dynamodb:Query', table: tables.names.reminders, index: 'byDue' }]);
+    expect(await h(minute(), context())).toMatchObject({ outcome: 'succeeded', idle: true, counts: { queries: 16 } });
+    // DUE_SHARDS = 1: the one job also reads the partitions a larger setting may have left rows in.
+    expect(calls).toEqual(Array.from({ length: 16 }, () => ({ action: 'dynamodb:Query', table: tables.names.reminders, index: 'byDue' })));
     await seed(60);
     faults.loseNextReleaseAnswer = true; // the release lands, its answer is lost: the read-back (GetItem) decides
     expect(await h({}, context())).toMatchObject({ outcome: 'succeeded', counts: { delivered: 60, transactions: 2 } });

@@ -329,7 +329,7 @@ describe('the reminder delivery job’s synthesized policy against the calls it 
     const context = { getRemainingTimeInMillis: () => 60_000 };
     const minute = () => scheduledEvent(new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString());
 
-    // An idle minute: one Query, nothing else.
+    // An idle minute: its Queries (one per byDue partition served), nothing else.
     expect(await handler(minute(), context)).toMatchObject({ outcome: 'succeeded', idle: true });
     // Due rows: a dry run, a pass whose release answer is lost, then a held lease.
     const now = Math.floor(Date.now() / 1000);
@@ -348,6 +348,8 @@ describe('the reminder delivery job’s synthesized policy against the calls it 
           url: 'https://codeforces.com/contest/2051',
           updatedAt: 'x',
           expiresAt: start + 86_400,
+          // Its reminders may fire at its start: the claim checks it (dueStart = :dueStart, ConditionCheckItem on Contests).
+          dueStart: start,
         },
       }),
     );

@@ -17,7 +17,15 @@ describe('readConfig', () => {
       scheduleRateMinutes: 60,
       missingSyncsBeforeDelete: 3,
       acceptHeldAfterReplies: 3,
+      dueShards: 1,
     });
+  });
+
+  it('reads DUE_SHARDS, the byDue partitions the stack runs (1 to 16)', () => {
+    expect(readConfig({ ...env, DUE_SHARDS: '4' }).dueShards).toBe(4);
+    expect(() => readConfig({ ...env, DUE_SHARDS: '0' })).toThrow(/DUE_SHARDS must be >= 1/);
+    expect(() => readConfig({ ...env, DUE_SHARDS: '17' })).toThrow(/DUE_SHARDS must be <= 16/);
+    expect(() => readConfig({ ...env, DUE_SHARDS: '1.5' })).toThrow(/DUE_SHARDS must be a whole number/);
   });
 
   it('reads overrides and trims a trailing slash from the API URL', () => {

@@ -50,6 +50,7 @@ interface Options {
   reminders?: ReminderItem[];
   entries?: { id: number; startTimeSeconds: number; relativeTimeSeconds?: number; name?: string }[];
   fail?: Error;
+  env?: Record<string, string>;
 }
 
 /** The wrapper over in-memory ports: a lease and a writer as mocks, the store, the source. */
@@ -98,6 +99,7 @@ function harness(
       REMINDERS_TABLE_NAME: 'reminders',
       COORDINATION_TABLE_NAME: 'coordination',
       LEASE_DURATION_SECONDS: '10',
+      ...options.env,
     },
     coordination: { open: () => ({ lease, writer }) },
     store,
@@ -257,6 +259,17 @@ describe('the sync on the wrapper: what it writes, in which order', () => {
     const update = h.writer.commit.mock.calls[1]![0][0]!.Update!;
     expect(update.ConditionExpression).toContain('intent = :intent');
     expect(update.ExpressionAttributeValues).toMatchObject({ ':intent': 'intent-a' });
+  });
+
+  it('a moved reminder takes its byDue partition from the stack’s DUE_SHARDS (contestId mod it)', async () => {
+    const h = harness(
+      async () => true,
+      async () => false,
+      { stored: [moved, clockNow()], reminders: [reminder('a')], env: { DUE_SHARDS: '4' } },
+    );
+    expect(await h.invoke(scheduled)).toMatchObject({ outcome: 'succeeded', counts: { remindersMoved: 1 } });
+    const update = h.writer.commit.mock.calls[1]![0][0]!.Update!;
+    expect(update.ExpressionAttributeValues).toMatchObject({ ':dueShard': 1 });
   });
 
   it('a change no reminder follows: the contest, its event and the clock marking the interval done in one transaction', async () => {

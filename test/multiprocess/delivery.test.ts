@@ -10,15 +10,16 @@
  * relay bundle; the relay's PutEvents answered by the bus stand-in (rules from the template),
  * which fails entries, duplicates and reorders its deliveries.
  *
- * Seeded: contests (one vanished, one missing, one whose event would be too large), the sync's
- * reply clock, some 300 reminders due now in three waves, rows due later, paused rows and bad
- * rows. Through a stale reply clock, a holder SIGKILLed right after its first claims committed,
- * its tick delivered again with other ticks and a console run at once, a contest moved by the
- * sync between a run's read and its claims, and a holder frozen (SIGSTOP) past its lease
- * mid-batch while another run takes over: each due reminder reaches the inbox exactly once, the
- * outbox holds exactly one item per reminder and start, no row due later, paused, moved, deferred
- * or bad is claimed or sent, the claimed rows carry notifiedStart and no dueAt, and every pass's
- * summary counts the skipped rows by reason.
+ * Seeded: contests (one vanished, one missing, one whose event would be too large, one moved
+ * under rows still due at its old start), the sync's reply clock, some 300 reminders due now in
+ * three waves, rows due later, paused rows and bad rows. Through a stale reply clock, a holder
+ * SIGKILLed right after its first claims committed, its tick delivered again with other ticks and
+ * a console run at once, a contest moved by the sync between a run's read of the contests and its
+ * claims, and a holder frozen (SIGSTOP) past its lease mid-batch while another run takes over:
+ * each due reminder reaches the inbox exactly once, the outbox holds exactly one item per reminder
+ * and start, no row due later, paused, moved, deferred or bad is claimed or sent (none early: a
+ * row due at a start its contest no longer has stays due), the claimed rows carry notifiedStart
+ * and no dueAt, and every pass's summary counts the skipped rows by reason.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -180,7 +181,7 @@ const isClaimCommit = (request: ProxyRequest) =>
   ((request.body?.TransactItems as { Update?: { TableName?: string } }[] | undefined) ?? []).some(
     (action) => action.Update?.TableName === tables.reminders,
   );
-const isDueQuery = (request: ProxyRequest) => request.operation === 'Query' && request.body?.IndexName === 'byDue';
+const isContestRead = (request: ProxyRequest) => request.operation === 'BatchGetItem';
 
 /** Every item of a table (strongly consistent, all pages). */
 const scan = (table: string): Promise<Item[]> => scanAll(doc, table);
@@ -208,7 +209,7 @@ describe('reminder delivery end to end on the bundles', () => {
     { timeout: 120_000 },
     async () => {
       const nowS = Math.floor(Date.now() / 1000);
-      const c = { c1: 2101, c2: 2102, c3: 2103, vanished: 2104, missing: 2105, huge: 2106 };
+      const c = { c1: 2101, c2: 2102, c3: 2103, vanished: 2104, missing: 2105, huge: 2106, movedUnder: 2107 };
       const start = {
         [c.c1]: nowS + 1800,
         [c.c2]: nowS + 3600,
@@ -216,6 +217,7 @@ describe('reminder delivery end to end on the bundles', () => {
         [c.vanished]: nowS + 3000,
         [c.missing]: nowS + 3000,
         [c.huge]: nowS + 3000,
+        [c.movedUnder]: nowS + 1200,
       };
       const contest = (contestId: number, extra: Item = {}): Item => ({
         contestId,
@@ -228,13 +230,18 @@ describe('reminder delivery end to end on the bundles', () => {
         url: `https://codeforces.com/contest/${contestId}`,
         updatedAt: new Date().toISOString(),
         expiresAt: start[contestId]! + 30 * DAY,
+        // As the sync writes it: its reminders may fire at its start (docs/delivery.md, "The rule").
+        dueStart: start[contestId],
         ...extra,
       });
       await writeAll(tables.contests, [
         contest(c.c1),
         contest(c.c2),
         contest(c.c3),
-        contest(c.vanished, { vanishedAt: nowS - 600 }),
+        // Vanished: the sync removed its dueStart (none of its reminders may fire).
+        contest(c.vanished, { vanishedAt: nowS - 600, dueStart: undefined, remindersPaused: 'vanished' }),
+        // Moved two hours later under rows still due at its old start (written while the sync moved it): none may be sent early.
+        contest(c.movedUnder, { startTimeSeconds: start[c.movedUnder]! + 7200, dueStart: start[c.movedUnder]! + 7200 }),
         // Its ReminderDue would be over EventBridge's 256 KB: skipped as `too-large`, never claimed.
         contest(c.huge, { name: `Codeforces Round ${'x'.repeat(300_000)}` }),
       ]);
@@ -311,9 +318,11 @@ describe('reminder delivery end to end on the bundles', () => {
         }),
         ...Array.from({ length: 3 }, (_, i) => fated(reminder(c.vanished, `deferred-${i}`, 60), 'deferred')),
         ...Array.from({ length: 3 }, (_, i) => fated(reminder(c.missing, `deferred-${i}`, 60), 'deferred')),
+        // Due now at the contest's old start (20 minutes away, 30-minute lead): 2 hours early for its new start.
+        ...Array.from({ length: 5 }, (_, i) => fated(reminder(c.movedUnder, `moved-under-${i}`, 30), 'deferred')),
       ]);
       const BAD = bad.length + 1;
-      const DEFERRED = 6;
+      const DEFERRED = 11;
       // Wave A: 165 due now (5 of them sent before for an earlier start of their contest).
       await seed([
         ...due(c.c1, 'a', 100),
@@ -424,17 +433,21 @@ describe('reminder delivery end to end on the bundles', () => {
         expect(['succeeded', 'skipped'], JSON.stringify(r.summary ?? r.stderr.slice(0, 400))).toContain(r.summary?.outcome);
       expect([retried, ...together].reduce((sum, r) => sum + deliveredBy(r), 0)).toBe(waveA - 49);
 
-      // 3. The sync moves contest C3 between a run's read of the due rows and its claims: the
-      // claims of C3's rows are refused (lost), the rest of their batches delivered.
+      // 3. The sync moves contest C3 between a run's read of the contests and its claims: the
+      // claims of C3's rows are refused (lost: the contest's check and the rows' own conditions),
+      // the rest of their batches delivered.
       const s3 = start[c.c3]!;
       const moved = s3 + DAY;
       await seed([...due(c.c3, 'b', 40), ...due(c.c2, 'b', 20)]);
       let movedAfterRead = false;
       const raced = await deliveryRun('contest moved after the read', tick(6), () => async (request) => {
-        if (movedAfterRead || !isDueQuery(request)) return;
+        if (movedAfterRead || !isContestRead(request)) return;
         movedAfterRead = true;
         await doc.send(
-          new PutCommand({ TableName: tables.contests, Item: contest(c.c3, { startTimeSeconds: moved, expiresAt: moved + 30 * DAY }) }),
+          new PutCommand({
+            TableName: tables.contests,
+            Item: contest(c.c3, { startTimeSeconds: moved, expiresAt: moved + 30 * DAY, dueStart: moved }),
+          }),
         );
         await Promise.all(
           [...seeded.values()]
@@ -488,7 +501,7 @@ describe('reminder delivery end to end on the bundles', () => {
       // What must have happened to every seeded row.
       const expected = [...seeded.values()].filter((row) => row.fate === 'delivered');
       const expectedIds = expected
-        .map((row) => reminderDueId(Number(row.item.contestId), String(row.item.userId), Number(row.item.dueStart)))
+        .map((row) => reminderDueId(Number(row.item.contestId), String(row.item.userId), undefined, Number(row.item.dueStart)))
         .sort();
       expect(expected).toHaveLength(165 + 20 + 120);
       const rows = new Map((await scan(tables.reminders)).map((row) => [keyOf(row), row]));
@@ -515,7 +528,10 @@ describe('reminder delivery end to end on the bundles', () => {
       const inbox = await scan(tables.inbox);
       expect(inbox.map((row) => row.pk).sort()).toEqual(expectedIds);
       const byId = new Map(
-        expected.map((row) => [reminderDueId(Number(row.item.contestId), String(row.item.userId), Number(row.item.dueStart)), row.item]),
+        expected.map((row) => [
+          reminderDueId(Number(row.item.contestId), String(row.item.userId), undefined, Number(row.item.dueStart)),
+          row.item,
+        ]),
       );
       for (const row of inbox) {
         const item = byId.get(String(row.pk))!;
@@ -525,6 +541,8 @@ describe('reminder delivery end to end on the bundles', () => {
           detail: {
             eventId: row.pk,
             contestId: item.contestId,
+            contest: `codeforces:${String(item.contestId)}`,
+            platform: 'codeforces',
             userId: item.userId,
             minutesBefore: item.minutesBefore,
             startTimeSeconds: item.dueStart,
@@ -573,7 +591,7 @@ describe('reminder delivery end to end on the bundles', () => {
             invalid: BAD,
             invalidReasons: { ...invalidReasons, 'too-large': 1 },
             deferred: DEFERRED,
-            deferredReasons: { 'contest-missing': 3, 'contest-vanished': 3 },
+            deferredReasons: { 'contest-missing': 3, 'contest-paused': 3, 'contest-moved': 5 },
           },
         });
       }

@@ -1,11 +1,17 @@
-/** The pure decisions of reminder delivery: rows believed, contests agreeing, event ids, sizes, packing. */
+/** The pure decisions of reminder delivery: rows believed, the rule, event ids, sizes, packing, shards. */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { MAX_DUE_SHARDS } from '../../../lambda/contract.js';
 import {
+  CONTEST_CHECK_BYTES,
   MAX_CLAIMS_PER_TRANSACTION,
+  MAX_DATA_ACTIONS,
   TRANSACTION_BYTE_BUDGET,
   ROW_LIMITS,
+  claimCheck,
   contestAgrees,
   contestView,
+  contestsOf,
   claimBytes,
   deliverable,
   dueShardOf,
@@ -13,6 +19,7 @@ import {
   packClaims,
   reminderDueEvent,
   reminderDueId,
+  servedShards,
   validRow,
   type ContestView,
   type DueRow,
@@ -33,9 +40,9 @@ const contest: ContestView = {
   contestId: 2051,
   name: 'Codeforces Round 2051',
   url: 'https://codeforces.com/contest/2051',
-  startTimeSeconds: START,
-  durationSeconds: 7200,
+  dueStart: START,
 };
+const INTENT = 'b3JkZXItb2YtaW50ZW50MQ';
 const valid = (overrides: Record<string, unknown> = {}): DueRow => {
   const result = validRow(row(overrides));
   if (!result.ok) throw new Error(`expected a valid row, got ${result.reason}`);
@@ -67,6 +74,10 @@ describe('validRow', () => {
     ['dueAt', { dueAt: START + 2 * 24 * 3600 }],
     ['dueAt', { dueAt: START - 60 * ROW_LIMITS.maxMinutesBefore - 1 }],
     ['dueAt', { dueAt: Number.MAX_SAFE_INTEGER + 2 }],
+    ['intent', { intent: '' }],
+    ['intent', { intent: 7 }],
+    ['intent', { intent: 'i'.repeat(ROW_LIMITS.maxIntentChars + 1) }],
+    ['intent', { intent: null }],
     ['notifiedStart', { notifiedStart: 'yesterday' }],
     ['already-notified', { notifiedStart: START }],
     ['already-notified', { notifiedStart: START + 600, sentStarts: new Set([START - 86_400, START]) }],
@@ -77,48 +88,100 @@ describe('validRow', () => {
   it('a row notified for an earlier start is due again for the new one', () => {
     expect(validRow(row({ notifiedStart: START - 86_400 })).ok).toBe(true);
   });
+
+  it('reads the intent (up to 64 characters), and a row without one as written before intents', () => {
+    expect(valid({ intent: INTENT }).intent).toBe(INTENT);
+    expect(valid({ intent: 'i'.repeat(ROW_LIMITS.maxIntentChars) }).intent).toHaveLength(64);
+    expect(valid()).not.toHaveProperty('intent');
+  });
 });
 
-describe('contestAgrees', () => {
-  it("delivers when the contest is stored and not vanished: the firing rule (dueAt, dueStart) is the sync's", () => {
-    expect(contestAgrees(contest)).toEqual({ ok: true });
-    // Due at the confirmed start while the contest shows an unconfirmed one: the row says when.
-    expect(contestAgrees({ ...contest, startTimeSeconds: START - 3600, remindersPaused: 'unconfirmed' })).toEqual({ ok: true });
+describe("contestAgrees: the rule (a row may fire only at its contest's dueStart)", () => {
+  it("delivers a row due at the contest's dueStart", () => {
+    expect(contestAgrees(valid(), contest)).toEqual({ ok: true });
   });
   it.each([
     ['contest-missing', undefined],
-    ['contest-vanished', { ...contest, vanishedAt: START - 7200 }],
-  ])('waits (no claim) when the contest is gone or vanishing: %s', (reason, stored) => {
-    expect(contestAgrees(stored)).toEqual({ ok: false, reason });
+    // The sync removed dueStart: held change, vanished, started, expired, or not written since the upgrade.
+    ['contest-paused', { contestId: 2051, name: 'n', url: 'u' }],
+    // The contest moved: the row is due at the old start (a row the app wrote while the sync moved it).
+    ['contest-moved', { ...contest, dueStart: START + 7200 }],
+    ['contest-moved', { ...contest, dueStart: START - 600 }],
+  ])('defers (no claim) when the contest does not let the row fire at its start: %s', (reason, stored) => {
+    expect(contestAgrees(valid(), stored)).toEqual({ ok: false, reason });
   });
-  it('reads a contest item, or nothing when it lacks what an event needs', () => {
-    expect(contestView({ ...contest, platform: 'codeforces', phase: 'BEFORE' })).toEqual(contest);
+  it('reads a contest item: its dueStart, name and URL; nothing when it lacks what an event needs', () => {
+    expect(contestView({ ...contest, platform: 'codeforces', phase: 'BEFORE', startTimeSeconds: START, vanishedAt: 1 })).toEqual(contest);
     expect(contestView({ ...contest, name: undefined })).toBeUndefined();
-    expect(contestView({ ...contest, startTimeSeconds: '1' })).toBeUndefined();
+    expect(contestView({ ...contest, url: 7 })).toBeUndefined();
     expect(contestView(undefined)).toBeUndefined();
+  });
+  it('reads a dueStart that is not a whole number as none: no reminder of it fires', () => {
+    for (const dueStart of [String(START), START + 0.5, null]) {
+      const view = contestView({ ...contest, dueStart });
+      expect(view).not.toHaveProperty('dueStart');
+      expect(contestAgrees(valid(), view)).toEqual({ ok: false, reason: 'contest-paused' });
+    }
+  });
+  it("checks the contest's dueStart again when the claims commit: one ConditionCheck per contest", () => {
+    expect(claimCheck('contests', 2051, START)).toEqual({
+      ConditionCheck: {
+        TableName: 'contests',
+        Key: { contestId: 2051 },
+        ConditionExpression: 'dueStart = :dueStart',
+        ExpressionAttributeValues: { ':dueStart': START },
+      },
+    });
   });
 });
 
 describe('reminderDueId and the event', () => {
-  it('is a function of (contestId, userId, dueStart) only', () => {
-    const id = reminderDueId(2051, 'alice', START);
+  const legacy = (contestId: number, userId: string, start: number) =>
+    `reminder-due:${createHash('sha256')
+      .update(JSON.stringify([contestId, userId, start]))
+      .digest('hex')
+      .slice(0, 32)}`;
+
+  it('names the intent and the start: the same intent and start give the same id, a new intent or start a new one', () => {
+    const id = reminderDueId(2051, 'alice', INTENT, START);
     expect(id).toMatch(/^reminder-due:[0-9a-f]{32}$/);
-    expect(reminderDueId(2051, 'alice', START)).toBe(id);
-    expect(reminderDueEvent(valid({ dueAt: START - 600, minutesBefore: 10 }), contest).id).toBe(id);
+    expect(reminderDueId(2051, 'alice', INTENT, START)).toBe(id);
     expect(
-      new Set([id, reminderDueId(2051, 'alice', START + 60), reminderDueId(2051, 'bob', START), reminderDueId(2052, 'alice', START)]).size,
-    ).toBe(4);
-    // No separator trick: ("1", "2#3") and ("12", "#3") differ.
-    expect(reminderDueId(1, '2#3', START)).not.toBe(reminderDueId(12, '#3', START));
-    expect(reminderDueId(2051, 'u'.repeat(1024), START).length).toBe(id.length);
+      `reminder-due:${createHash('sha256')
+        .update(JSON.stringify([2051, 'alice', INTENT, START]))
+        .digest('hex')
+        .slice(0, 32)}`,
+    ).toBe(id);
+    expect(reminderDueEvent(valid({ intent: INTENT, dueAt: START - 600, minutesBefore: 10 }), contest).id).toBe(id);
+    expect(
+      new Set([
+        id,
+        reminderDueId(2051, 'alice', 'another-intent', START),
+        reminderDueId(2051, 'alice', INTENT, START + 60),
+        reminderDueId(2051, 'bob', INTENT, START),
+        reminderDueId(2052, 'alice', INTENT, START),
+        reminderDueId(2051, 'alice', undefined, START),
+      ]).size,
+    ).toBe(6);
+    // No separator trick: ("1", "2#3") and ("12", "#3") differ; nor does an intent shift into the user id.
+    expect(reminderDueId(1, '2#3', INTENT, START)).not.toBe(reminderDueId(12, '#3', INTENT, START));
+    expect(reminderDueId(2051, 'alice', 'x', START)).not.toBe(reminderDueId(2051, 'alicex', undefined, START));
+    expect(reminderDueId(2051, 'u'.repeat(1024), 'i'.repeat(64), START).length).toBe(id.length);
   });
 
-  it('carries contest, user, lead time, start, name and URL', () => {
-    expect(reminderDueEvent(valid(), contest)).toEqual({
-      id: reminderDueId(2051, 'alice', START),
+  it('keeps the id it always had for a row written before intents: (contestId, userId, dueStart)', () => {
+    expect(reminderDueId(2051, 'alice', undefined, START)).toBe(legacy(2051, 'alice', START));
+    expect(reminderDueEvent(valid(), contest).id).toBe(legacy(2051, 'alice', START));
+  });
+
+  it('carries the contest (platform-qualified), user, lead time, start, name and URL; never the intent', () => {
+    expect(reminderDueEvent(valid({ intent: INTENT }), contest)).toEqual({
+      id: reminderDueId(2051, 'alice', INTENT, START),
       detailType: 'ReminderDue',
       detail: {
         contestId: 2051,
+        contest: 'codeforces:2051',
+        platform: 'codeforces',
         userId: 'alice',
         minutesBefore: 60,
         startTimeSeconds: START,
@@ -142,35 +205,78 @@ describe('reminderDueId and the event', () => {
 
   it('counts a claim high enough that 49 of the largest deliverable events could never overflow a transaction', () => {
     const typical = claimBytes(valid(), 400);
-    expect(typical * MAX_CLAIMS_PER_TRANSACTION).toBeLessThan(TRANSACTION_BYTE_BUDGET);
+    expect(typical * MAX_CLAIMS_PER_TRANSACTION + MAX_CLAIMS_PER_TRANSACTION * CONTEST_CHECK_BYTES).toBeLessThan(TRANSACTION_BYTE_BUDGET);
     const largest = claimBytes(valid(), 256 * 1024);
     expect(largest).toBeGreaterThan(2 * 256 * 1024);
     // Packed by these bytes, a batch of the largest holds at most 3 claims: well within 4 MB.
-    expect(packClaims(Array.from({ length: 10 }, () => ({ bytes: largest }))).map((b) => b.length)).toEqual([3, 3, 3, 1]);
+    expect(packClaims(Array.from({ length: 10 }, () => ({ contestId: 1, bytes: largest }))).map((b) => b.length)).toEqual([3, 3, 3, 1]);
   });
 });
 
+const claimsOf = (perContest: readonly number[], bytes = 300) =>
+  perContest.flatMap((count, c) => Array.from({ length: count }, (_, i) => ({ contestId: 1000 + c, bytes, i })));
+/** The actions a batch takes besides the lease check: 2 per claim, 1 per contest. */
+const actionsOf = (batch: readonly { contestId: number }[]) => 2 * batch.length + contestsOf(batch);
+const bytesOf = (batch: readonly { contestId: number; bytes: number }[]) =>
+  batch.reduce((sum, c) => sum + c.bytes, 0) + contestsOf(batch) * CONTEST_CHECK_BYTES;
+
 describe('packClaims', () => {
-  it('packs at most 49 claims per transaction (2 actions each, and the lease check)', () => {
-    const claims = Array.from({ length: 20_000 }, () => ({ bytes: 300 }));
-    const batches = packClaims(claims);
-    expect(MAX_CLAIMS_PER_TRANSACTION * 2 + 1).toBeLessThanOrEqual(100);
+  it('packs 49 claims of one contest per transaction: 49 × 2 + its check + the lease check = 100 actions', () => {
+    const batches = packClaims(claimsOf([20_000]));
+    expect(MAX_CLAIMS_PER_TRANSACTION * 2 + 1 + 1).toBe(100);
+    expect(MAX_DATA_ACTIONS).toBe(99);
     expect(batches).toHaveLength(Math.ceil(20_000 / 49));
-    expect(batches.every((b) => b.length <= 49)).toBe(true);
+    expect(batches.every((b) => b.length <= 49 && actionsOf(b) <= MAX_DATA_ACTIONS)).toBe(true);
     expect(batches.flat()).toHaveLength(20_000);
   });
-  it('keeps every transaction within the byte budget, in order', () => {
-    const claims = [100, 200, 300, 50, 400, 10].map((bytes, i) => ({ bytes, i }));
-    const batches = packClaims(claims, 49, 500);
+
+  it('counts a check per contest: claims of many contests fit fewer per transaction, never more than 99 actions', () => {
+    // 33 contests of one claim each: 33 × 3 = 99 actions.
+    expect(packClaims(claimsOf(Array.from({ length: 40 }, () => 1))).map((b) => b.length)).toEqual([33, 7]);
+    for (const shape of [[3, 1, 60, 2, 2, 2, 45], Array.from({ length: 50 }, (_, i) => (i % 7) + 1), [48, 1, 1]]) {
+      const batches = packClaims(claimsOf(shape));
+      expect(batches.flat()).toHaveLength(shape.reduce((a, b) => a + b, 0));
+      for (const batch of batches) expect(actionsOf(batch), JSON.stringify(shape)).toBeLessThanOrEqual(MAX_DATA_ACTIONS);
+    }
+  });
+
+  it("groups each contest's claims (in the order contests first appear), so that they share one check; a contest that does not fit goes on in the next", () => {
+    const mixed = [1, 2, 1, 3, 2, 1].map((c, i) => ({ contestId: c, bytes: 100, i }));
+    expect(packClaims(mixed).map((b) => b.map((c) => c.i))).toEqual([[0, 2, 5, 1, 4, 3]]);
+    // Two contests of 30: 30 × 2 + 1 = 61 actions, then 38 left: 18 claims of the second (37 actions), 12 in the next.
+    const batches = packClaims(claimsOf([30, 30]));
+    expect(batches.map((b) => b.length)).toEqual([48, 12]);
+    expect(batches.map((b) => contestsOf(b))).toEqual([2, 1]);
+  });
+
+  it('keeps every transaction within the byte budget, checks included, in order', () => {
+    const claims = [100, 200, 300, 50, 400, 10].map((bytes, i) => ({ contestId: 1, bytes, i }));
+    const budget = CONTEST_CHECK_BYTES + 500;
+    const batches = packClaims(claims, 49, budget);
     expect(batches.map((b) => b.map((c) => c.i))).toEqual([
       [0, 1],
       [2, 3],
       [4, 5],
     ]);
-    expect(batches.every((b) => b.reduce((s, c) => s + c.bytes, 0) <= 500)).toBe(true);
+    expect(batches.every((b) => bytesOf(b) <= budget)).toBe(true);
+    const spread = packClaims(claimsOf([1, 1, 1], 100), 49, 2 * CONTEST_CHECK_BYTES + 200);
+    expect(spread.map((b) => b.length)).toEqual([2, 1]);
   });
+
   it('gives an oversized claim a transaction of its own', () => {
-    expect(packClaims([{ bytes: 10 }, { bytes: 900 }, { bytes: 10 }], 49, 500).map((b) => b.length)).toEqual([1, 1, 1]);
+    const budget = CONTEST_CHECK_BYTES + 500;
+    expect(
+      packClaims(
+        [10, 900, 10].map((bytes) => ({ contestId: 1, bytes })),
+        49,
+        budget,
+      ).map((b) => b.length),
+    ).toEqual([1, 1, 1]);
+  });
+
+  it('takes fewer claims per transaction when asked (the bench compares 1), never more than 49', () => {
+    expect(packClaims(claimsOf([5]), 1).map((b) => b.length)).toEqual([1, 1, 1, 1, 1]);
+    expect(() => packClaims(claimsOf([5]), 50)).toThrow(RangeError);
   });
 });
 
@@ -178,5 +284,32 @@ describe('dueShardOf', () => {
   it('is contestId mod dueShards', () => {
     expect([0, 1, 2, 3, 4].map((id) => dueShardOf(id, 1))).toEqual([0, 0, 0, 0, 0]);
     expect([2051, 2052, 2053, 2054].map((id) => dueShardOf(id, 4))).toEqual([3, 0, 1, 2]);
+  });
+});
+
+describe('servedShards', () => {
+  it("serves the job's own partition and those above the setting a larger one left rows in", () => {
+    expect(MAX_DUE_SHARDS).toBe(16);
+    expect(servedShards(0, 1)).toEqual(Array.from({ length: 16 }, (_, i) => i));
+    expect(servedShards(0, 4)).toEqual([0, 4, 8, 12]);
+    expect(servedShards(3, 4)).toEqual([3, 7, 11, 15]);
+    expect(servedShards(5, 16)).toEqual([5]);
+  });
+
+  it('reads every partition below MAX_DUE_SHARDS exactly once across the jobs, whatever the setting', () => {
+    for (let dueShards = 1; dueShards <= MAX_DUE_SHARDS; dueShards += 1) {
+      const all = Array.from({ length: dueShards }, (_, shard) => servedShards(shard, dueShards)).flat();
+      expect(all.sort((a, b) => a - b)).toEqual(Array.from({ length: MAX_DUE_SHARDS }, (_, i) => i));
+      // Lowered from any larger setting: every partition a row can be in is still served.
+      for (let before = dueShards; before <= MAX_DUE_SHARDS; before += 1)
+        for (let contestId = 1; contestId < 40; contestId += 1) expect(all).toContain(dueShardOf(contestId, before));
+    }
+  });
+
+  it('refuses a shard or a setting out of range', () => {
+    expect(() => servedShards(0, 0)).toThrow(RangeError);
+    expect(() => servedShards(0, 17)).toThrow(RangeError);
+    expect(() => servedShards(4, 4)).toThrow(RangeError);
+    expect(() => servedShards(-1, 4)).toThrow(RangeError);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * The delivery port and pass on a mocked DynamoDB (aws-sdk-client-mock): the Query and the
  * contest reads it sends, and how claims commit through the package's real fenced writer and
- * outbox — one transaction per batch of 49 claims with their events, a lost row dropped and the
- * rest sent again (DynamoDB names every refused action), never a failure of the others.
+ * outbox — one transaction per batch of 49 claims with their events and one ConditionCheck per
+ * contest (the rule), a lost row dropped and the rest sent again (DynamoDB names every refused
+ * action), a refused contest check losing that contest's claims only, never a failure of the others.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -54,6 +55,7 @@ const contest = {
   url: 'https://codeforces.com/contest/2051',
   startTimeSeconds: START,
   durationSeconds: 7200,
+  dueStart: START,
 };
 
 const fence = (): TransactAction => ({
@@ -91,6 +93,26 @@ function cancelled(codes: string[]) {
     CancellationReasons: codes.map((Code) => ({ Code })),
   });
 }
+/** Refuses, once, the ConditionCheck of the listed contests in the next transaction that holds one. */
+function refuseChecksOf(contestIds: readonly number[]) {
+  let refusedOnce = false;
+  mock.on(TransactWriteCommand).callsFake((input: TransactWriteCommandInput) => {
+    const items = input.TransactItems ?? [];
+    const hit = items.map((item) =>
+      item.ConditionCheck?.TableName === 'contests' && contestIds.includes(Number(item.ConditionCheck.Key?.contestId))
+        ? 'ConditionalCheckFailed'
+        : 'None',
+    );
+    if (!refusedOnce && hit.includes('ConditionalCheckFailed')) {
+      refusedOnce = true;
+      throw cancelled(hit);
+    }
+    return {};
+  });
+}
+const checksOf = (input: TransactWriteCommandInput) =>
+  (input.TransactItems ?? []).flatMap((item) => (item.ConditionCheck?.TableName === 'contests' ? [item.ConditionCheck] : []));
+
 /** Refuses, once, the claims of the listed users in the next transaction that holds them. */
 function refuseClaimsOf(users: readonly string[]) {
   let refusedOnce = false;
@@ -153,21 +175,38 @@ describe('DynamoDueStore', () => {
     await expect(store.contests([1, 2])).rejects.toThrow(/2 contests: still unprocessed after 5 rounds/);
   });
 
-  it('claims a row only if it is still due as read and not notified for this start', () => {
-    const claim = store.claim(
-      { contestId: 2051, userId: 'u', minutesBefore: 60, dueAt: START - 3600, dueStart: START, bytes: 0 },
-      START - 3000,
-    );
+  it('claims a row only if it is still due as read, with the intent as read, and not notified for this start', () => {
+    const row = { contestId: 2051, userId: 'u', minutesBefore: 60, dueAt: START - 3600, dueStart: START, bytes: 0 };
+    const claim = store.claim({ ...row, intent: 'i-1' }, START - 3000);
     expect(claim).toEqual({
       Update: {
         TableName: 'reminders',
         Key: { contestId: 2051, userId: 'u' },
         UpdateExpression: 'SET notifiedAt = :now, notifiedStart = :start, paused = :notified REMOVE dueAt, dueShard, dueStart',
         ConditionExpression:
-          'dueAt = :seen AND dueStart = :start AND minutesBefore = :mb AND (attribute_not_exists(notifiedStart) OR notifiedStart <> :start) AND NOT contains(sentStarts, :start)',
-        ExpressionAttributeValues: { ':now': START - 3000, ':start': START, ':seen': START - 3600, ':mb': 60, ':notified': 'notified' },
+          'dueAt = :seen AND dueStart = :start AND minutesBefore = :mb AND intent = :intent AND (attribute_not_exists(notifiedStart) OR notifiedStart <> :start) AND NOT contains(sentStarts, :start)',
+        ExpressionAttributeValues: {
+          ':now': START - 3000,
+          ':start': START,
+          ':seen': START - 3600,
+          ':mb': 60,
+          ':notified': 'notified',
+          ':intent': 'i-1',
+        },
       },
     });
+    // A row written before intents: its claim requires that it still has none (a set since would have stamped one).
+    const legacy = store.claim(row, START - 3000).Update!;
+    expect(legacy.ConditionExpression).toContain('AND attribute_not_exists(intent) AND');
+    expect(legacy.ExpressionAttributeValues).not.toHaveProperty(':intent');
+  });
+
+  it("reads of a contest only what the rule and the event need: dueStart, name, URL (and the clock's replyMadeAt)", async () => {
+    mock.on(BatchGetCommand).resolves({ Responses: { contests: [] } });
+    await store.contests([2051]);
+    const request = mock.commandCalls(BatchGetCommand)[0]!.args[0].input.RequestItems!.contests!;
+    expect(request.ProjectionExpression).toBe('contestId, #name, #url, dueStart, replyMadeAt');
+    expect(request.ConsistentRead).toBe(true);
   });
 });
 
@@ -176,11 +215,12 @@ describe('deliverDue', () => {
     signal: new AbortController().signal,
     deadline: NOW_MS + 60_000,
     commit: packageCommit(),
-    ...(firstPage !== undefined ? { firstPage } : {}),
+    ...(firstPage !== undefined ? { firstPages: new Map([[0, firstPage]]) } : {}),
   });
-  const deps = { store, shard: 0, eventSource: 'contest-sync', now };
+  // 16 shards: this job serves partition 0 alone (the partitions above a smaller setting: below).
+  const deps = { store, shard: 0, dueShards: 16, eventSource: 'contest-sync', now };
 
-  it('claims 120 due rows in 3 transactions (49 claims + 49 events + the lease each), one contest read, no second query', async () => {
+  it('claims 120 due rows in 3 transactions (49 claims + 49 events + the contest check + the lease each), one contest read, no second query', async () => {
     mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, contest] } });
     mock.on(TransactWriteCommand).resolves({});
     const counts = await deliverDue(run({ rows: Array.from({ length: 120 }, (_, i) => row(i)) }), deps);
@@ -190,19 +230,112 @@ describe('deliverDue', () => {
       invalid: 0,
       lost: 0,
       transactions: 3,
+      contestChecks: 3,
       queries: 1,
       contestReads: 1,
       more: false,
     });
-    expect(transactions().map((t) => t.TransactItems?.length)).toEqual([99, 99, 45]);
+    expect(transactions().map((t) => t.TransactItems?.length)).toEqual([100, 100, 46]);
     expect(mock.commandCalls(QueryCommand)).toHaveLength(0);
     // Each transaction holds the claim and the outbox item of the same rows.
     for (const input of transactions()) {
       const items = input.TransactItems ?? [];
       const events = items.flatMap((item) => (item.Put ? [String(item.Put.Item?.eventId)] : []));
-      expect(events).toEqual(userIdsOf(input).map((userId) => reminderDueId(2051, userId, START)));
-      expect(items[0]).toHaveProperty('ConditionCheck');
+      expect(events).toEqual(userIdsOf(input).map((userId) => reminderDueId(2051, userId, undefined, START)));
+      expect(items[0]?.ConditionCheck?.TableName).toBe('coordination');
+      // The rule, checked when the claims commit: the contest's dueStart is still the rows'.
+      expect(checksOf(input)).toEqual([
+        {
+          TableName: 'contests',
+          Key: { contestId: 2051 },
+          ConditionExpression: 'dueStart = :dueStart',
+          ExpressionAttributeValues: { ':dueStart': START },
+        },
+      ]);
     }
+  });
+
+  it('defers, never claims, a row whose contest does not let it fire at its start (moved, paused); the rest goes out', async () => {
+    mock.on(BatchGetCommand).resolves({
+      Responses: {
+        contests: [
+          clock,
+          contest,
+          // Moved: the sync wrote the new start on the contest; the row (written by the app meanwhile) is due at the old one.
+          { ...contest, contestId: 3001, dueStart: START + 7200 },
+          // Paused: no dueStart (a held change, vanished, started; or not yet written by a sync).
+          { ...contest, contestId: 3002, dueStart: undefined, remindersPaused: 'held' },
+          { ...contest, contestId: 3003, dueStart: undefined, vanishedAt: START - 100 },
+        ],
+      },
+    });
+    mock.on(TransactWriteCommand).resolves({});
+    const rows = [row(1), row(2, { contestId: 3001 }), row(3, { contestId: 3002 }), row(4, { contestId: 3003 }), row(5)];
+    const counts = await deliverDue(run({ rows }), deps);
+    expect(counts).toMatchObject({
+      due: 5,
+      delivered: 2,
+      deferred: 3,
+      deferredReasons: { 'contest-moved': 1, 'contest-paused': 2 },
+      lost: 0,
+    });
+    expect(transactions().flatMap(userIdsOf)).toEqual(['user-1', 'user-5']);
+  });
+
+  it("a contest whose check fails (it moved or paused after the read) loses all of its claims in the batch; the other contests' go out", async () => {
+    const other = { ...contest, contestId: 3001, name: 'Round 3001', url: 'https://codeforces.com/contest/3001' };
+    mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, contest, other] } });
+    refuseChecksOf([2051]);
+    const rows = [row(1), row(2, { contestId: 3001 }), row(3), row(4, { contestId: 3001 }), row(5)];
+    const counts = await deliverDue(run({ rows }), deps);
+    expect(counts).toMatchObject({ delivered: 2, lost: 3, retries: 1, transactions: 1, contestChecks: 1 });
+    const [refused, committed] = transactions();
+    expect(checksOf(refused!).map((check) => check.Key?.contestId)).toEqual([2051, 3001]);
+    // The retry carries only the other contest's claims and its check: nothing of 2051 is written.
+    expect(checksOf(committed!).map((check) => check.Key?.contestId)).toEqual([3001]);
+    expect(userIdsOf(committed!)).toEqual(['user-2', 'user-4']);
+    expect((committed!.TransactItems ?? []).filter((item) => item.Put).map((item) => item.Put?.Item?.eventId)).toEqual(
+      ['user-2', 'user-4'].map((userId) => reminderDueId(3001, userId, undefined, START)),
+    );
+  });
+
+  it('claims with the intent as read, under the id of (contest, user, intent, start)', async () => {
+    mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, contest] } });
+    mock.on(TransactWriteCommand).resolves({});
+    const counts = await deliverDue(run({ rows: [row(1, { intent: 'i-1' }), row(2)] }), deps);
+    expect(counts).toMatchObject({ delivered: 2 });
+    const items = transactions()[0]!.TransactItems ?? [];
+    expect(items.filter((item) => item.Put).map((item) => item.Put?.Item?.eventId)).toEqual([
+      reminderDueId(2051, 'user-1', 'i-1', START),
+      reminderDueId(2051, 'user-2', undefined, START),
+    ]);
+    const conditions = items.flatMap((item) => (item.Update ? [item.Update.ConditionExpression] : []));
+    expect(conditions[0]).toContain('intent = :intent');
+    expect(conditions[1]).toContain('attribute_not_exists(intent)');
+  });
+
+  it('with the default DUE_SHARDS = 1, reads all 16 partitions: rows a larger setting left in 3 are delivered', async () => {
+    mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, contest] } });
+    mock.on(TransactWriteCommand).resolves({});
+    mock.on(QueryCommand).callsFake((input: { ExpressionAttributeValues: { ':shard': number } }) => ({
+      Items: input.ExpressionAttributeValues[':shard'] === 3 ? [row(3, { dueShard: 3 })] : [],
+    }));
+    const counts = await deliverDue(run({ rows: [row(1)] }), { ...deps, dueShards: 1 });
+    expect(mock.commandCalls(QueryCommand).map((call) => call.args[0].input.ExpressionAttributeValues?.[':shard'])).toEqual(
+      Array.from({ length: 15 }, (_, i) => i + 1),
+    );
+    expect(counts).toMatchObject({ queries: 16, due: 2, delivered: 2, transactions: 2 });
+  });
+
+  it('serves the partitions a larger DUE_SHARDS left rows in: job 1 of 4 reads 1, 5, 9 and 13', async () => {
+    mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, contest] } });
+    mock.on(TransactWriteCommand).resolves({});
+    mock.on(QueryCommand).callsFake((input: { ExpressionAttributeValues: { ':shard': number } }) => ({
+      Items: input.ExpressionAttributeValues[':shard'] === 9 ? [row(9, { dueShard: 9 })] : [],
+    }));
+    const counts = await deliverDue(run(), { ...deps, shard: 1, dueShards: 4 });
+    expect(mock.commandCalls(QueryCommand).map((call) => call.args[0].input.ExpressionAttributeValues?.[':shard'])).toEqual([1, 5, 9, 13]);
+    expect(counts).toMatchObject({ queries: 4, due: 1, delivered: 1 });
   });
 
   it('drops the rows whose claim was refused and commits the rest of the batch', async () => {
@@ -223,7 +356,7 @@ describe('deliverDue', () => {
           clock,
           contest,
           { ...contest, contestId: 7, name: 'x'.repeat(300 * 1024) },
-          { ...contest, contestId: 8, vanishedAt: START - 100 },
+          { ...contest, contestId: 8, vanishedAt: START - 100, dueStart: undefined },
         ],
       },
     });
@@ -244,7 +377,7 @@ describe('deliverDue', () => {
       invalid: 3,
       invalidReasons: { minutesBefore: 1, userId: 1, 'too-large': 1 },
       deferred: 2,
-      deferredReasons: { 'contest-vanished': 1, 'contest-missing': 1 },
+      deferredReasons: { 'contest-paused': 1, 'contest-missing': 1 },
     });
     expect(userIdsOf(transactions()[0]!)).toEqual(['user-1', 'user-7']);
   });
@@ -286,30 +419,69 @@ describe('deliverDue', () => {
 });
 
 describe('commitClaims', () => {
-  const claim = (userId: string) => ({
+  const claim = (userId: string, contestId = 1) => ({
+    contestId,
     action: { Update: { TableName: 'reminders', Key: { userId }, UpdateExpression: 'SET x = :x' } } as TransactAction,
     event: { id: userId, detailType: 'ReminderDue' as const, detail: {} as never },
-    row: {} as never,
+    row: { contestId, userId, minutesBefore: 0, dueAt: START, dueStart: START, bytes: 1 },
     bytes: 1,
   });
+  const check = (contestId: number, dueStart: number): TransactAction => ({
+    ConditionCheck: {
+      TableName: 'contests',
+      Key: { contestId },
+      ConditionExpression: 'dueStart = :d',
+      ExpressionAttributeValues: { ':d': dueStart },
+    },
+  });
+  const isClaim = (action: TransactAction) => action.Update !== undefined;
 
   it('costs at most one transaction per lost row, and ends when every row was lost', async () => {
-    const batch = ['a', 'b', 'c'].map(claim);
+    const batch = ['a', 'b', 'c'].map((user) => claim(user));
     let calls = 0;
     const commit = async (actions: readonly TransactAction[]): Promise<CommitResult> => {
       calls += 1;
-      throw new FencedWriteError('refused', { refused: [actions[0]] });
+      throw new FencedWriteError('refused', { refused: [actions.find(isClaim)!] });
     };
-    expect(await commitClaims(commit, batch)).toMatchObject({ delivered: 0, lost: 3, retries: 3 });
+    expect(await commitClaims(commit, batch, check)).toMatchObject({ delivered: 0, lost: 3, retries: 3 });
     expect(calls).toBe(3);
   });
 
+  it("sends one check per contest before the claims, and drops a refused check's contest with all its claims", async () => {
+    const batch = [claim('a', 1), claim('b', 2), claim('c', 1), claim('d', 3)];
+    const sent: TransactAction[][] = [];
+    const commit = async (actions: readonly TransactAction[], options?: CommitOptions): Promise<CommitResult> => {
+      sent.push([...actions]);
+      if (sent.length === 1) throw new FencedWriteError('refused', { refused: [actions[0]!, actions[2]!] });
+      return { transactions: 1, events: { written: options?.events?.length ?? 0, duplicates: 0 } };
+    };
+    expect(await commitClaims(commit, batch, check)).toMatchObject({
+      delivered: 1,
+      lost: 3,
+      retries: 1,
+      transactions: 1,
+      contestChecks: 1,
+    });
+    expect(sent[0]!.map((action) => action.ConditionCheck?.Key?.contestId ?? action.Update?.Key?.userId)).toEqual([
+      1,
+      2,
+      3,
+      'a',
+      'b',
+      'c',
+      'd',
+    ]);
+    expect(sent[1]!.map((action) => action.ConditionCheck?.Key?.contestId ?? action.Update?.Key?.userId)).toEqual([2, 'b']);
+  });
+
   it('rethrows what is not a lost row: a lost lease, or a refusal of something else', async () => {
-    const batch = ['a'].map(claim);
-    await expect(commitClaims(() => Promise.reject(new LeaseLostError('lost', 'r', 1)), batch)).rejects.toBeInstanceOf(LeaseLostError);
-    await expect(commitClaims(() => Promise.reject(new FencedWriteError('other', { refused: [{ Put: {} }] })), batch)).rejects.toThrow(
-      'other',
+    const batch = [claim('a')];
+    await expect(commitClaims(() => Promise.reject(new LeaseLostError('lost', 'r', 1)), batch, check)).rejects.toBeInstanceOf(
+      LeaseLostError,
     );
-    await expect(commitClaims(() => Promise.reject(new FencedWriteError('no reasons')), batch)).rejects.toThrow('no reasons');
+    await expect(
+      commitClaims(() => Promise.reject(new FencedWriteError('other', { refused: [{ Put: {} }] })), batch, check),
+    ).rejects.toThrow('other');
+    await expect(commitClaims(() => Promise.reject(new FencedWriteError('no reasons')), batch, check)).rejects.toThrow('no reasons');
   });
 });

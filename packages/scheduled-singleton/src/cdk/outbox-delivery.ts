@@ -79,6 +79,14 @@ export interface OutboxDeliveryProps {
    */
   readonly maxRecordAge?: Duration;
   /**
+   * How long the dead-letter queue keeps a message. A dead letter names outbox items to redrive,
+   * which are kept `retentionDays` from their commit and reach the queue up to `maxRecordAge`
+   * after it: a dead letter kept longer than that would name items already gone, so a longer
+   * setting is refused.
+   * @default `retentionDays` less `maxRecordAge`, at most 14 days
+   */
+  readonly deadLetterRetention?: Duration;
+  /**
    * The iterator-age alarm fires above this delivery lag.
    * @default Duration.minutes(5)
    */
@@ -162,6 +170,8 @@ export class OutboxDelivery extends Construct {
   public readonly schemas: eventschemas.CfnSchema[] = [];
   public readonly alarms: Readonly<Record<OutboxAlarm, cloudwatch.Alarm>>;
   public readonly retentionDays: number;
+  /** How long a dead letter is kept (see the prop). */
+  public readonly deadLetterRetention: Duration;
   private readonly sources = new Set<string>();
   private readonly metrics: { readonly namespace: string; readonly service: string };
 
@@ -181,7 +191,16 @@ export class OutboxDelivery extends Construct {
     if (!Number.isInteger(retryAttempts) || retryAttempts < 1 || retryAttempts > 20)
       fail(`retryAttempts must be an integer from 1 to 20 (finite), got ${retryAttempts}`);
     if (maxRecordAge.toSeconds() < 60 || maxRecordAge.toSeconds() > 7 * 86_400) fail('maxRecordAge must be from 60 seconds to 7 days');
+    const deadLetterRetention =
+      props.deadLetterRetention ?? Duration.seconds(Math.min(14 * 86_400, retentionDays * 86_400 - maxRecordAge.toSeconds()));
+    if (deadLetterRetention.toSeconds() < 60 || deadLetterRetention.toSeconds() > 14 * 86_400)
+      fail(`deadLetterRetention must be from 60 seconds to 14 days (SQS), got ${deadLetterRetention.toSeconds()} seconds`);
+    if (deadLetterRetention.toSeconds() + maxRecordAge.toSeconds() > retentionDays * 86_400)
+      fail(
+        `deadLetterRetention (${deadLetterRetention.toSeconds()} s) + maxRecordAge (${maxRecordAge.toSeconds()} s) must not exceed retentionDays (${retentionDays} days): a dead letter would name outbox items already gone`,
+      );
     this.retentionDays = retentionDays;
+    this.deadLetterRetention = deadLetterRetention;
     this.metrics = props.metrics;
 
     this.table = new dynamodb.Table(this, 'Table', {
@@ -204,7 +223,7 @@ export class OutboxDelivery extends Construct {
     this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
       enforceSSL: true,
       encryption: sqs.QueueEncryption.SQS_MANAGED,
-      retentionPeriod: Duration.days(14),
+      retentionPeriod: deadLetterRetention,
     });
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
