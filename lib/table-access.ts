@@ -21,3 +21,16 @@ export const TABLE_ACTIONS: Readonly<Record<TableRole, readonly string[]>> = {
   // (dynamodb:LeadingKeys). GetItem: the read-back of a release whose answer was lost. No Query.
   coordination: COORDINATION_ACTIONS,
 };
+
+/**
+ * What the reminder write path (lambda/reminders/: setReminder, cancelReminder, listReminders)
+ * sends, granted to whoever calls it (the HTTP API's function) by DataTables.grantReminderWritePath:
+ * strongly consistent reads of a contest and a row, a set's transaction (a ConditionCheck on the
+ * contest, a Put of the row), a cancel's Delete, and the Query of the `byUser` index (on the index
+ * ARN only). test/integration/iam.test.ts records the calls against it: used = granted.
+ */
+export const REMINDER_WRITE_PATH_ACTIONS = {
+  contests: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem'],
+  reminders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+  remindersByUser: ['dynamodb:Query'],
+} as const;

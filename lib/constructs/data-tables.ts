@@ -6,8 +6,10 @@
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import type { TableRole } from '../table-access.js';
+import { BY_USER_PROJECTION, REMINDERS_BY_USER_INDEX } from '../../lambda/reminders/table.js';
+import { REMINDER_WRITE_PATH_ACTIONS, type TableRole } from '../table-access.js';
 
 /** Name of the Contests GSI serving "upcoming contests" queries (platform + startTimeSeconds). */
 export const CONTESTS_BY_PLATFORM_START_INDEX = 'byPlatformStart';
@@ -17,6 +19,12 @@ export const CONTESTS_BY_PLATFORM_START_INDEX = 'byPlatformStart';
  * only due reminders carry `dueShard` and `dueAt` (docs/tables.md).
  */
 export const REMINDERS_BY_DUE_INDEX = 'byDue';
+
+/**
+ * Name of the Reminders GSI the write path lists a user's reminders from (`userId`, `contestId`),
+ * projecting what a listed reminder shows (lambda/reminders/table.ts).
+ */
+export { REMINDERS_BY_USER_INDEX };
 
 export class DataTables extends Construct {
   public readonly contests: dynamodb.Table;
@@ -60,6 +68,13 @@ export class DataTables extends Construct {
       sortKey: { name: 'dueAt', type: dynamodb.AttributeType.NUMBER },
       projectionType: dynamodb.ProjectionType.ALL,
     });
+    this.reminders.addGlobalSecondaryIndex({
+      indexName: REMINDERS_BY_USER_INDEX,
+      partitionKey: { name: 'userId', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'contestId', type: dynamodb.AttributeType.NUMBER },
+      projectionType: dynamodb.ProjectionType.INCLUDE,
+      nonKeyAttributes: [...BY_USER_PROJECTION],
+    });
 
     // Lease and run records only: nothing of value outlives the stack.
     this.coordination = new dynamodb.Table(this, 'Coordination', {
@@ -68,6 +83,22 @@ export class DataTables extends Construct {
       timeToLiveAttribute: 'ttl',
       removalPolicy: RemovalPolicy.DESTROY,
     });
+  }
+
+  /**
+   * Grants `grantee` exactly what the reminder write path (lambda/reminders/) sends: the function
+   * that calls setReminder, cancelReminder and listReminders (the HTTP API's).
+   */
+  grantReminderWritePath(grantee: iam.IGrantable): iam.Grant[] {
+    return [
+      iam.Grant.addToPrincipal({ grantee, actions: [...REMINDER_WRITE_PATH_ACTIONS.contests], resourceArns: [this.contests.tableArn] }),
+      iam.Grant.addToPrincipal({ grantee, actions: [...REMINDER_WRITE_PATH_ACTIONS.reminders], resourceArns: [this.reminders.tableArn] }),
+      iam.Grant.addToPrincipal({
+        grantee,
+        actions: [...REMINDER_WRITE_PATH_ACTIONS.remindersByUser],
+        resourceArns: [`${this.reminders.tableArn}/index/${REMINDERS_BY_USER_INDEX}`],
+      }),
+    ];
   }
 
   byRole(): Record<TableRole, dynamodb.Table> {

@@ -70,6 +70,17 @@ describe('tableDefinitionsFromTemplate', () => {
           ],
           projection: { ProjectionType: 'ALL' },
         },
+        {
+          indexName: 'byUser',
+          keySchema: [
+            { AttributeName: 'userId', KeyType: 'HASH' },
+            { AttributeName: 'contestId', KeyType: 'RANGE' },
+          ],
+          projection: {
+            ProjectionType: 'INCLUDE',
+            NonKeyAttributes: ['minutesBefore', 'remindAt', 'dueAt', 'paused', 'notifiedStart', 'notifiedAt', 'expiresAt'],
+          },
+        },
       ],
     });
     expect(byRole.coordination).toMatchObject({ keySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], ttlAttribute: 'ttl' });
@@ -106,7 +117,10 @@ describe('createTablesFromTemplate', () => {
       const gsis = (Table?.GlobalSecondaryIndexes ?? []).map((g) => ({
         indexName: g.IndexName,
         keySchema: g.KeySchema,
-        projection: { ProjectionType: g.Projection?.ProjectionType },
+        projection: {
+          ProjectionType: g.Projection?.ProjectionType,
+          ...(g.Projection?.NonKeyAttributes !== undefined ? { NonKeyAttributes: g.Projection.NonKeyAttributes } : {}),
+        },
       }));
       expect(gsis).toEqual(definition.globalSecondaryIndexes);
     }

@@ -117,7 +117,7 @@ describe('tables', () => {
     expect(table.UpdateReplacePolicy).toBe('Retain');
   });
 
-  it('Reminders: pk contestId (N), sk userId (S), TTL expiresAt, the sparse byDue GSI (dueShard N, dueAt N), retained', () => {
+  it('Reminders: pk contestId (N), sk userId (S), TTL expiresAt, the sparse byDue GSI (dueShard N, dueAt N), byUser (userId S, contestId N, what a listed reminder shows), retained', () => {
     const table = json.Resources[tableIds().reminders];
     expect(table.Properties.KeySchema).toEqual([
       { AttributeName: 'contestId', KeyType: 'HASH' },
@@ -138,6 +138,17 @@ describe('tables', () => {
           { AttributeName: 'dueAt', KeyType: 'RANGE' },
         ],
         Projection: { ProjectionType: 'ALL' },
+      },
+      {
+        IndexName: 'byUser',
+        KeySchema: [
+          { AttributeName: 'userId', KeyType: 'HASH' },
+          { AttributeName: 'contestId', KeyType: 'RANGE' },
+        ],
+        Projection: {
+          ProjectionType: 'INCLUDE',
+          NonKeyAttributes: ['minutesBefore', 'remindAt', 'dueAt', 'paused', 'notifiedStart', 'notifiedAt', 'expiresAt'],
+        },
       },
     ]);
     expect(table.DeletionPolicy).toBe('Retain');

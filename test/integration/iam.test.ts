@@ -4,7 +4,9 @@
  * a varied set of runs, is recorded on the client (transactions split into their actions, as IAM
  * authorises them) and checked against the function role's policy in the synthesized template:
  * action, table ARN and the `dynamodb:LeadingKeys` condition. And the other way round: every
- * granted action is one the code uses. The same for the relay and the reminder delivery job.
+ * granted action is one the code uses. The same for the relay, the reminder delivery job, and the
+ * reminder write path (lambda/reminders/) against what DataTables.grantReminderWritePath grants
+ * the function that calls it.
  */
 import { describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -414,5 +416,120 @@ describe('the reminder delivery job’s synthesized policy against the calls it 
     console.info(
       `[iam] delivery: ${calls.length} requests checked against ${statements.length} statements; used = granted: ${[...used].sort().join(', ')}`,
     );
+  });
+});
+
+describe('the reminder write path’s actions against the calls it makes', () => {
+  it('sends only REMINDER_WRITE_PATH_ACTIONS, uses every one of them, and grantReminderWritePath allows exactly those calls', async () => {
+    const { App, Stack } = await import('aws-cdk-lib');
+    const iam = await import('aws-cdk-lib/aws-iam');
+    const { Template } = await import('aws-cdk-lib/assertions');
+    const { DataTables } = await import('../../lib/constructs/data-tables.js');
+    const { REMINDER_WRITE_PATH_ACTIONS } = await import('../../lib/table-access.js');
+    const { createReminderClient } = await import('../../lambda/reminders/index.js');
+    const { localDynamoClient } = await import('../../local/dynamodb-local.js');
+    const { DynamoDBDocumentClient, DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
+
+    const client = localDynamoClient(tables.endpoint);
+    const calls: (Call & { index?: string })[] = [];
+    let raceOnce = false;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as Record<string, any>;
+        calls.push(
+          ...callsOf(context.commandName ?? 'unknown', input).map((call) => ({
+            ...call,
+            ...(input.IndexName !== undefined ? { index: String(input.IndexName) } : {}),
+          })),
+        );
+        // A cancel lands between a set's read and its transaction: the set reads again.
+        if (raceOnce && context.commandName === 'TransactWriteItemsCommand') {
+          raceOnce = false;
+          await tables.doc.send(new DeleteCommand({ TableName: tables.names.reminders, Key: { contestId: 2051, userId: 'alice' } }));
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'recordCalls' },
+    );
+    const reminders = createReminderClient({
+      dynamo: DynamoDBDocumentClient.from(client),
+      tables: { contests: tables.names.contests, reminders: tables.names.reminders },
+    });
+    const start = Math.floor(Date.now() / 1000) + 86_400;
+    const contest = (contestId: number, extra: Record<string, unknown>) =>
+      tables.doc.send(
+        new PutCommand({
+          TableName: tables.names.contests,
+          Item: { contestId, platform: 'codeforces', phase: 'BEFORE', startTimeSeconds: start, expiresAt: start + 86_400, ...extra },
+        }),
+      );
+    await contest(2051, { dueStart: start });
+    await contest(2052, { remindersPaused: 'held' });
+    // Set, the same again, a change, a change raced by a cancel, a paused contest, refusals, cancels, list pages.
+    await reminders.setReminder({ contestId: 2051, userId: 'alice', minutesBefore: 30 });
+    await reminders.setReminder({ contestId: 2051, userId: 'alice', minutesBefore: 30 });
+    await reminders.setReminder({ contestId: 2051, userId: 'alice', minutesBefore: 60 });
+    raceOnce = true;
+    await reminders.setReminder({ contestId: 2051, userId: 'alice', minutesBefore: 15 });
+    await reminders.setReminder({ contestId: 2052, userId: 'alice', minutesBefore: 15 });
+    await expect(reminders.setReminder({ contestId: 4040, userId: 'alice', minutesBefore: 15 })).rejects.toMatchObject({
+      code: 'contest-not-found',
+    });
+    expect(await reminders.cancelReminder({ contestId: 2052, userId: 'alice' })).toEqual({ cancelled: true });
+    expect(await reminders.cancelReminder({ contestId: 2052, userId: 'alice' })).toEqual({ cancelled: false });
+    await reminders.setReminder({ contestId: 2052, userId: 'alice', minutesBefore: 15 });
+    const first = await reminders.listReminders({ userId: 'alice', limit: 1 });
+    expect(first.cursor).toBeDefined();
+    await reminders.listReminders({ userId: 'alice', limit: 1, cursor: first.cursor! });
+
+    const roleOf = new Map<string, string>(Object.entries(tables.names).map(([role, name]) => [name, role]));
+    const used = new Set(
+      calls.map((call) => `${roleOf.get(call.table)}${call.index !== undefined ? `/${call.index}` : ''} ${call.action}`),
+    );
+    const declared = [
+      ...REMINDER_WRITE_PATH_ACTIONS.contests.map((action) => `contests ${action}`),
+      ...REMINDER_WRITE_PATH_ACTIONS.reminders.map((action) => `reminders ${action}`),
+      ...REMINDER_WRITE_PATH_ACTIONS.remindersByUser.map((action) => `reminders/byUser ${action}`),
+    ];
+    expect([...used].sort()).toEqual(declared.sort());
+
+    // What the grant puts in a policy, on a role in a stack of its own.
+    const stack = new Stack(new App(), 'WritePathGrant');
+    const dataTables = new DataTables(stack, 'Tables');
+    const role = new iam.Role(stack, 'ApiRole', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+    dataTables.grantReminderWritePath(role);
+    const resources = Template.fromStack(stack).toJSON().Resources as Record<string, { Type: string; Properties: any }>;
+    const statements = Object.values(resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy')
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+    const logicalIdOf = new Map<string, string>(
+      (['contests', 'reminders'] as const).map((r) => [r, stack.getLogicalId(dataTables[r].node.defaultChild as never)]),
+    );
+    const allowsCall = (statement: Statement, call: Call & { index?: string }) => {
+      const logicalId = logicalIdOf.get(roleOf.get(call.table)!)!;
+      if (call.index === undefined) return allows(statement, call.action, logicalId, call.key);
+      const text = JSON.stringify(statement.Resource);
+      return (
+        statement.Effect === 'Allow' &&
+        [statement.Action].flat().includes(call.action) &&
+        text.includes(`"${logicalId}"`) &&
+        text.includes(`/index/${call.index}"`)
+      );
+    };
+    const refused = calls.filter((call) => !statements.some((statement) => allowsCall(statement, call)));
+    expect(refused, JSON.stringify(refused.slice(0, 5))).toEqual([]);
+    const granted = new Set(
+      statements.flatMap((statement) =>
+        [statement.Resource].flat().flatMap((resource) => {
+          const text = JSON.stringify(resource);
+          const tableRole = [...logicalIdOf].find(([, id]) => text.includes(`"${id}"`))?.[0];
+          if (tableRole === undefined) return [];
+          const index = /\/index\/([A-Za-z0-9_.-]+)/.exec(text)?.[1];
+          return [statement.Action].flat().map((action) => `${tableRole}${index !== undefined ? `/${index}` : ''} ${action}`);
+        }),
+      ),
+    );
+    expect([...granted].sort()).toEqual([...used].sort());
+    console.info(`[iam] write path: ${calls.length} requests; used = granted: ${[...used].sort().join(', ')}`);
   });
 });
