@@ -27,15 +27,6 @@ export const API_ROUTES = [
   { method: 'GET', path: '/openapi.json', auth: 'none', summary: 'This description' },
 ] as const satisfies readonly ApiRoute[];
 
-/** The function's environment, set by the stack. */
-export const API_ENV = {
-  contestsTable: 'CONTESTS_TABLE_NAME',
-  remindersTable: 'REMINDERS_TABLE_NAME',
-  doorTable: 'DOOR_TABLE_NAME',
-  feedBucket: 'FEED_BUCKET_NAME',
-  feedQueueUrl: 'FEED_QUEUE_URL',
-} as const;
-
 /** Bounds on what a request may carry (docs/api.md, "Limits"). */
 export const API_LIMITS = {
   /** Largest request body the function parses (bytes); API Gateway's own limit is 10 MB. */

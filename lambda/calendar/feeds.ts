@@ -16,17 +16,22 @@ export interface QueueMessage {
   group: string;
 }
 
-export interface CalendarDeps {
+/** What the feeds need (the API's port): the stores, the user's reminders, the queue. */
+export interface FeedDeps {
   objects: FeedObjects;
   door: DoorTable;
   reminders: Pick<ReminderWritePath, 'listReminders'>;
   /** Sends messages to the feed queue (FIFO: each group in order). */
   send(messages: QueueMessage[]): Promise<void>;
-  /** The users with a reminder on a contest, a page at a time. */
-  usersOf(contestId: number): AsyncIterable<string[]>;
   /** Epoch milliseconds. */
   now: () => number;
   newToken?: () => string;
+}
+
+/** And what the builder needs besides. */
+export interface CalendarDeps extends FeedDeps {
+  /** The users with a reminder on a contest, a page at a time. */
+  usersOf(contestId: number): AsyncIterable<string[]>;
 }
 
 const PLATFORM = 'codeforces';
@@ -44,7 +49,7 @@ export const rebuildMessage = (userId: string): QueueMessage => ({
 });
 
 /** The user's reminders: contest id → lead time in minutes. */
-async function remindersOf(deps: CalendarDeps, userId: string): Promise<Map<number, number>> {
+async function remindersOf(deps: FeedDeps, userId: string): Promise<Map<number, number>> {
   const byContest = new Map<number, number>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_REMINDER_PAGES; page += 1) {
@@ -60,7 +65,7 @@ async function remindersOf(deps: CalendarDeps, userId: string): Promise<Map<numb
  * Builds the user's feed object from their reminders and the published projection. A feed
  * revoked or rotated while it was built is removed again, so a revoked URL never comes back.
  */
-export async function buildUserFeed(deps: CalendarDeps, userId: string): Promise<'built' | 'no-feed' | 'superseded'> {
+export async function buildUserFeed(deps: FeedDeps, userId: string): Promise<'built' | 'no-feed' | 'superseded'> {
   const feed = await deps.door.userFeed(userId);
   if (feed === undefined) return 'no-feed';
   const [reminders, { projection }] = await Promise.all([remindersOf(deps, userId), deps.door.projection(PLATFORM)]);
@@ -102,7 +107,7 @@ export async function applyContestEvent(deps: CalendarDeps, event: ContestEvent)
 export { CONTESTS_GROUP };
 
 /** The API's port on the feeds. */
-export function createFeeds(deps: CalendarDeps): Feeds {
+export function createFeeds(deps: FeedDeps): Feeds {
   let publicCache: { body: string; etag: string; atMs: number } | undefined;
   const readPublic = async (ifNoneMatch?: string) => {
     if (publicCache !== undefined && deps.now() - publicCache.atMs < PUBLIC_CACHE_MS) {
