@@ -197,7 +197,8 @@ export class Door extends Construct {
     acknowledgeApiFunction(this.apiFunction);
     acknowledgeQueueConsumer(this.builder, this.builder.node.findChild(`SqsEventSource:${Names.nodeUniqueId(this.feedQueue.node)}`));
     void source;
-    for (const queue of [this.feedDeadLetters, this.eventDeadLetters]) acknowledgeDeadLetterQueue(queue);
+    acknowledgeDeadLetterQueue(this.feedDeadLetters);
+    acknowledgeDeadLetterQueue(this.eventDeadLetters, true);
     const bucketId = Stack.of(this).resolve(Stack.of(this).getLogicalId(this.feeds.node.defaultChild as s3.CfnBucket)) as string;
     for (const fn of [this.apiFunction, this.builder]) acknowledgeFeedObjects(fn.role!.node.findChild('DefaultPolicy'), bucketId);
     acknowledgeFeedBucket(this.feeds);

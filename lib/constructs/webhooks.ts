@@ -92,7 +92,8 @@ export class Webhooks extends Construct {
     });
     this.alarm.addAlarmAction(new actions.SnsAction(props.alarmTopic));
     acknowledgeQueueConsumer(this.relay, this.relay.node.findChild(`SqsEventSource:${Names.nodeUniqueId(this.queue.node)}`));
-    for (const queue of [this.deadLetters, eventDeadLetters]) acknowledgeDeadLetterQueue(queue);
+    acknowledgeDeadLetterQueue(this.deadLetters);
+    acknowledgeDeadLetterQueue(eventDeadLetters, true);
     acknowledgeWebhookSecret(this.secret);
     new CfnOutput(scope, 'WebhookSecretArn', { value: this.secret.secretArn, description: 'The webhook signing secret (docs/runbook.md)' });
     new CfnOutput(scope, 'WebhookDeadLetterQueueUrl', { value: this.deadLetters.queueUrl, description: 'Webhooks given up' });
