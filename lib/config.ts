@@ -25,6 +25,13 @@ export const CONTEXT_KEYS = {
   schedulePaused: 'contestSync:schedulePaused',
   logLevel: 'contestSync:logLevel',
   stage: 'contestSync:stage',
+  jwtIssuer: 'contestSync:jwtIssuer',
+  jwtAudience: 'contestSync:jwtAudience',
+  corsOrigins: 'contestSync:corsOrigins',
+  apiThrottleRate: 'contestSync:apiThrottleRate',
+  apiThrottleBurst: 'contestSync:apiThrottleBurst',
+  webhookUrl: 'contestSync:webhookUrl',
+  webhookRatePerSecond: 'contestSync:webhookRatePerSecond',
 } as const;
 
 /** Levels the function's logs can be set to (Powertools and Lambda's log-level filter agree on these). */
@@ -66,6 +73,19 @@ export interface ContestSyncConfig {
    * stack `ContestSync-dev`, so stages deploy side by side in one account.
    */
   readonly stage: string;
+  /** The OIDC issuer of the API's JWT authorizer; "" creates a Cognito user pool as the issuer (docs/api.md). */
+  readonly jwtIssuer: string;
+  /** The audiences (`aud` or `client_id`) the authorizer accepts; required with an issuer. */
+  readonly jwtAudience: readonly string[];
+  /** Browser origins the API answers CORS for; empty: none. */
+  readonly corsOrigins: readonly string[];
+  /** The API stage's steady request rate (per second) and burst. */
+  readonly apiThrottleRate: number;
+  readonly apiThrottleBurst: number;
+  /** The app's HTTPS endpoint that receives the events as signed webhooks; "": no webhooks. */
+  readonly webhookUrl: string;
+  /** Most webhook requests a second sent to it. */
+  readonly webhookRatePerSecond: number;
 }
 
 export const DEFAULT_CONFIG: ContestSyncConfig = {
@@ -83,6 +103,13 @@ export const DEFAULT_CONFIG: ContestSyncConfig = {
   schedulePaused: false,
   logLevel: 'INFO',
   stage: '',
+  jwtIssuer: '',
+  jwtAudience: [],
+  corsOrigins: [],
+  apiThrottleRate: 50,
+  apiThrottleBurst: 100,
+  webhookUrl: '',
+  webhookRatePerSecond: 10,
 };
 
 /** Lowercase letters, digits and dashes (a stack name suffix and an SSM path segment); not `default`. */
@@ -135,6 +162,47 @@ function flag(key: string, value: unknown): boolean {
 function text(key: string, value: unknown): string {
   if (typeof value !== 'string') fail(key, value, 'expected a string');
   return value.trim();
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** An https URL (plain http only on this machine: local runs), or "" when `optional`. */
+function httpsUrl(key: string, value: unknown, optional: boolean): string {
+  const raw = text(key, value);
+  if (raw === '' && optional) return '';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    fail(key, value, 'expected an https URL');
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) fail(key, value, 'expected an https URL');
+  return raw;
+}
+
+/** A list: a JSON array in cdk.json, or a comma-separated string from `-c key=a,b`. */
+function list(key: string, value: unknown): string[] {
+  const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : fail(key, value, 'expected a list');
+  return items.map((item) => text(key, item)).filter((item) => item !== '');
+}
+
+/** The door's settings (docs/api.md): the API's issuer, origins and throttling, the webhook endpoint. */
+function doorConfig(pick: (name: keyof ContestSyncConfig) => unknown) {
+  const K = CONTEXT_KEYS;
+  const jwtIssuer = httpsUrl(K.jwtIssuer, pick('jwtIssuer'), true);
+  const jwtAudience = list(K.jwtAudience, pick('jwtAudience'));
+  if (jwtIssuer !== '' && jwtAudience.length === 0)
+    fail(K.jwtAudience, pick('jwtAudience'), `name the audience (aud or client_id) of the tokens ${K.jwtIssuer} issues`);
+  const corsOrigins = list(K.corsOrigins, pick('corsOrigins'));
+  for (const origin of corsOrigins) {
+    if (httpsUrl(K.corsOrigins, origin, false) !== new URL(origin).origin)
+      fail(K.corsOrigins, origin, 'expected an origin such as "https://app.example.com" (no path)');
+  }
+  const apiThrottleRate = integer(K.apiThrottleRate, pick('apiThrottleRate'), 1, 10_000);
+  const apiThrottleBurst = integer(K.apiThrottleBurst, pick('apiThrottleBurst'), 1, 5_000);
+  const webhookUrl = httpsUrl(K.webhookUrl, pick('webhookUrl'), true);
+  const webhookRatePerSecond = integer(K.webhookRatePerSecond, pick('webhookRatePerSecond'), 1, 100);
+  return { jwtIssuer, jwtAudience, corsOrigins, apiThrottleRate, apiThrottleBurst, webhookUrl, webhookRatePerSecond };
 }
 
 /** Parses and cross-checks raw context values (missing keys take their defaults). */
@@ -236,6 +304,7 @@ export function parseConfig(raw: Partial<Record<keyof ContestSyncConfig, unknown
     schedulePaused,
     logLevel,
     stage,
+    ...doorConfig(pick),
   };
 }
 

@@ -16,7 +16,9 @@ import { fileURLToPath } from 'node:url';
 import { ENV, EVENT_SOURCES, LEASE_PK, METRIC, METRICS_NAMESPACE, RUN_PK_PREFIX, SERVICE_NAME } from '../lambda/contract.js';
 import type { ContestSyncConfig } from './config.js';
 import { DataTables } from './constructs/data-tables.js';
+import { Door } from './constructs/door.js';
 import { Monitoring } from './constructs/monitoring.js';
+import { Webhooks } from './constructs/webhooks.js';
 import { OutboxDelivery, ScheduledSingletonJob, type JobAlarm } from '@contest-sync/scheduled-singleton/cdk';
 import { CONTEST_EVENT_SCHEMAS } from '../lambda/contests/event-schemas.js';
 import { DELIVERY_ENV } from '../lambda/delivery/env.js';
@@ -108,6 +110,10 @@ export class ContestSyncStack extends Stack {
   public readonly tableParameters: Record<TableRole, ssm.StringParameter>;
   /** Reminder delivery, one job per byDue shard (docs/delivery.md). */
   public readonly delivery: ScheduledSingletonJob[];
+  /** The app's door: the HTTP API and the calendar (docs/api.md). */
+  public readonly door: Door;
+  /** Signed webhooks to the operator's endpoint, if one is named (docs/events.md). */
+  public readonly webhooks?: Webhooks;
 
   constructor(scope: Construct, id: string, props: ContestSyncStackProps) {
     const stageTag = props.config.stage === '' ? DEFAULT_STAGE_NAME : props.config.stage;
@@ -198,6 +204,12 @@ export class ContestSyncStack extends Stack {
     // One job per byDue shard; each also serves the partitions a larger setting left rows in.
     this.delivery = Array.from({ length: config.dueShards }, (_, shard) => this.deliveryJob(shard, config));
     this.monitoring.addReminderDelivery(this.delivery);
+    const bus = this.events.eventBus;
+    this.door = new Door(this, 'Door', { config, tables: this.tables, bus, alarmTopic: this.monitoring.topic });
+    if (config.webhookUrl !== '') {
+      const { webhookUrl: url, webhookRatePerSecond: ratePerSecond, logRetentionDays: logRetention } = config;
+      this.webhooks = new Webhooks(this, 'Webhooks', { url, ratePerSecond, bus, alarmTopic: this.monitoring.topic, logRetention });
+    }
 
     // Where the app (and other stacks) read the table names of this stage.
     this.tableParameters = Object.fromEntries(

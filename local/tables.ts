@@ -16,13 +16,17 @@ import {
   type StreamViewType,
 } from '@aws-sdk/client-dynamodb';
 import { ENV } from '../lambda/contract.js';
+import { CALENDAR_ENV } from '../lambda/calendar/contract.js';
 import { TABLE_ROLES, type TableRole } from '../lib/table-access.js';
 import { findSyncFunction, type CfnTemplate } from './template.js';
 
 export type { TableRole } from '../lib/table-access.js';
 
-/** Besides the data tables: the outbox of the jobs' events (the table whose stream the relay reads). */
-export type LocalTableRole = TableRole | 'outbox';
+/**
+ * Besides the data tables: the outbox of the jobs' events (the table whose stream the relay reads)
+ * and the door's table (named by the door functions' DOOR_TABLE_NAME: docs/api.md).
+ */
+export type LocalTableRole = TableRole | 'outbox' | 'door';
 
 export interface GlobalSecondaryIndexDefinition {
   indexName: string;
@@ -42,8 +46,8 @@ export interface TableDefinition {
   streamViewType?: StreamViewType;
 }
 
-/** The data tables' local names, and the outbox's when the template has one. */
-export type TableNames = Record<TableRole, string> & { outbox?: string };
+/** The data tables' local names, and the outbox's and the door's when the template has them. */
+export type TableNames = Record<TableRole, string> & { outbox?: string; door?: string };
 
 const ENV_OF_ROLE: Record<TableRole, string> = {
   contests: ENV.contestsTable,
@@ -82,6 +86,11 @@ function rolesByLogicalId(template: CfnTemplate): Map<string, LocalTableRole> {
   )) {
     const source = resource.Type === 'AWS::Lambda::EventSourceMapping' ? resource.Properties?.EventSourceArn?.['Fn::GetAtt'] : undefined;
     if (source?.[1] === 'StreamArn') roles.set(source[0], 'outbox');
+  }
+  for (const resource of Object.values((template?.Resources ?? {}) as Record<string, { Type: string; Properties?: any }>)) {
+    const door =
+      resource.Type === 'AWS::Lambda::Function' ? resource.Properties?.Environment?.Variables?.[CALENDAR_ENV.doorTable] : undefined;
+    if (typeof door?.Ref === 'string') roles.set(door.Ref, 'door');
   }
   for (const role of TABLE_ROLES) {
     const value = variables[ENV_OF_ROLE[role]] as { Ref?: unknown } | undefined;
@@ -179,9 +188,9 @@ function streamOf(properties: CfnTableProperties): { StreamSpecification?: { Str
 }
 
 /** The local table names for a prefix: `${namePrefix}-contests` etc. */
-export function localTableNames(namePrefix: string, withOutbox = false): TableNames {
+export function localTableNames(namePrefix: string, withOutbox = false, withDoor = false): TableNames {
   const names = Object.fromEntries(TABLE_ROLES.map((role) => [role, `${namePrefix}-${role}`])) as TableNames;
-  return withOutbox ? { ...names, outbox: `${namePrefix}-outbox` } : names;
+  return { ...names, ...(withOutbox ? { outbox: `${namePrefix}-outbox` } : {}), ...(withDoor ? { door: `${namePrefix}-door` } : {}) };
 }
 
 /**
@@ -199,6 +208,7 @@ export async function createTablesFromTemplate(
   const names = localTableNames(
     namePrefix,
     definitions.some((d) => d.role === 'outbox'),
+    definitions.some((d) => d.role === 'door'),
   );
   const present = new Set<string>();
   if (options.existing === 'keep') {

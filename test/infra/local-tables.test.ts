@@ -34,7 +34,7 @@ const sortKeys = <T extends { AttributeName?: string }>(list: T[] | undefined): 
 describe('tableDefinitionsFromTemplate', () => {
   it('finds the three tables and their roles from the function environment, and the outbox from the stream its relay reads', () => {
     const definitions = tableDefinitionsFromTemplate(template);
-    expect(definitions.map((d) => d.role).sort()).toEqual(['contests', 'coordination', 'outbox', 'reminders']);
+    expect(definitions.map((d) => d.role).sort()).toEqual(['contests', 'coordination', 'door', 'outbox', 'reminders']);
     expect(definitions.find((d) => d.role === 'outbox')).toMatchObject({
       keySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
       ttlAttribute: 'ttl',
@@ -104,6 +104,7 @@ describe('createTablesFromTemplate', () => {
       reminders: `${prefix}-reminders`,
       coordination: `${prefix}-coordination`,
       outbox: `${prefix}-outbox`,
+      door: `${prefix}-door`,
     });
   });
 

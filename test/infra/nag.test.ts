@@ -63,6 +63,16 @@ const ruleId = (key: string): string => key.replace(/^annotation::/i, '');
 describe.each([
   ['default context', {}, true],
   ['with an alarm e-mail subscription', { [CONTEXT_KEYS.alarmEmail]: 'ops@example.com' }, false],
+  [
+    'with webhooks, a named issuer and CORS origins (docs/api.md)',
+    {
+      [CONTEXT_KEYS.webhookUrl]: 'https://app.example.com/hooks',
+      [CONTEXT_KEYS.jwtIssuer]: 'https://issuer.example.com/',
+      [CONTEXT_KEYS.jwtAudience]: 'contest-sync',
+      [CONTEXT_KEYS.corsOrigins]: 'https://app.example.com',
+    },
+    false,
+  ],
 ])('cdk-nag, %s', (_label, context, cfnValidation) => {
   let app: App;
   let report: Report;

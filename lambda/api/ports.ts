@@ -1,0 +1,73 @@
+/**
+ * What the HTTP API needs of the rest of the product, as narrow interfaces (ports) it is given:
+ * the reminder write path (lambda/reminders/, docs/tables.md), the contests as the app shows them,
+ * and the calendar feeds. The routes (lambda/api/routes.ts) depend on these only; the entry
+ * (lambda/api/handler.ts) wires the real modules, the tests their doubles.
+ */
+import type { Platform } from './contract.js';
+
+/** A reminder as the write path shows it (its internal bookkeeping is not). */
+export interface ReminderView {
+  contestId: number;
+  minutesBefore: number;
+  /** Epoch seconds. */
+  remindAt: number;
+  state: 'scheduled' | 'paused' | 'sent';
+  /** With `sent`: the start it was sent for (epoch seconds). */
+  sentStart?: number;
+}
+
+/**
+ * The reminder write path. Refusals are errors whose `code` is `invalid-input`,
+ * `contest-not-found`, `contest-started` or `conflict` (with `fields` for invalid input).
+ */
+export interface ReminderWritePath {
+  setReminder(input: { contestId: number; userId: string; minutesBefore: number }): Promise<{ reminder: ReminderView; changed: boolean }>;
+  cancelReminder(input: { contestId: number; userId: string }): Promise<{ cancelled: boolean }>;
+  listReminders(input: { userId: string; limit?: number; cursor?: string }): Promise<{ reminders: ReminderView[]; cursor?: string }>;
+}
+
+/** A stored contest as the app may show it (docs/tables.md: what the app reads). */
+export interface ContestRecord {
+  contestId: number;
+  name: string;
+  type?: string;
+  phase: string;
+  startTimeSeconds: number;
+  durationSeconds: number;
+  url: string;
+}
+
+export interface ContestPageRequest {
+  platform: Platform;
+  status: 'upcoming' | 'recent';
+  limit: number;
+  cursor?: string;
+  /** Epoch seconds. */
+  now: number;
+}
+
+export interface ContestReader {
+  /** A page of shown contests (never a vanished one); `cursor` when there may be more. */
+  page(request: ContestPageRequest): Promise<{ contests: ContestRecord[]; cursor?: string }>;
+}
+
+/** A feed object as stored: its bytes and their entity tag. */
+export type FeedRead = { status: 'ok'; body: string; etag: string } | { status: 'not-modified'; etag: string } | { status: 'missing' };
+
+/** The calendar feeds (lambda/calendar/): reading them, and a user's secret URL. */
+export interface Feeds {
+  /** The public feed of a platform, or a user's feed by the token of its URL. */
+  read(feed: { platform: Platform } | { token: string }, ifNoneMatch?: string): Promise<FeedRead>;
+  /** A new secret token for the user's feed (replacing any previous one, which stops working at once), its feed built. */
+  issue(userId: string): Promise<{ token: string; createdAt: number }>;
+  /** Revokes the user's feed: false if there was none. */
+  revoke(userId: string): Promise<boolean>;
+  /** When the user's current feed token was made, if they have one. */
+  status(userId: string): Promise<{ createdAt: number } | undefined>;
+  /** Asks for the user's feed to be built again (their reminders changed). */
+  rebuild(userId: string): Promise<void>;
+}
+
+/** The router's request store: the user a `/me/` route acts for. */
+export type RouterEnv = { store: { request: { userId: string } } };

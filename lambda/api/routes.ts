@@ -1,0 +1,174 @@
+/**
+ * The HTTP API's routes on Powertools' router (docs/api.md): each validates what it is given with
+ * the zod schemas of ./schemas.ts, acts through the ports of ./ports.ts and answers JSON (or a
+ * calendar). The user is the JWT's `sub`, put there by API Gateway's authorizer; a route under
+ * `/me/` never takes a user id from the request.
+ */
+import { Router } from '@aws-lambda-powertools/event-handler/http';
+import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
+import { API_LIMITS, type Platform } from './contract.js';
+import { ApiError } from './errors.js';
+import type { ContestReader, Feeds, ReminderWritePath, RouterEnv } from './ports.js';
+import { contestsQuerySchema, parseQualifiedId, reminderBodySchema, reminderPathSchema, remindersQuerySchema } from './schemas.js';
+import { contestView, feedUrls, reminderView } from './views.js';
+import { installErrorHandlers, type ApiLog } from './answers.js';
+import { feedRoutes } from './feed-routes.js';
+import { openApiDocument } from './openapi.js';
+
+export interface ApiDeps {
+  contests: ContestReader;
+  reminders: ReminderWritePath;
+  feeds: Feeds;
+  /** Epoch milliseconds. */
+  now: () => number;
+  log: ApiLog;
+}
+
+type Env = RouterEnv;
+type Ctx = Parameters<Parameters<Router<Env>['use']>[0]>[0]['reqCtx'];
+
+const MAX_SUB_BYTES = 256;
+const CONTROL = /\p{Cc}/u;
+
+/** The user: the verified token's `sub`. A request that reached a `/me/` route without one is refused. */
+export function userOf(event: unknown): string {
+  const sub = (event as Partial<APIGatewayProxyEventV2WithJWTAuthorizer>).requestContext?.authorizer?.jwt?.claims?.sub;
+  if (typeof sub !== 'string' || sub === '') throw new ApiError('unauthorized', 'a bearer token with a subject (sub) is required');
+  if (Buffer.byteLength(sub, 'utf8') > MAX_SUB_BYTES || CONTROL.test(sub)) {
+    throw new ApiError('unauthorized', `the token's sub must be 1 to ${MAX_SUB_BYTES} bytes without control characters`);
+  }
+  return sub;
+}
+
+/** The body's size in bytes as the function received it (API Gateway may base64-encode it). */
+export function bodyBytes(event: { body?: string; isBase64Encoded?: boolean }): number {
+  if (event.body === undefined) return 0;
+  return event.isBase64Encoded === true ? Buffer.from(event.body, 'base64').length : Buffer.byteLength(event.body, 'utf8');
+}
+
+const withUser = async ({ reqCtx, next }: { reqCtx: Ctx; next: () => Promise<unknown> }) => {
+  reqCtx.set('userId', userOf(reqCtx.event));
+  await next();
+};
+
+/** A JSON body, bounded, refused before it is parsed. */
+const jsonBody = async ({ reqCtx, next }: { reqCtx: Ctx; next: () => Promise<unknown> }) => {
+  const size = bodyBytes(reqCtx.event as { body?: string; isBase64Encoded?: boolean });
+  if (size > API_LIMITS.maxBodyBytes) {
+    throw new ApiError('body-too-large', `the body is ${size} bytes; at most ${API_LIMITS.maxBodyBytes} are accepted`);
+  }
+  const type = reqCtx.req.headers.get('content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) throw new ApiError('unsupported-media-type', 'the body must be application/json');
+  await next();
+};
+
+function reminderRoutes(app: Router<Env>, deps: ApiDeps): void {
+  app.get(
+    '/me/reminders',
+    [withUser],
+    async (reqCtx) => {
+      const { limit, cursor } = reqCtx.valid.req.query;
+      const page = await deps.reminders.listReminders({
+        userId: reqCtx.get('userId')!,
+        limit,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      return { reminders: page.reminders.map((r) => reminderView(r)), ...(page.cursor === undefined ? {} : { cursor: page.cursor }) };
+    },
+    { validation: { req: { query: remindersQuerySchema } } },
+  );
+
+  app.put(
+    '/me/reminders/:contestId',
+    [withUser, jsonBody],
+    async (reqCtx) => {
+      const userId = reqCtx.get('userId')!;
+      const { contestId } = parseQualifiedId(reqCtx.valid.req.path.contestId)!;
+      const result = await deps.reminders.setReminder({ contestId, userId, minutesBefore: reqCtx.valid.req.body.minutesBefore });
+      await deps.feeds.rebuild(userId);
+      return { reminder: reminderView(result.reminder), changed: result.changed };
+    },
+    { validation: { req: { path: reminderPathSchema, body: reminderBodySchema } } },
+  );
+
+  app.delete(
+    '/me/reminders/:contestId',
+    [withUser],
+    async (reqCtx) => {
+      const userId = reqCtx.get('userId')!;
+      const { contestId, platform } = parseQualifiedId(reqCtx.valid.req.path.contestId)!;
+      const { cancelled } = await deps.reminders.cancelReminder({ contestId, userId });
+      await deps.feeds.rebuild(userId);
+      if (!cancelled) throw new ApiError('reminder-not-found', `no reminder on ${platform}:${contestId}`);
+      return new Response(null, { status: 204 });
+    },
+    { validation: { req: { path: reminderPathSchema } } },
+  );
+}
+
+function contestRoutes(app: Router<Env>, deps: ApiDeps): void {
+  app.get(
+    '/contests',
+    [withUser],
+    async (reqCtx) => {
+      const query = reqCtx.valid.req.query;
+      const platform: Platform = query.platform;
+      const now = Math.floor(deps.now() / 1000);
+      const page = await deps.contests.page({
+        platform,
+        status: query.status,
+        limit: query.limit,
+        now,
+        ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+      });
+      return {
+        contests: page.contests.map((c) => contestView(platform, c)),
+        ...(page.cursor === undefined ? {} : { cursor: page.cursor }),
+      };
+    },
+    { validation: { req: { query: contestsQuerySchema } } },
+  );
+}
+
+/** The request's own origin (API Gateway sets x-forwarded-proto), for the URLs it hands out. */
+export function originOf(reqCtx: { req: Request }): { scheme: 'https' | 'http'; host: string } {
+  const url = new URL(reqCtx.req.url);
+  const scheme = reqCtx.req.headers.get('x-forwarded-proto') === 'http' ? 'http' : 'https';
+  return { scheme, host: url.host };
+}
+
+function calendarTokenRoutes(app: Router<Env>, deps: ApiDeps): void {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  app.get('/me/calendar', [withUser], async (reqCtx) => {
+    const status = await deps.feeds.status(reqCtx.get('userId')!);
+    return status === undefined ? { active: false } : { active: true, createdAt: iso(status.createdAt) };
+  });
+  app.post('/me/calendar', [withUser], async (reqCtx) => {
+    const { token, createdAt } = await deps.feeds.issue(reqCtx.get('userId')!);
+    return new Response(JSON.stringify({ ...feedUrls(originOf(reqCtx), token), createdAt: iso(createdAt) }), {
+      status: 201,
+      headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+    });
+  });
+  app.delete('/me/calendar', [withUser], async (reqCtx) => {
+    if (!(await deps.feeds.revoke(reqCtx.get('userId')!))) throw new ApiError('feed-not-found', 'no calendar feed to revoke');
+    return new Response(null, { status: 204 });
+  });
+}
+
+export function createApi(deps: ApiDeps): Router<Env> {
+  const app = new Router<Env>();
+  // Answers are per user (or per request): no cache keeps them unless a route says otherwise.
+  app.use(async ({ reqCtx, next }) => {
+    await next();
+    if (!reqCtx.res.headers.has('cache-control')) reqCtx.res.headers.set('cache-control', 'no-store');
+  });
+  contestRoutes(app, deps);
+  reminderRoutes(app, deps);
+  calendarTokenRoutes(app, deps);
+  feedRoutes(app, deps.feeds);
+  const description = JSON.stringify(openApiDocument());
+  app.get('/openapi.json', () => new Response(description, { headers: { 'content-type': 'application/json' } }));
+  installErrorHandlers(app, deps.log);
+  return app;
+}

@@ -1,0 +1,143 @@
+/**
+ * The calendar feeds (docs/api.md, "Calendar"): the API's port (read, issue, revoke, status,
+ * rebuild) and what the builder does with the feed queue's messages (a contest event folded
+ * into the published projection, then every feed that shows the contest rebuilt; a user's feed
+ * rebuilt). Feeds are objects regenerated on change, so a poll reads one object and no table.
+ */
+import { createHash } from 'node:crypto';
+import type { Feeds, ReminderWritePath } from '../api/ports.js';
+import { CONTESTS_GROUP, FEED_OBJECTS, type UserRebuildMessage } from './contract.js';
+import { apply, type ContestEvent } from './projection.js';
+import { renderPublicFeed, renderUserFeed } from './render.js';
+import { newFeedToken, tokenHash, type DoorTable, type FeedObjects } from './store.js';
+
+export interface QueueMessage {
+  body: string;
+  group: string;
+}
+
+/** What the feeds need (the API's port): the stores, the user's reminders, the queue. */
+export interface FeedDeps {
+  objects: FeedObjects;
+  door: DoorTable;
+  reminders: Pick<ReminderWritePath, 'listReminders'>;
+  /** Sends messages to the feed queue (FIFO: each group in order). */
+  send(messages: QueueMessage[]): Promise<void>;
+  /** Epoch milliseconds. */
+  now: () => number;
+  newToken?: () => string;
+}
+
+/** And what the builder needs besides. */
+export interface CalendarDeps extends FeedDeps {
+  /** The users with a reminder on a contest, a page at a time. */
+  usersOf(contestId: number): AsyncIterable<string[]>;
+}
+
+const PLATFORM = 'codeforces';
+/** A user's feed shows at most this many reminders' contests (20 pages of the write path's largest). */
+const MAX_REMINDER_PAGES = 20;
+/** The public feed is one object every poller reads: kept in memory this long (ms). */
+const PUBLIC_CACHE_MS = 60_000;
+
+/** The FIFO group of a user's rebuilds: one per user (ids may be long or odd: hashed). */
+export const userGroup = (userId: string): string => `user-${createHash('sha256').update(userId).digest('hex')}`;
+
+export const rebuildMessage = (userId: string): QueueMessage => ({
+  body: JSON.stringify({ rebuild: 'user', userId } satisfies UserRebuildMessage),
+  group: userGroup(userId),
+});
+
+/** The user's reminders: contest id → lead time in minutes. */
+async function remindersOf(deps: FeedDeps, userId: string): Promise<Map<number, number>> {
+  const byContest = new Map<number, number>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_REMINDER_PAGES; page += 1) {
+    const answer = await deps.reminders.listReminders({ userId, limit: 100, ...(cursor === undefined ? {} : { cursor }) });
+    for (const reminder of answer.reminders) byContest.set(reminder.contestId, reminder.minutesBefore);
+    cursor = answer.cursor;
+    if (cursor === undefined) break;
+  }
+  return byContest;
+}
+
+/**
+ * Builds the user's feed object from their reminders and the published projection. A feed
+ * revoked or rotated while it was built is removed again, so a revoked URL never comes back.
+ */
+export async function buildUserFeed(deps: FeedDeps, userId: string): Promise<'built' | 'no-feed' | 'superseded'> {
+  const feed = await deps.door.userFeed(userId);
+  if (feed === undefined) return 'no-feed';
+  const [reminders, { projection }] = await Promise.all([remindersOf(deps, userId), deps.door.projection(PLATFORM)]);
+  const key = FEED_OBJECTS.user(feed.hash);
+  await deps.objects.put(key, renderUserFeed(PLATFORM, projection, reminders));
+  if ((await deps.door.userFeed(userId))?.hash === feed.hash) return 'built';
+  await deps.objects.delete(key);
+  return 'superseded';
+}
+
+/** Asks for the feeds of every user with a reminder on the contest to be rebuilt. */
+async function fanOut(deps: CalendarDeps, contestId: number): Promise<number> {
+  let users = 0;
+  for await (const page of deps.usersOf(contestId)) {
+    await deps.send(page.map(rebuildMessage));
+    users += page.length;
+  }
+  return users;
+}
+
+/**
+ * Folds a published contest event into the projection, then rebuilds the public feed and asks for
+ * the feeds of the contest's users. An event already applied last is finished again (a retry after
+ * a crash half-way); an older or repeated one changes nothing.
+ */
+export async function applyContestEvent(deps: CalendarDeps, event: ContestEvent): Promise<{ outcome: 'applied' | 'stale'; users: number }> {
+  for (let attempt = 1; attempt <= 3; attempt += 1) {
+    const { projection, version } = await deps.door.projection(PLATFORM);
+    const result = apply(projection, event, Math.floor(deps.now() / 1000));
+    const last = projection.contests[String(event.detail.contestId)]?.lastEventId === event.detail.eventId;
+    if (!result.changed && !last) return { outcome: 'stale', users: 0 };
+    if (result.changed && !(await deps.door.saveProjection(PLATFORM, result.projection, version))) continue;
+    await deps.objects.put(FEED_OBJECTS.public(PLATFORM), renderPublicFeed(PLATFORM, result.projection));
+    return { outcome: 'applied', users: await fanOut(deps, event.detail.contestId) };
+  }
+  throw new Error('the published projection kept changing under this event; the queue retries it');
+}
+
+export { CONTESTS_GROUP };
+
+/** The API's port on the feeds. */
+export function createFeeds(deps: FeedDeps): Feeds {
+  let publicCache: { body: string; etag: string; atMs: number } | undefined;
+  const readPublic = async (ifNoneMatch?: string) => {
+    if (publicCache !== undefined && deps.now() - publicCache.atMs < PUBLIC_CACHE_MS) {
+      const { body, etag } = publicCache;
+      return ifNoneMatch === etag ? { status: 'not-modified' as const, etag } : { status: 'ok' as const, body, etag };
+    }
+    const read = await deps.objects.get(FEED_OBJECTS.public(PLATFORM));
+    if (read.status === 'ok') publicCache = { body: read.body, etag: read.etag, atMs: deps.now() };
+    return read.status === 'ok' && ifNoneMatch === read.etag ? { status: 'not-modified' as const, etag: read.etag } : read;
+  };
+  return {
+    read: (feed, ifNoneMatch) =>
+      'platform' in feed ? readPublic(ifNoneMatch) : deps.objects.get(FEED_OBJECTS.user(tokenHash(feed.token)), ifNoneMatch),
+    async issue(userId) {
+      const token = (deps.newToken ?? newFeedToken)();
+      const createdAt = deps.now();
+      const replaced = await deps.door.replaceUserFeed(userId, { hash: tokenHash(token), createdAt });
+      if (replaced !== undefined) await deps.objects.delete(FEED_OBJECTS.user(replaced.hash));
+      await buildUserFeed(deps, userId);
+      return { token, createdAt };
+    },
+    async revoke(userId) {
+      const removed = await deps.door.removeUserFeed(userId);
+      if (removed !== undefined) await deps.objects.delete(FEED_OBJECTS.user(removed.hash));
+      return removed !== undefined;
+    },
+    async status(userId) {
+      const feed = await deps.door.userFeed(userId);
+      return feed === undefined ? undefined : { createdAt: feed.createdAt };
+    },
+    rebuild: (userId) => deps.send([rebuildMessage(userId)]),
+  };
+}

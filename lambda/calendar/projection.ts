@@ -1,0 +1,105 @@
+/**
+ * What the product published of each contest, as the calendar shows it (docs/api.md, "Only what
+ * the product published"): folded from the contest events on the bus, never read from the Contests
+ * table. Each event is applied once and in order: by `detail.sequence` when the event carries it
+ * (1 = first announcement, +1 per published change), otherwise by commit time (`time`, then the
+ * event id); an older or repeated event changes nothing. Pure.
+ */
+import * as z from 'zod';
+import { KEEP_AFTER_END_SECONDS, MAX_PUBLISHED } from './contract.js';
+
+export interface PublishedContest {
+  contestId: number;
+  name: string;
+  url: string;
+  type?: string;
+  startTimeSeconds: number;
+  durationSeconds: number;
+  status: 'CONFIRMED' | 'CANCELLED';
+  /** The iCalendar SEQUENCE: the event's `detail.sequence` − 1, or one more per event applied. */
+  sequence: number;
+  /** When the change was published (the event's `time`, epoch ms): DTSTAMP. */
+  stampMs: number;
+  /** The published sequence of the last event applied, when events carry one. */
+  publishedSequence?: number;
+  lastEventId: string;
+}
+
+export interface Projection {
+  contests: Record<string, PublishedContest>;
+}
+
+const text = (max: number) => z.string().min(1).max(max);
+const seconds = z.number().int().min(0).max(4_102_444_800);
+
+/** A contest event as the bus delivers it (docs/events.md); the fields the calendar uses, bounded. */
+export const contestEventSchema = z.object({
+  source: z.literal('contest-sync.contests'),
+  'detail-type': z.enum(['ContestAnnounced', 'ContestRescheduled', 'ContestWithdrawn', 'ContestBack']),
+  time: z.iso.datetime(),
+  detail: z.object({
+    eventId: text(128),
+    contestId: z.number().int().min(1).max(999_999_999),
+    name: text(512),
+    url: text(512),
+    type: text(32).optional(),
+    startTimeSeconds: seconds,
+    durationSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(366 * 86_400)
+      .optional(),
+    sequence: z.number().int().min(1).optional(),
+  }),
+});
+export type ContestEvent = z.infer<typeof contestEventSchema>;
+
+/** Whether `event` is newer than what the projection holds of its contest. */
+export function isNewer(stored: PublishedContest | undefined, event: ContestEvent): boolean {
+  if (stored === undefined) return true;
+  const sequence = event.detail.sequence;
+  if (sequence !== undefined && stored.publishedSequence !== undefined) return sequence > stored.publishedSequence;
+  const time = Date.parse(event.time);
+  if (time !== stored.stampMs) return time > stored.stampMs;
+  return event.detail.eventId > stored.lastEventId;
+}
+
+/** The contest as published after `event`. */
+export function publishedAfter(stored: PublishedContest | undefined, event: ContestEvent): PublishedContest {
+  const { detail } = event;
+  const withdrawn = event['detail-type'] === 'ContestWithdrawn';
+  const sequence = detail.sequence !== undefined ? detail.sequence - 1 : stored === undefined ? 0 : stored.sequence + 1;
+  return {
+    contestId: detail.contestId,
+    name: detail.name,
+    url: detail.url,
+    ...((detail.type ?? stored?.type) ? { type: detail.type ?? stored?.type } : {}),
+    startTimeSeconds: detail.startTimeSeconds,
+    durationSeconds: detail.durationSeconds ?? stored?.durationSeconds ?? 0,
+    status: withdrawn ? 'CANCELLED' : 'CONFIRMED',
+    sequence,
+    stampMs: Date.parse(event.time),
+    ...(detail.sequence === undefined ? {} : { publishedSequence: detail.sequence }),
+    lastEventId: detail.eventId,
+  };
+}
+
+/** Contests past their time in the feeds, and the oldest beyond the bound, are left out. */
+export function pruned(projection: Projection, nowSeconds: number): Projection {
+  const endOf = (c: PublishedContest) => c.startTimeSeconds + (c.status === 'CANCELLED' ? 0 : c.durationSeconds);
+  const kept = Object.values(projection.contests)
+    .filter((c) => endOf(c) + KEEP_AFTER_END_SECONDS >= nowSeconds)
+    .sort((a, b) => b.startTimeSeconds - a.startTimeSeconds)
+    .slice(0, MAX_PUBLISHED);
+  return { contests: Object.fromEntries(kept.map((c) => [String(c.contestId), c])) };
+}
+
+/** The projection after `event`, and whether the event changed it. */
+export function apply(projection: Projection, event: ContestEvent, nowSeconds: number): { projection: Projection; changed: boolean } {
+  const key = String(event.detail.contestId);
+  const stored = projection.contests[key];
+  if (!isNewer(stored, event)) return { projection, changed: false };
+  const next = { contests: { ...projection.contests, [key]: publishedAfter(stored, event) } };
+  return { projection: pruned(next, nowSeconds), changed: true };
+}

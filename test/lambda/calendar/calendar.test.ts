@@ -1,0 +1,223 @@
+/**
+ * The calendar (lambda/calendar/): the projection of what was published, the feeds it renders
+ * read back by an independent parser (ical.js), a simulated week of contest events through the
+ * builder (a reschedule raises SEQUENCE, a withdrawal cancels, what was never published is absent,
+ * duplicates and late arrivals change nothing), and the feed tokens (hashed, rotated, revoked).
+ */
+import { describe, expect, it } from 'vitest';
+import { createBuilder, handleMessage } from '../../../lambda/calendar/builder.js';
+import { FEED_OBJECTS } from '../../../lambda/calendar/contract.js';
+import { applyContestEvent, buildUserFeed, createFeeds, userGroup } from '../../../lambda/calendar/feeds.js';
+import { apply, type ContestEvent, type Projection } from '../../../lambda/calendar/projection.js';
+import { tokenHash } from '../../../lambda/calendar/store.js';
+import { calendarWorld } from './doubles.js';
+import { parseFeed } from './ics.js';
+
+const DAY = 86_400;
+const T0 = Date.UTC(2026, 11, 1, 12) / 1000; // Tuesday 2026-12-01 12:00 UTC
+let ids = 0;
+type Kind = ContestEvent['detail-type'];
+
+function contestEvent(
+  kind: Kind,
+  contestId: number,
+  startTimeSeconds: number,
+  atSeconds: number,
+  extra: Partial<ContestEvent['detail']> = {},
+): ContestEvent {
+  ids += 1;
+  return {
+    source: 'contest-sync.contests',
+    'detail-type': kind,
+    time: new Date(atSeconds * 1000).toISOString(),
+    detail: {
+      eventId: `contest:${String(ids).padStart(32, '0')}`,
+      contestId,
+      name: `Codeforces Round ${contestId}`,
+      url: `https://codeforces.com/contest/${contestId}`,
+      type: 'CF',
+      startTimeSeconds,
+      ...(kind === 'ContestWithdrawn' ? {} : { durationSeconds: 7200 }),
+      ...extra,
+    },
+  };
+}
+
+describe('the published projection', () => {
+  const empty: Projection = { contests: {} };
+  it('numbers SEQUENCE from the event’s detail.sequence when it carries one (1 = first announcement → 0)', () => {
+    const announced = apply(empty, contestEvent('ContestAnnounced', 1, T0 + DAY, T0, { sequence: 1 }), T0).projection;
+    const moved = apply(announced, contestEvent('ContestRescheduled', 1, T0 + 2 * DAY, T0 + 60, { sequence: 2 }), T0).projection;
+    expect(moved.contests['1']).toMatchObject({ sequence: 1, startTimeSeconds: T0 + 2 * DAY, status: 'CONFIRMED', publishedSequence: 2 });
+    const late = apply(moved, contestEvent('ContestRescheduled', 1, T0 + 3 * DAY, T0 + 30, { sequence: 2 }), T0);
+    expect(late.changed).toBe(false);
+    const older = apply(moved, contestEvent('ContestAnnounced', 1, T0 + DAY, T0 + 999, { sequence: 1 }), T0);
+    expect(older.changed).toBe(false);
+  });
+
+  it('without detail.sequence, orders by commit time and counts the changes applied', () => {
+    const a = contestEvent('ContestAnnounced', 1, T0 + DAY, T0);
+    const b = contestEvent('ContestRescheduled', 1, T0 + 2 * DAY, T0 + 3600);
+    const afterB = apply(apply(empty, a, T0).projection, b, T0).projection;
+    expect(afterB.contests['1']!.sequence).toBe(1);
+    expect(apply(afterB, a, T0).changed).toBe(false); // a duplicate of the first, after the second
+    expect(apply(afterB, b, T0).changed).toBe(false); // b again
+  });
+
+  it('keeps a cancelled contest a week after its start, a confirmed one a week after its end, then forgets them', () => {
+    let p = apply(empty, contestEvent('ContestAnnounced', 1, T0, T0 - DAY), T0).projection;
+    p = apply(p, contestEvent('ContestAnnounced', 2, T0, T0 - DAY), T0).projection;
+    p = apply(p, contestEvent('ContestWithdrawn', 2, T0, T0 - 10), T0).projection;
+    expect(
+      Object.keys(apply(p, contestEvent('ContestAnnounced', 3, T0 + DAY, T0), T0 + 7 * DAY + 3600).projection.contests).sort(),
+    ).toEqual(['1', '3']);
+    expect(Object.keys(apply(p, contestEvent('ContestAnnounced', 3, T0 + DAY, T0), T0 + 8 * DAY).projection.contests)).toEqual(['3']);
+  });
+});
+
+describe('a simulated week of published events, through the builder', () => {
+  it('keeps UIDs, raises SEQUENCE on each published move, cancels a withdrawal, and shows nothing never published', async () => {
+    const world = calendarWorld(T0 * 1000);
+    const feeds = createFeeds(world.deps);
+    world.reminders.set('alice', [{ contestId: 2120, minutesBefore: 30, remindAt: 0, state: 'scheduled' }]);
+    await feeds.issue('alice');
+    const builder = createBuilder(world.deps, { info: () => undefined, warn: () => undefined, error: () => undefined });
+    const deliver = async (...events: ContestEvent[]) =>
+      builder({ Records: events.map((e, i) => ({ messageId: `m${ids}-${i}`, body: JSON.stringify(e) })) as never });
+
+    // Monday: two rounds announced. 2122 has a change the sync held (never published): no event.
+    await deliver(contestEvent('ContestAnnounced', 2120, T0 + 2 * DAY, T0), contestEvent('ContestAnnounced', 2121, T0 + 3 * DAY, T0));
+    const publicFeed = () => parseFeed(world.objects.objects.get(FEED_OBJECTS.public('codeforces'))!);
+    const monday = publicFeed();
+    expect(monday.name).toBe('Codeforces contests');
+    expect(monday.events.map((e) => [e.uid, e.sequence, e.status])).toEqual([
+      ['codeforces-2120@contest-sync', 0, 'CONFIRMED'],
+      ['codeforces-2121@contest-sync', 0, 'CONFIRMED'],
+    ]);
+    expect(monday.events[0]).toMatchObject({
+      url: 'https://codeforces.com/contest/2120',
+      dtstamp: new Date(T0 * 1000).toISOString(),
+      end: new Date((T0 + 2 * DAY + 7200) * 1000).toISOString(),
+    });
+    expect(world.sent.map((m) => m.group)).toEqual([userGroup('alice')]); // 2120's user asked to rebuild
+
+    // Wednesday: 2120 published as moved an hour later; then moved again; a duplicate of the first move arrives late.
+    const move1 = contestEvent('ContestRescheduled', 2120, T0 + 2 * DAY + 3600, T0 + DAY);
+    await deliver(move1, contestEvent('ContestRescheduled', 2120, T0 + 2 * DAY + 7200, T0 + DAY + 3600), move1);
+    const wednesday = publicFeed().events.find((e) => e.uid === 'codeforces-2120@contest-sync')!;
+    expect([wednesday.sequence, wednesday.start]).toEqual([2, new Date((T0 + 2 * DAY + 7200) * 1000).toISOString()]);
+
+    // Thursday: 2121 withdrawn.
+    await deliver(contestEvent('ContestWithdrawn', 2121, T0 + 3 * DAY, T0 + 2 * DAY));
+    const thursday = publicFeed().events.find((e) => e.uid === 'codeforces-2121@contest-sync')!;
+    expect([thursday.status, thursday.sequence]).toEqual(['CANCELLED', 1]);
+    expect(publicFeed().events.map((e) => e.uid)).not.toContain('codeforces-2122@contest-sync');
+
+    // Alice's feed after her rebuild: only her contest, at its published start, her reminder as a VALARM.
+    for (const message of world.sent) await handleMessage(world.deps, message.body);
+    const hash = world.door.feeds.get('alice')!.hash;
+    const mine = parseFeed(world.objects.objects.get(FEED_OBJECTS.user(hash))!);
+    expect(mine.events.map((e) => [e.uid, e.sequence, e.status, e.alarms, e.start])).toEqual([
+      ['codeforces-2120@contest-sync', 2, 'CONFIRMED', [-1800], new Date((T0 + 2 * DAY + 7200) * 1000).toISOString()],
+    ]);
+  });
+
+  it('renders the same bytes for the same publications (DTSTAMP is the publication, not the build)', async () => {
+    const world = calendarWorld(T0 * 1000);
+    await applyContestEvent(world.deps, contestEvent('ContestAnnounced', 7, T0 + DAY, T0));
+    const block = (feed: string | undefined, uid: string) =>
+      feed!
+        .split('BEGIN:VEVENT')
+        .find((b) => b.includes(`UID:${uid}`))!
+        .split('END:VEVENT')[0];
+    const first = world.objects.objects.get(FEED_OBJECTS.public('codeforces'));
+    world.clock.ms += 3 * 3600_000;
+    const next = contestEvent('ContestAnnounced', 8, T0 + DAY, T0 + 1);
+    await applyContestEvent(world.deps, next);
+    const once = world.objects.objects.get(FEED_OBJECTS.public('codeforces'));
+    await applyContestEvent(world.deps, next); // the same event again: finished again, the same bytes
+    expect(world.objects.objects.get(FEED_OBJECTS.public('codeforces'))).toBe(once);
+    expect(block(once, 'codeforces-7@contest-sync')).toBe(block(first, 'codeforces-7@contest-sync'));
+  });
+
+  it('hands back a failed message and every later one of its batch, in order; drops one that is neither kind', async () => {
+    const world = calendarWorld(T0 * 1000);
+    let fail = true;
+    const put = world.objects.put.bind(world.objects);
+    world.objects.put = async (key, body) => {
+      if (fail && key.startsWith('feeds/public')) throw new Error('S3 is down');
+      return put(key, body);
+    };
+    const logs: string[] = [];
+    const builder = createBuilder(world.deps, { info: (m) => logs.push(m), warn: (m) => logs.push(m), error: (m) => logs.push(m) });
+    const records = [
+      'not json',
+      JSON.stringify({ rebuild: 'someone-else' }),
+      JSON.stringify(contestEvent('ContestAnnounced', 1, T0 + DAY, T0)),
+      '{"rebuild":"user","userId":"bob"}',
+    ];
+    const answer = await builder({ Records: records.map((body, i) => ({ messageId: `m${i}`, body })) } as never);
+    expect(answer.batchItemFailures).toEqual([{ itemIdentifier: 'm2' }, { itemIdentifier: 'm3' }]);
+    expect(logs.filter((m) => m.startsWith('feed message dropped'))).toHaveLength(2);
+    fail = false;
+    const retry = await builder({ Records: records.slice(2).map((body, i) => ({ messageId: `m${i + 2}`, body })) } as never);
+    expect(retry.batchItemFailures).toEqual([]);
+    expect(world.objects.objects.get(FEED_OBJECTS.public('codeforces'))).toContain('UID:codeforces-1@contest-sync');
+  });
+});
+
+describe('feed tokens', () => {
+  it('stores only the token’s hash, serves the feed by it, and reads no table on a poll', async () => {
+    const world = calendarWorld(T0 * 1000);
+    const feeds = createFeeds(world.deps);
+    const { token } = await feeds.issue('alice');
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(JSON.stringify([...world.door.feeds])).not.toContain(token);
+    expect([...world.objects.objects.keys()].join()).not.toContain(token);
+    expect(world.door.feeds.get('alice')!.hash).toBe(tokenHash(token));
+    const readsBefore = world.door.reads;
+    const first = await feeds.read({ token });
+    expect(first.status).toBe('ok');
+    const again = await feeds.read({ token }, first.status === 'ok' ? first.etag : undefined);
+    expect(again.status).toBe('not-modified');
+    expect(world.door.reads).toBe(readsBefore);
+  });
+
+  it('rotating stops the old URL at once; revoking stops the feed; a rebuild racing a revoke leaves nothing behind', async () => {
+    const world = calendarWorld(T0 * 1000);
+    const feeds = createFeeds(world.deps);
+    const old = await feeds.issue('alice');
+    const rotated = await feeds.issue('alice');
+    expect((await feeds.read({ token: old.token })).status).toBe('missing');
+    expect((await feeds.read({ token: rotated.token })).status).toBe('ok');
+
+    const userFeed = world.door.userFeed.bind(world.door);
+    let calls = 0;
+    world.door.userFeed = async (userId) => {
+      calls += 1;
+      const feed = await userFeed(userId);
+      if (calls === 1) await feeds.revoke('alice'); // revoked between the builder's read and its write
+      return feed;
+    };
+    expect(await buildUserFeed(world.deps, 'alice')).toBe('superseded');
+    expect((await feeds.read({ token: rotated.token })).status).toBe('missing');
+    expect([...world.objects.objects.keys()].filter((k) => k.startsWith('feeds/users/'))).toEqual([]);
+    expect(await feeds.revoke('alice')).toBe(false);
+    expect(await feeds.status('alice')).toBeUndefined();
+  });
+
+  it('keeps the public feed in memory for a minute: polls then read nothing at all', async () => {
+    const world = calendarWorld(T0 * 1000);
+    await applyContestEvent(world.deps, contestEvent('ContestAnnounced', 1, T0 + DAY, T0));
+    const feeds = createFeeds(world.deps);
+    const first = await feeds.read({ platform: 'codeforces' });
+    const reads = world.objects.reads;
+    const etag = first.status === 'ok' ? first.etag : '';
+    expect((await feeds.read({ platform: 'codeforces' }, etag)).status).toBe('not-modified');
+    expect((await feeds.read({ platform: 'codeforces' })).status).toBe('ok');
+    expect(world.objects.reads).toBe(reads);
+    world.clock.ms += 61_000;
+    expect((await feeds.read({ platform: 'codeforces' }, etag)).status).toBe('not-modified');
+    expect(world.objects.reads).toBe(reads + 1);
+  });
+});
