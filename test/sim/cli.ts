@@ -3,7 +3,7 @@
  *
  *   npm run simulate -- [--days N] [--seed S] [--broken NAME] [--glitches default|none|benign|harmful]
  *                       [--episode N] [--full-episodes] [--deliver-every MIN] [--run-idle-minutes]
- *                       [--notify-every MIN] [--json]
+ *                       [--notify-every MIN] [--trace ID[,ID…]] [--stop-after-day D] [--json]
  *
  * Starts DynamoDB Local, synthesizes the template (no bundling: the handler runs in-process through
  * `createHandler`, on a virtual clock), runs N days (default 365) of hourly intervals and prints the
@@ -30,6 +30,8 @@ interface Options {
   episode: number;
   fullEpisodes: boolean;
   glitches: 'default' | 'none' | 'harmful' | 'benign';
+  trace: number[];
+  stopAfterDay: number | undefined;
 }
 
 function parseArgs(args: string[]): Options {
@@ -59,7 +61,16 @@ function parseArgs(args: string[]): Options {
     episode: integer('--episode', DEFAULT_EPISODE, 1, 72),
     fullEpisodes: args.includes('--full-episodes'),
     glitches: glitchesFlag(value('--glitches')),
+    trace: traceFlag(value('--trace')),
+    stopAfterDay: value('--stop-after-day') === undefined ? undefined : integer('--stop-after-day', 365, 1, 366),
   };
+}
+
+function traceFlag(raw: string | undefined): number[] {
+  if (raw === undefined) return [];
+  const ids = raw.split(',').map(Number);
+  if (ids.some((id) => !Number.isSafeInteger(id) || id <= 0)) throw new Error(`--trace takes contest ids separated by commas, got ${raw}`);
+  return ids;
 }
 
 function glitchesFlag(raw: string | undefined): Options['glitches'] {
@@ -167,6 +178,10 @@ async function main(): Promise<void> {
               ? { glitchRates: BENIGN_GLITCHES }
               : {}),
         ...(options.broken !== undefined ? { broken: options.broken } : {}),
+        ...(options.stopAfterDay !== undefined ? { stopAfterDays: options.stopAfterDay } : {}),
+        ...(options.trace.length > 0
+          ? { trace: { contests: options.trace, write: (line: string) => process.stderr.write(`trace ${line}\n`) } }
+          : {}),
         onDay: (day, checker) => {
           if (day % 30 === 0) process.stderr.write(`simulate: day ${day}, ${checker.violationsTotal} violation(s)\n`);
         },

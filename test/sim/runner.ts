@@ -53,7 +53,8 @@ import {
   type Glitch,
   type HourGlitch,
 } from './glitches.js';
-import { buildTruth, DAY, HOUR, listAt, listedAt, startAt, upcomingAt, type Truth, type UpcomingEntry } from './truth.js';
+import { iso, Tracer } from './trace.js';
+import { buildTruth, DAY, HOUR, listAt, listedAt, startAt, upcomingAt, type ApiEntry, type Truth, type UpcomingEntry } from './truth.js';
 
 export interface SimOptions {
   seed: number;
@@ -76,6 +77,10 @@ export interface SimOptions {
   fullEpisodes?: boolean;
   /** Progress callback, once per simulated day. */
   onDay?: (day: number, checker: Checker) => void;
+  /** Stop after this many days (the truth and the glitches are still those of `days`: a trace of one moment of a year). */
+  stopAfterDays?: number;
+  /** Trace these contests (test/sim/trace.ts): one line per change, through `write`. */
+  trace?: { contests: readonly number[]; write: (line: string) => void };
 }
 
 export interface SimWorld {
@@ -227,11 +232,12 @@ class SimulatedCrash extends Error {
 
 export async function runSimulation(world: SimWorld, options: SimOptions): Promise<SimReport> {
   const startedReal = Date.now();
-  const hours = options.days * 24;
+  const hours = Math.min(options.days, options.stopAfterDays ?? options.days) * 24;
   const truth = buildTruth({ seed: options.seed, days: options.days });
   const episode = options.episode ?? DEFAULT_EPISODE;
   const schedule = glitchSchedule(options.seed, hours, options.glitchRates, { episode, fullEpisodes: options.fullEpisodes === true });
   const checker = new Checker(truth);
+  const tracer = options.trace !== undefined ? new Tracer(options.trace.contests, truth, options.trace.write) : undefined;
   const random = prng(options.seed ^ 0x6170_7021);
   const notifyEvery = options.notifyEveryMinutes ?? 10;
   const deliverEvery = options.deliverEveryMinutes ?? 1;
@@ -288,7 +294,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     { step: 'initialize', name: 'simCrashAndClock' },
   );
 
-  const cf = codeforces(truth, clock);
+  const cf = codeforces(truth, clock, tracer);
   const planSettings = broken?.planSettings;
   const handlerOptions = {
     env: {
@@ -371,16 +377,20 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       const startedMs = clock.now();
       invocations += 1;
       let failed = false;
+      let traced = 'sync: no result';
       try {
         const summary = await handler(event, { getRemainingTimeInMillis: () => Math.max(0, 120_000 - (clock.now() - startedMs)) });
         if (crash.fired) failed = true;
         else record(hour, summary);
+        traced = `sync ${summary.outcome}${summary.reason !== undefined ? ` (${summary.reason})` : ''}`;
       } catch (error) {
         failed = true;
         if (crash.fired) {
           // The invocation died: no result, Lambda retries it.
+          traced = 'sync crashed';
         } else if (error instanceof SyncFailedError) {
           record(hour, error.summary);
+          traced = `sync failed (${error.summary.reason ?? 'unknown'})`;
         } else {
           failures.internal = (failures.internal ?? 0) + 1;
         }
@@ -390,7 +400,29 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         faultKind = undefined;
         faultDraw = undefined;
       }
+      if (tracer !== undefined) {
+        tracer.run(Math.floor(clock.now() / 1000), traced);
+        await traceStored('sync');
+      }
       if (!failed) return;
+    }
+  };
+
+  /** The traced contests' items and reminder rows as stored now (test/sim/trace.ts prints what changed). */
+  const traceStored = async (who: string): Promise<void> => {
+    if (tracer === undefined) return;
+    const at = Math.floor(clock.now() / 1000);
+    for (const contestId of tracer.contests) {
+      const got = await doc.send(new GetCommand({ TableName: tables.contests, Key: { contestId }, ConsistentRead: true }));
+      const rows = await doc.send(
+        new QueryCommand({
+          TableName: tables.reminders,
+          KeyConditionExpression: 'contestId = :c',
+          ExpressionAttributeValues: { ':c': contestId },
+          ConsistentRead: true,
+        }),
+      );
+      tracer.stored(at, who, contestId, got.Item, rows.Items ?? []);
     }
   };
 
@@ -471,6 +503,8 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
           appWrites.notDue += 1;
         }
         checker.reminderSet(contestId, userId, minutesBefore, nowSeconds);
+        if (tracer?.has(contestId) === true)
+          tracer.note(nowSeconds, contestId, `  app sets ${userId} ${minutesBefore} min (${mayBeDue && attempt < 3 ? 'due' : 'not due'})`);
         return;
       } catch (error) {
         const name = (error as Error).name;
@@ -648,6 +682,12 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       }
       if (broken?.notifier === 'remindAt') return; // that app listens to its own notifier only
       const d = event.detail;
+      if (tracer?.has(Number(d.contestId)) === true)
+        tracer.note(
+          Math.floor(receivedAtMs / 1000),
+          Number(d.contestId),
+          `  user ${String(d.userId)} told: start ${iso(d.startTimeSeconds)} (${String(d.minutesBefore)} min)`,
+        );
       checker.reminderFired(
         Number(d.contestId),
         String(d.userId),
@@ -691,6 +731,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       }
     };
     await (twice ? Promise.all([run(), run()]) : run());
+    await traceStored('delivery');
     somethingMayBeDue();
     await eventPath.relay();
   };
@@ -776,6 +817,10 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       clock.to((intervalStart + 2) * 1000);
       hourSucceeded = false;
       cf.newHour();
+      tracer?.hour(
+        intervalStart,
+        glitch === undefined ? undefined : `${glitch.kind} (${glitch.mode}, from hour ${glitch.fromHour}, ${glitch.length} h)`,
+      );
       if (glitch?.kind === 'duplicate') {
         await Promise.all([deliver(hour, intervalStart, undefined, true), deliver(hour, intervalStart, undefined, false)]);
       } else {
@@ -884,7 +929,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     await usersAct(view, nowSeconds);
   }
 
-  const reminders = checker.finishReminders(truth.end);
+  const reminders = checker.finishReminders(truth.yearStart + hours * HOUR);
   const byOperation = Object.fromEntries([...proxy.counts].sort());
   const deliveryRequests: Record<string, number> = Object.fromEntries([...deliveryProxy.counts].sort());
   const total = proxy.total();
@@ -983,7 +1028,7 @@ export interface HourServed {
 }
 
 /** Codeforces: the truth at the virtual moment of each request, shaped by the current glitch. */
-function codeforces(truth: Truth, clock: Clock) {
+function codeforces(truth: Truth, clock: Clock, tracer?: Tracer) {
   const agent = new MockAgent();
   agent.disableNetConnect();
   let glitch: HourGlitch | undefined;
@@ -1044,6 +1089,16 @@ function codeforces(truth: Truth, clock: Clock) {
       if (kind === 'empty') result = [];
       data = JSON.stringify({ status: 'OK', result });
       if (kind === 'truncated') data = data.slice(0, Math.floor(data.length * 0.6));
+    }
+    if (tracer !== undefined) {
+      const note = kind === undefined ? 'honest' : kind === 'truncated' ? 'truncated: not JSON' : kind;
+      let entries: ApiEntry[] | undefined;
+      try {
+        entries = (JSON.parse(data) as { result: ApiEntry[] }).result;
+      } catch {
+        entries = undefined;
+      }
+      tracer.reply(t, entries, note);
     }
     return { statusCode: 200, data, responseOptions: { headers: json } };
   };
