@@ -671,3 +671,28 @@ describe('a lie longer than any bound after an honest postponement (F5): only la
     expect(sends.every((f) => f.start === newStart && f.at >= newStart - 60 * MIN - 10 * MIN)).toBe(true);
   });
 });
+
+describe('the truth returns to a start replies showed ahead, minutes before it (a later lie confirmed in between)', () => {
+  it('15:05 shown for days; 10:00–14:00 a fresh "9.5 h later" lie (confirmed by its second reply); 15:00 the truth, 5 min ahead: every reminder is sent for 15:05 within 70 minutes of the episode end', () => {
+    const start = T0 + 15 * HOUR + 5 * MIN;
+    const later = start + 9 * HOUR + 35 * MIN;
+    const truth = [fixed(601, start, 2 * HOUR + 30 * MIN), fixed(602, T0 + 40 * HOUR), fixed(603, T0 + 60 * HOUR)];
+    const replyAt = (t: number, hour: number) =>
+      hour >= 10 && hour < 15
+        ? honestList(truth, t).map((e) => (e.id === 601 ? { ...e, startTimeSeconds: later, relativeTimeSeconds: t - later } : e))
+        : honestList(truth, t);
+    const world = new PlannerWorld();
+    world.sync(honestList(truth, T0 - HOUR + 2), T0 - HOUR + 2);
+    for (const [user, minutes] of [
+      ['a', 10],
+      ['d', 30],
+      ['b', 60],
+      ['e', 180],
+    ] as const)
+      world.setReminder(601, user, minutes);
+    world.run(T0, 30, replyAt);
+    const episodeEnd = T0 + 15 * HOUR + 2;
+    const problems = world.remindersOf(601).flatMap((r) => promiseBroken(world.fired, r, () => start, { episodeEnd }));
+    expect(problems).toEqual([]);
+  });
+});
