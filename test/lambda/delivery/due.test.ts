@@ -113,6 +113,16 @@ describe('reminderDueId and the event', () => {
     expect(reminderDueId(2051, 'u'.repeat(1024), START).length).toBe(id.length);
   });
 
+  it("names the user's intent: a reminder cancelled and set again, or given another lead, after it was sent for a start is told again for that start (its event is not a duplicate of the first)", () => {
+    // The write path stamps a new `intent` on every set that changes what the user asked (docs/tables.md).
+    const first = reminderDueEvent(valid({ intent: 'AAAAAAAAAAAAAAAAAAAAAA' }), contest);
+    const again = reminderDueEvent(valid({ intent: 'BBBBBBBBBBBBBBBBBBBBBB' }), contest);
+    const otherLead = reminderDueEvent(valid({ intent: 'CCCCCCCCCCCCCCCCCCCCCC', dueAt: START - 600, minutesBefore: 10 }), contest);
+    expect(new Set([first.id, again.id, otherLead.id]).size).toBe(3);
+    // One intent, one start: one id, however often it is computed.
+    expect(reminderDueEvent(valid({ intent: 'AAAAAAAAAAAAAAAAAAAAAA' }), contest).id).toBe(first.id);
+  });
+
   it('carries contest, user, lead time, start, name and URL', () => {
     expect(reminderDueEvent(valid(), contest)).toEqual({
       id: reminderDueId(2051, 'alice', START),
