@@ -1163,11 +1163,15 @@ function codeforces(truth: Truth, clock: Clock, tracer?: Tracer) {
         episode = { t0: t, targets: pickTargets(truth, glitch!, t) };
         episodes.set(glitch!.fromHour, episode);
       }
-      served = PER_CONTEST_LIES.has(kind)
-        ? episode.targets.length === 0
-          ? { wrong: false }
-          : { wrong: false, wrongFor: episode.targets }
-        : { wrong: true };
+      // A frozen body served in a later hour is an old reply (dated when it was made): no current
+      // evidence about any contest, whatever it lied about when it was made.
+      const replayed = glitch!.mode === 'frozen' && Math.floor(t / HOUR) !== Math.floor(episode.t0 / HOUR);
+      served =
+        PER_CONTEST_LIES.has(kind) && !replayed
+          ? episode.targets.length === 0
+            ? { wrong: false }
+            : { wrong: false, wrongFor: episode.targets }
+          : { wrong: true };
       if (glitch!.mode === 'frozen') {
         // A stale cache: the first reply's body, byte for byte.
         episode.body ??= JSON.stringify({ status: 'OK', result: wrongList(truth, glitch!, episode.t0, episode.t0, episode.targets) });
