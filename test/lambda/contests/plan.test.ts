@@ -696,3 +696,27 @@ describe('the truth returns to a start replies showed ahead, minutes before it (
     expect(problems).toEqual([]);
   });
 });
+
+describe('the truth returns to a start replies showed ahead, after it began (a later lie confirmed in between)', () => {
+  it('14:35 shown for days; 13:00 and 14:00 a fresh "16 h later" lie (confirmed by its second reply); 15:00 the truth, started 25 min ago: every reminder is sent for 14:35 within 70 minutes of the episode end', () => {
+    const start = T0 + 14 * HOUR + 35 * MIN;
+    const later = start + 16 * HOUR + 17 * MIN;
+    const truth = [fixed(611, start), fixed(612, T0 + 40 * HOUR), fixed(613, T0 + 60 * HOUR)];
+    const replyAt = (t: number, hour: number) =>
+      hour === 13 || hour === 14
+        ? honestList(truth, t).map((e) => (e.id === 611 ? { ...e, startTimeSeconds: later, relativeTimeSeconds: t - later } : e))
+        : honestList(truth, t);
+    const world = new PlannerWorld();
+    world.sync(honestList(truth, T0 - HOUR + 2), T0 - HOUR + 2);
+    for (const [user, minutes] of [
+      ['a', 10],
+      ['d', 30],
+      ['b', 60],
+    ] as const)
+      world.setReminder(611, user, minutes);
+    world.run(T0, 30, replyAt);
+    const episodeEnd = T0 + 15 * HOUR + 2;
+    const problems = world.remindersOf(611).flatMap((r) => promiseBroken(world.fired, r, () => start, { episodeEnd }));
+    expect(problems).toEqual([]);
+  });
+});
