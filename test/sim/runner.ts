@@ -15,13 +15,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import {
-  DeleteCommand,
-  DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { MockAgent } from 'undici';
 import { OUTBOX_ITEM, ScheduledRunFailedError, type RunResult } from '@contest-sync/scheduled-singleton';
 import { createHandler, SyncFailedError, type Handler } from '../../lambda/handler.js';
@@ -80,7 +74,7 @@ export interface SimOptions {
   onDay?: (day: number, checker: Checker) => void;
   /** Largest clock skew between the sync, the delivery job and the app, in seconds (default 5; each drawn anew every simulated day). */
   clockSkewSeconds?: number;
-  /** The fickle users' actions (test/sim/app.ts): per hour at a random moment, and per sync during its reads or its commit (default 0.5 and 0.3). */
+  /** The fickle users' actions (test/sim/app.ts): per hour at a random moment, and per contest a sync reads the reminders of or commits (default 0.5 and 0.5). */
   fickle?: { perHour: number; perSync: number };
   /** Stop after this many days (the truth and the glitches are still those of `days`: a trace of one moment of a year). */
   stopAfterDays?: number;
@@ -219,8 +213,8 @@ export const BROKEN_VARIANTS: Record<string, BrokenSettings> = {
 /** Default largest clock skew between the functions and the app (seconds). */
 export const DEFAULT_CLOCK_SKEW_SECONDS = 5;
 
-/** Default rates of the fickle users' actions: per hour at a random moment, and per sync during its reads or its commit. */
-export const DEFAULT_FICKLE = { perHour: 0.5, perSync: 0.3 } as const;
+/** Default rates of the fickle users' actions: per hour at a random moment, and per contest a sync reads the reminders of or commits. */
+export const DEFAULT_FICKLE = { perHour: 0.5, perSync: 0.5 } as const;
 
 /** The `byDue` index shards (docs/tables.md: `dueShards`, default 1). */
 export const DUE_SHARDS = 1;
@@ -414,7 +408,6 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       crash.after = runGlitch === 'crash' ? (glitched!.crashAfter ?? 3) : Infinity;
       const startedMs = clock.now();
       invocations += 1;
-      syncHook = fickleRandom() < fickleRates.perSync ? { mode: fickleRandom() < 0.5 ? 'read' : 'commit', done: false } : undefined;
       let failed = false;
       let traced = 'sync: no result';
       try {
@@ -557,21 +550,20 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
   /** The contests the app showed at its last look. */
   let shown: Shown[] = [];
   /**
-   * A fickle action armed for one sync invocation: while it reads a contest's reminders (between
-   * its reads and its commit), or once one of its transactions that writes a contest committed
-   * (between the transactions of its commit, or before its release). It acts on that contest.
+   * Users act while the sync runs, as users of a busy app do: each time it reads a contest's
+   * reminders (between its reads and its commit) and each time one of its transactions that
+   * writes contests committed (between the transactions of its commit, or before its release), a
+   * user acts on that contest with probability `perSync`.
    */
-  let syncHook: { mode: 'read' | 'commit'; done: boolean } | undefined;
   const fickleOnSync = async (request: ProxyRequest): Promise<void> => {
-    const hook = syncHook;
-    if (hook === undefined || hook.done) return;
     const body = request.body;
+    const mode = request.operation === 'Query' ? 'read' : 'commit';
     let target: Shown | undefined;
-    if (hook.mode === 'read' && request.operation === 'Query' && body?.TableName === tables.reminders) {
+    if (mode === 'read' && body?.TableName === tables.reminders) {
       const values = unmarshall((body.ExpressionAttributeValues ?? {}) as Record<string, AttributeValue>);
       const contestId = Number(Object.values(values)[0]);
       target = shown.find((entry) => entry.contestId === contestId);
-    } else if (hook.mode === 'commit' && request.operation === 'TransactWriteItems' && Array.isArray(body?.TransactItems)) {
+    } else if (request.operation === 'TransactWriteItems' && Array.isArray(body?.TransactItems)) {
       const puts = (body.TransactItems as { Put?: { TableName?: string; Item?: Record<string, AttributeValue> } }[])
         .map((action) => action.Put)
         .filter((put) => put?.TableName === tables.contests && put.Item !== undefined)
@@ -580,9 +572,8 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       const item = puts[Math.floor(fickleRandom() * puts.length)];
       if (item !== undefined) target = { contestId: Number(item.contestId), startTimeSeconds: Number(item.startTimeSeconds) };
     }
-    if (target === undefined) return;
-    hook.done = true;
-    fickle.actions[`during-sync-${hook.mode}`] = (fickle.actions[`during-sync-${hook.mode}`] ?? 0) + 1;
+    if (target === undefined || fickleRandom() >= fickleRates.perSync) return;
+    fickle.actions[`during-sync-${mode}`] = (fickle.actions[`during-sync-${mode}`] ?? 0) + 1;
     await fickle.actOn(target, Math.floor(clock.now() / 1000));
   };
   proxy.setAfterApply(async (request, reply) => {
