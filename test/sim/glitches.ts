@@ -280,10 +280,16 @@ export function pickTarget(truth: Truth, glitch: HourGlitch, t: number): number 
   return pickTargets(truth, glitch, t)[0];
 }
 
-/** The contests a per-contest lie is about: one (`one-*`) or two to three (`several-lies`), starting 1 hour to 3 days after the episode begins. */
+/**
+ * The contests a per-contest lie is about: one (`one-*`) or two to three (`several-lies`), starting
+ * 1 hour to 3 days after the episode begins — in half the episodes (when there is one) a contest
+ * whose start the lie lasts until or past, so that the truth returns close to the start or after it.
+ */
 export function pickTargets(truth: Truth, glitch: HourGlitch, t: number): number[] {
   if (!PER_CONTEST_LIES.has(glitch.kind)) return [];
-  const candidates = listAt(truth, t).filter((entry) => entry.startTimeSeconds > t + HOUR && entry.startTimeSeconds < t + 3 * DAY);
+  const ahead = listAt(truth, t).filter((entry) => entry.startTimeSeconds > t + HOUR && entry.startTimeSeconds < t + 3 * DAY);
+  const covered = ahead.filter((entry) => entry.startTimeSeconds <= t + (glitch.length + 1) * HOUR);
+  const candidates = covered.length > 0 && hash01('covered', glitch.seed) < 0.5 ? covered : ahead;
   const count = glitch.kind === 'several-lies' ? 2 + Math.floor(hash01('count', glitch.seed) * 2) : 1;
   const picked: number[] = [];
   for (let i = 0; picked.length < Math.min(count, candidates.length); i += 1) {

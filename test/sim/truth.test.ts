@@ -250,6 +250,16 @@ describe('wrong lists', () => {
       else if (lie === 'later') expect(said!.startTimeSeconds).toBeGreaterThanOrEqual(honest.startTimeSeconds + 2 * HOUR);
       else expect(said!.startTimeSeconds).toBeLessThan(t1);
     });
+    // In about half the episodes the lie is about a contest whose start it lasts until or past.
+    let t2 = t0;
+    const startsWithin = (t: number, hours: number) =>
+      listAt(truth, t).some((e) => e.startTimeSeconds > t + HOUR && e.startTimeSeconds <= t + (hours + 1) * HOUR);
+    const startsLater = (t: number) => listAt(truth, t).some((e) => e.startTimeSeconds > t + 5 * HOUR && e.startTimeSeconds < t + 3 * DAY);
+    while (!startsWithin(t2, 4) || !startsLater(t2)) t2 += HOUR;
+    const picks = Array.from({ length: 200 }, (_, seed) => pickTargets(truth, glitch('one-later', { seed, length: 4 }), t2)[0]!);
+    const covering = picks.filter((id) => listAt(truth, t2).find((e) => e.id === id)!.startTimeSeconds <= t2 + 5 * HOUR).length;
+    expect(covering / picks.length).toBeGreaterThan(0.4);
+    expect(covering / picks.length).toBeLessThan(0.9);
     const kinds = new Set(Array.from({ length: 40 }, (_, seed) => contestLie(glitch('several-lies', { seed }), 0)));
     expect([...kinds].sort()).toEqual(['finished', 'later', 'missing', 'past', 'started']);
     const partial = (at: number) => wrongList(truth, glitch('partial', { keep: 0.5 }), t0, at).map((e) => e.id);
