@@ -720,3 +720,29 @@ describe('the truth returns to a start replies showed ahead, after it began (a l
     expect(problems).toEqual([]);
   });
 });
+
+describe('the truth moves while a lie that converged is shown (simulated seed 5, contest 2200)', () => {
+  it('14:35 confirmed; from 10:00 six fresh replies move every upcoming start 2.7 h before 10:00 (converged at 12:00); at 13:00 the truth postpones the round by a day: no reminder fires for 14:35', () => {
+    const start = T0 + 14 * HOUR + 35 * MIN;
+    const postponed = start + DAY + 50 * MIN;
+    const moved: TrueContest = { id: 621, durationSeconds: 2 * HOUR, startAt: (t) => (t >= T0 + 13 * HOUR ? postponed : start) };
+    const truth = [moved, fixed(622, T0 + 40 * HOUR), fixed(623, T0 + 60 * HOUR)];
+    const lied = T0 + 10 * HOUR - 2 * HOUR - 42 * MIN;
+    const replyAt = (t: number, hour: number) =>
+      hour >= 10 && hour < 16
+        ? honestList(truth, t).map((e) => (e.startTimeSeconds > t ? { ...e, startTimeSeconds: lied, relativeTimeSeconds: t - lied } : e))
+        : honestList(truth, t);
+    const world = new PlannerWorld();
+    world.sync(honestList(truth, T0 - HOUR + 2), T0 - HOUR + 2);
+    for (const [user, minutes] of [
+      ['a', 5],
+      ['b', 10],
+      ['c', 60],
+    ] as const)
+      world.setReminder(621, user, minutes);
+    world.run(T0, 48, replyAt);
+    const episodeEnd = T0 + 16 * HOUR + 2;
+    const problems = world.remindersOf(621).flatMap((r) => promiseBroken(world.fired, r, (t) => moved.startAt(t), { episodeEnd }));
+    expect(problems).toEqual([]);
+  });
+});
