@@ -312,5 +312,11 @@ describe("reminders: the user's intent", () => {
     }
     expect(checker.finishReminders(world.end)).toMatchObject({ earlyUnseen: 1, early: 1, expected: 2, onTime: 2 });
     expect(checker.violations.map((v) => v.detail)).toEqual([expect.stringMatching(/^reminder 8\/u .*before its true time/)]);
+    // Behind a wrong upstream (the sync of that hour got a wrong list), the same fire is early: the product must delay.
+    const lied = new Checker(world);
+    honestYear(lied, new Set([Math.floor((at(50) - Y) / HOUR)]));
+    lied.reminderSet(7, 'u', 10, Y);
+    lied.reminderFired(7, 'u', at(10), Y + 3 * DAY);
+    expect(lied.finishReminders(world.end)).toMatchObject({ earlyUnseen: 0, early: 1 });
   });
 });

@@ -8,8 +8,8 @@
  *   never sent after its cancel;
  * - an intent fires at most once per start time (no two notifications announce the same start),
  *   never more than 10 minutes before its true time (the start Codeforces lists at that moment,
- *   minus its lead; a change made after the last reply a sync applied cannot be seen, so the start
- *   that reply listed stands until the next), and no later than 70 minutes after the latest of its
+ *   minus its lead; between two good syncs a change cannot be seen, so the start the last honest
+ *   reply listed stands until the next sync), and no later than 70 minutes after the latest of its
  *   true time (or when it was set), the end of a wrong-upstream episode and the first reply showing
  *   the current start — except for a start no reply showed more than 10 minutes before it began;
  * - none fires for a contest withdrawn more than 70 minutes earlier;
@@ -122,7 +122,7 @@ export interface ReminderFigures {
   refired: number;
   /** Announced a start Codeforces did not list at that moment (a lie relayed, or a move not yet seen). */
   untrueStart: number;
-  /** Fired more than 10 minutes before the true time, for the start the last reply a sync applied listed: Codeforces changed it after that reply (no reply could show it). */
+  /** Fired more than 10 minutes before the true time, for the start the last sync's honest reply listed: Codeforces changed it after that sync (no reply could show it). */
   earlyUnseen: number;
   /** Not judged late or missed: no reply showed the start it took place at more than 10 minutes before it began (the promise's exception). */
   startNotShown: number;
@@ -320,13 +320,14 @@ export class Checker {
   }
 
   /**
-   * The start the last reply a sync applied before `t` listed for the contest, if that reply was
-   * honest about it (undefined otherwise): what the product could know at `t`.
+   * The start the last sync before `t` got from an honest reply about the contest (undefined when
+   * that sync failed or got a wrong reply): between two good syncs, what the product could know at
+   * `t`. During a wrong-upstream episode nothing is excused — the product must delay.
    */
   lastSeenStart(contest: TruthContest, t: number): number | undefined {
     for (let hour = Math.min(this.upstream.length - 1, this.hourOf(t)); hour >= 0; hour -= 1) {
       const record = this.upstream[hour];
-      if (record === undefined || record.t > t || !record.ok) continue;
+      if (record === undefined || record.t > t) continue;
       if (!this.honestFor(record, contest.id) || !listedAt(contest, record.t)) return undefined;
       return startAt(contest, record.t);
     }
@@ -426,7 +427,7 @@ export class Checker {
         figures.untrueStart += 1;
       }
       if (fired < start - lead - PROMISE.earlySeconds) {
-        // Codeforces changed the start after the last reply a sync applied: the start that reply listed stands.
+        // Codeforces changed the start after the last sync, which got an honest reply: the start that reply listed stands.
         const seen = this.lastSeenStart(contest, fired);
         if (seen !== undefined && seen === claimed && seen !== start && fired >= seen - lead - PROMISE.earlySeconds) {
           figures.earlyUnseen += 1;
