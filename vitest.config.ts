@@ -47,6 +47,7 @@ const unitFiles = [
   // The simulated year's pure parts (truth, glitch schedule, invariant checker).
   'test/sim/truth.test.ts',
   'test/sim/checker.test.ts',
+  'test/sim/app.test.ts',
 ];
 const processFiles = [
   'test/multiprocess/**/*.test.ts',

@@ -221,3 +221,102 @@ describe('reminders: the promise', () => {
     expect(short.violationsTotal).toBe(0);
   });
 });
+
+describe("reminders: the user's intent", () => {
+  it('set, told, cancelled and set again is two intents, each told once; a changed lead supersedes an intent not yet due', () => {
+    const checker = new Checker(truth);
+    honestYear(checker);
+    const due = start1 - HOUR;
+    // a: told, cancelled, set again, told again for the same start: two intents, no duplicate.
+    checker.reminderSet(1, 'a', 60, Y);
+    checker.reminderClaimed(1, 'a', due + 5, 'e-a1');
+    checker.reminderFired(1, 'a', due + 8, start1, 'e-a1');
+    checker.reminderCancelled(1, 'a', due + 10 * MINUTE);
+    checker.reminderSet(1, 'a', 60, due + 11 * MINUTE);
+    checker.reminderClaimed(1, 'a', due + 12 * MINUTE, 'e-a2');
+    checker.reminderFired(1, 'a', due + 12 * MINUTE + 3, start1, 'e-a2');
+    // b: the same, but the second intent's claim found its event id in the outbox: never told.
+    checker.reminderSet(1, 'b', 60, Y);
+    checker.reminderClaimed(1, 'b', due + 5, 'e-b1');
+    checker.reminderFired(1, 'b', due + 8, start1, 'e-b1');
+    checker.reminderCancelled(1, 'b', due + 10 * MINUTE);
+    checker.reminderSet(1, 'b', 60, due + 11 * MINUTE);
+    checker.reminderClaimed(1, 'b', due + 12 * MINUTE, undefined);
+    // c: 10 minutes, changed to 30 two hours ahead: the first intent is superseded, the second told.
+    checker.reminderSet(1, 'c', 10, Y);
+    checker.reminderSet(1, 'c', 30, start1 - 2 * HOUR);
+    checker.reminderClaimed(1, 'c', start1 - 30 * MINUTE, 'e-c2');
+    checker.reminderFired(1, 'c', start1 - 30 * MINUTE + 4, start1, 'e-c2');
+    // d: cancelled three hours ahead, then claimed: a violation.
+    checker.reminderSet(1, 'd', 60, Y);
+    checker.reminderCancelled(1, 'd', start1 - 3 * HOUR);
+    checker.reminderClaimed(1, 'd', due + 5, 'e-d1');
+    checker.reminderFired(1, 'd', due + 9, start1, 'e-d1');
+    const figures = checker.finishReminders(truth.end);
+    expect(figures).toMatchObject({
+      intents: 7,
+      cancels: 3,
+      expected: 5,
+      onTime: 4,
+      missed: 1,
+      duplicate: 0,
+      superseded: 2,
+      silentClaims: 1,
+    });
+    expect(checker.byInvariant).toEqual({ 'reminder-missed': 1, 'reminder-cancelled': 1 });
+    expect(checker.violations.find((v) => v.invariant === 'reminder-missed')?.detail).toMatch(/1\/b intent 2 .*without an event/);
+    // A cancelled reminder's row is rightly gone; the others must stay.
+    checker.remindersStored(100, new Set(['1/a', '1/b', '1/c']), new Set());
+    expect(checker.byInvariant['reminder-destroyed']).toBeUndefined();
+  });
+
+  it('a start no reply showed ahead is not judged late or missed; one a reply showed is', () => {
+    const hidden = contest(6, Y + 14 * HOUR + 35 * MINUTE, {
+      starts: [
+        { at: Y - 10 * DAY, value: Y + 14 * HOUR + 35 * MINUTE },
+        { at: Y + 10 * HOUR, value: Y + 12 * HOUR + 45 * MINUTE },
+      ],
+    });
+    const world: Truth = { ...truth, contests: [...truth.contests, hidden] };
+    // Every reply from the prepone until after the new start was wrong: no reply showed 12:45 ahead.
+    const episode = new Set([10, 11, 12, 13, 14]);
+    const unseen = new Checker(world);
+    honestYear(unseen, episode);
+    unseen.reminderSet(6, 'u', 30, Y);
+    expect(unseen.finishReminders(world.end)).toMatchObject({ expected: 0, missed: 0, startNotShown: 1 });
+    expect(unseen.violationsTotal).toBe(0);
+    // The first reply after the prepone was honest: 12:45 was shown ahead, so the reminder is owed.
+    const seen = new Checker(world);
+    honestYear(seen, new Set([11, 12, 13, 14]));
+    seen.reminderSet(6, 'u', 30, Y);
+    expect(seen.finishReminders(world.end)).toMatchObject({ expected: 1, missed: 1, startNotShown: 0 });
+  });
+
+  it('a change after the last reply a sync applied cannot be seen: firing for the start that reply listed is not early', () => {
+    const at = (minutesBefore: number) => Y + 3 * DAY - minutesBefore * MINUTE;
+    const moved = (id: number, changedAt: number) =>
+      contest(id, Y + 3 * DAY, {
+        starts: [
+          { at: Y - 10 * DAY, value: Y + 3 * DAY },
+          { at: changedAt, value: Y + 3 * DAY + 2 * HOUR },
+        ],
+      });
+    // Postponed 50 minutes before the start (after that hour's sync), and 70 minutes before (before it).
+    const world: Truth = { ...truth, contests: [...truth.contests, moved(7, at(50)), moved(8, at(70))] };
+    const checker = new Checker(world);
+    honestYear(checker);
+    for (const id of [7, 8]) {
+      checker.reminderSet(id, 'u', 10, Y);
+      checker.reminderFired(id, 'u', at(10), Y + 3 * DAY);
+      checker.reminderFired(id, 'u', Y + 3 * DAY + 110 * MINUTE, Y + 3 * DAY + 2 * HOUR);
+    }
+    expect(checker.finishReminders(world.end)).toMatchObject({ earlyUnseen: 1, early: 1, expected: 2, onTime: 2 });
+    expect(checker.violations.map((v) => v.detail)).toEqual([expect.stringMatching(/^reminder 8\/u .*before its true time/)]);
+    // Behind a wrong upstream (the sync of that hour got a wrong list), the same fire is early: the product must delay.
+    const lied = new Checker(world);
+    honestYear(lied, new Set([Math.floor((at(50) - Y) / HOUR)]));
+    lied.reminderSet(7, 'u', 10, Y);
+    lied.reminderFired(7, 'u', at(10), Y + 3 * DAY);
+    expect(lied.finishReminders(world.end)).toMatchObject({ earlyUnseen: 0, early: 1 });
+  });
+});

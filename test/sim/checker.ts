@@ -3,14 +3,18 @@
  * it observed). Their bounds are what users are promised, not the model's settings
  * (docs/simulation.md, "Invariants: the user's promise"):
  *
- * - a reminder fires at most once per start time (no two notifications announce the same start),
+ * - a reminder's identity is the user's intent: each set that changes it (a new reminder, a changed
+ *   lead time, a set after a cancel) is a new intent, judged on its own, and a cancelled intent is
+ *   never sent after its cancel;
+ * - an intent fires at most once per start time (no two notifications announce the same start),
  *   never more than 10 minutes before its true time (the start Codeforces lists at that moment,
- *   minus its lead), and no later than 70 minutes after
- *   the latest of its true time, the end of a wrong-upstream episode and the first reply showing the
- *   current start;
+ *   minus its lead; between two good syncs a change cannot be seen, so the start the last honest
+ *   reply listed stands until the next sync), and no later than 70 minutes after the latest of its
+ *   true time (or when it was set), the end of a wrong-upstream episode and the first reply showing
+ *   the current start — except for a start no reply showed more than 10 minutes before it began;
  * - none fires for a contest withdrawn more than 70 minutes earlier;
  * - no reminder of a contest that takes place is ever lost, and no reminder row is destroyed other
- *   than by its TTL;
+ *   than by its TTL or the user's cancel;
  * - the app's upcoming view equals the truth within one interval after an episode ends (or an
  *   honest change lands).
  */
@@ -36,6 +40,7 @@ export type Invariant =
   | 'reminder-early'
   | 'reminder-late'
   | 'reminder-withdrawn'
+  | 'reminder-cancelled'
   | 'reminder-destroyed'
   | 'storage-unbounded';
 
@@ -74,8 +79,8 @@ export interface UpstreamHour {
   t: number;
   /** A sync succeeded on a reply that was the truth when it was served. */
   ok: boolean;
-  /** With `ok`: one contest the reply lied about. */
-  wrongFor?: number;
+  /** With `ok`: the contests the reply lied about (one, or several at once). */
+  wrongFor?: number | readonly number[];
 }
 
 interface Fire {
@@ -84,12 +89,19 @@ interface Fire {
   start: number | undefined;
 }
 
-interface SetReminder {
+/** One intent of a user about one contest's reminder: from the set that made it until it was changed or cancelled. */
+interface Intent {
   contestId: number;
   userId: string;
   minutesBefore: number;
   setAt: number;
+  /** 1 for the first intent of this user and contest, 2 for the next, … */
+  n: number;
+  endedAt?: number;
+  endedBy?: 'changed' | 'cancelled';
   fires: Fire[];
+  /** Claims that committed without an event (the outbox already held one with its id): the user is not told. */
+  silentClaims: number;
 }
 
 export interface ReminderFigures {
@@ -110,6 +122,19 @@ export interface ReminderFigures {
   refired: number;
   /** Announced a start Codeforces did not list at that moment (a lie relayed, or a move not yet seen). */
   untrueStart: number;
+  /** Fired more than 10 minutes before the true time, for the start the last sync's honest reply listed: Codeforces changed it after that sync (no reply could show it). */
+  earlyUnseen: number;
+  /** Not judged late or missed: no reply showed the start it took place at more than 10 minutes before it began (the promise's exception). */
+  startNotShown: number;
+  /** Intents changed or cancelled by their user before they were due to be delivered (not judged late or missed). */
+  superseded: number;
+  /** Intents (sets that changed what the user asked: new, a changed lead, set again after a cancel) and cancels. */
+  intents: number;
+  cancels: number;
+  /** Claims that committed without a ReminderDue (its event id already in the outbox): never told. */
+  silentClaims: number;
+  /** Notifications for an intent whose cancel committed before the claim (a violation each). */
+  afterCancel: number;
   /** The latest first notification for the final start, minutes after its true time. */
   maxLateMinutes: number;
 }
@@ -125,7 +150,10 @@ export class Checker {
   private readonly honestChangeHours = new Set<number>();
   private readonly upstream: UpstreamHour[] = [];
   private readonly syncsByInterval = new Map<string, number>();
-  private readonly reminders = new Map<string, SetReminder>();
+  private readonly reminders = new Map<string, Intent[]>();
+  /** The intent each claimed event id was claimed for (reminderClaimed). */
+  private readonly claimedFor = new Map<string, Intent>();
+  private cancels = 0;
   private readonly destroyed = new Set<string>();
   private readonly byId: Map<number, TruthContest>;
 
@@ -185,20 +213,73 @@ export class Checker {
     for (const id of ids) if (listed(id)) this.contestsDeletedWhileListed += 1;
   }
 
-  reminderSet(contestId: number, userId: string, minutesBefore: number, setAt: number): void {
-    this.reminders.set(`${contestId}/${userId}`, { contestId, userId, minutesBefore, setAt, fires: [] });
+  /** The user's intent now (undefined: none, or cancelled). */
+  private current(contestId: number, userId: string): Intent | undefined {
+    const intents = this.reminders.get(`${contestId}/${userId}`);
+    const last = intents?.[intents.length - 1];
+    return last !== undefined && last.endedBy !== 'cancelled' ? last : undefined;
   }
 
-  reminderFired(contestId: number, userId: string, firedAt: number, announcedStart?: number): void {
-    this.reminders.get(`${contestId}/${userId}`)?.fires.push({ at: firedAt, start: announcedStart });
+  /** A set that changed what the user asked (a new reminder, a changed lead, a set after a cancel): a new intent from `setAt`. */
+  reminderSet(contestId: number, userId: string, minutesBefore: number, setAt: number): void {
+    const key = `${contestId}/${userId}`;
+    const intents = this.reminders.get(key) ?? [];
+    const previous = intents[intents.length - 1];
+    if (previous !== undefined && previous.endedAt === undefined) {
+      previous.endedAt = setAt;
+      previous.endedBy = 'changed';
+    }
+    intents.push({ contestId, userId, minutesBefore, setAt, n: intents.length + 1, fires: [], silentClaims: 0 });
+    this.reminders.set(key, intents);
+  }
+
+  /** The user cancelled the reminder at `at` (its row deleted): nothing may be claimed for that intent afterwards. */
+  reminderCancelled(contestId: number, userId: string, at: number): void {
+    const intent = this.current(contestId, userId);
+    if (intent === undefined || intent.endedAt !== undefined) return;
+    intent.endedAt = at;
+    intent.endedBy = 'cancelled';
+    this.cancels += 1;
+  }
+
+  /**
+   * A claim of the reminder row committed at `at`, with its event (`eventId`) or without one (the
+   * outbox already held an event with that id): it belongs to the intent current at that moment.
+   */
+  reminderClaimed(contestId: number, userId: string, at: number, eventId: string | undefined): void {
+    const intents = this.reminders.get(`${contestId}/${userId}`);
+    const intent = intents?.[intents.length - 1];
+    if (intent === undefined) return;
+    if (intent.endedBy === 'cancelled') {
+      this.violate(
+        this.hourOf(at),
+        'reminder-cancelled',
+        `reminder ${contestId}/${userId} (intent ${intent.n}, ${intent.minutesBefore} min) claimed ${iso(at)}, after its cancel at ${iso(intent.endedAt!)}`,
+      );
+    }
+    if (eventId === undefined) intent.silentClaims += 1;
+    else if (!this.claimedFor.has(eventId)) this.claimedFor.set(eventId, intent);
+  }
+
+  /**
+   * The user was told (a ReminderDue handled by the app's consumer). With the event id, it is the
+   * notification of the intent it was claimed for; without, of the intent current when it arrived.
+   */
+  reminderFired(contestId: number, userId: string, firedAt: number, announcedStart?: number, eventId?: string): void {
+    const claimed = eventId !== undefined ? this.claimedFor.get(eventId) : undefined;
+    const intents = this.reminders.get(`${contestId}/${userId}`) ?? [];
+    const intent = claimed ?? [...intents].reverse().find((i) => i.setAt <= firedAt) ?? intents[0];
+    intent?.fires.push({ at: firedAt, start: announcedStart });
   }
 
   /** The reminder rows stored now (`contestId/userId`) and the ones TTL swept: any other set reminder that is gone was destroyed. */
   remindersStored(hour: number, stored: ReadonlySet<string>, swept: ReadonlySet<string>): void {
-    for (const [key, reminder] of this.reminders) {
-      if (stored.has(key) || swept.has(key) || this.destroyed.has(key)) continue;
+    for (const [key, intents] of this.reminders) {
+      const last = intents[intents.length - 1]!;
+      // Cancelled by its user: the row is rightly gone.
+      if (last.endedBy === 'cancelled' || stored.has(key) || swept.has(key) || this.destroyed.has(key)) continue;
       this.destroyed.add(key);
-      this.violate(hour, 'reminder-destroyed', `reminder ${key} (${reminder.minutesBefore} min) deleted, not by its TTL`);
+      this.violate(hour, 'reminder-destroyed', `reminder ${key} (${last.minutesBefore} min) deleted, not by its TTL`);
     }
   }
 
@@ -209,8 +290,9 @@ export class Checker {
     figures: { contests: number; leaseItemBytes: number; runRecords: number; reminderKeys: readonly string[] },
   ): void {
     const old = figures.reminderKeys.filter((key) => {
-      const reminder = this.reminders.get(key);
-      return reminder !== undefined && reminder.setAt < nowSeconds - STORAGE_BOUNDS.reminderAgeSeconds;
+      const intents = this.reminders.get(key);
+      const last = intents?.[intents.length - 1];
+      return last !== undefined && last.setAt < nowSeconds - STORAGE_BOUNDS.reminderAgeSeconds;
     });
     const problems: string[] = [];
     if (figures.contests > STORAGE_BOUNDS.contests) problems.push(`${figures.contests} contests`);
@@ -221,7 +303,35 @@ export class Checker {
   }
 
   private honestFor(record: UpstreamHour | undefined, contestId: number): boolean {
-    return record !== undefined && record.ok && record.wrongFor !== contestId;
+    if (record === undefined || !record.ok) return false;
+    const wrong = record.wrongFor;
+    return wrong === undefined || (typeof wrong === 'number' ? wrong !== contestId : !wrong.includes(contestId));
+  }
+
+  /** Whether a sync got a reply showing `start` for the contest more than 10 minutes before it began. */
+  shownAhead(contest: TruthContest, start: number): boolean {
+    const last = Math.min(this.upstream.length - 1, this.hourOf(start - PROMISE.earlySeconds));
+    for (let hour = Math.max(0, this.hourOf(contest.announcedAt)); hour <= last; hour += 1) {
+      const record = this.upstream[hour];
+      if (record === undefined || record.t >= start - PROMISE.earlySeconds || !this.honestFor(record, contest.id)) continue;
+      if (listedAt(contest, record.t) && startAt(contest, record.t) === start) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The start the last sync before `t` got from an honest reply about the contest (undefined when
+   * that sync failed or got a wrong reply): between two good syncs, what the product could know at
+   * `t`. During a wrong-upstream episode nothing is excused — the product must delay.
+   */
+  lastSeenStart(contest: TruthContest, t: number): number | undefined {
+    for (let hour = Math.min(this.upstream.length - 1, this.hourOf(t)); hour >= 0; hour -= 1) {
+      const record = this.upstream[hour];
+      if (record === undefined || record.t > t) continue;
+      if (!this.honestFor(record, contest.id) || !listedAt(contest, record.t)) return undefined;
+      return startAt(contest, record.t);
+    }
+    return undefined;
   }
 
   /** When the first sync at or after `t` got an honest reply about the contest (Infinity: none in the run). */
@@ -258,7 +368,7 @@ export class Checker {
     }
   }
 
-  /** Judges every reminder once the run is over (`end`: the last simulated second). */
+  /** Judges every intent once the run is over (`end`: the last simulated second). */
   finishReminders(end: number): ReminderFigures {
     const figures: ReminderFigures = {
       set: 0,
@@ -274,34 +384,54 @@ export class Checker {
       refired: 0,
       untrueStart: 0,
       maxLateMinutes: 0,
+      earlyUnseen: 0,
+      startNotShown: 0,
+      superseded: 0,
+      intents: 0,
+      cancels: this.cancels,
+      silentClaims: 0,
+      afterCancel: this.byInvariant['reminder-cancelled'] ?? 0,
     };
-    for (const reminder of this.reminders.values()) {
+    for (const intents of this.reminders.values()) {
       figures.set += 1;
-      figures.fired += reminder.fires.length;
-      const contest = this.byId.get(reminder.contestId);
-      if (contest === undefined) continue;
-      const label = `reminder ${reminder.contestId}/${reminder.userId} (${reminder.minutesBefore} min, set ${iso(reminder.setAt)})`;
-      const lead = MINUTE * reminder.minutesBefore;
-      const fires = [...reminder.fires].sort((a, b) => a.at - b.at);
-      const announced = new Set<number>();
-      for (const { at: fired, start: said } of fires) {
-        const start = startAt(contest, fired);
-        const claimed = said ?? start;
-        if (!listedAt(contest, fired)) {
-          const since = withdrawnSince(contest, fired) ?? fired;
-          if (fired > since + PROMISE.withdrawnSeconds) {
-            figures.forWithdrawn += 1;
-            this.violate(
-              this.hourOf(fired),
-              'reminder-withdrawn',
-              `${label} fired ${iso(fired)}, ${Math.round((fired - since) / 60)} min after its contest was withdrawn`,
-            );
-            continue;
-          }
-        } else if (claimed !== start) {
-          figures.untrueStart += 1;
+      for (const intent of intents) this.judge(intent, intents.length > 1, end, figures);
+    }
+    return figures;
+  }
+
+  private judge(intent: Intent, several: boolean, end: number, figures: ReminderFigures): void {
+    figures.intents += 1;
+    figures.fired += intent.fires.length;
+    figures.silentClaims += intent.silentClaims;
+    const contest = this.byId.get(intent.contestId);
+    if (contest === undefined) return;
+    const label = `reminder ${intent.contestId}/${intent.userId}${several ? ` intent ${intent.n}` : ''} (${intent.minutesBefore} min, set ${iso(intent.setAt)})`;
+    const lead = MINUTE * intent.minutesBefore;
+    const fires = [...intent.fires].sort((a, b) => a.at - b.at);
+    const announced = new Set<number>();
+    for (const { at: fired, start: said } of fires) {
+      const start = startAt(contest, fired);
+      const claimed = said ?? start;
+      if (!listedAt(contest, fired)) {
+        const since = withdrawnSince(contest, fired) ?? fired;
+        if (fired > since + PROMISE.withdrawnSeconds) {
+          figures.forWithdrawn += 1;
+          this.violate(
+            this.hourOf(fired),
+            'reminder-withdrawn',
+            `${label} fired ${iso(fired)}, ${Math.round((fired - since) / 60)} min after its contest was withdrawn`,
+          );
+          continue;
         }
-        if (fired < start - lead - PROMISE.earlySeconds) {
+      } else if (claimed !== start) {
+        figures.untrueStart += 1;
+      }
+      if (fired < start - lead - PROMISE.earlySeconds) {
+        // Codeforces changed the start after the last sync, which got an honest reply: the start that reply listed stands.
+        const seen = this.lastSeenStart(contest, fired);
+        if (seen !== undefined && seen === claimed && seen !== start && fired >= seen - lead - PROMISE.earlySeconds) {
+          figures.earlyUnseen += 1;
+        } else {
           figures.early += 1;
           this.violate(
             this.hourOf(fired),
@@ -309,51 +439,61 @@ export class Checker {
             `${label} fired ${iso(fired)} (announcing ${iso(claimed)}), ${Math.round((start - lead - fired) / 60)} min before its true time ${iso(start - lead)}`,
           );
         }
-        if (announced.has(claimed)) {
-          figures.duplicate += 1;
-          this.violate(
-            this.hourOf(fired),
-            'reminder-duplicate',
-            `${label} fired again ${iso(fired)} announcing the same start ${iso(claimed)} (true start then ${iso(start)})`,
-          );
-        } else if (announced.size > 0) {
-          figures.refired += 1;
-        }
-        announced.add(claimed);
       }
-      if (!takesPlace(contest)) continue;
-      const start = finalStart(contest);
-      const due = start - lead;
-      // Delivered: a notification announcing the start it takes place at, not earlier than the promise allows.
-      const first = fires.find((fire) => (fire.start ?? startAt(contest, fire.at)) === start && fire.at >= due - PROMISE.earlySeconds)?.at;
-      const deadline = this.deadline(contest, due, reminder.setAt);
-      // Judged only when the promise's deadline lies inside the run.
-      if (first === undefined && deadline > end) continue;
-      figures.expected += 1;
-      if (first === undefined) {
-        figures.missed += 1;
+      if (announced.has(claimed)) {
+        figures.duplicate += 1;
         this.violate(
-          this.hourOf(due),
-          'reminder-missed',
-          `${label} due ${iso(due)} (start ${iso(start)}) never fired; the promise's deadline was ${iso(deadline)}`,
+          this.hourOf(fired),
+          'reminder-duplicate',
+          `${label} fired again ${iso(fired)} announcing the same start ${iso(claimed)} (true start then ${iso(start)})`,
         );
-        continue;
+      } else if (announced.size > 0) {
+        figures.refired += 1;
       }
-      figures.maxLateMinutes = Math.max(figures.maxLateMinutes, Math.round((first - due) / 60));
-      if (first > deadline) {
-        figures.late += 1;
-        this.violate(
-          this.hourOf(first),
-          'reminder-late',
-          `${label} due ${iso(due)} fired ${iso(first)}, ${Math.round((first - deadline) / 60)} min after the promise's deadline ${iso(deadline)}`,
-        );
-      } else if (first > due + PROMISE.lateSeconds) {
-        figures.lateExcused += 1;
-      } else {
-        figures.onTime += 1;
-      }
+      announced.add(claimed);
     }
-    return figures;
+    if (!takesPlace(contest)) return;
+    const start = finalStart(contest);
+    const due = start - lead;
+    // Delivered: a notification announcing the start it takes place at, not earlier than the promise allows.
+    const first = fires.find((fire) => (fire.start ?? startAt(contest, fire.at)) === start && fire.at >= due - PROMISE.earlySeconds)?.at;
+    const deadline = this.deadline(contest, due, intent.setAt);
+    // Judged only when the promise's deadline lies inside the run, and inside the intent's life.
+    if (first === undefined && deadline > end) return;
+    // Changed or cancelled by its user before it was delivered and before its deadline: what the user asked next is judged instead.
+    if (intent.endedAt !== undefined && intent.endedAt < deadline && (first === undefined || first > intent.endedAt)) {
+      figures.superseded += 1;
+      return;
+    }
+    if ((first === undefined || first > deadline) && !this.shownAhead(contest, start)) {
+      figures.startNotShown += 1;
+      return;
+    }
+    figures.expected += 1;
+    if (first === undefined) {
+      figures.missed += 1;
+      const silent =
+        intent.silentClaims > 0 ? ` (claimed ${intent.silentClaims} time(s) without an event: its id was already in the outbox)` : '';
+      this.violate(
+        this.hourOf(due),
+        'reminder-missed',
+        `${label} due ${iso(due)} (start ${iso(start)}) never fired${silent}; the promise's deadline was ${iso(deadline)}`,
+      );
+      return;
+    }
+    figures.maxLateMinutes = Math.max(figures.maxLateMinutes, Math.round((first - due) / 60));
+    if (first > deadline) {
+      figures.late += 1;
+      this.violate(
+        this.hourOf(first),
+        'reminder-late',
+        `${label} due ${iso(due)} fired ${iso(first)}, ${Math.round((first - deadline) / 60)} min after the promise's deadline ${iso(deadline)}`,
+      );
+    } else if (first > due + PROMISE.lateSeconds) {
+      figures.lateExcused += 1;
+    } else {
+      figures.onTime += 1;
+    }
   }
 }
 

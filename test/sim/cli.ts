@@ -3,7 +3,7 @@
  *
  *   npm run simulate -- [--days N] [--seed S] [--broken NAME] [--glitches default|none|benign|harmful]
  *                       [--episode N] [--full-episodes] [--deliver-every MIN] [--run-idle-minutes]
- *                       [--notify-every MIN] [--json]
+ *                       [--notify-every MIN] [--skew S] [--no-fickle] [--trace ID[,ID…]] [--stop-after-day D] [--json]
  *
  * Starts DynamoDB Local, synthesizes the template (no bundling: the handler runs in-process through
  * `createHandler`, on a virtual clock), runs N days (default 365) of hourly intervals and prints the
@@ -13,7 +13,7 @@ import { setMaxListeners } from 'node:events';
 import { startDynamoDbLocal } from '../../local/dynamodb-local.js';
 import { synthTemplate } from '../../local/template.js';
 import { BENIGN_GLITCHES, DEFAULT_EPISODE, HARMFUL_GLITCHES, NO_GLITCHES } from './glitches.js';
-import { BROKEN_VARIANTS, runSimulation, type SimReport } from './runner.js';
+import { BROKEN_VARIANTS, DEFAULT_CLOCK_SKEW_SECONDS, runSimulation, type SimReport } from './runner.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.CDK_DISABLE_CLI_TELEMETRY = 'true';
@@ -30,6 +30,10 @@ interface Options {
   episode: number;
   fullEpisodes: boolean;
   glitches: 'default' | 'none' | 'harmful' | 'benign';
+  trace: number[];
+  stopAfterDay: number | undefined;
+  skew: number;
+  fickle: boolean;
 }
 
 function parseArgs(args: string[]): Options {
@@ -59,7 +63,18 @@ function parseArgs(args: string[]): Options {
     episode: integer('--episode', DEFAULT_EPISODE, 1, 72),
     fullEpisodes: args.includes('--full-episodes'),
     glitches: glitchesFlag(value('--glitches')),
+    trace: traceFlag(value('--trace')),
+    skew: integer('--skew', DEFAULT_CLOCK_SKEW_SECONDS, 0, 60),
+    fickle: !args.includes('--no-fickle'),
+    stopAfterDay: value('--stop-after-day') === undefined ? undefined : integer('--stop-after-day', 365, 1, 366),
   };
+}
+
+function traceFlag(raw: string | undefined): number[] {
+  if (raw === undefined) return [];
+  const ids = raw.split(',').map(Number);
+  if (ids.some((id) => !Number.isSafeInteger(id) || id <= 0)) throw new Error(`--trace takes contest ids separated by commas, got ${raw}`);
+  return ids;
 }
 
 function glitchesFlag(raw: string | undefined): Options['glitches'] {
@@ -99,7 +114,12 @@ function readable(report: SimReport): string {
   out(
     `reminders:        set ${r.set}, expected ${r.expected}, fired ${r.fired} (on time ${r.onTime}, late within the promise ${r.lateExcused}, refired for a new start ${r.refired}, announcing a start not listed then ${r.untrueStart}; latest ${r.maxLateMinutes} min after its true time)`,
   );
-  out(`                  early ${r.early}, late ${r.late}, missed ${r.missed}, duplicate ${r.duplicate}, for withdrawn ${r.forWithdrawn}`);
+  out(
+    `                  early ${r.early}, late ${r.late}, missed ${r.missed}, duplicate ${r.duplicate}, for withdrawn ${r.forWithdrawn}, after a cancel ${r.afterCancel}`,
+  );
+  out(
+    `                  intents ${r.intents}, cancels ${r.cancels}, superseded ${r.superseded}; not judged: start never shown ahead ${r.startNotShown}; early for a start changed after the last reply ${r.earlyUnseen}; claims without an event ${r.silentClaims}`,
+  );
   const d = report.delivery;
   out(
     `delivery job:     ${d.minutes} minutes: ${d.idleMinutesSkipped} idle (nothing in byDue due: not run), ${d.invocations} invocations (${d.idle} idle, ${d.succeeded} succeeded; skips ${pairs(d.skips)}; failures ${pairs(d.failures)})`,
@@ -119,8 +139,9 @@ function readable(report: SimReport): string {
   );
   const a = report.app;
   out(
-    `app:              reminders written due ${a.appWrites.due}, not due ${a.appWrites.notDue}, contest changed under the write ${a.appWrites.conditionRetries}${a.ownNotifier !== undefined ? `; its own notifier: ${a.ownNotifier.passes} passes, ${a.ownNotifier.claimsLost} claims lost` : ''}`,
+    `app:              reminders written due ${a.appWrites.due}, not due ${a.appWrites.notDue}, unchanged ${a.appWrites.unchanged}, cancelled ${a.appWrites.cancels}, refused ${pairs(a.appWrites.refused)}, read again ${a.appWrites.conditionRetries}${a.ownNotifier !== undefined ? `; its own notifier: ${a.ownNotifier.passes} passes, ${a.ownNotifier.claimsLost} claims lost` : ''}`,
   );
+  out(`                  fickle users: ${pairs(a.fickle)}`);
   out(
     `requests:         ${report.requests.total} (${report.requests.perInvocation} per invocation); ${pairs(report.requests.byOperation)}`,
   );
@@ -167,6 +188,12 @@ async function main(): Promise<void> {
               ? { glitchRates: BENIGN_GLITCHES }
               : {}),
         ...(options.broken !== undefined ? { broken: options.broken } : {}),
+        ...(options.stopAfterDay !== undefined ? { stopAfterDays: options.stopAfterDay } : {}),
+        clockSkewSeconds: options.skew,
+        ...(options.fickle ? {} : { fickle: { perHour: 0, perSync: 0 } }),
+        ...(options.trace.length > 0
+          ? { trace: { contests: options.trace, write: (line: string) => process.stderr.write(`trace ${line}\n`) } }
+          : {}),
         onDay: (day, checker) => {
           if (day % 30 === 0) process.stderr.write(`simulate: day ${day}, ${checker.violationsTotal} violation(s)\n`);
         },

@@ -37,6 +37,11 @@ export const CODEFORCES_GLITCHES = [
   'one-started',
   /** One upcoming contest listed 2 hours to 2 days later than it is. */
   'one-later',
+  /**
+   * Two or three upcoming contests lied about at once, each its own way: listed later, listed as
+   * started minutes ago, left out, listed FINISHED before it ran, or its start moved hours into the past.
+   */
+  'several-lies',
 ] as const;
 export type CodeforcesGlitch = (typeof CODEFORCES_GLITCHES)[number];
 
@@ -67,6 +72,7 @@ export const EPISODE_GLITCHES: ReadonlySet<Glitch> = new Set<Glitch>([
   'stale',
   'one-started',
   'one-later',
+  'several-lies',
 ]);
 
 /** Wrong replies that the sync receives as a valid list (the rest fail the sync). */
@@ -77,7 +83,15 @@ export const WRONG_LISTS: ReadonlySet<Glitch> = new Set<Glitch>([
   'stale',
   'one-started',
   'one-later',
+  'several-lies',
 ]);
+
+/** Lies about one contest: the hour is wrong for those contests alone. */
+export const PER_CONTEST_LIES: ReadonlySet<Glitch> = new Set<Glitch>(['one-started', 'one-later', 'several-lies']);
+
+/** What a `several-lies` reply says of each contest it lies about. */
+export const CONTEST_LIES = ['later', 'started', 'missing', 'finished', 'past'] as const;
+export type ContestLie = (typeof CONTEST_LIES)[number];
 
 /** Probability per hour that each glitch (an episode, for EPISODE_GLITCHES) begins. */
 export const DEFAULT_GLITCH_RATES: Record<Glitch, number> = {
@@ -93,6 +107,7 @@ export const DEFAULT_GLITCH_RATES: Record<Glitch, number> = {
   stale: 0.002,
   'one-started': 0.0015,
   'one-later': 0.0015,
+  'several-lies': 0.0015,
   duplicate: 0.01,
   crash: 0.005,
   'dynamo-throttle': 0.004,
@@ -187,6 +202,7 @@ export const HARMFUL_GLITCHES: Partial<Record<Glitch, number>> = {
   stale: 0.012,
   'one-started': 0.012,
   'one-later': 0.012,
+  'several-lies': 0.012,
 };
 
 /** Every glitch but the wrong lists: what the code before the model already survived. */
@@ -197,7 +213,8 @@ export const BENIGN_GLITCHES: Partial<Record<Glitch, number>> = Object.fromEntri
  * changed the same way all episode long. `relativeTimeSeconds` is madeAt − start, as Codeforces
  * computes it when it makes a reply.
  */
-export function wrongList(truth: Truth, glitch: HourGlitch, t0: number, madeAt: number, target: number | undefined): ApiEntry[] {
+export function wrongList(truth: Truth, glitch: HourGlitch, t0: number, madeAt: number, targets: readonly number[] = []): ApiEntry[] {
+  const target = targets[0];
   const at = glitch.kind === 'stale' ? madeAt - (glitch.shiftSeconds ?? HOUR) : madeAt;
   const dated = (entry: ApiEntry, startTimeSeconds: number, phase = entry.phase): ApiEntry => ({
     ...entry,
@@ -226,17 +243,60 @@ export function wrongList(truth: Truth, glitch: HourGlitch, t0: number, madeAt: 
         const start = entry.startTimeSeconds + back;
         return dated(entry, start, phaseFor(start, entry.durationSeconds, at));
       });
+    case 'several-lies':
+      return list.flatMap((entry) => {
+        const index = targets.indexOf(entry.id);
+        if (index === -1) return [entry];
+        const knob = hash01(`knob/${index}`, glitch.seed);
+        switch (contestLie(glitch, index)) {
+          case 'later': {
+            const start = entry.startTimeSeconds + Math.round((2 + knob * 46) * HOUR);
+            return [dated(entry, start, phaseFor(start, entry.durationSeconds, at))];
+          }
+          case 'started': {
+            const start = t0 - 60 * (1 + Math.floor(knob * 9));
+            return [dated(entry, start, phaseFor(start, entry.durationSeconds, at))];
+          }
+          case 'missing':
+            return [];
+          case 'finished':
+            return [{ ...entry, phase: 'FINISHED' }];
+          case 'past':
+            return [dated(entry, t0 - Math.round((1 + knob * 5) * HOUR), 'BEFORE')];
+        }
+      });
     default:
       return list;
   }
 }
 
+/** The lie a `several-lies` episode tells of its `index`-th contest. */
+export function contestLie(glitch: HourGlitch, index: number): ContestLie {
+  return CONTEST_LIES[Math.floor(hash01(`lie/${index}`, glitch.seed) * CONTEST_LIES.length)]!;
+}
+
 /** The contest a per-contest lie is about: one starting 1 hour to 3 days after the episode begins (undefined: none). */
 export function pickTarget(truth: Truth, glitch: HourGlitch, t: number): number | undefined {
-  if (glitch.kind !== 'one-started' && glitch.kind !== 'one-later') return undefined;
-  const candidates = listAt(truth, t).filter((entry) => entry.startTimeSeconds > t + HOUR && entry.startTimeSeconds < t + 3 * DAY);
-  if (candidates.length === 0) return undefined;
-  return candidates[Math.floor(hash01('target', glitch.seed) * candidates.length)]!.id;
+  return pickTargets(truth, glitch, t)[0];
+}
+
+/**
+ * The contests a per-contest lie is about: one (`one-*`) or two to three (`several-lies`), starting
+ * 1 hour to 3 days after the episode begins — in half the episodes (when there is one) a contest
+ * whose start the lie lasts until or past, so that the truth returns close to the start or after it.
+ */
+export function pickTargets(truth: Truth, glitch: HourGlitch, t: number): number[] {
+  if (!PER_CONTEST_LIES.has(glitch.kind)) return [];
+  const ahead = listAt(truth, t).filter((entry) => entry.startTimeSeconds > t + HOUR && entry.startTimeSeconds < t + 3 * DAY);
+  const covered = ahead.filter((entry) => entry.startTimeSeconds <= t + (glitch.length + 1) * HOUR);
+  const candidates = covered.length > 0 && hash01('covered', glitch.seed) < 0.5 ? covered : ahead;
+  const count = glitch.kind === 'several-lies' ? 2 + Math.floor(hash01('count', glitch.seed) * 2) : 1;
+  const picked: number[] = [];
+  for (let i = 0; picked.length < Math.min(count, candidates.length); i += 1) {
+    const id = candidates[Math.floor(hash01(i === 0 ? 'target' : `target/${i}`, glitch.seed) * candidates.length)]!.id;
+    if (!picked.includes(id)) picked.push(id);
+  }
+  return picked;
 }
 
 /** A seeded draw in [0, 1) from a text (the same text and seed, the same draw). */

@@ -11,18 +11,11 @@
  * consumer on `detail.eventId` (test/sim/app-events.ts). Every hour the checker compares what the
  * app sees with the truth; the reminders are judged on what the users received.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { MockAgent } from 'undici';
-import { ScheduledRunFailedError, type RunResult } from '@contest-sync/scheduled-singleton';
+import { OUTBOX_ITEM, ScheduledRunFailedError, type RunResult } from '@contest-sync/scheduled-singleton';
 import { createHandler, SyncFailedError, type Handler } from '../../lambda/handler.js';
 import { createDeliveryHandler } from '../../lambda/delivery/handler.js';
 import type { DeliveryCounts } from '../../lambda/delivery/deliver.js';
@@ -30,7 +23,7 @@ import { deliveryRunRecordPrefix } from '../../lambda/delivery/schema.js';
 import { LEASE_PK } from '../../lambda/contract.js';
 import type { RunSummary } from '../../lambda/summary.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.js';
-import { startDynamoProxy, type ProxyFault } from '../../local/dynamo-proxy.js';
+import { startDynamoProxy, type ProxyFault, type ProxyRequest } from '../../local/dynamo-proxy.js';
 import { mappingFromTemplate } from '../../local/stream-poller.js';
 import { createTablesFromTemplate, tableDefinitionsFromTemplate } from '../../local/tables.js';
 import { findDeliveryFunction, type CfnTemplate } from '../../local/template.js';
@@ -38,6 +31,7 @@ import { PRICES } from '../../local/prices.js';
 import { prng } from '../chaos/faults.js';
 import { scanAll } from '../support/contests.js';
 import { DEFAULT_EVENT_PATH, startEventPath, type EventPathFigures, type EventPathSettings } from './app-events.js';
+import { FickleUsers, LEAD_MINUTES, newIntentId, rawWritePath, type AppOutcome, type AppRequest, type Shown } from './app.js';
 import { Checker, type ReminderFigures, type Violation } from './checker.js';
 import {
   DEFAULT_EPISODE,
@@ -45,13 +39,15 @@ import {
   glitchSchedule,
   hash01,
   isCodeforcesGlitch,
-  pickTarget,
+  pickTargets,
+  PER_CONTEST_LIES,
   WRONG_LISTS,
   wrongList,
   type Glitch,
   type HourGlitch,
 } from './glitches.js';
-import { buildTruth, DAY, HOUR, listAt, listedAt, startAt, upcomingAt, type Truth, type UpcomingEntry } from './truth.js';
+import { iso, Tracer } from './trace.js';
+import { buildTruth, DAY, HOUR, listAt, listedAt, startAt, upcomingAt, type ApiEntry, type Truth, type UpcomingEntry } from './truth.js';
 
 export interface SimOptions {
   seed: number;
@@ -74,6 +70,14 @@ export interface SimOptions {
   fullEpisodes?: boolean;
   /** Progress callback, once per simulated day. */
   onDay?: (day: number, checker: Checker) => void;
+  /** Largest clock skew between the sync, the delivery job and the app, in seconds (default 5; each drawn anew every simulated day). */
+  clockSkewSeconds?: number;
+  /** The fickle users' actions (test/sim/app.ts): per hour at a random moment, and per contest a sync reads the reminders of or commits (default 0.5 and 0.5). */
+  fickle?: { perHour: number; perSync: number };
+  /** Stop after this many days (the truth and the glitches are still those of `days`: a trace of one moment of a year). */
+  stopAfterDays?: number;
+  /** Trace these contests (test/sim/trace.ts): one line per change, through `write`. */
+  trace?: { contests: readonly number[]; write: (line: string) => void };
 }
 
 export interface SimWorld {
@@ -137,7 +141,12 @@ export interface SimReport {
   events: EventPathFigures;
   /** The contest events the app's users received (after dedupe), by detail-type, and those the truth contradicted when they arrived. */
   contestEvents: ContestEventFigures;
-  app: { appWrites: { due: number; notDue: number; conditionRetries: number }; ownNotifier?: { passes: number; claimsLost: number } };
+  app: {
+    appWrites: AppWriteFigures;
+    /** What the fickle users did (set, change, cancel, set-same, cancel-and-set, set-again, refusals), and when. */
+    fickle: Record<string, number>;
+    ownNotifier?: { passes: number; claimsLost: number };
+  };
   requests: { total: number; byOperation: Record<string, number>; perInvocation: number; injected: Record<string, number> };
   costUsdPerMonth: number;
   /** The delivery job's DynamoDB bill a month at this run's rate, its idle minutes (one Query each) included. */
@@ -145,6 +154,18 @@ export interface SimReport {
   ttlSwept: { contests: number; coordination: number; reminders: number };
   storageByMonth: MonthStorage[];
   runTimeSeconds: number;
+}
+
+export interface AppWriteFigures {
+  /** Sets that changed what the user asked (new intents), written with and without `dueAt`. */
+  due: number;
+  notDue: number;
+  /** Sets of the lead already stored: nothing written. */
+  unchanged: number;
+  cancels: number;
+  refused: Record<string, number>;
+  /** Writes read again because the contest or the row changed between the read and the write. */
+  conditionRetries: number;
 }
 
 export interface DeliveryFigures {
@@ -187,14 +208,19 @@ export const BROKEN_VARIANTS: Record<string, BrokenSettings> = {
   baseline: {},
 };
 
+/** Default largest clock skew between the functions and the app (seconds). */
+export const DEFAULT_CLOCK_SKEW_SECONDS = 5;
+
+/** Default rates of the fickle users' actions: per hour at a random moment, and per contest a sync reads the reminders of or commits. */
+export const DEFAULT_FICKLE = { perHour: 0.5, perSync: 0.5 } as const;
+
 /** The `byDue` index shards (docs/tables.md: `dueShards`, default 1). */
 export const DUE_SHARDS = 1;
 
 /** The delivery jobs' run records (`run#reminder-delivery#<shard>#<minute>`): counted apart from the sync's. */
 const DELIVERY_RUN_PREFIX = deliveryRunRecordPrefix(0).replace(/\d+#$/, '');
 
-/** Lead times users choose (minutes). */
-export const LEAD_MINUTES = [5, 10, 15, 30, 60, 120, 180, 1440] as const;
+export { LEAD_MINUTES };
 
 const MIN = 60;
 
@@ -216,11 +242,12 @@ class SimulatedCrash extends Error {
 
 export async function runSimulation(world: SimWorld, options: SimOptions): Promise<SimReport> {
   const startedReal = Date.now();
-  const hours = options.days * 24;
+  const hours = Math.min(options.days, options.stopAfterDays ?? options.days) * 24;
   const truth = buildTruth({ seed: options.seed, days: options.days });
   const episode = options.episode ?? DEFAULT_EPISODE;
   const schedule = glitchSchedule(options.seed, hours, options.glitchRates, { episode, fullEpisodes: options.fullEpisodes === true });
   const checker = new Checker(truth);
+  const tracer = options.trace !== undefined ? new Tracer(options.trace.contests, truth, options.trace.write) : undefined;
   const random = prng(options.seed ^ 0x6170_7021);
   const notifyEvery = options.notifyEveryMinutes ?? 10;
   const deliverEvery = options.deliverEveryMinutes ?? 1;
@@ -234,6 +261,17 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
   const doc = DynamoDBDocumentClient.from(admin, { marshallOptions: { removeUndefinedValues: true } });
   const proxy = await startDynamoProxy(world.dynamoEndpoint);
   const clock = new Clock(truth.yearStart * 1000);
+  // Clock skew (docs/simulation.md, "Clock skew"): the sync, the delivery job and the app each read
+  // the virtual clock off by up to a few seconds, drawn anew every simulated day.
+  const skewSeconds = options.clockSkewSeconds ?? DEFAULT_CLOCK_SKEW_SECONDS;
+  const skewRandom = prng(options.seed ^ 0x736b_6577);
+  const skew = { sync: 0, delivery: 0, app: 0 };
+  const drawSkew = (): void => {
+    for (const who of ['sync', 'delivery', 'app'] as const) skew[who] = Math.round((skewRandom() * 2 - 1) * skewSeconds * 1000);
+  };
+  const syncNow = (): number => clock.now() + skew.sync;
+  const deliveryNow = (): number => clock.now() + skew.delivery;
+  const appNow = (): number => clock.now() + skew.app;
 
   // ---- the function: createHandler with the virtual clock, Codeforces through a MockAgent ----
   const injected: Record<string, number> = {};
@@ -277,7 +315,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     { step: 'initialize', name: 'simCrashAndClock' },
   );
 
-  const cf = codeforces(truth, clock);
+  const cf = codeforces(truth, clock, tracer);
   const planSettings = broken?.planSettings;
   const handlerOptions = {
     env: {
@@ -292,7 +330,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         ? { OUTBOX_TABLE_NAME: tables.outbox, OUTBOX_EVENT_SOURCE: 'contest-sync.contests', OUTBOX_RETENTION_DAYS: '7' }
         : {}),
     },
-    now: clock.now,
+    now: syncNow,
     newRunId: (() => {
       let n = 0;
       return () => `sim-${options.seed}-${(n += 1)}`;
@@ -360,16 +398,20 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       const startedMs = clock.now();
       invocations += 1;
       let failed = false;
+      let traced = 'sync: no result';
       try {
         const summary = await handler(event, { getRemainingTimeInMillis: () => Math.max(0, 120_000 - (clock.now() - startedMs)) });
         if (crash.fired) failed = true;
         else record(hour, summary);
+        traced = `sync ${summary.outcome}${summary.reason !== undefined ? ` (${summary.reason})` : ''}`;
       } catch (error) {
         failed = true;
         if (crash.fired) {
           // The invocation died: no result, Lambda retries it.
+          traced = 'sync crashed';
         } else if (error instanceof SyncFailedError) {
           record(hour, error.summary);
+          traced = `sync failed (${error.summary.reason ?? 'unknown'})`;
         } else {
           failures.internal = (failures.internal ?? 0) + 1;
         }
@@ -379,12 +421,34 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         faultKind = undefined;
         faultDraw = undefined;
       }
+      if (tracer !== undefined) {
+        tracer.run(Math.floor(clock.now() / 1000), traced);
+        await traceStored('sync');
+      }
       if (!failed) return;
     }
   };
 
+  /** The traced contests' items and reminder rows as stored now (test/sim/trace.ts prints what changed). */
+  const traceStored = async (who: string): Promise<void> => {
+    if (tracer === undefined) return;
+    const at = Math.floor(clock.now() / 1000);
+    for (const contestId of tracer.contests) {
+      const got = await doc.send(new GetCommand({ TableName: tables.contests, Key: { contestId }, ConsistentRead: true }));
+      const rows = await doc.send(
+        new QueryCommand({
+          TableName: tables.reminders,
+          KeyConditionExpression: 'contestId = :c',
+          ExpressionAttributeValues: { ':c': contestId },
+          ConsistentRead: true,
+        }),
+      );
+      tracer.stored(at, who, contestId, got.Item, rows.Items ?? []);
+    }
+  };
+
   // ---- the app, by the table contract ----
-  const appWrites = { due: 0, notDue: 0, conditionRetries: 0 };
+  const appWrites: AppWriteFigures = { due: 0, notDue: 0, unchanged: 0, cancels: 0, refused: {}, conditionRetries: 0 };
   const visited = new Set<number>();
   const lateAdded = new Set<number>();
   const soonAdded = new Set<number>();
@@ -409,68 +473,44 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     return view;
   };
   /**
-   * A user sets a reminder: the app reads the contest, then writes the reminder with `dueAt` only
-   * when the contest is neither paused nor vanished, in one transaction with a ConditionCheck that
-   * the contest is still as read; otherwise (or when the contest changed three times under it)
-   * without `dueAt`, which the next sync sets.
+   * Every reminder write of every user, through one function (test/sim/app.ts: the raw write of
+   * docs/tables.md today), told to the checker as it commits: a set that changed what the user
+   * asked is a new intent, a cancel ends the current one.
    */
-  const setReminder = async (contestId: number, userId: string, minutesBefore: number, nowSeconds: number): Promise<void> => {
-    for (let attempt = 0; ; attempt += 1) {
-      const got = await doc.send(new GetCommand({ TableName: tables.contests, Key: { contestId }, ConsistentRead: true }));
-      const contest = got.Item;
-      if (contest === undefined || typeof contest.startTimeSeconds !== 'number') return;
-      const start = contest.startTimeSeconds;
-      const remindAt = start - 60 * minutesBefore;
-      if (remindAt <= nowSeconds) return;
-      const base: Record<string, unknown> = {
-        contestId,
-        userId,
-        minutesBefore,
-        remindAt,
-        ...(typeof contest.expiresAt === 'number' ? { expiresAt: contest.expiresAt } : {}),
-      };
-      const mayBeDue = contest.vanishedAt === undefined && contest.remindersPaused === undefined;
-      try {
-        if (mayBeDue && attempt < 3) {
-          await doc.send(
-            new TransactWriteCommand({
-              TransactItems: [
-                {
-                  Put: {
-                    TableName: tables.reminders,
-                    Item: { ...base, dueAt: remindAt, dueStart: start, dueShard: contestId % DUE_SHARDS },
-                    ConditionExpression: 'attribute_not_exists(userId)',
-                  },
-                },
-                {
-                  ConditionCheck: {
-                    TableName: tables.contests,
-                    Key: { contestId },
-                    ConditionExpression:
-                      'startTimeSeconds = :s AND attribute_not_exists(vanishedAt) AND attribute_not_exists(remindersPaused)',
-                    ExpressionAttributeValues: { ':s': start },
-                  },
-                },
-              ],
-            }),
-          );
-          appWrites.due += 1;
-        } else {
-          await doc.send(new PutCommand({ TableName: tables.reminders, Item: base, ConditionExpression: 'attribute_not_exists(userId)' }));
-          appWrites.notDue += 1;
-        }
-        checker.reminderSet(contestId, userId, minutesBefore, nowSeconds);
-        return;
-      } catch (error) {
-        const name = (error as Error).name;
-        if (name === 'ConditionalCheckFailedException') return;
-        if (name !== 'TransactionCanceledException') throw error;
-        const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-        if (reasons[0]?.Code === 'ConditionalCheckFailed') return;
-        // The contest changed between the read and the write: read it again.
-        appWrites.conditionRetries += 1;
-      }
+  const writePath = rawWritePath({
+    doc,
+    contests: tables.contests,
+    reminders: tables.reminders,
+    now: appNow,
+    dueShards: DUE_SHARDS,
+    newIntent: () => newIntentId(),
+    onConflict: () => {
+      appWrites.conditionRetries += 1;
+    },
+  });
+  const appWrite = async (request: AppRequest): Promise<AppOutcome> => {
+    const outcome = await writePath(request);
+    const at = Math.floor(clock.now() / 1000);
+    if (outcome.kind === 'set' && outcome.changed) {
+      if (outcome.due) appWrites.due += 1;
+      else appWrites.notDue += 1;
+      checker.reminderSet(request.contestId, request.userId, (request as { minutesBefore: number }).minutesBefore, at);
+    } else if (outcome.kind === 'cancel' && outcome.cancelled) {
+      appWrites.cancels += 1;
+      checker.reminderCancelled(request.contestId, request.userId, at);
+    } else if (outcome.kind === 'refused') {
+      appWrites.refused[outcome.reason] = (appWrites.refused[outcome.reason] ?? 0) + 1;
+    } else {
+      appWrites.unchanged += 1;
     }
+    if (tracer?.has(request.contestId) === true) {
+      const what = request.kind === 'set' ? `sets ${request.userId} ${request.minutesBefore} min` : `cancels ${request.userId}`;
+      tracer.note(at, request.contestId, `  app ${what}: ${JSON.stringify(outcome)}`);
+    }
+    return outcome;
+  };
+  const setReminder = async (contestId: number, userId: string, minutesBefore: number): Promise<void> => {
+    await appWrite({ kind: 'set', contestId, userId, minutesBefore });
   };
   const usersAct = async (view: Map<number, UpcomingEntry>, nowSeconds: number): Promise<void> => {
     for (const [contestId, entry] of view) {
@@ -479,19 +519,56 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         visited.add(contestId);
         const users = 1 + Math.floor(random() * 3);
         for (let u = 0; u < users; u += 1)
-          await setReminder(contestId, `user-${u}`, LEAD_MINUTES[Math.floor(random() * LEAD_MINUTES.length)]!, nowSeconds);
+          await setReminder(contestId, `user-${u}`, LEAD_MINUTES[Math.floor(random() * LEAD_MINUTES.length)]!);
       } else if (!lateAdded.has(contestId) && ahead < 30 * HOUR) {
         lateAdded.add(contestId);
-        await setReminder(contestId, 'user-late', random() < 0.5 ? 10 : 60, nowSeconds);
+        await setReminder(contestId, 'user-late', random() < 0.5 ? 10 : 60);
       }
       if (!soonAdded.has(contestId) && ahead > 0 && ahead <= 3 * HOUR) {
         // Set only minutes ahead: due 1–20 minutes from now.
         soonAdded.add(contestId);
         const minutesBefore = Math.floor(ahead / 60) - (1 + Math.floor(random() * 20));
-        if (minutesBefore >= 1) await setReminder(contestId, 'user-soon', minutesBefore, nowSeconds);
+        if (minutesBefore >= 1) await setReminder(contestId, 'user-soon', minutesBefore);
       }
     }
   };
+  // ---- users who set, change, cancel and set again at any moment (test/sim/app.ts) ----
+  const fickleRates = options.fickle ?? DEFAULT_FICKLE;
+  const fickleRandom = prng(options.seed ^ 0x6669_636b);
+  const fickle = new FickleUsers(fickleRandom, appWrite);
+  /** The contests the app showed at its last look. */
+  let shown: Shown[] = [];
+  /**
+   * Users act while the sync runs, as users of a busy app do: each time it reads a contest's
+   * reminders (between its reads and its commit) and each time one of its transactions that
+   * writes contests committed (between the transactions of its commit, or before its release), a
+   * user acts on that contest with probability `perSync`.
+   */
+  const fickleOnSync = async (request: ProxyRequest): Promise<void> => {
+    const body = request.body;
+    const mode = request.operation === 'Query' ? 'read' : 'commit';
+    let target: Shown | undefined;
+    if (mode === 'read' && body?.TableName === tables.reminders) {
+      const values = unmarshall((body.ExpressionAttributeValues ?? {}) as Record<string, AttributeValue>);
+      const contestId = Number(Object.values(values)[0]);
+      target = shown.find((entry) => entry.contestId === contestId);
+    } else if (request.operation === 'TransactWriteItems' && Array.isArray(body?.TransactItems)) {
+      const puts = (body.TransactItems as { Put?: { TableName?: string; Item?: Record<string, AttributeValue> } }[])
+        .map((action) => action.Put)
+        .filter((put) => put?.TableName === tables.contests && put.Item !== undefined)
+        .map((put) => unmarshall(put!.Item!))
+        .filter((item) => Number(item.contestId) !== 0 && typeof item.startTimeSeconds === 'number');
+      const item = puts[Math.floor(fickleRandom() * puts.length)];
+      if (item !== undefined) target = { contestId: Number(item.contestId), startTimeSeconds: Number(item.startTimeSeconds) };
+    }
+    if (target === undefined || fickleRandom() >= fickleRates.perSync) return;
+    fickle.actions[`during-sync-${mode}`] = (fickle.actions[`during-sync-${mode}`] ?? 0) + 1;
+    await fickle.actOn(target, Math.floor(clock.now() / 1000));
+  };
+  proxy.setAfterApply(async (request, reply) => {
+    if (reply.status === 200) await fickleOnSync(request);
+  });
+
   // ---- reminder delivery: the product's job, in-process on the virtual clock ----
   // Its environment is the template's (every `{ Ref }` to a table resolved to its local name), its
   // DynamoDB client goes through a proxy of its own (its requests counted apart from the sync's).
@@ -516,6 +593,31 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     }
     return undefined;
   });
+  // Each claim as it commits, with the event written with it (none: its id was already in the
+  // outbox), so that the checker knows which of a user's intents each notification is for.
+  deliveryProxy.setAfterApply((request, reply) => {
+    const items = request.operation === 'TransactWriteItems' && reply.status === 200 ? request.body?.TransactItems : undefined;
+    if (!Array.isArray(items)) return;
+    const claimed: { contestId: number; userId: string }[] = [];
+    const events = new Map<string, string>();
+    type Action = { TableName?: string; Key?: Record<string, AttributeValue>; Item?: Record<string, AttributeValue> };
+    for (const action of items as { Update?: Action; Put?: Action }[]) {
+      const update = action.Update;
+      if (update !== undefined && update.TableName === tables.reminders && update.Key !== undefined) {
+        const key = unmarshall(update.Key);
+        claimed.push({ contestId: Number(key.contestId), userId: String(key.userId) });
+      }
+      const put = action.Put;
+      if (put !== undefined && put.TableName === tables.outbox && put.Item !== undefined) {
+        const item = unmarshall(put.Item);
+        const detail = JSON.parse(String(item[OUTBOX_ITEM.detail])) as Record<string, unknown>;
+        if (item[OUTBOX_ITEM.detailType] === 'ReminderDue')
+          events.set(`${String(detail.contestId)}/${String(detail.userId)}`, String(item[OUTBOX_ITEM.eventId]));
+      }
+    }
+    const at = Math.floor(clock.now() / 1000);
+    for (const { contestId, userId } of claimed) checker.reminderClaimed(contestId, userId, at, events.get(`${contestId}/${userId}`));
+  });
   const deliveryClient = new DynamoDBClient({
     endpoint: deliveryProxy.endpoint,
     region: LOCAL_REGION,
@@ -533,7 +635,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
   const deliveryHandler = createDeliveryHandler({
     env: deliveryEnv,
     dynamo: deliveryClient,
-    now: clock.now,
+    now: deliveryNow,
     newRunId: (() => {
       let n = 0;
       return () => `sim-delivery-${options.seed}-${(n += 1)}`;
@@ -637,11 +739,18 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       }
       if (broken?.notifier === 'remindAt') return; // that app listens to its own notifier only
       const d = event.detail;
+      if (tracer?.has(Number(d.contestId)) === true)
+        tracer.note(
+          Math.floor(receivedAtMs / 1000),
+          Number(d.contestId),
+          `  user ${String(d.userId)} told: start ${iso(d.startTimeSeconds)} (${String(d.minutesBefore)} min)`,
+        );
       checker.reminderFired(
         Number(d.contestId),
         String(d.userId),
         Math.floor(receivedAtMs / 1000),
         typeof d.startTimeSeconds === 'number' ? d.startTimeSeconds : undefined,
+        typeof d.eventId === 'string' ? d.eventId : undefined,
       );
     },
   });
@@ -653,7 +762,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     // Nothing in byDue is due by now (a second of margin: the run's own clock reads a little
     // later) and nothing has written the index since it was read: the run's one Query would find
     // nothing, so its precheck would return idle (no lease, no write). Such a minute is counted, not run.
-    if (options.runIdleMinutes !== true && (await earliestDueAt()) > nowSeconds + 1) {
+    if (options.runIdleMinutes !== true && (await earliestDueAt()) > nowSeconds + 1 + Math.ceil(skewSeconds)) {
       deliveryFigures.idleMinutesSkipped += 1;
       return;
     }
@@ -680,6 +789,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       }
     };
     await (twice ? Promise.all([run(), run()]) : run());
+    await traceStored('delivery');
     somethingMayBeDue();
     await eventPath.relay();
   };
@@ -762,9 +872,23 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       const glitch = schedule[hour];
       if (glitch !== undefined) glitchCounts[glitch.kind] = (glitchCounts[glitch.kind] ?? 0) + 1;
 
+      if (hour % 24 === 0 && skewSeconds > 0) drawSkew();
+      // A fickle user acts once this hour, at a random second of it (the sync's own moment aside).
+      let fickleAt = fickleRandom() < fickleRates.perHour ? (intervalStart + Math.floor(fickleRandom() * 3600)) * 1000 : undefined;
+      const fickleBefore = async (ms: number): Promise<void> => {
+        if (fickleAt === undefined || fickleAt > ms) return;
+        clock.to(fickleAt);
+        fickleAt = undefined;
+        await fickle.act(shown, Math.floor(clock.now() / 1000));
+        somethingMayBeDue();
+      };
       clock.to((intervalStart + 2) * 1000);
       hourSucceeded = false;
       cf.newHour();
+      tracer?.hour(
+        intervalStart,
+        glitch === undefined ? undefined : `${glitch.kind} (${glitch.mode}, from hour ${glitch.fromHour}, ${glitch.length} h)`,
+      );
       if (glitch?.kind === 'duplicate') {
         await Promise.all([deliver(hour, intervalStart, undefined, true), deliver(hour, intervalStart, undefined, false)]);
       } else {
@@ -798,6 +922,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         // The sync's retries ran past the next minute too: that one runs, at the clock's time.
         const nextMs = index + 1 < minutes.length ? (intervalStart + minutes[index + 1]! * MIN + 5) * 1000 : Infinity;
         if (clock.now() >= nextMs) continue;
+        await fickleBefore(tickMs);
         clock.to(tickMs);
         await eventPath.deliverUntil(clock.now());
         if (ownApp) {
@@ -815,6 +940,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         somethingMayBeDue();
       }
 
+      await fickleBefore((intervalStart + 59 * MIN + 30) * 1000);
       // What is stored: deletions of listed contests, TTL expiry, swept at virtual time.
       clock.to((intervalStart + 59 * MIN + 30) * 1000);
       await eventPath.deliverUntil(clock.now());
@@ -869,11 +995,12 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     clock.to((intervalStart + 10 * MIN) * 1000);
     const nowSeconds = Math.floor(clock.now() / 1000);
     const view = await upcomingView(nowSeconds);
+    shown = [...view].map(([contestId, entry]) => ({ contestId, startTimeSeconds: entry.startTimeSeconds }));
     checker.compareUpcoming(hour, view, upcomingAt(truth, nowSeconds));
     await usersAct(view, nowSeconds);
   }
 
-  const reminders = checker.finishReminders(truth.end);
+  const reminders = checker.finishReminders(truth.yearStart + hours * HOUR);
   const byOperation = Object.fromEntries([...proxy.counts].sort());
   const deliveryRequests: Record<string, number> = Object.fromEntries([...deliveryProxy.counts].sort());
   const total = proxy.total();
@@ -911,7 +1038,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     delivery: { ...deliveryFigures, requests: deliveryRequests },
     events: eventPath.figures,
     contestEvents,
-    app: { appWrites, ...(ownApp ? { ownNotifier } : {}) },
+    app: { appWrites, fickle: fickle.actions, ...(ownApp ? { ownNotifier } : {}) },
     requests: { total, byOperation, perInvocation: invocations === 0 ? 0 : Math.round((total / invocations) * 10) / 10, injected },
     costUsdPerMonth: monthlyDynamoCost(byOperation, transactItems, hours),
     deliveryCostUsdPerMonth: monthlyDynamoCost(
@@ -968,18 +1095,19 @@ function storageOf(
 /** What the replies of one hour were: wrong for everyone, or a lie about one contest. */
 export interface HourServed {
   wrong: boolean;
-  wrongFor?: number;
+  /** The contests a per-contest lie was about. */
+  wrongFor?: number[];
 }
 
 /** Codeforces: the truth at the virtual moment of each request, shaped by the current glitch. */
-function codeforces(truth: Truth, clock: Clock) {
+function codeforces(truth: Truth, clock: Clock, tracer?: Tracer) {
   const agent = new MockAgent();
   agent.disableNetConnect();
   let glitch: HourGlitch | undefined;
   let attempts = 0;
   let served: HourServed = { wrong: false };
   /** Per episode: when its first reply was made, and the contest a per-contest lie is about. */
-  const episodes = new Map<number, { t0: number; target: number | undefined; body?: string }>();
+  const episodes = new Map<number, { t0: number; targets: number[]; body?: string }>();
   const json = { 'content-type': 'application/json;charset=UTF-8' };
   const reply = () => {
     attempts += 1;
@@ -1012,27 +1140,40 @@ function codeforces(truth: Truth, clock: Clock) {
     if (kind !== undefined && WRONG_LISTS.has(kind)) {
       let episode = episodes.get(glitch!.fromHour);
       if (episode === undefined) {
-        episode = { t0: t, target: pickTarget(truth, glitch!, t) };
+        episode = { t0: t, targets: pickTargets(truth, glitch!, t) };
         episodes.set(glitch!.fromHour, episode);
       }
-      const perContest = kind === 'one-started' || kind === 'one-later';
-      served = perContest
-        ? episode.target === undefined
-          ? { wrong: false }
-          : { wrong: false, wrongFor: episode.target }
-        : { wrong: true };
+      // A frozen body served in a later hour is an old reply (dated when it was made): no current
+      // evidence about any contest, whatever it lied about when it was made.
+      const replayed = glitch!.mode === 'frozen' && Math.floor(t / HOUR) !== Math.floor(episode.t0 / HOUR);
+      served =
+        PER_CONTEST_LIES.has(kind) && !replayed
+          ? episode.targets.length === 0
+            ? { wrong: false }
+            : { wrong: false, wrongFor: episode.targets }
+          : { wrong: true };
       if (glitch!.mode === 'frozen') {
         // A stale cache: the first reply's body, byte for byte.
-        episode.body ??= JSON.stringify({ status: 'OK', result: wrongList(truth, glitch!, episode.t0, episode.t0, episode.target) });
+        episode.body ??= JSON.stringify({ status: 'OK', result: wrongList(truth, glitch!, episode.t0, episode.t0, episode.targets) });
         data = episode.body;
       } else {
-        data = JSON.stringify({ status: 'OK', result: wrongList(truth, glitch!, episode.t0, t, episode.target) });
+        data = JSON.stringify({ status: 'OK', result: wrongList(truth, glitch!, episode.t0, t, episode.targets) });
       }
     } else {
       let result = listAt(truth, t);
       if (kind === 'empty') result = [];
       data = JSON.stringify({ status: 'OK', result });
       if (kind === 'truncated') data = data.slice(0, Math.floor(data.length * 0.6));
+    }
+    if (tracer !== undefined) {
+      const note = kind === undefined ? 'honest' : kind === 'truncated' ? 'truncated: not JSON' : kind;
+      let entries: ApiEntry[] | undefined;
+      try {
+        entries = (JSON.parse(data) as { result: ApiEntry[] }).result;
+      } catch {
+        entries = undefined;
+      }
+      tracer.reply(t, entries, note);
     }
     return { statusCode: 200, data, responseOptions: { headers: json } };
   };

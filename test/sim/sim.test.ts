@@ -2,9 +2,11 @@
  * The simulated year, shortened: 30 simulated days of the real handler (createHandler, virtual
  * clock) and the real reminder delivery job (createDeliveryHandler, every virtual minute) against
  * the run's DynamoDB Local with the template's tables (docs/simulation.md), with wrong-upstream
- * episodes up to 6 hours and honest churn close to the start; the app's users receive
- * `ReminderDue` events (the outbox's stream, the package's relay, a bus that duplicates and
- * delays) and are judged on what they received. Then what the checker must catch: a week with the
+ * episodes up to 6 hours, several lies at once, honest churn close to the start and between two
+ * syncs, and clock skew between the functions; the app's users change, cancel and set again their
+ * reminders at any moment (during the sync's reads and commit too) and receive `ReminderDue` events
+ * (the outbox's stream, the package's relay, a bus that duplicates and delays), and each intent is
+ * judged on what its user received. Then what the checker must catch: a week with the
  * plausibility guards and the sync's firing rule switched off, and two days of an app whose
  * consumer dedupes on EventBridge's envelope id instead of `detail.eventId`.
  */
@@ -47,6 +49,15 @@ describe('a simulated month', () => {
       expect(report.reminders.missed + report.reminders.duplicate + report.reminders.early + report.reminders.forWithdrawn).toBe(0);
       expect(report.reminders.onTime + report.reminders.lateExcused).toBe(report.reminders.expected);
       expect(report.storageByMonth[0]!.reminders).toBeGreaterThan(0);
+      // Users changed, cancelled and set again their reminders, also while a sync read or committed
+      // (docs/simulation.md, "The app"); each intent was judged on its own.
+      expect(report.app.fickle.change).toBeGreaterThan(0);
+      expect(report.app.fickle.cancel).toBeGreaterThan(0);
+      expect(report.app.fickle['set-again']).toBeGreaterThan(0);
+      expect(report.app.fickle['during-sync-read']).toBeGreaterThan(0);
+      expect(report.app.fickle['during-sync-commit']).toBeGreaterThan(0);
+      expect(report.reminders.intents).toBeGreaterThan(report.reminders.set);
+      expect(report.reminders.afterCancel).toBe(0);
     },
   );
 

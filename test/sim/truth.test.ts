@@ -1,6 +1,15 @@
 /** The simulated year's truth and glitch schedule: pure, seeded, honest about when things change, and not tuned to the model. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_GLITCH_RATES, EPISODE_GLITCHES, glitchSchedule, HARMFUL_GLITCHES, wrongList, type HourGlitch } from './glitches.js';
+import {
+  contestLie,
+  DEFAULT_GLITCH_RATES,
+  EPISODE_GLITCHES,
+  glitchSchedule,
+  HARMFUL_GLITCHES,
+  pickTargets,
+  wrongList,
+  type HourGlitch,
+} from './glitches.js';
 import {
   buildTruth,
   contestOver,
@@ -45,8 +54,15 @@ describe('truth', () => {
     expect(buildTruth({ seed: 8, days: 365 }).changes).not.toEqual(truth.changes);
   });
 
-  it('changes on whole hours, and every reschedule or withdrawal is honest when it happens: listed, not started, the new start ahead', () => {
-    for (const change of truth.changes) expect(change.at % HOUR).toBe(0);
+  it('changes on whole hours or between two syncs, and every reschedule or withdrawal is honest when it happens: listed, not started, the new start ahead', () => {
+    const between = truth.changes.filter((change) => change.kind !== 'announce' && change.at % HOUR !== 0);
+    for (const change of between) expect(change.at % MINUTE).toBe(0);
+    // About 30 % of the changes between syncs (DEFAULT_CHURN.betweenSyncs), the rest just before one.
+    const changes = truth.changes.filter((change) => change.kind !== 'announce').length;
+    expect(between.length / changes).toBeGreaterThan(0.15);
+    expect(between.length / changes).toBeLessThan(0.45);
+    // With none between syncs, every change is on a whole hour.
+    for (const change of buildTruth({ seed: 7, days: 365, rates: { betweenSyncs: 0 } }).changes) expect(change.at % HOUR).toBe(0);
     for (const contest of truth.contests) {
       for (let i = 1; i < contest.starts.length; i += 1) {
         const { at, value } = contest.starts[i]!;
@@ -198,26 +214,55 @@ describe('wrong lists', () => {
   it('date themselves as Codeforces does: start + relativeTimeSeconds is when the reply was made (a stale one, hours ago)', () => {
     for (const kind of ['all-finished', 'starts-past', 'one-started', 'one-later', 'partial'] as const) {
       for (const madeAt of [t0, t0 + 3 * HOUR]) {
-        for (const entry of wrongList(truth, glitch(kind, { shiftSeconds: 2 * HOUR, skewMinutes: 5 }), t0, madeAt, target)) {
+        for (const entry of wrongList(truth, glitch(kind, { shiftSeconds: 2 * HOUR, skewMinutes: 5 }), t0, madeAt, [target])) {
           expect(entry.startTimeSeconds + entry.relativeTimeSeconds).toBe(madeAt);
         }
       }
     }
-    for (const entry of wrongList(truth, glitch('stale', { shiftSeconds: 4 * HOUR }), t0, t0 + HOUR, undefined)) {
+    for (const entry of wrongList(truth, glitch('stale', { shiftSeconds: 4 * HOUR }), t0, t0 + HOUR)) {
       expect(entry.startTimeSeconds + entry.relativeTimeSeconds).toBe(t0 + HOUR - 4 * HOUR);
     }
   });
 
   it('lie the same way all episode long: one contest started minutes ago (inside the skew), or listed later', () => {
     const later = t0 + 2 * HOUR;
-    const started = wrongList(truth, glitch('one-started', { skewMinutes: 5 }), t0, later, target).find((e) => e.id === target)!;
+    const started = wrongList(truth, glitch('one-started', { skewMinutes: 5 }), t0, later, [target]).find((e) => e.id === target)!;
     expect(started.startTimeSeconds).toBe(t0 - 5 * MINUTE);
     expect(started.phase).not.toBe('BEFORE');
-    const moved = wrongList(truth, glitch('one-later', { shiftSeconds: DAY }), t0, later, target).find((e) => e.id === target)!;
+    const moved = wrongList(truth, glitch('one-later', { shiftSeconds: DAY }), t0, later, [target]).find((e) => e.id === target)!;
     expect(moved.startTimeSeconds).toBe(listAt(truth, later).find((e) => e.id === target)!.startTimeSeconds + DAY);
-    const others = wrongList(truth, glitch('one-later', { shiftSeconds: DAY }), t0, later, target).filter((e) => e.id !== target);
+    const others = wrongList(truth, glitch('one-later', { shiftSeconds: DAY }), t0, later, [target]).filter((e) => e.id !== target);
     expect(others).toEqual(listAt(truth, later).filter((e) => e.id !== target));
-    const partial = (at: number) => wrongList(truth, glitch('partial', { keep: 0.5 }), t0, at, undefined).map((e) => e.id);
+    // Several contests lied about at once, each its own way; the others as they are.
+    const several = glitch('several-lies', { seed: 5 });
+    // The first hour with at least two contests starting 1 hour to 3 days later.
+    let t1 = t0;
+    while (pickTargets(truth, several, t1).length < 2) t1 += HOUR;
+    const targets = pickTargets(truth, several, t1);
+    const lied = wrongList(truth, several, t1, t1 + HOUR, targets);
+    expect(lied.filter((e) => !targets.includes(e.id))).toEqual(listAt(truth, t1 + HOUR).filter((e) => !targets.includes(e.id)));
+    targets.forEach((id, index) => {
+      const honest = listAt(truth, t1 + HOUR).find((e) => e.id === id)!;
+      const said = lied.find((e) => e.id === id);
+      const lie = contestLie(several, index);
+      if (lie === 'missing') expect(said).toBeUndefined();
+      else if (lie === 'finished') expect(said).toEqual({ ...honest, phase: 'FINISHED' });
+      else if (lie === 'later') expect(said!.startTimeSeconds).toBeGreaterThanOrEqual(honest.startTimeSeconds + 2 * HOUR);
+      else expect(said!.startTimeSeconds).toBeLessThan(t1);
+    });
+    // In about half the episodes the lie is about a contest whose start it lasts until or past.
+    let t2 = t0;
+    const startsWithin = (t: number, hours: number) =>
+      listAt(truth, t).some((e) => e.startTimeSeconds > t + HOUR && e.startTimeSeconds <= t + (hours + 1) * HOUR);
+    const startsLater = (t: number) => listAt(truth, t).some((e) => e.startTimeSeconds > t + 5 * HOUR && e.startTimeSeconds < t + 3 * DAY);
+    while (!startsWithin(t2, 4) || !startsLater(t2)) t2 += HOUR;
+    const picks = Array.from({ length: 200 }, (_, seed) => pickTargets(truth, glitch('one-later', { seed, length: 4 }), t2)[0]!);
+    const covering = picks.filter((id) => listAt(truth, t2).find((e) => e.id === id)!.startTimeSeconds <= t2 + 5 * HOUR).length;
+    expect(covering / picks.length).toBeGreaterThan(0.4);
+    expect(covering / picks.length).toBeLessThan(0.9);
+    const kinds = new Set(Array.from({ length: 40 }, (_, seed) => contestLie(glitch('several-lies', { seed }), 0)));
+    expect([...kinds].sort()).toEqual(['finished', 'later', 'missing', 'past', 'started']);
+    const partial = (at: number) => wrongList(truth, glitch('partial', { keep: 0.5 }), t0, at).map((e) => e.id);
     expect(partial(later).filter((id) => listAt(truth, t0).some((e) => e.id === id))).toEqual(
       partial(t0).filter((id) => listAt(truth, later).some((e) => e.id === id)),
     );

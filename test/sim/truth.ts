@@ -117,6 +117,8 @@ export interface ChurnRates {
   massWithdrawEveryDays: number;
   /** Mean days between mass postponements. */
   massPostponeEveryDays: number;
+  /** Share of the changes made between two syncs (1–58 minutes into an hour) instead of just before one. */
+  betweenSyncs: number;
 }
 
 export const DEFAULT_CHURN: ChurnRates = {
@@ -133,6 +135,7 @@ export const DEFAULT_CHURN: ChurnRates = {
   stuckPending: 0.06,
   massWithdrawEveryDays: 60,
   massPostponeEveryDays: 45,
+  betweenSyncs: 0.3,
 };
 
 /** 2027-01-04T00:00:00Z, a Monday. */
@@ -150,6 +153,11 @@ export function buildTruth(options: TruthOptions): Truth {
   const rates = { ...DEFAULT_CHURN, ...options.rates };
   const random = prng(options.seed ^ 0x7275_7468);
   const uniform = (a: number, b: number): number => a + random() * (b - a);
+  // Draws of their own, so that the same seed gives the same contests and changes whatever the share.
+  const minuteRandom = prng(options.seed ^ 0x6d69_6e75);
+  /** A change at `hour` (a whole hour) happens instead 1–58 minutes into it, between two syncs, for a share of the changes. */
+  const between = (hour: number): number =>
+    minuteRandom() < rates.betweenSyncs ? hour + MINUTE * (1 + Math.floor(minuteRandom() * 58)) : hour;
   const yearStart = options.yearStart ?? DEFAULT_YEAR_START;
   const end = yearStart + options.days * DAY;
   const period = data.windowWeeks * WEEK;
@@ -190,7 +198,7 @@ export function buildTruth(options: TruthOptions): Truth {
     if (random() < rates.rename && /Round \d+/.test(contest.names[0]!.value)) {
       // Listed first without its number (as Codeforces often does), numbered later.
       const final = contest.names[0]!.value;
-      const at = hourOf(uniform(earliest, contest.starts[0]!.value - HOUR));
+      const at = between(hourOf(uniform(earliest, contest.starts[0]!.value - HOUR)));
       if (at >= earliest)
         contest.names = [
           { at: contest.announcedAt, value: final.replace(/Round \d+/, 'Round') },
@@ -205,18 +213,18 @@ export function buildTruth(options: TruthOptions): Truth {
       const pick = random() * (rates.reschedule + rates.nearPostpone + rates.nearPrepone);
       if (pick < rates.reschedule) {
         // Days or hours ahead: 1 h – 2 days either way, announced 3 h – 10 days before the start.
-        const at = hourOf(uniform(Math.max(after, start - 10 * DAY), start - 3 * HOUR));
+        const at = between(hourOf(uniform(Math.max(after, start - 10 * DAY), start - 3 * HOUR)));
         const delta = round5((random() < 0.5 ? -1 : 1) * uniform(HOUR, 2 * DAY));
         if (at >= after && tryReschedule(contest, at, start + delta)) after = at + HOUR;
       } else if (pick < rates.reschedule + rates.nearPostpone) {
         // Within 3 h of the start, down to the start itself: later by 10 minutes to a day.
-        const at = ceilHour(uniform(start - 3 * HOUR, start - 1));
+        const at = between(ceilHour(uniform(start - 3 * HOUR, start - 1)));
         const delta = round5(random() < 0.5 ? uniform(10 * MINUTE, 2 * HOUR) : uniform(2 * HOUR, DAY));
         if (at >= after && tryReschedule(contest, at, start + delta)) after = at + HOUR;
       } else {
         // 30 min – 2.5 h earlier, announced 1.5–3 h before the new start.
         const newStart = start - round5(uniform(30 * MINUTE, 150 * MINUTE));
-        const at = hourOf(uniform(newStart - 3 * HOUR, newStart - PREPONE_NOTICE_SECONDS));
+        const at = between(hourOf(uniform(newStart - 3 * HOUR, newStart - PREPONE_NOTICE_SECONDS)));
         if (at >= after && newStart - at >= PREPONE_NOTICE_SECONDS && tryReschedule(contest, at, newStart)) after = at + HOUR;
       }
     }
@@ -224,26 +232,26 @@ export function buildTruth(options: TruthOptions): Truth {
       const start = lastValue(contest.starts);
       const duration = lastValue(contest.durations);
       if (random() < 0.5) {
-        const at = hourOf(uniform(Math.max(after, start - 7 * DAY), start - HOUR));
+        const at = between(hourOf(uniform(Math.max(after, start - 7 * DAY), start - HOUR)));
         if (at >= after && at >= contest.announcedAt)
           contest.durations.push({ at, value: Math.max(1800, duration + round5((random() < 0.5 ? -1 : 1) * uniform(15, 60) * MINUTE)) });
       } else {
         // Extended while it runs (an hour boundary inside the contest).
-        const at = ceilHour(start + 1);
+        const at = between(ceilHour(start + 1));
         if (at < start + duration && at >= after) contest.durations.push({ at, value: duration + round5(uniform(10, 30) * MINUTE) });
       }
     }
     if (random() < rates.withdraw) {
       const start = lastValue(contest.starts);
       const near = random() < rates.withdrawNearShare;
-      const at = near
-        ? ceilHour(uniform(start - 2 * HOUR, start - 1))
-        : hourOf(uniform(Math.max(after, start - 10 * DAY), start - 2 * HOUR));
+      const at = between(
+        near ? ceilHour(uniform(start - 2 * HOUR, start - 1)) : hourOf(uniform(Math.max(after, start - 10 * DAY), start - 2 * HOUR)),
+      );
       if (at >= after && tryWithdraw(contest, at)) after = at + HOUR;
     } else if (random() < rates.relist) {
       const start = lastValue(contest.starts);
-      const at = hourOf(uniform(Math.max(after, start - 10 * DAY), start - DAY));
-      const relistAt = at + ceilHour(uniform(HOUR, Math.min(3 * DAY, start - at - 3 * HOUR)));
+      const at = between(hourOf(uniform(Math.max(after, start - 10 * DAY), start - DAY)));
+      const relistAt = between(hourOf(at) + ceilHour(uniform(HOUR, Math.min(3 * DAY, start - at - 3 * HOUR))));
       if (at >= after && tryWithdraw(contest, at)) {
         const newStart = random() < 0.5 ? start : start + round5(uniform(HOUR, 7 * DAY));
         tryRelist(contest, relistAt, newStart);
@@ -251,7 +259,7 @@ export function buildTruth(options: TruthOptions): Truth {
     }
     if (random() < rates.retest) {
       const over = contestOver(contest);
-      contest.retests.push({ at: ceilHour(over + uniform(HOUR, 2 * DAY)), seconds: round5(uniform(30, 180) * MINUTE) });
+      contest.retests.push({ at: between(ceilHour(over + uniform(HOUR, 2 * DAY))), seconds: round5(uniform(30, 180) * MINUTE) });
     }
   }
 
@@ -261,10 +269,11 @@ export function buildTruth(options: TruthOptions): Truth {
     at < end;
     at = hourOf(at + uniform(0.5, 1.5) * rates.massWithdrawEveryDays * DAY)
   ) {
-    const candidates = contests.filter((c) => listedAt(c, at) && startAt(c, at) > at + HOUR && lastChange(c) < at);
+    const when = between(at);
+    const candidates = contests.filter((c) => listedAt(c, when) && startAt(c, when) > when + HOUR && lastChange(c) < when);
     if (candidates.length < 3) continue;
     const n = Math.max(3, Math.round(candidates.length * uniform(0.3, 0.7)));
-    for (const contest of shuffle(candidates, random).slice(0, n)) tryWithdraw(contest, at);
+    for (const contest of shuffle(candidates, random).slice(0, n)) tryWithdraw(contest, when);
   }
   // Mass postponements: most (at least 3) of the rounds of the next two weeks moved by about a
   // day, announced 1–3 h before the first of them starts.
@@ -275,7 +284,7 @@ export function buildTruth(options: TruthOptions): Truth {
   ) {
     const first = contests.find((c) => listedAt(c, t) && startAt(c, t) > t + 4 * HOUR && lastChange(c) < t);
     if (first === undefined) continue;
-    const at = ceilHour(startAt(first, t) - uniform(1, 3) * HOUR);
+    const at = between(ceilHour(startAt(first, t) - uniform(1, 3) * HOUR));
     const candidates = contests.filter(
       (c) => listedAt(c, at) && startAt(c, at) > at && startAt(c, at) < at + 14 * DAY && lastChange(c) < at,
     );

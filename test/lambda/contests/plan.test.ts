@@ -681,3 +681,78 @@ describe('a lie longer than any bound after an honest postponement (F5): only la
     expect(sends.every((f) => f.start === newStart && f.at >= newStart - 60 * MIN - 10 * MIN)).toBe(true);
   });
 });
+
+describe('the truth returns to a start replies showed ahead, minutes before it (a later lie confirmed in between)', () => {
+  it('15:05 shown for days; 10:00–14:00 a fresh "9.5 h later" lie (confirmed by its second reply); 15:00 the truth, 5 min ahead: every reminder is sent for 15:05 within 70 minutes of the episode end', () => {
+    const start = T0 + 15 * HOUR + 5 * MIN;
+    const later = start + 9 * HOUR + 35 * MIN;
+    const truth = [fixed(601, start, 2 * HOUR + 30 * MIN), fixed(602, T0 + 40 * HOUR), fixed(603, T0 + 60 * HOUR)];
+    const replyAt = (t: number, hour: number) =>
+      hour >= 10 && hour < 15
+        ? honestList(truth, t).map((e) => (e.id === 601 ? { ...e, startTimeSeconds: later, relativeTimeSeconds: t - later } : e))
+        : honestList(truth, t);
+    const world = new PlannerWorld();
+    world.sync(honestList(truth, T0 - HOUR + 2), T0 - HOUR + 2);
+    for (const [user, minutes] of [
+      ['a', 10],
+      ['d', 30],
+      ['b', 60],
+      ['e', 180],
+    ] as const)
+      world.setReminder(601, user, minutes);
+    world.run(T0, 30, replyAt);
+    const episodeEnd = T0 + 15 * HOUR + 2;
+    const problems = world.remindersOf(601).flatMap((r) => promiseBroken(world.fired, r, () => start, { episodeEnd }));
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('the truth returns to a start replies showed ahead, after it began (a later lie confirmed in between)', () => {
+  it('14:35 shown for days; 13:00 and 14:00 a fresh "16 h later" lie (confirmed by its second reply); 15:00 the truth, started 25 min ago: every reminder is sent for 14:35 within 70 minutes of the episode end', () => {
+    const start = T0 + 14 * HOUR + 35 * MIN;
+    const later = start + 16 * HOUR + 17 * MIN;
+    const truth = [fixed(611, start), fixed(612, T0 + 40 * HOUR), fixed(613, T0 + 60 * HOUR)];
+    const replyAt = (t: number, hour: number) =>
+      hour === 13 || hour === 14
+        ? honestList(truth, t).map((e) => (e.id === 611 ? { ...e, startTimeSeconds: later, relativeTimeSeconds: t - later } : e))
+        : honestList(truth, t);
+    const world = new PlannerWorld();
+    world.sync(honestList(truth, T0 - HOUR + 2), T0 - HOUR + 2);
+    for (const [user, minutes] of [
+      ['a', 10],
+      ['d', 30],
+      ['b', 60],
+    ] as const)
+      world.setReminder(611, user, minutes);
+    world.run(T0, 30, replyAt);
+    const episodeEnd = T0 + 15 * HOUR + 2;
+    const problems = world.remindersOf(611).flatMap((r) => promiseBroken(world.fired, r, () => start, { episodeEnd }));
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('the truth moves while a lie that converged is shown (simulated seed 5, contest 2200)', () => {
+  it('14:35 confirmed; from 10:00 six fresh replies move every upcoming start 2.7 h before 10:00 (converged at 12:00); at 13:00 the truth postpones the round by a day: no reminder fires for 14:35', () => {
+    const start = T0 + 14 * HOUR + 35 * MIN;
+    const postponed = start + DAY + 50 * MIN;
+    const moved: TrueContest = { id: 621, durationSeconds: 2 * HOUR, startAt: (t) => (t >= T0 + 13 * HOUR ? postponed : start) };
+    const truth = [moved, fixed(622, T0 + 40 * HOUR), fixed(623, T0 + 60 * HOUR)];
+    const lied = T0 + 10 * HOUR - 2 * HOUR - 42 * MIN;
+    const replyAt = (t: number, hour: number) =>
+      hour >= 10 && hour < 16
+        ? honestList(truth, t).map((e) => (e.startTimeSeconds > t ? { ...e, startTimeSeconds: lied, relativeTimeSeconds: t - lied } : e))
+        : honestList(truth, t);
+    const world = new PlannerWorld();
+    world.sync(honestList(truth, T0 - HOUR + 2), T0 - HOUR + 2);
+    for (const [user, minutes] of [
+      ['a', 5],
+      ['b', 10],
+      ['c', 60],
+    ] as const)
+      world.setReminder(621, user, minutes);
+    world.run(T0, 48, replyAt);
+    const episodeEnd = T0 + 16 * HOUR + 2;
+    const problems = world.remindersOf(621).flatMap((r) => promiseBroken(world.fired, r, (t) => moved.startAt(t), { episodeEnd }));
+    expect(problems).toEqual([]);
+  });
+});
