@@ -139,7 +139,36 @@ export class ContestSyncStack extends Stack {
       alarmTopic: this.monitoring.topic,
       logRetention: config.logRetentionDays,
     });
-    this.sync = new ScheduledSingletonJob(this, 'Sync', {
+    this.sync = this.syncJob(config);
+    for (const [alarm, logicalId] of Object.entries(ALARM_LOGICAL_IDS) as [JobAlarm, string][]) {
+      (this.sync.alarms[alarm].node.defaultChild as cloudwatch.CfnAlarm).overrideLogicalId(logicalId);
+    }
+    this.monitoring.addDashboard(this.sync);
+    this.monitoring.addDelivery(this.events);
+
+    // One job per byDue shard; each also serves the partitions a larger setting left rows in.
+    this.delivery = Array.from({ length: config.dueShards }, (_, shard) => this.deliveryJob(shard, config));
+    this.monitoring.addReminderDelivery(this.delivery);
+    const bus = this.events.eventBus;
+    this.door = new Door(this, 'Door', { config, tables: this.tables, bus, alarmTopic: this.monitoring.topic });
+    if (config.webhookUrl !== '') {
+      const { webhookUrl: url, webhookRatePerSecond: ratePerSecond, logRetentionDays: logRetention } = config;
+      this.webhooks = new Webhooks(this, 'Webhooks', { url, ratePerSecond, bus, alarmTopic: this.monitoring.topic, logRetention });
+    }
+
+    // Where the app (and other stacks) read the table names of this stage.
+    this.tableParameters = this.addTableParameters(config);
+
+    // Also in the template, on every resource with a tag manager.
+    Tags.of(this).add('app', APP_TAG);
+    Tags.of(this).add('stage', stageTag);
+
+    this.addOutputs(config);
+  }
+
+  /** The sync: the hourly job on the package's construct, its environment, its table grants, its outbox. */
+  private syncJob(config: ContestSyncConfig): ScheduledSingletonJob {
+    return new ScheduledSingletonJob(this, 'Sync', {
       description: 'Syncs Codeforces contests into DynamoDB under a lease (contest-sync)',
       roleDescription: 'contest-sync function: its log group, its failure queue, and the listed DynamoDB actions only',
       scheduleDescription: config.schedulePaused
@@ -195,24 +224,11 @@ export class ContestSyncStack extends Stack {
       outbox: { delivery: this.events, source: EVENT_SOURCES.contests, schemas: CONTEST_EVENT_SCHEMAS },
       consoleTestEvents: consoleTestEventPayloads(),
     });
-    for (const [alarm, logicalId] of Object.entries(ALARM_LOGICAL_IDS) as [JobAlarm, string][]) {
-      (this.sync.alarms[alarm].node.defaultChild as cloudwatch.CfnAlarm).overrideLogicalId(logicalId);
-    }
-    this.monitoring.addDashboard(this.sync);
-    this.monitoring.addDelivery(this.events);
+  }
 
-    // One job per byDue shard; each also serves the partitions a larger setting left rows in.
-    this.delivery = Array.from({ length: config.dueShards }, (_, shard) => this.deliveryJob(shard, config));
-    this.monitoring.addReminderDelivery(this.delivery);
-    const bus = this.events.eventBus;
-    this.door = new Door(this, 'Door', { config, tables: this.tables, bus, alarmTopic: this.monitoring.topic });
-    if (config.webhookUrl !== '') {
-      const { webhookUrl: url, webhookRatePerSecond: ratePerSecond, logRetentionDays: logRetention } = config;
-      this.webhooks = new Webhooks(this, 'Webhooks', { url, ratePerSecond, bus, alarmTopic: this.monitoring.topic, logRetention });
-    }
-
-    // Where the app (and other stacks) read the table names of this stage.
-    this.tableParameters = Object.fromEntries(
+  /** Where the app (and other stacks) read the table names of this stage: one SSM parameter per table. */
+  private addTableParameters(config: ContestSyncConfig): Record<TableRole, ssm.StringParameter> {
+    return Object.fromEntries(
       TABLE_ROLES.map((role) => {
         const parameter = new ssm.StringParameter(this, `${role[0]!.toUpperCase()}${role.slice(1)}TableParameter`, {
           parameterName: tableParameterName(config.stage, role),
@@ -222,12 +238,6 @@ export class ContestSyncStack extends Stack {
         return [role, parameter];
       }),
     ) as Record<TableRole, ssm.StringParameter>;
-
-    // Also in the template, on every resource with a tag manager.
-    Tags.of(this).add('app', APP_TAG);
-    Tags.of(this).add('stage', stageTag);
-
-    this.addOutputs(config);
   }
 
   /** The stack's outputs (their ids are the output names: never change them). */

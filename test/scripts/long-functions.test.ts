@@ -22,7 +22,7 @@ const BUDGET = {
   /** No function is longer than this many lines. */
   longestLines: 166,
   /** At most this many functions are over LONG_FUNCTION_LINES (50) lines. */
-  functionsOver50: 28,
+  functionsOver50: 27,
 };
 
 /**
@@ -34,8 +34,8 @@ const NAMED_LIMITS: readonly { name: string; file: string; maxLines: number }[] 
   { name: 'planContests', file: 'lambda/contests/judge.ts', maxLines: 25 },
   // The sync's work (it was `contestWork`, 122 lines): gather, judge, act.
   { name: 'syncContests', file: 'lambda/sync.ts', maxLines: 15 },
-  { name: 'ScheduledSingletonJob.constructor', file: 'packages/scheduled-singleton/src/cdk/scheduled-singleton-job.ts', maxLines: 145 },
-  { name: 'ContestSyncStack.constructor', file: 'lib/contest-sync-stack.ts', maxLines: 134 },
+  { name: 'ScheduledSingletonJob.constructor', file: 'packages/scheduled-singleton/src/cdk/scheduled-singleton-job.ts', maxLines: 50 },
+  { name: 'ContestSyncStack.constructor', file: 'lib/contest-sync-stack.ts', maxLines: 50 },
 ];
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

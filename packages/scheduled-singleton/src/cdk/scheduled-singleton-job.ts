@@ -343,26 +343,55 @@ export class ScheduledSingletonJob extends Construct {
     this.leaseDurationSeconds = leaseSeconds;
     this.periodMinutes = props.periodMinutes;
     this.metrics = props.metrics;
-    const envNames: JobEnvNames = { ...JOB_ENV, ...props.environmentNames };
-    const retries = props.asyncRetries ?? ASYNC_RETRY_ATTEMPTS;
-    const maxEventAge = props.maxEventAge ?? ASYNC_MAX_EVENT_AGE;
-    const logLevel = props.logLevel ?? 'INFO';
+    const paused = props.paused ?? false;
 
     this.coordinationTable = props.coordinationTable ?? createCoordinationTable(this, 'Coordination');
-
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    this.role = this.createRole(id, props);
+    if (props.outbox !== undefined) {
+      this.outbox = props.outbox;
+      props.outbox.delivery.addEventSource(props.outbox.source, props.outbox.schemas);
+      this.role.addToPolicy(props.outbox.delivery.publishStatement(props.outbox.source));
+    }
+    this.failureQueue = new sqs.Queue(this, 'FailureQueue', {
+      enforceSSL: true,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      retentionPeriod: Duration.days(14),
+    });
+    this.function = this.createFunction(props, timeoutSeconds);
+    this.schedule = this.createSchedule(id, props, paused);
+    // A paused job does not run at deploy time either: a pause stops every automatic run.
+    if ((props.deployRun ?? true) && !paused) this.deployRun = this.createDeployRun(props, timeoutSeconds);
 
-    this.role = new iam.Role(this, 'Role', {
+    const alarmTopic = this.createAlarmTopic(id, props);
+    this.alarmTopic = alarmTopic.topic;
+    if (alarmTopic.subscription !== undefined) this.emailSubscription = alarmTopic.subscription;
+    this.alarms = this.createAlarms(props, paused);
+    if (props.dashboard === true) {
+      this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { widgets: [this.widgets()] });
+    }
+    if (props.consoleTestEvents)
+      this.consoleTestEvents = new ConsoleTestEvents(this, 'ConsoleTestEvents', {
+        function: this.function,
+        events: props.consoleTestEvents,
+      });
+
+    acknowledgeJobNagFindings(this);
+  }
+
+  /** The function's role: its log group, the adopter's statements, and its own coordination items only. */
+  private createRole(id: string, props: ScheduledSingletonJobProps): iam.Role {
+    const role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: props.roleDescription ?? `${id} job function: its log group, its failure queue, and the listed DynamoDB actions only`,
     });
-    this.logGroup.grantWrite(this.role);
-    for (const statement of props.statements ?? []) this.role.addToPolicy(statement);
+    this.logGroup.grantWrite(role);
+    for (const statement of props.statements ?? []) role.addToPolicy(statement);
     // Only the job's own lease item and run records: jobs sharing the table cannot touch each other's.
-    this.role.addToPolicy(
+    role.addToPolicy(
       new iam.PolicyStatement({
         sid: 'CoordinationTable',
         actions: [...(props.coordinationActions ?? COORDINATION_ACTIONS)],
@@ -370,24 +399,16 @@ export class ScheduledSingletonJob extends Construct {
         conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [props.leaseKey, `${props.runRecordPrefix}*`] } },
       }),
     );
+    return role;
+  }
 
-    if (props.outbox !== undefined) {
-      this.outbox = props.outbox;
-      props.outbox.delivery.addEventSource(props.outbox.source, props.outbox.schemas);
-      this.role.addToPolicy(props.outbox.delivery.publishStatement(props.outbox.source));
-    }
-
-    this.failureQueue = new sqs.Queue(this, 'FailureQueue', {
-      enforceSSL: true,
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      retentionPeriod: Duration.days(14),
-    });
-
-    // Keys the job already lists keep their position; the construct's values win.
-    const environment: Record<string, string> = {
+  /** The variables the wrapper reads: the adopter's keep their position, the construct's values win. */
+  private environment(props: ScheduledSingletonJobProps): Record<string, string> {
+    const envNames: JobEnvNames = { ...JOB_ENV, ...props.environmentNames };
+    return {
       ...props.environment,
       [envNames.coordinationTable]: this.coordinationTable.tableName,
-      [envNames.leaseDurationSeconds]: String(leaseSeconds),
+      [envNames.leaseDurationSeconds]: String(this.leaseDurationSeconds),
       [envNames.scheduleRateMinutes]: String(props.periodMinutes),
       [envNames.leaseKey]: props.leaseKey,
       [envNames.runRecordPrefix]: props.runRecordPrefix,
@@ -402,11 +423,14 @@ export class ScheduledSingletonJob extends Construct {
         : {}),
       NODE_OPTIONS: '--enable-source-maps',
     };
+  }
 
+  /** The bundled function: Node.js 22 on arm64, JSON logs, failures to the failure queue. */
+  private createFunction(props: ScheduledSingletonJobProps, timeoutSeconds: number): NodejsFunction {
     const project = props.projectRoot === undefined || props.depsLockFilePath === undefined ? findProject(props.entry) : undefined;
     const projectRoot = props.projectRoot ?? project?.projectRoot;
     const depsLockFilePath = props.depsLockFilePath ?? project?.depsLockFilePath;
-    this.function = new NodejsFunction(this, 'Function', {
+    return new NodejsFunction(this, 'Function', {
       ...(props.description === undefined ? {} : { description: props.description }),
       entry: props.entry,
       handler: props.handler ?? 'handler',
@@ -419,66 +443,56 @@ export class ScheduledSingletonJob extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
-      applicationLogLevelV2: lambda.ApplicationLogLevel[logLevel],
+      applicationLogLevelV2: lambda.ApplicationLogLevel[props.logLevel ?? 'INFO'],
       // Nothing is instrumented; active tracing would record empty segments (nothing in the wrapper calls X-Ray).
       tracing: lambda.Tracing.DISABLED,
-      environment,
+      environment: this.environment(props),
       // The deploy-time run invokes a published version; old ones serve nothing once replaced.
       currentVersionOptions: { removalPolicy: RemovalPolicy.DESTROY },
       onFailure: new destinations.SqsDestination(this.failureQueue),
-      retryAttempts: retries,
-      maxEventAge,
+      retryAttempts: props.asyncRetries ?? ASYNC_RETRY_ATTEMPTS,
+      maxEventAge: props.maxEventAge ?? ASYNC_MAX_EVENT_AGE,
       bundling: { ...BUNDLING, mainFields: [...BUNDLING.mainFields], externalModules: [] },
     });
+  }
 
-    const paused = props.paused ?? false;
-    this.schedule = new events.Rule(this, 'Schedule', {
+  /** The schedule's rule (disabled while paused), its events undeliverable to the failure queue. */
+  private createSchedule(id: string, props: ScheduledSingletonJobProps, paused: boolean): events.Rule {
+    const schedule = new events.Rule(this, 'Schedule', {
       description:
         props.scheduleDescription ?? (paused ? `Scheduled ${id} job - PAUSED` : `Scheduled ${id} job (one logical run per interval)`),
       schedule: props.schedule,
       enabled: !paused,
     });
-    this.schedule.addTarget(
-      new targets.LambdaFunction(this.function, { deadLetterQueue: this.failureQueue, maxEventAge, retryAttempts: retries }),
-    );
+    const maxEventAge = props.maxEventAge ?? ASYNC_MAX_EVENT_AGE;
+    const retryAttempts = props.asyncRetries ?? ASYNC_RETRY_ATTEMPTS;
+    schedule.addTarget(new targets.LambdaFunction(this.function, { deadLetterQueue: this.failureQueue, maxEventAge, retryAttempts }));
+    return schedule;
+  }
 
-    // A paused job does not run at deploy time either: a pause stops every automatic run.
-    if ((props.deployRun ?? true) && !paused) {
-      this.deployRun = new triggers.Trigger(this, 'DeploySync', {
-        handler: this.function,
-        executeAfter: [
-          ...(props.deployRunAfter ?? []),
-          ...(this.coordinationTable instanceof Construct ? [this.coordinationTable] : []),
-          // A deploy-time run's events are delivered: the relay reads the stream from its start.
-          ...(props.outbox !== undefined ? [props.outbox.delivery] : []),
-          this.role,
-        ],
-        executeOnHandlerChange: true,
-        invocationType: triggers.InvocationType.REQUEST_RESPONSE,
-        timeout: Duration.seconds(timeoutSeconds + JOB_LIMITS.triggerTimeoutMarginSeconds),
-      });
-    }
+  /** The deploy-time run, after the tables, the relay and the role it needs. */
+  private createDeployRun(props: ScheduledSingletonJobProps, timeoutSeconds: number): triggers.Trigger {
+    return new triggers.Trigger(this, 'DeploySync', {
+      handler: this.function,
+      executeAfter: [
+        ...(props.deployRunAfter ?? []),
+        ...(this.coordinationTable instanceof Construct ? [this.coordinationTable] : []),
+        // A deploy-time run's events are delivered: the relay reads the stream from its start.
+        ...(props.outbox !== undefined ? [props.outbox.delivery] : []),
+        this.role,
+      ],
+      executeOnHandlerChange: true,
+      invocationType: triggers.InvocationType.REQUEST_RESPONSE,
+      timeout: Duration.seconds(timeoutSeconds + JOB_LIMITS.triggerTimeoutMarginSeconds),
+    });
+  }
 
-    if (props.alarmTopic !== undefined) {
-      this.alarmTopic = props.alarmTopic;
-    } else {
-      const topic = new sns.Topic(this, 'AlarmTopic', { displayName: `${id} alarms`, enforceSSL: true });
-      if (props.alarmEmail !== undefined && props.alarmEmail !== '') {
-        this.emailSubscription = topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
-      }
-      this.alarmTopic = topic;
-    }
-    this.alarms = this.createAlarms(props, paused);
-    if (props.dashboard === true) {
-      this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { widgets: [this.widgets()] });
-    }
-    if (props.consoleTestEvents)
-      this.consoleTestEvents = new ConsoleTestEvents(this, 'ConsoleTestEvents', {
-        function: this.function,
-        events: props.consoleTestEvents,
-      });
-
-    acknowledgeJobNagFindings(this);
+  /** The adopter's topic, or one of the job's own with the optional e-mail subscription. */
+  private createAlarmTopic(id: string, props: ScheduledSingletonJobProps): { topic: sns.ITopic; subscription?: sns.Subscription } {
+    if (props.alarmTopic !== undefined) return { topic: props.alarmTopic };
+    const topic = new sns.Topic(this, 'AlarmTopic', { displayName: `${id} alarms`, enforceSSL: true });
+    if (props.alarmEmail === undefined || props.alarmEmail === '') return { topic };
+    return { topic, subscription: topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail)) };
   }
 
   /** A metric the job emits (EMF, dimension `service`). */
