@@ -92,11 +92,21 @@ export class Monitoring extends Construct {
   }
 
   addDashboard(job: ScheduledSingletonJob): cloudwatch.Dashboard {
-    const { function: fn, logGroup, failureQueue } = job;
+    const { logGroup } = job;
     const emf = (metricName: MetricName, statistic: string, period: Duration, label?: string) =>
       job.metric(metricName, statistic, period, label);
     const graphPeriod = Duration.minutes(5);
     const sum = (name: MetricName) => emf(name, 'Sum', graphPeriod, name);
+    // Counts are not metrics (each metric is billed per month): they are charted from the summary
+    // lines, so a count added to the summary needs no metric or stack change.
+    const query = (title: string, view: 'LINE' | 'TABLE', width: number, lines: string[]) =>
+      new cloudwatch.LogQueryWidget({
+        title,
+        logGroupNames: [logGroup.logGroupName],
+        view: cloudwatch.LogQueryVisualizationType[view],
+        queryLines: [SUMMARY_LINES, ...lines],
+        width,
+      });
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       defaultInterval: Duration.days(2),
       widgets: [
@@ -114,147 +124,95 @@ export class Monitoring extends Construct {
           }),
         ],
         [
-          // Counts are not metrics (each metric is billed per month): they are charted from the
-          // summary lines, so a count added to the summary needs no metric or stack change.
-          new cloudwatch.LogQueryWidget({
-            title: 'Contests written / unchanged / removed',
-            logGroupNames: [logGroup.logGroupName],
-            view: cloudwatch.LogQueryVisualizationType.LINE,
-            queryLines: [
-              SUMMARY_LINES,
-              'filter outcome = "succeeded"',
-              'stats sum(counts.contestsWritten) as written, sum(counts.contestsUnchanged) as unchanged, sum(counts.contestsRemoved) as removed by bin(1h)',
-            ],
-            width: 12,
-          }),
-          new cloudwatch.LogQueryWidget({
-            title: 'Skips by reason, failures by phase',
-            logGroupNames: [logGroup.logGroupName],
-            view: cloudwatch.LogQueryVisualizationType.TABLE,
-            queryLines: [
-              SUMMARY_LINES,
-              'filter outcome != "succeeded"',
-              'fields concat(outcome, " ", coalesce(reason, phase)) as what',
-              'stats count(*) as runs, max(@timestamp) as last by what',
-              'sort runs desc',
-            ],
-            width: 12,
-          }),
+          query('Contests written / unchanged / removed', 'LINE', 12, [
+            'filter outcome = "succeeded"',
+            'stats sum(counts.contestsWritten) as written, sum(counts.contestsUnchanged) as unchanged, sum(counts.contestsRemoved) as removed by bin(1h)',
+          ]),
+          query('Skips by reason, failures by phase', 'TABLE', 12, [
+            'filter outcome != "succeeded"',
+            'fields concat(outcome, " ", coalesce(reason, phase)) as what',
+            'stats count(*) as runs, max(@timestamp) as last by what',
+            'sort runs desc',
+          ]),
         ],
-        [
-          new cloudwatch.GraphWidget({
-            title: 'Function errors & throttles',
-            left: [
-              fn.metricErrors({ period: graphPeriod, statistic: 'Sum', label: 'Errors' }),
-              fn.metricThrottles({ period: graphPeriod, statistic: 'Sum', label: 'Throttles' }),
-            ],
-            width: 8,
-          }),
-          new cloudwatch.GraphWidget({
-            title: 'Failure queue depth',
-            left: [
-              failureQueue.metricApproximateNumberOfMessagesVisible({
-                period: graphPeriod,
-                statistic: 'Maximum',
-                label: 'Visible messages',
-              }),
-            ],
-            width: 8,
-          }),
-          new cloudwatch.AlarmStatusWidget({
-            title: 'Alarms',
-            alarms: Object.values(job.alarms),
-            width: 8,
-          }),
-        ],
+        healthRow(job, graphPeriod),
         [
           // Held changes (docs/design.md, "A reply is evidence"): what replies said that the sync did
           // not act on yet, and what it accepted after enough consecutive replies (or an operator).
-          new cloudwatch.LogQueryWidget({
-            title: 'Held / accepted changes',
-            logGroupNames: [logGroup.logGroupName],
-            view: cloudwatch.LogQueryVisualizationType.LINE,
-            queryLines: [
-              SUMMARY_LINES,
-              'filter outcome = "succeeded" and not ispresent(dryRun)',
-              'stats max(counts.contestsHeld) as held, sum(counts.contestsAccepted) as accepted by bin(1h)',
-            ],
-            width: 12,
-          }),
-          new cloudwatch.LogQueryWidget({
-            title: 'Held now (newest run): contest, kind, since',
-            logGroupNames: [logGroup.logGroupName],
-            view: cloudwatch.LogQueryVisualizationType.TABLE,
-            queryLines: [
-              SUMMARY_LINES,
-              'filter counts.contestsHeld > 0',
-              'fields @timestamp, counts.contestsHeld as held, held.0.contestId as contest, held.0.kind as kind, held.0.since as since, held.0.replies as replies',
-              'sort @timestamp desc',
-              'limit 10',
-            ],
-            width: 12,
-          }),
+          query('Held / accepted changes', 'LINE', 12, [
+            'filter outcome = "succeeded" and not ispresent(dryRun)',
+            'stats max(counts.contestsHeld) as held, sum(counts.contestsAccepted) as accepted by bin(1h)',
+          ]),
+          query('Held now (newest run): contest, kind, since', 'TABLE', 12, [
+            'filter counts.contestsHeld > 0',
+            'fields @timestamp, counts.contestsHeld as held, held.0.contestId as contest, held.0.kind as kind, held.0.since as since, held.0.replies as replies',
+            'sort @timestamp desc',
+            'limit 10',
+          ]),
         ],
         [
           // Stale replies (docs/design.md, "Stale replies"): replies made before the newest one
           // applied (a lagging replica, a cache), never applied.
-          new cloudwatch.LogQueryWidget({
-            title: 'Stale replies (never applied)',
-            logGroupNames: [logGroup.logGroupName],
-            view: cloudwatch.LogQueryVisualizationType.LINE,
-            queryLines: [
-              SUMMARY_LINES,
-              'filter outcome = "succeeded" and not ispresent(dryRun)',
-              'stats sum(counts.repliesStale) as stale, sum(counts.remindersPaused) as remindersPaused by bin(1h)',
-            ],
-            width: 12,
-          }),
-          new cloudwatch.LogQueryWidget({
-            title: 'Stale replies: made at, newest applied',
-            logGroupNames: [logGroup.logGroupName],
-            view: cloudwatch.LogQueryVisualizationType.TABLE,
-            queryLines: [
-              SUMMARY_LINES,
-              'filter counts.repliesStale > 0',
-              'fields @timestamp, stale.madeAt as madeAt, stale.newestApplied as newestApplied',
-              'sort @timestamp desc',
-              'limit 10',
-            ],
-            width: 12,
-          }),
+          query('Stale replies (never applied)', 'LINE', 12, [
+            'filter outcome = "succeeded" and not ispresent(dryRun)',
+            'stats sum(counts.repliesStale) as stale, sum(counts.remindersPaused) as remindersPaused by bin(1h)',
+          ]),
+          query('Stale replies: made at, newest applied', 'TABLE', 12, [
+            'filter counts.repliesStale > 0',
+            'fields @timestamp, stale.madeAt as madeAt, stale.newestApplied as newestApplied',
+            'sort @timestamp desc',
+            'limit 10',
+          ]),
         ],
         [
           // Contest events (docs/events.md, "Contest events"): written to the outbox by the sync;
           // duplicates are a retried change found already written. Raced: reminder updates a
           // claim refused, redone by the next run.
-          new cloudwatch.LogQueryWidget({
-            title: 'Contest events published / duplicate; reminder updates raced',
-            logGroupNames: [logGroup.logGroupName],
-            view: cloudwatch.LogQueryVisualizationType.LINE,
-            queryLines: [
-              SUMMARY_LINES,
-              'filter not ispresent(dryRun)',
-              'stats sum(counts.eventsPublished) as published, sum(counts.eventsDuplicate) as duplicate, sum(counts.remindersRaced) as raced by bin(1h)',
-            ],
-            width: 24,
-          }),
+          query('Contest events published / duplicate; reminder updates raced', 'LINE', 24, [
+            'filter not ispresent(dryRun)',
+            'stats sum(counts.eventsPublished) as published, sum(counts.eventsDuplicate) as duplicate, sum(counts.remindersRaced) as raced by bin(1h)',
+          ]),
         ],
         [
-          new cloudwatch.LogQueryWidget({
-            title: 'Recent runs (summary lines)',
-            logGroupNames: [logGroup.logGroupName],
-            view: cloudwatch.LogQueryVisualizationType.TABLE,
-            queryLines: [
-              SUMMARY_LINES,
-              'fields @timestamp, source, interval, message, coalesce(reason, phase) as why, fence, durationMs, counts.contestsWritten as written, error',
-              'sort @timestamp desc',
-              'limit 20',
-            ],
-            width: 24,
-          }),
+          query('Recent runs (summary lines)', 'TABLE', 24, [
+            'fields @timestamp, source, interval, message, coalesce(reason, phase) as why, fence, durationMs, counts.contestsWritten as written, error',
+            'sort @timestamp desc',
+            'limit 20',
+          ]),
         ],
       ],
     });
     return this.dashboard;
   }
+}
+
+/** The function's errors and throttles, its failure queue and the job's alarms. */
+function healthRow(job: ScheduledSingletonJob, graphPeriod: Duration): cloudwatch.IWidget[] {
+  const { function: fn, failureQueue } = job;
+  return [
+    new cloudwatch.GraphWidget({
+      title: 'Function errors & throttles',
+      left: [
+        fn.metricErrors({ period: graphPeriod, statistic: 'Sum', label: 'Errors' }),
+        fn.metricThrottles({ period: graphPeriod, statistic: 'Sum', label: 'Throttles' }),
+      ],
+      width: 8,
+    }),
+    new cloudwatch.GraphWidget({
+      title: 'Failure queue depth',
+      left: [
+        failureQueue.metricApproximateNumberOfMessagesVisible({
+          period: graphPeriod,
+          statistic: 'Maximum',
+          label: 'Visible messages',
+        }),
+      ],
+      width: 8,
+    }),
+    new cloudwatch.AlarmStatusWidget({
+      title: 'Alarms',
+      alarms: Object.values(job.alarms),
+      width: 8,
+    }),
+  ];
 }

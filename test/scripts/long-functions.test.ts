@@ -22,7 +22,7 @@ const BUDGET = {
   /** No function is longer than this many lines. */
   longestLines: 166,
   /** At most this many functions are over LONG_FUNCTION_LINES (50) lines. */
-  functionsOver50: 27,
+  functionsOver50: 26,
 };
 
 /**

@@ -158,6 +158,41 @@ export function eventSchemaContent(source: string, detailType: string, detail: D
   });
 }
 
+interface OutboxWindows {
+  retentionDays: number;
+  batchSize: number;
+  retryAttempts: number;
+  maxRecordAge: Duration;
+  deadLetterRetention: Duration;
+}
+
+/** The props' windows with their defaults, checked once: a dead letter never names an outbox item already gone. */
+function outboxWindows(props: OutboxDeliveryProps): OutboxWindows {
+  const retentionDays = props.retentionDays ?? DEFAULT_OUTBOX_RETENTION_DAYS;
+  const batchSize = props.batchSize ?? 100;
+  const retryAttempts = props.retryAttempts ?? 5;
+  const maxRecordAge = props.maxRecordAge ?? Duration.days(1);
+  const fail = (what: string): never => {
+    throw new OutboxDeliveryError(`OutboxDelivery: ${what}`);
+  };
+  if (!Number.isInteger(retentionDays) || retentionDays < 1 || retentionDays > 365)
+    fail(`retentionDays must be an integer from 1 to 365, got ${retentionDays}`);
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1000)
+    fail(`batchSize must be an integer from 1 to 1000, got ${batchSize}`);
+  if (!Number.isInteger(retryAttempts) || retryAttempts < 1 || retryAttempts > 20)
+    fail(`retryAttempts must be an integer from 1 to 20 (finite), got ${retryAttempts}`);
+  if (maxRecordAge.toSeconds() < 60 || maxRecordAge.toSeconds() > 7 * 86_400) fail('maxRecordAge must be from 60 seconds to 7 days');
+  const deadLetterRetention =
+    props.deadLetterRetention ?? Duration.seconds(Math.min(14 * 86_400, retentionDays * 86_400 - maxRecordAge.toSeconds()));
+  if (deadLetterRetention.toSeconds() < 60 || deadLetterRetention.toSeconds() > 14 * 86_400)
+    fail(`deadLetterRetention must be from 60 seconds to 14 days (SQS), got ${deadLetterRetention.toSeconds()} seconds`);
+  if (deadLetterRetention.toSeconds() + maxRecordAge.toSeconds() > retentionDays * 86_400)
+    fail(
+      `deadLetterRetention (${deadLetterRetention.toSeconds()} s) + maxRecordAge (${maxRecordAge.toSeconds()} s) must not exceed retentionDays (${retentionDays} days): a dead letter would name outbox items already gone`,
+    );
+  return { retentionDays, batchSize, retryAttempts, maxRecordAge, deadLetterRetention };
+}
+
 export class OutboxDelivery extends Construct {
   public readonly table: dynamodb.Table;
   public readonly eventBus: events.IEventBus;
@@ -177,30 +212,9 @@ export class OutboxDelivery extends Construct {
 
   constructor(scope: Construct, id: string, props: OutboxDeliveryProps) {
     super(scope, id);
-    const retentionDays = props.retentionDays ?? DEFAULT_OUTBOX_RETENTION_DAYS;
-    const batchSize = props.batchSize ?? 100;
-    const retryAttempts = props.retryAttempts ?? 5;
-    const maxRecordAge = props.maxRecordAge ?? Duration.days(1);
-    const fail = (what: string): never => {
-      throw new OutboxDeliveryError(`OutboxDelivery: ${what}`);
-    };
-    if (!Number.isInteger(retentionDays) || retentionDays < 1 || retentionDays > 365)
-      fail(`retentionDays must be an integer from 1 to 365, got ${retentionDays}`);
-    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1000)
-      fail(`batchSize must be an integer from 1 to 1000, got ${batchSize}`);
-    if (!Number.isInteger(retryAttempts) || retryAttempts < 1 || retryAttempts > 20)
-      fail(`retryAttempts must be an integer from 1 to 20 (finite), got ${retryAttempts}`);
-    if (maxRecordAge.toSeconds() < 60 || maxRecordAge.toSeconds() > 7 * 86_400) fail('maxRecordAge must be from 60 seconds to 7 days');
-    const deadLetterRetention =
-      props.deadLetterRetention ?? Duration.seconds(Math.min(14 * 86_400, retentionDays * 86_400 - maxRecordAge.toSeconds()));
-    if (deadLetterRetention.toSeconds() < 60 || deadLetterRetention.toSeconds() > 14 * 86_400)
-      fail(`deadLetterRetention must be from 60 seconds to 14 days (SQS), got ${deadLetterRetention.toSeconds()} seconds`);
-    if (deadLetterRetention.toSeconds() + maxRecordAge.toSeconds() > retentionDays * 86_400)
-      fail(
-        `deadLetterRetention (${deadLetterRetention.toSeconds()} s) + maxRecordAge (${maxRecordAge.toSeconds()} s) must not exceed retentionDays (${retentionDays} days): a dead letter would name outbox items already gone`,
-      );
-    this.retentionDays = retentionDays;
-    this.deadLetterRetention = deadLetterRetention;
+    const windows = outboxWindows(props);
+    this.retentionDays = windows.retentionDays;
+    this.deadLetterRetention = windows.deadLetterRetention;
     this.metrics = props.metrics;
 
     this.table = new dynamodb.Table(this, 'Table', {
@@ -212,23 +226,33 @@ export class OutboxDelivery extends Construct {
       // Events already delivered, kept only to write each id once: nothing outlives the stack.
       removalPolicy: RemovalPolicy.DESTROY,
     });
-
     this.eventBus =
       props.eventBus ?? new events.EventBus(this, 'Bus', props.eventBusName !== undefined ? { eventBusName: props.eventBusName } : {});
     this.registry = new eventschemas.CfnRegistry(this, 'Registry', {
       description: 'Events published through the outbox: one schema per source and detail-type',
       ...(props.registryName !== undefined ? { registryName: props.registryName } : {}),
     });
-
     this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
       enforceSSL: true,
       encryption: sqs.QueueEncryption.SQS_MANAGED,
-      retentionPeriod: deadLetterRetention,
+      retentionPeriod: windows.deadLetterRetention,
     });
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    const role = this.createRelayRole();
+    this.relay = this.createRelay(props, role);
+    this.eventSourceMapping = this.createStreamMapping(windows);
+    // The mapping starts reading once the role may read the stream and send to the queue.
+    this.eventSourceMapping.node.addDependency(role);
+
+    this.alarms = this.createAlarms(props);
+    acknowledgeOutboxNagFindings({ relay: this.relay, deadLetterQueue: this.deadLetterQueue });
+  }
+
+  /** The relay's role: the stream, PutEvents on the bus, its log group and dead-letter queue only. */
+  private createRelayRole(): iam.Role {
     const role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: 'Outbox relay: reads the outbox stream, puts its events on the bus, writes its log group and dead-letter queue',
@@ -250,12 +274,16 @@ export class OutboxDelivery extends Construct {
         resources: [this.deadLetterQueue.queueArn],
       }),
     );
+    return role;
+  }
 
+  /** The relay function, bundled like the jobs (Node.js 22, arm64, JSON logs). */
+  private createRelay(props: OutboxDeliveryProps, role: iam.Role): NodejsFunction {
     const entry = relayEntry();
     const project = props.projectRoot === undefined || props.depsLockFilePath === undefined ? findProject(entry) : undefined;
     const projectRoot = props.projectRoot ?? project?.projectRoot;
     const depsLockFilePath = props.depsLockFilePath ?? project?.depsLockFilePath;
-    this.relay = new NodejsFunction(this, 'Relay', {
+    return new NodejsFunction(this, 'Relay', {
       description: 'Delivers the outbox stream to the EventBridge bus (at least once; consumers dedupe on detail.eventId)',
       entry,
       handler: 'handler',
@@ -277,27 +305,25 @@ export class OutboxDelivery extends Construct {
       },
       bundling: { ...BUNDLING, mainFields: [...BUNDLING.mainFields], externalModules: [] },
     });
+  }
 
-    this.eventSourceMapping = new lambda.EventSourceMapping(this, 'Stream', {
+  /** The stream to the relay: inserts only, in commit order per shard, failures bisected then dead-lettered. */
+  private createStreamMapping(windows: OutboxWindows): lambda.EventSourceMapping {
+    return new lambda.EventSourceMapping(this, 'Stream', {
       target: this.relay,
       eventSourceArn: this.table.tableStreamArn!,
       startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-      batchSize,
+      batchSize: windows.batchSize,
       // One batch per shard at a time: a shard's records are delivered in commit order.
       parallelizationFactor: 1,
-      retryAttempts,
+      retryAttempts: windows.retryAttempts,
       bisectBatchOnError: true,
-      maxRecordAge,
+      maxRecordAge: windows.maxRecordAge,
       reportBatchItemFailures: true,
       onFailure: { bind: () => ({ destination: this.deadLetterQueue.queueArn }) },
       // A TTL delete or any update publishes nothing: only the item's first write is an event.
       filters: [lambda.FilterCriteria.filter({ eventName: lambda.FilterRule.isEqual('INSERT') as unknown })],
     });
-    // The mapping starts reading once the role may read the stream and send to the queue.
-    this.eventSourceMapping.node.addDependency(role);
-
-    this.alarms = this.createAlarms(props);
-    acknowledgeOutboxNagFindings({ relay: this.relay, deadLetterQueue: this.deadLetterQueue });
   }
 
   /**
