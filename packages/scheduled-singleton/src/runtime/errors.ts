@@ -4,7 +4,7 @@
  * `name: message`. Every entry point exports the base and the errors it throws. Messages that may
  * quote what came from outside (an event, an item) are bounded to 1 KB.
  */
-import type { RunResult } from './singleton.js';
+import type { RunResult } from './run-result.js';
 import { bound } from './text.js';
 
 /** The base of every error of @contest-sync/scheduled-singleton. */

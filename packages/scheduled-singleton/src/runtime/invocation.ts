@@ -4,13 +4,14 @@
  * refused with an error that names what is wrong, before the lease is touched.
  */
 import { EventValidationError } from './errors.js';
+import type { InvocationSource } from './run-result.js';
 
 export interface Invocation {
   /**
    * `schedule`: an EventBridge tick. `console` and `deploy` both send `{}`: the event says
    * `console`, and a deploy-time trigger is told apart by the version it invoked.
    */
-  source: 'schedule' | 'console' | 'deploy';
+  source: InvocationSource;
   /** The scheduled interval this run stands for (deduplicated unless `force`), if any. */
   interval?: string;
   dryRun: boolean;

@@ -8,8 +8,10 @@ import { RunDeadlineError } from './errors.js';
 import type { Invocation } from './invocation.js';
 import type { JobLogger } from './report.js';
 import type { ExclusiveOutcome } from './run.js';
-import type { FailureNaming, RunOutcome, RunResult, ScheduledSingletonOptions } from './singleton.js';
+import type { FailureNaming, ResultHooks, RunOutcome, RunResult } from './run-result.js';
 import { bound } from './text.js';
+
+export type { ResultHooks };
 
 /** The precheck's settlement when it ended the run before the lease. */
 export type PrecheckSettlement =
@@ -25,9 +27,6 @@ export type Settlement<T> =
   | DrySettlement<T>
   | PrecheckSettlement
   | { outcome: 'failed'; reason: 'event' | 'config'; error: unknown; dryRun?: undefined };
-
-/** The hooks that complete a result. */
-export type ResultHooks<T> = Pick<ScheduledSingletonOptions<T, unknown, unknown>, 'summary' | 'failure' | 'resultDefaults'>;
 
 /** The result, and the wrapper's own reason (what the metrics count, whatever `failure` named it). */
 export interface Reported {

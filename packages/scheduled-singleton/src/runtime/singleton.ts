@@ -23,9 +23,12 @@ import { DEFAULT_OUTBOX_RETENTION_DAYS, validateSource, type OutboxSettings } fr
 import type { WorkContext } from './ports.js';
 import { ledgerRetentionMs } from './record.js';
 import { emfLine, jsonLogger, logLevelFrom, writeStdout, type JobLogger, type Write } from './report.js';
-import { guarded, resultOf, type PrecheckSettlement, type ResultHooks, type Settlement } from './result.js';
+import { guarded, resultOf, type PrecheckSettlement, type Settlement } from './result.js';
+import type { ResultHooks, RunResult } from './run-result.js';
 import { runExclusively, runUnfenced, type ExclusiveDeps, type Settled } from './run.js';
 import { leaseTiming, validateTiming } from './timing.js';
+
+export type { FailedRun, FailureNaming, InvocationSource, ResultHooks, RunOutcome, RunResult } from './run-result.js';
 
 /** The part of Lambda's context the wrapper uses (the real one has more). */
 export interface LambdaContextLike {
@@ -79,23 +82,7 @@ export interface ConfigureParts {
   readonly dynamo: DynamoDBClient;
 }
 
-/** What `failure` names a failed run: its reason (replacing the wrapper's) and fields of the result. */
-export interface FailureNaming {
-  /** @default the wrapper's reason */
-  reason?: string;
-  /** @default none */
-  summary?: Record<string, unknown>;
-}
-
-/** What the wrapper knows of a failed run when it asks `failure` to name it. */
-export interface FailedRun {
-  /** The wrapper's reason: `event`, `config`, `precheck`, `lease`, `lease-lost` or `work`. */
-  readonly reason: string;
-  /** Renewals confirmed before the run ended (0 before the lease). */
-  readonly heartbeats: number;
-}
-
-export interface ScheduledSingletonOptions<T, P = undefined, C = undefined> {
+export interface ScheduledSingletonOptions<T, P = undefined, C = undefined> extends ResultHooks<T> {
   /**
    * The job's own configuration, read once per container (after the wrapper's own environment,
    * before the event is parsed), with the wrapper's DynamoDB client so the job builds its stores
@@ -115,26 +102,6 @@ export interface ScheduledSingletonOptions<T, P = undefined, C = undefined> {
    * @default none: every run goes to the lease
    */
   precheck?: (context: PrecheckContext<C>) => Promise<Precheck<P>>;
-  /**
-   * Extra fields of the summary line and the returned result, from the work's value (a success).
-   * @default none
-   */
-  summary?: (value: T, run: { heartbeats: number }) => Record<string, unknown>;
-  /**
-   * Names a failed run: called for every failed outcome that has an error (reasons `work`,
-   * `precheck`, `lease`, `lease-lost`, `config`, `event`) with the error the result reports. Its
-   * `reason` replaces the wrapper's (e.g. a job's phases: `codeforces`, `store`), its `summary`
-   * fields join the result and the summary line (e.g. partial counts). The `LeaseLost` metric
-   * still counts the wrapper's `lease-lost`, whatever the run is named.
-   * @default none: the wrapper's reason, no extra fields
-   */
-  failure?: (error: unknown, run: FailedRun) => FailureNaming;
-  /**
-   * Fields every result carries whatever the outcome (e.g. zeroed counts), under the wrapper's,
-   * the work's (`summary`) and the failure's own: every result has one shape.
-   * @default none
-   */
-  resultDefaults?: () => Record<string, unknown>;
   /**
    * Writes the one summary line in the job's own words instead of the default (message = the
    * outcome, `"summary": true`, the result's fields; `error` level for a failure).
@@ -191,33 +158,6 @@ export interface ScheduledSingletonOptions<T, P = undefined, C = undefined> {
    * @default stdout, bypassing `console`
    */
   write?: Write;
-}
-
-export type RunOutcome = 'succeeded' | 'skipped' | 'failed';
-
-/** The run's outcome: returned, logged as the summary line, and carried by ScheduledRunFailedError. */
-export interface RunResult {
-  runId: string;
-  source: Invocation['source'] | 'unknown';
-  interval?: string;
-  outcome: RunOutcome;
-  /**
-   * skipped: `lease-held`, `already-done`; failed: `event`, `config`, `precheck`, `lease`,
-   * `lease-lost`, `work`, or what the `failure` option named it.
-   */
-  reason?: string;
-  fence?: number;
-  holder?: string;
-  holderExpiresAt?: string;
-  detail?: string;
-  error?: string;
-  /** The work was stopped by the run's deadline. */
-  deadline?: boolean;
-  dryRun?: true;
-  /** The precheck found nothing to do: no lease was taken. */
-  idle?: true;
-  durationMs: number;
-  [field: string]: unknown;
 }
 
 export interface ScheduledSingletonHandler<T = unknown> {
