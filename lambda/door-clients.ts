@@ -4,12 +4,11 @@
  * objects, SQS for the feed queue, the reminder write path (lambda/reminders/) and the feeds.
  * docs/api.md.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { DYNAMO_CLIENT_SETTINGS } from '@contest-sync/scheduled-singleton';
+import { budgetedDynamoClient } from '@contest-sync/scheduled-singleton';
 import { CALENDAR_ENV } from './calendar/contract.js';
 import { reminderUsers, sqsSender } from './calendar/aws.js';
 import type { CalendarDeps } from './calendar/feeds.js';
@@ -34,13 +33,7 @@ export interface DoorClients {
 
 export function doorClients(env: NodeJS.ProcessEnv, now: () => number = Date.now): DoorClients {
   const parsed = doorEnvSchema.parse(env);
-  const dynamo = new DynamoDBClient({
-    maxAttempts: DYNAMO_CLIENT_SETTINGS.maxAttempts,
-    requestHandler: {
-      connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs,
-      requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs,
-    },
-  });
+  const dynamo = budgetedDynamoClient();
   const doc = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
   const reminders = createReminderClient({
     dynamo: doc,

@@ -23,7 +23,7 @@
  *                    larger DUE_SHARDS before).
  */
 import { createHash } from 'node:crypto';
-import { OutboxEventError, validateEvent } from '@contest-sync/scheduled-singleton';
+import { OutboxEventError, utf8Bytes, validateEvent } from '@contest-sync/scheduled-singleton';
 import { MAX_DUE_SHARDS } from '../contract.js';
 
 export const REMINDER_DUE = 'ReminderDue';
@@ -156,10 +156,6 @@ export interface ReminderDueEvent {
 
 const isInteger = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value);
 const inEpochRange = (value: number) => value >= ROW_LIMITS.minEpochSeconds && value <= ROW_LIMITS.maxEpochSeconds;
-
-export function utf8Bytes(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
-}
 
 /**
  * validRow: every attribute the claim and the event need, present and sane. A row the app wrote

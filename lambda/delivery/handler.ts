@@ -5,11 +5,10 @@
  * the shard's lease, reads their contests, and claims each row in the fenced transaction that
  * writes its ReminderDue event and checks its contest (the rule).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import {
-  DYNAMO_CLIENT_SETTINGS,
   JOB_ENV,
   scheduledSingleton,
   type JobContext,
@@ -95,31 +94,23 @@ function summaryOf(counts: DeliveryCounts): Record<string, unknown> {
   return { counts };
 }
 
+/** What a container reads once: its configuration, and the due store on the wrapper's client. */
+interface DeliverySetup {
+  config: DeliveryConfig;
+  store: DynamoDueStore;
+}
+
+function deliverySetup(config: DeliveryConfig, dynamo: DynamoDBClient): DeliverySetup {
+  const doc = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
+  return { config, store: new DynamoDueStore(doc, config.tables) };
+}
+
 export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): ScheduledSingletonHandler {
   const env = options.env ?? process.env;
   const now = options.now ?? Date.now;
-  const dynamo =
-    options.dynamo ??
-    new DynamoDBClient({
-      maxAttempts: DYNAMO_CLIENT_SETTINGS.maxAttempts,
-      requestHandler: {
-        connectionTimeout: DYNAMO_CLIENT_SETTINGS.connectionTimeoutMs,
-        requestTimeout: DYNAMO_CLIENT_SETTINGS.requestTimeoutMs,
-      },
-    });
-  const doc = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
-  let ready: { config: DeliveryConfig; store: DynamoDueStore } | undefined;
-  const setup = () => {
-    if (ready === undefined) {
-      const config = readDeliveryConfig(env);
-      ready = { config, store: new DynamoDueStore(doc, config.tables) };
-    }
-    return ready;
-  };
-
   return scheduledSingleton(
-    async (job: JobContext<Map<number, DuePage>>) => {
-      const { config, store } = setup();
+    async (job: JobContext<Map<number, DuePage>, DeliverySetup>) => {
+      const { config, store } = job.config;
       return deliverDue(
         {
           signal: job.signal,
@@ -140,16 +131,17 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
       );
     },
     {
-      dynamo,
+      ...(options.dynamo !== undefined ? { dynamo: options.dynamo } : {}),
       env,
       now,
+      // Read once per container, on the wrapper's DynamoDB client (its time budget).
+      configure: (configEnv, { dynamo }) => deliverySetup(readDeliveryConfig(configEnv), dynamo),
       ...(options.newRunId !== undefined ? { newRunId: options.newRunId } : {}),
       ...(options.write !== undefined ? { write: options.write } : {}),
       // Look before the lease: the Queries an idle minute costs (one per partition served).
       // Rows that cannot be believed do not make a minute busy (they are counted, every minute,
       // until the app fixes them).
-      precheck: async ({ signal }) => {
-        const { config, store } = setup();
+      precheck: async ({ signal, config: { config, store } }) => {
         return precheck(store, config, Math.floor(now() / 1000), signal);
       },
       summary: summaryOf,

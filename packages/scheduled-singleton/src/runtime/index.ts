@@ -89,7 +89,7 @@ export {
 } from './retry.js';
 export { bound, MAX_TEXT_BYTES, utf8Bytes } from './text.js';
 export { cancellationCodes, describe, isCancelledAt } from './aws-errors.js';
-export { scheduledSingleton, outboxSettings } from './singleton.js';
+export { scheduledSingleton, outboxSettings, budgetedDynamoClient } from './singleton.js';
 export type {
   ConfigureParts,
   FailedRun,

@@ -267,8 +267,12 @@ function parse<T, P, C>(
   }
 }
 
-/** A DynamoDB client with the package's time budget (what the stop margin is derived from). */
-function budgetedDynamoClient(): DynamoDBClient {
+/**
+ * A DynamoDB client with the package's time budget (DYNAMO_CLIENT_SETTINGS: what the stop margin
+ * is derived from). The wrapper's default; a function of the same stack that is not a job (an API)
+ * builds its client with it too, so every client of the product has one budget.
+ */
+export function budgetedDynamoClient(): DynamoDBClient {
   return new DynamoDBClient({
     maxAttempts: DYNAMO_CLIENT_SETTINGS.maxAttempts,
     requestHandler: {
