@@ -64,7 +64,7 @@ describe('a persisted DynamoDB Local (npm start -- --persist)', () => {
     try {
       const client = local.client();
       const names = await createTablesFromTemplate(client, synthesizedTemplate(), 'local', { existing: 'keep' });
-      expect(names).toEqual(localTableNames('local', true)); // the stack's three tables and its outbox
+      expect(names).toEqual(localTableNames('local', true, true)); // the stack's three tables, its outbox and the door's table
       const handler = createHandler({
         env: {
           CONTESTS_TABLE_NAME: names.contests,
