@@ -71,8 +71,10 @@ beforeAll(async () => {
 
 let leaseKey = 0;
 /** The deps of runExclusively on DynamoDB Local: a fresh lease key per call, so tests never share a lease. */
-function deps(): ExclusiveDeps {
-  const timing = leaseTiming(2);
+function deps(leaseSeconds = 8): ExclusiveDeps {
+  // Long enough that a first commit on a cold process and a busy machine keeps it: these tests are
+  // about the outbox, not the lease's timing (runtime/run.test.ts and the lease's tests are).
+  const timing = leaseTiming(leaseSeconds);
   const now = Date.now;
   leaseKey += 1;
   return {
@@ -181,7 +183,7 @@ describe('commit(actions, { events }) on DynamoDB Local', () => {
 
   it('a run that lost its lease publishes nothing: its fenced transaction is refused whole', async () => {
     const p = `e${randomBytes(3).toString('hex')}`;
-    const using = deps();
+    const using = deps(2);
     const stale = await using.lease.acquire('stale', 'console', undefined);
     if (!stale.acquired) throw new Error('no lease');
     // A frozen holder: its lease lapses (2 s) and another run takes over; then the holder wakes and commits.
