@@ -106,7 +106,7 @@ function allows(statement: Statement, action: string, logicalId: string, key: st
 describe('the synthesized IAM policy against the calls the code makes', () => {
   it('allows every DynamoDB request of a varied set of runs, and grants nothing the code does not use', async () => {
     const calls: Call[] = [];
-    const { invoke, requests } = localHandler(tables, standin.baseUrl, { leaseSeconds: 2 });
+    const { invoke, requests } = localHandler(tables, standin.baseUrl, { leaseSeconds: 8 });
     let loseNextReleaseAnswer = false;
     requests.client.middlewareStack.add(
       (next, context) => async (args) => {
