@@ -148,7 +148,7 @@ async function seedTables(doc: DynamoDBDocumentClient, names: TableNames, seed: 
  * The delivery function's environment as the template sets it, its table references resolved to
  * the trial's tables; the lease is the trial's (short, like the syncs').
  */
-function deliveryEnvironment(template: CfnTemplate, names: TableNames, leaseSeconds: number): Record<string, string> {
+export function deliveryEnvironment(template: CfnTemplate, names: TableNames, leaseSeconds: number): Record<string, string> {
   const variables = (findDeliveryFunction(template).resource.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
   const byLogicalId = new Map(tableDefinitionsFromTemplate(template).map((d) => [d.logicalId, names[d.role]]));
   const env: Record<string, string> = {};
