@@ -44,6 +44,9 @@ export interface ProxyRequest {
 /** Decides the fault of one request (undefined: forward it untouched). */
 export type FaultPolicy = (request: ProxyRequest) => ProxyFault | undefined;
 
+/** See DynamoProxy.setBeforeForward. */
+export type BeforeForward = (request: ProxyRequest) => Promise<void>;
+
 /** See DynamoProxy.setAfterApply. */
 export type AfterApply = (request: ProxyRequest, reply: { status: number; body: Buffer }) => void | Promise<void>;
 
@@ -80,6 +83,13 @@ export interface DynamoProxy {
    * does with what it read. Default none.
    */
   setAfterApply(hook: AfterApply | undefined): void;
+  /**
+   * Called with a request before it reaches DynamoDB Local (after its delay, before any lock or
+   * fault), and awaited: to act between two requests of a client, e.g. write what another writer
+   * writes between a read and the transaction that follows it, while no transaction holds an item.
+   * Default none.
+   */
+  setBeforeForward(hook: BeforeForward | undefined): void;
   /** Injected answers so far: `fault → operation → count`. */
   injected(): Partial<Record<ProxyFault, Record<string, number>>>;
   readonly locks: TransactionLocks;
@@ -170,6 +180,7 @@ export async function startDynamoProxy(target: string, options: { port?: number;
   let policy: FaultPolicy | undefined;
   let hold: ((request: ProxyRequest) => number) | undefined;
   let afterApply: AfterApply | undefined;
+  let beforeForward: BeforeForward | undefined;
   const sockets = new Set<Socket>();
 
   const note = (fault: ProxyFault, operation: string): void => {
@@ -216,6 +227,7 @@ export async function startDynamoProxy(target: string, options: { port?: number;
     }
     const request: ProxyRequest = { operation, body, n };
     await wait(delay?.(operation) ?? 0);
+    await beforeForward?.(request);
 
     // Decided when the request reaches "DynamoDB": after its network delay.
     const keys = writtenKeys(operation, body, locks);
@@ -301,6 +313,9 @@ export async function startDynamoProxy(target: string, options: { port?: number;
     },
     setAfterApply: (next) => {
       afterApply = next;
+    },
+    setBeforeForward: (next) => {
+      beforeForward = next;
     },
     injected: () => Object.fromEntries([...injected].map(([fault, byOperation]) => [fault, Object.fromEntries(byOperation)])),
     locks,

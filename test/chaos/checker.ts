@@ -55,6 +55,7 @@ export type Rule =
   | 'delivery-unfenced'
   | 'delivery-stale-claim'
   | 'delivery-lost'
+  | 'delivery-after-cancel'
   | 'delivery-final-pass'
   // Reported by the runner (liveness of the trial itself):
   | 'hung-worker'

@@ -104,6 +104,7 @@ function report(summary: ChaosSummary, options: Options, wallMs: number): void {
     out(`  claims committed:        ${d.claims} (${d.duringFaults} during the faults phase)`);
     out(`  ReminderDue events:      ${d.events} (${d.reminders} reminders, ${d.resent} sent again at a new start)`);
     out(`  claims lost / deferred:  ${d.lost} / ${d.deferred}`);
+    out(`  app writes (write path): ${d.appWrites} sets and cancels landed, judged per intent`);
     out('  outcomes:');
     for (const [kind, n] of Object.entries(d.outcomes).sort()) out(`    ${kind.padEnd(24)} ${n}`);
   }

@@ -82,7 +82,15 @@ export function versionOf(text: string): number | undefined {
 export interface Dataset {
   /** Trial base time, epoch seconds. */
   baseSeconds: number;
+  /**
+   * The large-commit fault: this many more reminders on a contest that moves an hour every version
+   * (LARGE_COMMIT_ID), so that every sync moves them in several transactions. Absent: none.
+   */
+  largeCommit?: number;
 }
+
+/** The contest whose reminders make the large commit (one of the moving ones). */
+export const LARGE_COMMIT_ID = 3003;
 
 function startOf(dataset: Dataset, id: number, version: number): number {
   const base = dataset.baseSeconds;
@@ -192,6 +200,7 @@ export function seedRows(
       reminder(3007, 'u3', 120),
       reminder(FINISHING_ID, 'u3', 10),
       reminder(CANCELLED_ID, 'u1', 30),
+      ...Array.from({ length: dataset.largeCommit ?? 0 }, (_, i) => reminder(LARGE_COMMIT_ID, `big-${i}`, 5 + (i % 120))),
     ],
   };
 }

@@ -138,6 +138,59 @@ describe('delivery checker', () => {
     expect(found.filter((rule) => rule === 'delivery-duplicate')).toHaveLength(2);
   });
 
+  it('per intent: a reminder set again after its send (a new intent) is told once more for the same start; the same intent twice is a duplicate', () => {
+    const { history, final } = clean();
+    const first = claimTxn(T + 40_000, 'r2', 2, [{ r: { contestId: 3022, userId: 'app-1' }, due: A_DUE }]);
+    first.claims[0]!.intent = 'i1';
+    const second = claimTxn(T + 41_000, 'r2', 2, [{ r: { contestId: 3022, userId: 'app-1' }, due: A_DUE }]);
+    second.claims[0]!.intent = 'i2';
+    second.events = [event({ contestId: 3022, userId: 'app-1' }, A_DUE, 'r2', 2, 'e-i2')];
+    const appWrite = (at: number, intent: string) => ({
+      key: keyOf({ contestId: 3022, userId: 'app-1' }),
+      by: 'app' as const,
+      forwardedAtMs: at,
+      repliedAtMs: at + 5,
+      outcome: 'ok' as const,
+      due: A_DUE,
+      intent,
+    });
+    const dueWrites = [...history.dueWrites, appWrite(T + 39_000, 'i1'), appWrite(T + 40_500, 'i2'), ...claimDueWrites([first, second])];
+    const both = { ...history, dueWrites, claimTransactions: [...history.claimTransactions, first, second] };
+    const outbox = [...final.outbox, ...first.events, ...second.events];
+    expect(rules(both, { ...final, outbox })).toEqual([]);
+    second.claims[0]!.intent = 'i1';
+    expect(rules(both, { ...final, outbox })).toContain('delivery-duplicate');
+  });
+
+  it('delivery-after-cancel: an intent claimed after the cancel of its row landed', () => {
+    const { history, final } = clean();
+    const r = { contestId: 3022, userId: 'app-2' };
+    const claim = claimTxn(T + 45_000, 'r2', 2, [{ r, due: A_DUE }]);
+    claim.claims[0]!.intent = 'i9';
+    const dueWrites = [
+      ...history.dueWrites,
+      { key: keyOf(r), by: 'app' as const, forwardedAtMs: T + 39_000, repliedAtMs: T + 39_005, outcome: 'ok' as const, due: A_DUE },
+      ...claimDueWrites([claim]),
+    ];
+    const set = {
+      key: keyOf(r),
+      kind: 'set' as const,
+      intent: 'i9',
+      forwardedAtMs: T + 39_000,
+      repliedAtMs: T + 39_005,
+      outcome: 'ok' as const,
+    };
+    const cancel = { key: keyOf(r), kind: 'cancel' as const, forwardedAtMs: T + 44_000, repliedAtMs: T + 44_005, outcome: 'ok' as const };
+    const withClaim = { ...history, dueWrites, claimTransactions: [...history.claimTransactions, claim] };
+    const outbox = [...final.outbox, ...claim.events];
+    expect(rules({ ...withClaim, appWrites: [set] }, { ...final, outbox })).toEqual([]);
+    expect(rules({ ...withClaim, appWrites: [set, cancel] }, { ...final, outbox })).toContain('delivery-after-cancel');
+    // A cancel that lands after the claim was sent convicts nobody (the event was committed first).
+    expect(
+      rules({ ...withClaim, appWrites: [set, { ...cancel, forwardedAtMs: T + 46_000, repliedAtMs: T + 46_005 }] }, { ...final, outbox }),
+    ).toEqual([]);
+  });
+
   it('delivery-event-without-claim: an event no transaction wrote, one written without its claim, one naming another fence', () => {
     const { history, final } = clean();
     const stray = event(C, { dueAt: BASE + 3, dueStart: BASE + 1803 }, 'r1', 1, 'e-stray');

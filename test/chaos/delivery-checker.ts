@@ -6,7 +6,8 @@
  *
  * The rules, one function each:
  *   onceEach             — (delivery-duplicate) at most one committed claim and one outbox event
- *                          per (reminder, start);
+ *                          per (reminder, intent, start): the user's intent (the write path stamps a
+ *                          new one at every set that changes it) is told once per start;
  *   eventsHaveClaims     — (delivery-event-without-claim) every outbox event was written in a
  *                          transaction that claimed its row at its start, by the run and fence the
  *                          transaction's lease check names;
@@ -21,11 +22,14 @@
  *                          the delivery lease's check, and reached DynamoDB before any later fence
  *                          of that lease was granted;
  *   nothingLost          — (delivery-lost) once the faults stopped and a last pass ran, no row is
- *                          left due at or before the time that pass began.
+ *                          left due at or before the time that pass began;
+ *   nothingAfterCancel   — (delivery-after-cancel) no claim of an intent committed after the app's
+ *                          cancel of its row landed (a cancel deletes the row: the intent is over).
  */
 import type { Rule, Violation } from './checker.js';
 import {
   reminderKey,
+  type AppWrite,
   type ClaimRecord,
   type ClaimTransaction,
   type DueWrite,
@@ -40,6 +44,8 @@ export interface DeliveryTrialHistory {
   claimTransactions: readonly ClaimTransaction[];
   /** The delivery lease's grants. */
   leaseGrants: readonly LeaseGrant[];
+  /** The app's sets and cancels through the write path (absent: no app in the trial). */
+  appWrites?: readonly AppWrite[];
   /**
    * When the last delivery pass (faults off, after the final sync) began, epoch s; absent when no
    * such pass succeeded (the runner reports that) and then nothing can be required delivered.
@@ -67,6 +73,7 @@ export function checkDelivery(history: DeliveryTrialHistory, final: DeliveryFina
   claimsWereDue(history, add);
   claimsFenced(history, add);
   nothingLost(history, final, add);
+  nothingAfterCancel(history, add);
   return violations;
 }
 
@@ -76,14 +83,25 @@ function countBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string
   return counts;
 }
 
-/** At most one committed claim and one outbox event per (reminder, start). */
+/** `key@start`, with the intent when the row had one (a row written before intents: the start alone). */
+const intentKey = (key: string, intent: string | undefined, start: number): string =>
+  intent === undefined ? startKey(key, start) : `${startKey(key, start)}#${intent}`;
+
+/** At most one committed claim and one outbox event per (reminder, intent, start). */
 export function onceEach(history: DeliveryTrialHistory, final: DeliveryFinal, add: Add): void {
   const claims = countBy(
     committed(history.claimTransactions).flatMap((txn) => txn.claims),
-    (claim) => startKey(claim.key, claim.dueStart),
+    (claim) => intentKey(claim.key, claim.intent, claim.dueStart),
   );
   for (const [at, n] of claims) if (n > 1) add('delivery-duplicate', `reminder ${at} was claimed by ${n} committed transactions`);
-  const events = countBy(final.outbox, (event) => startKey(event.key, event.startTimeSeconds));
+  // An event's intent is its claim's (the event id names it; the detail does not carry it).
+  const intentOf = new Map<string, string | undefined>();
+  for (const txn of history.claimTransactions)
+    for (const event of txn.events) {
+      const claim = txn.claims.find((c) => c.key === event.key && c.dueStart === event.startTimeSeconds);
+      if (claim !== undefined) intentOf.set(event.eventId, claim.intent);
+    }
+  const events = countBy(final.outbox, (event) => intentKey(event.key, intentOf.get(event.eventId), event.startTimeSeconds));
   for (const [at, n] of events) if (n > 1) add('delivery-duplicate', `the outbox holds ${n} ReminderDue events for reminder ${at}`);
 }
 
@@ -230,6 +248,32 @@ export function nothingLost(history: DeliveryTrialHistory, final: DeliveryFinal,
         'delivery-lost',
         `reminder ${startKey(reminderKey(row.contestId, row.userId), Number(row.dueStart))} has been due since ${row.dueAt} and is still unsent after the last pass (which began at ${until})`,
       );
+    }
+  }
+}
+
+/** No claim of an intent committed after a cancel of its row had landed (and after that intent was set). */
+export function nothingAfterCancel(history: DeliveryTrialHistory, add: Add): void {
+  const writes = history.appWrites ?? [];
+  if (writes.length === 0) return;
+  for (const txn of committed(history.claimTransactions)) {
+    for (const claim of txn.claims) {
+      if (claim.intent === undefined) continue;
+      const set = writes.find((w) => w.kind === 'set' && w.key === claim.key && w.intent === claim.intent && w.outcome !== 'refused');
+      if (set === undefined) continue;
+      const cancel = writes.find(
+        (w) =>
+          w.kind === 'cancel' &&
+          w.key === claim.key &&
+          w.outcome === 'ok' &&
+          w.forwardedAtMs > set.repliedAtMs &&
+          w.repliedAtMs < txn.forwardedAtMs,
+      );
+      if (cancel !== undefined)
+        add(
+          'delivery-after-cancel',
+          `reminder ${intentKey(claim.key, claim.intent, claim.dueStart)} was claimed ${txn.forwardedAtMs - cancel.repliedAtMs} ms after its cancel landed`,
+        );
     }
   }
 }

@@ -30,7 +30,7 @@ export type DueState = { dueAt: number; dueStart: number } | undefined;
 
 export interface DueWrite {
   key: string;
-  by: 'seed' | 'sync' | 'claim';
+  by: 'seed' | 'sync' | 'claim' | 'app';
   forwardedAtMs: number;
   repliedAtMs: number;
   outcome: OpOutcome;
@@ -47,6 +47,19 @@ export interface ClaimRecord {
   dueStart: number;
   /** The claim's `:now` (epoch s). */
   nowSeconds: number;
+  /** The user's intent the claim is conditional on (absent: a row written before intents). */
+  intent?: string;
+}
+
+/** What the app did through the write path: an intent set (the whole row put) or a cancel (the row deleted). */
+export interface AppWrite {
+  key: string;
+  kind: 'set' | 'cancel';
+  /** With `set`: the intent stamped. */
+  intent?: string;
+  forwardedAtMs: number;
+  repliedAtMs: number;
+  outcome: OpOutcome;
 }
 
 export interface EventRecord {
@@ -182,6 +195,7 @@ export function claimTransactions(records: readonly WireRecord[], tables: Delive
           dueAt: Number(v[':seen']),
           dueStart: Number(v[':start']),
           nowSeconds: Number(v[':now']),
+          ...(typeof v[':intent'] === 'string' ? { intent: v[':intent'] } : {}),
         });
       } else if (kind === 'Put' && action.TableName === tables.outbox) {
         txn.events.push(eventOf(values(action.Item)));
@@ -210,6 +224,60 @@ export function eventOf(item: Json): EventRecord {
     ...(typeof item.runId === 'string' ? { runId: item.runId } : {}),
     ...(typeof item.fence === 'number' ? { fence: item.fence } : {}),
   };
+}
+
+/**
+ * The app's writes through the write path (lambda/reminders/client.ts), from its own recorder: a
+ * set is a TransactWriteItems whose Put writes the whole row (due at its dueAt and dueStart, or
+ * not due), a cancel a DeleteItem of the row.
+ */
+export function appWrites(records: readonly WireRecord[], tables: TableNames): AppWrite[] {
+  const writes: AppWrite[] = [];
+  for (const { record, items } of transactions(records)) {
+    for (const item of items) {
+      const put = item.Put as Json | undefined;
+      if (put === undefined || put.TableName !== tables.reminders) continue;
+      const row = values(put.Item);
+      writes.push({
+        key: reminderKey(row.contestId, row.userId),
+        kind: 'set',
+        ...(typeof row.intent === 'string' ? { intent: row.intent } : {}),
+        forwardedAtMs: record.forwardedAtMs,
+        repliedAtMs: record.repliedAtMs,
+        outcome: outcomeOf(record),
+      });
+    }
+  }
+  for (const record of records) {
+    const body = record.request as Json | undefined;
+    if (record.operation !== 'DeleteItem' || body?.TableName !== tables.reminders) continue;
+    const key = values(body.Key);
+    const base = { forwardedAtMs: record.forwardedAtMs, repliedAtMs: record.repliedAtMs, outcome: outcomeOf(record) };
+    writes.push({ key: reminderKey(key.contestId, key.userId), kind: 'cancel', ...base });
+  }
+  return writes.sort((a, b) => a.forwardedAtMs - b.forwardedAtMs);
+}
+
+/** The app's writes as due-state writes: a set leaves the row due as its Put says, a cancel leaves none. */
+export function appDueWrites(records: readonly WireRecord[], tables: TableNames): DueWrite[] {
+  const out: DueWrite[] = [];
+  for (const { record, items } of transactions(records)) {
+    for (const item of items) {
+      const put = item.Put as Json | undefined;
+      if (put === undefined || put.TableName !== tables.reminders) continue;
+      const row = values(put.Item);
+      const due =
+        typeof row.dueAt === 'number' && typeof row.dueStart === 'number' ? { dueAt: row.dueAt, dueStart: row.dueStart } : undefined;
+      const landing = { forwardedAtMs: record.forwardedAtMs, repliedAtMs: record.repliedAtMs, outcome: outcomeOf(record) };
+      out.push({ key: reminderKey(row.contestId, row.userId), by: 'app', ...landing, due });
+    }
+  }
+  for (const write of appWrites(records, tables))
+    if (write.kind === 'cancel') {
+      const { key, forwardedAtMs, repliedAtMs, outcome } = write;
+      out.push({ key, by: 'app', forwardedAtMs, repliedAtMs, outcome, due: undefined });
+    }
+  return out;
 }
 
 /** The claims as due-state writes (a committed claim takes the row out of the index). */

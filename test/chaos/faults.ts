@@ -167,7 +167,15 @@ export type FaultKind =
   | 'aws-internal-error'
   | 'aws-drop-after-apply'
   | 'aws-transaction-hold'
-  | 'contention-only-trial';
+  | 'contention-only-trial'
+  // The app writing reminders through the write path beside the syncs and delivery:
+  | 'app-set'
+  | 'app-cancel'
+  | 'app-during-commit'
+  | 'app-refused'
+  // Hundreds of reminders on a contest that moves, moved in transactions the proxy holds:
+  | 'large-commit'
+  | 'large-commit-hold';
 
 export function planTrial(
   seed: number,

@@ -22,15 +22,33 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { LEASE_PK } from '../../lambda/contract.js';
+import { createReminderClient, ReminderError, type ReminderClient } from '../../lambda/reminders/index.js';
+import { localDynamoClient } from '../../local/dynamodb-local.js';
 import { startCodeforcesStandin, type StandinReply } from '../../local/codeforces-standin.js';
-import { leaseOperation, startDynamoProxy, transactionLocks, type DynamoProxy, type ProxyFault } from '../../local/dynamo-proxy.js';
+import {
+  leaseOperation,
+  startDynamoProxy,
+  transactionLocks,
+  type DynamoProxy,
+  type ProxyFault,
+  type ProxyRequest,
+} from '../../local/dynamo-proxy.js';
 import { createTablesFromTemplate, tableDefinitionsFromTemplate, type TableNames } from '../../local/tables.js';
 import { findDeliveryFunction, type CfnTemplate } from '../../local/template.js';
 import { deliveryLeaseKey } from '../../lambda/delivery/schema.js';
 import { check, type Violation } from './checker.js';
 import { checkDelivery } from './delivery-checker.js';
-import { claimDueWrites, claimTransactions, eventOf, leaseGrants, seededDue, syncDueWrites } from './delivery-history.js';
-import { contestList, expectedRows, seedRows, type Dataset } from './dataset.js';
+import {
+  appDueWrites,
+  appWrites,
+  claimDueWrites,
+  claimTransactions,
+  eventOf,
+  leaseGrants,
+  seededDue,
+  syncDueWrites,
+} from './delivery-history.js';
+import { contestList, expectedRows, seedRows, SOON_IDS, type Dataset } from './dataset.js';
 import {
   awsFaultPolicy,
   dynamoDelayAt,
@@ -93,8 +111,51 @@ export interface DeliveryFigures {
   /** Claims refused (the row changed or was claimed meanwhile) and rows deferred, by the runs' counts. */
   lost: number;
   deferred: number;
+  /** The app's sets and cancels through the write path that landed (judged per intent). */
+  appWrites: number;
 }
 const QUIET_ATTEMPTS = 8;
+/** Reminders of the large-commit fault (dataset.ts, LARGE_COMMIT_ID), and how long the proxy holds each of the syncs' reminder transactions then. */
+const LARGE_COMMIT_REMINDERS = 300;
+const LARGE_COMMIT_HOLD_MS = { min: 150, max: 350 };
+/** The app's actions at random moments of the faults phase, and the chance that a sync's transaction sets one off as it commits. */
+const APP_ACTIONS = 10;
+const APP_DURING_COMMIT = 0.25;
+
+/** The app's users (their ids mark the app's rows, which the delivery checker judges per intent). */
+export const APP_USER_PREFIX = 'app-';
+
+/**
+ * One action of the app through the write path, on one of its users' reminders of a contest
+ * starting within the hour: set (a lead time that makes it due within a minute, or already due),
+ * change the lead, or cancel. A refusal (the contest started, a conflict) is the app's to handle.
+ */
+async function appAction(
+  app: ReminderClient,
+  doc: DynamoDBDocumentClient,
+  contests: string,
+  random: Random,
+  count: (kind: FaultKind) => void,
+): Promise<void> {
+  const contestId = random.pick(SOON_IDS);
+  const userId = `${APP_USER_PREFIX}${random.int(0, 3)}`;
+  try {
+    if (random.chance(0.25)) {
+      await app.cancelReminder({ contestId, userId });
+      count('app-cancel');
+      return;
+    }
+    const contest = (await doc.send(new GetCommand({ TableName: contests, Key: { contestId }, ConsistentRead: true }))).Item;
+    const start = Number(contest?.startTimeSeconds);
+    if (!Number.isFinite(start)) return;
+    const minutesBefore = Math.max(0, Math.floor((start - Date.now() / 1000) / 60) + random.int(-1, 1));
+    await app.setReminder({ contestId, userId, minutesBefore });
+    count('app-set');
+  } catch (error) {
+    if (!(error instanceof ReminderError)) throw error;
+    count('app-refused');
+  }
+}
 /**
  * Lambda's remaining time given to each invocation: short, so that retries end within a trial, yet
  * above the function's minimum (its stop margin, one DynamoDB call with every SDK retry ≈ 13.6 s,
@@ -148,7 +209,7 @@ async function seedTables(doc: DynamoDBDocumentClient, names: TableNames, seed: 
  * The delivery function's environment as the template sets it, its table references resolved to
  * the trial's tables; the lease is the trial's (short, like the syncs').
  */
-function deliveryEnvironment(template: CfnTemplate, names: TableNames, leaseSeconds: number): Record<string, string> {
+export function deliveryEnvironment(template: CfnTemplate, names: TableNames, leaseSeconds: number): Record<string, string> {
   const variables = (findDeliveryFunction(template).resource.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
   const byLogicalId = new Map(tableDefinitionsFromTemplate(template).map((d) => [d.logicalId, names[d.role]]));
   const env: Record<string, string> = {};
@@ -176,6 +237,10 @@ export async function runTrial(
     adjust?: (plan: TrialPlan) => TrialPlan;
     /** Delivery workers in the faults phase (needs `env.deliveryEntry`; default 6, 0: no delivery part). */
     deliveryWorkers?: number;
+    /** The app writes reminders through the write path beside them (default: with the delivery part). */
+    app?: boolean;
+    /** The large-commit fault (default: drawn from the seed, two trials in five). */
+    largeCommit?: boolean;
   },
 ): Promise<TrialResult> {
   const startedAt = Date.now();
@@ -183,13 +248,17 @@ export async function runTrial(
   const seeded = planTrial(seed, { workers: options.workers, baseTimeMs: startedAt, aws: options.aws === true, deliveryWorkers });
   const plan = options.adjust?.(seeded) ?? seeded;
   const leaseMs = plan.leaseSeconds * 1000;
-  const dataset: Dataset = { baseSeconds: Math.floor(startedAt / 1000) };
+  // A trial whose only fault is contention has neither (its rule: contention alone never fails a run).
+  const contentionOnly = plan.aws?.contentionOnly === true;
+  const largeCommit = !contentionOnly && (options.largeCommit ?? new Random(seed ^ 0x1a7e).chance(0.4));
+  const dataset: Dataset = { baseSeconds: Math.floor(startedAt / 1000), ...(largeCommit ? { largeCommit: LARGE_COMMIT_REMINDERS } : {}) };
   const faults: Partial<Record<FaultKind, number>> = {};
   const count = (kind: FaultKind, n = 1): void => {
     faults[kind] = (faults[kind] ?? 0) + n;
   };
   if (plan.leaseSeconds === 2) count('short-lease');
   if (plan.aws?.contentionOnly === true) count('contention-only-trial');
+  if (largeCommit) count('large-commit');
   const awsFaults: Partial<Record<ProxyFault, Record<string, number>>> = {};
   const contentionRetries: Record<string, number> = {};
   let contentionSkips = 0;
@@ -222,6 +291,17 @@ export async function runTrial(
   const recorder = await startDynamoRecorder(env.dynamoEndpoint);
   // The delivery workers' own recorder: the syncs' history stays theirs alone.
   const deliveryRecorder = await startDynamoRecorder(env.dynamoEndpoint);
+  // The app's own recorder: its sets and cancels through the write path, on the wire.
+  const appRecorder = await startDynamoRecorder(env.dynamoEndpoint);
+  const appClient = localDynamoClient(appRecorder.endpoint);
+  const appDoc = DynamoDBDocumentClient.from(appClient, { marshallOptions: { removeUndefinedValues: true } });
+  const withApp = (options.app ?? true) && delivery !== undefined && !contentionOnly;
+  const app = createReminderClient({ dynamo: appDoc, tables: { contests: names.contests, reminders: names.reminders } });
+  const appRandom = new Random(seed ^ 0x0a99_1e55);
+  const appPending: Promise<void>[] = [];
+  const act = () => {
+    appPending.push(appAction(app, appDoc, names.contests, appRandom, count));
+  };
   // One set of transaction locks for every worker's proxy: they stand in front of one DynamoDB.
   const locks = transactionLocks({
     [names.contests]: ['contestId'],
@@ -258,15 +338,33 @@ export async function runTrial(
     const proxy = await startDynamoProxy(job === 'sync' ? recorder.endpoint : deliveryRecorder.endpoint, { locks });
     proxies.push(proxy);
     const aws = plan.aws;
+    let awsHold: ((request: ProxyRequest) => number) | undefined;
     if (aws !== undefined) {
       const leaseKey = job === 'sync' ? LEASE_PK : deliveryLease;
       const kindOf = (request: { operation: string; body: Record<string, unknown> | undefined }) =>
         leaseOperation({ ...request, n: 0 }, leaseKey) ?? (request.operation === 'TransactWriteItems' ? 'commit' : request.operation);
       proxy.setFaults(awsFaultPolicy(aws, new Random((seed ^ Math.imul(id + 1, 0x9e3779b1)) >>> 0), kindOf, () => faultsOn));
-      proxy.setTransactionHold(() => {
+      awsHold = () => {
         if (!faultsOn || !holdRandom.chance(aws.holdChance)) return 0;
         count('aws-transaction-hold');
         return holdRandom.int(aws.holdMs.min, aws.holdMs.max);
+      };
+      proxy.setTransactionHold(awsHold);
+    }
+    if (job === 'sync' && (largeCommit || withApp)) {
+      proxy.setTransactionHold((request) => {
+        const moves = ((request.body?.TransactItems as { Update?: { TableName?: string } }[] | undefined) ?? []).some(
+          (action) => action.Update?.TableName === names.reminders,
+        );
+        // The app acts while a sync commits: its write lands between this transaction and the next.
+        if (withApp && faultsOn && appRandom.chance(APP_DURING_COMMIT)) {
+          count('app-during-commit');
+          act();
+        }
+        const held = awsHold?.(request) ?? 0;
+        if (!largeCommit || !moves || !faultsOn) return held;
+        count('large-commit-hold');
+        return Math.max(held, holdRandom.int(LARGE_COMMIT_HOLD_MS.min, LARGE_COMMIT_HOLD_MS.max));
       });
     }
     let control: WorkerControl | undefined;
@@ -359,7 +457,14 @@ export async function runTrial(
     // --- Faults phase --------------------------------------------------------------------------
     nextId = plan.workers.length + (delivery?.plan.workers.length ?? 0);
     phaseStart = Date.now();
+    const faultsSpanMs = Math.max(0, ...plan.workers.map((w) => w.startAtMs)) + 3_000;
     await Promise.all([
+      ...(withApp
+        ? Array.from({ length: APP_ACTIONS }, async () => {
+            await sleep(appRandom.int(0, faultsSpanMs));
+            act();
+          })
+        : []),
       ...plan.workers.map(async (worker) => {
         await sleep(worker.startAtMs);
         await invoke(worker.event, worker, worker.id);
@@ -370,6 +475,7 @@ export async function runTrial(
       }),
     ]);
     while (contenders.length > 0) await Promise.all(contenders.splice(0));
+    while (appPending.length > 0) await Promise.all(appPending.splice(0));
 
     phasesMs.faults = Date.now() - phaseStart;
     quietStart = Date.now();
@@ -438,7 +544,13 @@ export async function runTrial(
             .filter((txn) => txn.outcome === 'ok')
             .flatMap((txn) => txn.claims.map((claim) => ({ key: claim.key, repliedAtMs: txn.repliedAtMs }))),
         },
-        { contests, reminders, ...(lease.Item !== undefined ? { lease: lease.Item } : {}), checkedAtMs },
+        {
+          contests,
+          // The app's rows are its own (judged per intent by the delivery checker), not the seeded expectation's.
+          reminders: reminders.filter((row) => !String(row.userId).startsWith(APP_USER_PREFIX)),
+          ...(lease.Item !== undefined ? { lease: lease.Item } : {}),
+          checkedAtMs,
+        },
         (v) => expectedRows(dataset, v),
       ),
     );
@@ -447,9 +559,15 @@ export async function runTrial(
       violations.push(
         ...checkDelivery(
           {
-            dueWrites: [...seededDue(seedData.reminders), ...syncDueWrites(recorder.records, names), ...claimDueWrites(txns)],
+            dueWrites: [
+              ...seededDue(seedData.reminders),
+              ...syncDueWrites(recorder.records, names),
+              ...claimDueWrites(txns),
+              ...appDueWrites(appRecorder.records, names),
+            ],
             claimTransactions: txns,
             leaseGrants: leaseGrants(deliveryRecorder.records, names, deliveryLease),
+            appWrites: appWrites(appRecorder.records, names),
             ...(deliveredUntilSeconds !== undefined ? { deliveredUntilSeconds } : {}),
           },
           { outbox: events, reminders },
@@ -470,10 +588,20 @@ export async function runTrial(
         resent: [...startsByReminder.values()].filter((starts) => starts.size > 1).length,
         duringFaults: claims.filter((claim) => claim.repliedAtMs < quietStart).length,
         ...deliveryCounts,
+        appWrites: appWrites(appRecorder.records, names).filter((w) => w.outcome === 'ok').length,
       };
     }
   } finally {
-    await Promise.all([tap.close(), standin.close(), recorder.close(), deliveryRecorder.close(), ...proxies.map((proxy) => proxy.close())]);
+    while (appPending.length > 0) await Promise.allSettled(appPending.splice(0));
+    appClient.destroy();
+    await Promise.all([
+      tap.close(),
+      standin.close(),
+      recorder.close(),
+      deliveryRecorder.close(),
+      appRecorder.close(),
+      ...proxies.map((proxy) => proxy.close()),
+    ]);
     await Promise.all(
       Object.values(names).map((TableName) => env.client.send(new DeleteTableCommand({ TableName })).catch(() => undefined)),
     );

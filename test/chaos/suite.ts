@@ -97,9 +97,20 @@ export async function runChaos(
         duringFaults: 0,
         lost: 0,
         deferred: 0,
+        appWrites: 0,
       });
       d.trials += 1;
-      for (const field of ['invocations', 'claims', 'events', 'reminders', 'resent', 'duringFaults', 'lost', 'deferred'] as const)
+      for (const field of [
+        'invocations',
+        'claims',
+        'events',
+        'reminders',
+        'resent',
+        'duringFaults',
+        'lost',
+        'deferred',
+        'appWrites',
+      ] as const)
         d[field] += trial.delivery[field];
       for (const [kind, n] of Object.entries(trial.delivery.outcomes)) d.outcomes[kind] = (d.outcomes[kind] ?? 0) + n;
     }

@@ -15,6 +15,25 @@ if (!entry || eventJson === undefined) {
   console.error('usage: invoke-bundle.mjs <bundle/index.mjs> <event JSON> [timeoutMs]');
   process.exit(2);
 }
+// CLOCK_SHIFT_MS (tests only): the invocation runs that much later (or earlier) than the machine's
+// clock, as if invoked then: Date.now() and new Date() are shifted before the bundle is imported
+// (timers and performance.now() are not). Lets a test run a sync at an hour and a delivery pass at
+// a minute of a simulated day, each in its own process, while a lease still lasts its real seconds.
+const shiftMs = Number(process.env.CLOCK_SHIFT_MS ?? '0');
+if (Number.isFinite(shiftMs) && shiftMs !== 0) {
+  const RealDate = Date;
+  class ShiftedDate extends RealDate {
+    constructor(...args) {
+      if (args.length === 0) super(RealDate.now() + shiftMs);
+      else super(...args);
+    }
+    static now() {
+      return RealDate.now() + shiftMs;
+    }
+  }
+  globalThis.Date = ShiftedDate;
+}
+
 const deadline = Date.now() + Number(timeoutMs);
 const context = {
   awsRequestId: randomUUID(),

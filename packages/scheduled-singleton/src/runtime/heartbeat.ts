@@ -92,13 +92,7 @@ export class Heartbeat {
     try {
       const renewed = await renewer.renew(this.lease, AbortSignal.any([controller.signal, this.renewals$.signal]));
       if (this.stopped) return;
-      this.lease = renewed;
-      // Measured from when DynamoDB's expiry was computed (the request), not from the response:
-      // the holder gives up no later than the store would let the lease lapse.
-      this.confirmedAtMs = startOf(renewed, timing);
-      this.renewals += 1;
-      this.options.onRenewed?.(renewed);
-      this.armWatchdog();
+      this.confirm(renewed);
       this.schedule(timing.renewEveryMs);
     } catch (error) {
       if (this.stopped || controller.signal.aborted) return;
@@ -109,6 +103,39 @@ export class Heartbeat {
       this.options.onRenewError?.(error);
       this.schedule(timing.renewRetryMs);
     }
+  }
+
+  /**
+   * Renews now, in the caller's turn, if half the renewal period has passed since the last
+   * confirmation: a transaction about to start calls it, so that the regular renewal does not fall
+   * due while the transaction holds the lease item (it would wait the whole transaction). A
+   * renewal that fails here is left to the regular one; a lost lease aborts the run.
+   */
+  async renewBeforeTurn(renew: (lease: HeldLease, signal: AbortSignal) => Promise<HeldLease>): Promise<void> {
+    const { timing, now, controller } = this.options;
+    if (this.stopped || controller.signal.aborted || this.pastStop(0)) return;
+    if (now() - this.confirmedAtMs < timing.renewEveryMs / 2) return;
+    try {
+      const renewed = await renew(this.lease, AbortSignal.any([controller.signal, this.renewals$.signal]));
+      if (this.stopped) return;
+      this.confirm(renewed);
+      clearTimeout(this.timer);
+      this.schedule(timing.renewEveryMs);
+    } catch (error) {
+      if (this.stopped || controller.signal.aborted) return;
+      if (error instanceof LeaseLostError) this.abort(error);
+      else this.options.onRenewError?.(error);
+    }
+  }
+
+  private confirm(renewed: HeldLease): void {
+    this.lease = renewed;
+    // Measured from when DynamoDB's expiry was computed (the request), not from the response:
+    // the holder gives up no later than the store would let the lease lapse.
+    this.confirmedAtMs = startOf(renewed, this.options.timing);
+    this.renewals += 1;
+    this.options.onRenewed?.(renewed);
+    this.armWatchdog();
   }
 
   /** Whether a renewal `delayMs` from now would be at or after `stopAtMs`. */

@@ -227,7 +227,9 @@ async function hold<T>(
  * holds: a run that commits back to back would starve its own heartbeat and lose the lease. So
  * renewals and transactions take turns — each transaction, not each commit: a renewal waits for
  * one transaction at most, and a commit of any size keeps the lease (the package README, "What it
- * guarantees").
+ * guarantees"). A transaction that starts past half the renewal period renews first in its turn, so
+ * a transaction may take up to the renew deadline minus half the period (1.5 s of a 3 s lease),
+ * not only the deadline minus the period (1 s).
  */
 function startHeartbeat(
   deps: ExclusiveDeps,
@@ -294,7 +296,14 @@ function fencedContext(
         return deps.lease.fenceCheck(heartbeat.current, { handoff, ...(last && doneInterval !== undefined ? { doneInterval } : {}) });
       };
       // Each transaction in its own turn, its lease action built there from the lease as last renewed.
-      const written = await deps.writer.commit(actions, fence, signal, outbox, (transaction) => turns.run(transaction));
+      // A transaction that starts past half the renewal period renews first, in its own turn: the
+      // renewal never waits behind a whole transaction at the end of its period.
+      const written = await deps.writer.commit(actions, fence, signal, outbox, (transaction) =>
+        turns.run(async () => {
+          await heartbeat.renewBeforeTurn((lease, renewSignal) => deps.lease.renew(lease, renewSignal));
+          return transaction();
+        }),
+      );
       if (doneInterval !== undefined && written.transactions > 0) markedDone = true;
       const duplicates = written.duplicateEvents ?? 0;
       return { transactions: written.transactions, events: { written: outbox.length - duplicates, duplicates } };

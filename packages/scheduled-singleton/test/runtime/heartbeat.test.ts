@@ -32,6 +32,24 @@ describe('Heartbeat', () => {
     expect(renew).toHaveBeenCalledTimes(3);
   });
 
+  it('renewBeforeTurn renews in the caller\u2019s turn past half the period, and the next renewal counts from it', async () => {
+    const renew = vi.fn(async (held: HeldLease) => ({ ...held, expiresAtMs: Date.now() + timing.durationMs }));
+    const { controller, heartbeat } = start(renew);
+    await vi.advanceTimersByTimeAsync(400);
+    await heartbeat.renewBeforeTurn(renew); // 0.4 s since the grant: not yet
+    expect(renew).toHaveBeenCalledTimes(0);
+    await vi.advanceTimersByTimeAsync(200);
+    await heartbeat.renewBeforeTurn(renew); // 0.6 s: renewed now
+    expect(renew).toHaveBeenCalledTimes(1);
+    expect(heartbeat.current.expiresAtMs).toBe(600 + timing.durationMs);
+    await vi.advanceTimersByTimeAsync(900); // t=1.5 s: the regular renewal now falls at 1.6 s, not at 1 s
+    expect(renew).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(renew).toHaveBeenCalledTimes(2);
+    expect(controller.signal.aborted).toBe(false);
+    await heartbeat.stop();
+  });
+
   it('aborts at once when DynamoDB says the lease is someone else\u2019s', async () => {
     const lost = new LeaseLostError('lease lost: taken over by run-2 (fence 5)', 'run-1', 4);
     const { controller } = start(async () => {
