@@ -195,15 +195,15 @@ try {
    * and the bus to a consumer that dedupes: what the app receives.
    */
   async function eventsOfTheRun(next: Record<string, unknown>): Promise<void> {
-    const contest = {
-      contestId: Number(next.contestId),
-      startTimeSeconds: Number(next.startTimeSeconds),
-      expiresAt: Number(next.expiresAt),
-    };
-    const minutesBefore = Math.max(1, Math.ceil((contest.startTimeSeconds - now) / 60));
-    const set = await callApi(door!, token, 'PUT', `/me/reminders/codeforces:${contest.contestId}`, { minutesBefore });
+    const contest = { contestId: Number(next.contestId), startTimeSeconds: Number(next.startTimeSeconds) };
+    const id = `codeforces:${contest.contestId}`;
+    // A persisted run's user already has this reminder: setting its lead again is the same intent and changes nothing.
+    const listed = await callApi(door!, token, 'GET', '/me/reminders');
+    const stored = (listed.body.reminders as { contestId: string; minutesBefore: number }[]).find((r) => r.contestId === id);
+    const minutesBefore = stored?.minutesBefore ?? Math.max(1, Math.ceil((contest.startTimeSeconds - now) / 60));
+    const set = await callApi(door!, token, 'PUT', `/me/reminders/${id}`, { minutesBefore });
     console.log(
-      `\nThe app sets a reminder through the API (PUT /me/reminders/codeforces:${contest.contestId}, ${minutesBefore} minutes before its start: due now): ` +
+      `\nThe app sets a reminder through the API (PUT /me/reminders/${id}, ${minutesBefore} minutes before its start: due now): ` +
         `${set.status} ${JSON.stringify(set.body)}`,
     );
     const delivery = createDeliveryHandler({
@@ -244,13 +244,11 @@ try {
 
   /** The webhooks the example receiver verified, the calendar files, and what to try. */
   async function theDoor(contest: string | undefined): Promise<void> {
-    if (door!.webhooks.length > 0) {
-      console.log(
-        `\nWebhooks the example receiver verified (${door!.webhooks.length}; examples/webhook-receiver, Standard Webhooks signatures)`,
-      );
-      console.table(
-        door!.webhooks.map((e) => ({ 'webhook-id': String(e.detail.eventId), type: e['detail-type'], contest: e.detail.contest })),
-      );
+    // The stream keeps earlier runs' events (with --persist): those were shown by their own run.
+    const received = door!.webhooks.filter((e) => Date.parse(e.time) >= startedAt);
+    if (received.length > 0) {
+      console.log(`\nWebhooks the example receiver verified (${received.length}; examples/webhook-receiver, Standard Webhooks signatures)`);
+      console.table(received.map((e) => ({ 'webhook-id': String(e.detail.eventId), type: e['detail-type'], contest: e.detail.contest })));
     }
     const { feedUrl, files } = await writeCalendars(door!, token, join(dirname(PERSIST_DIR), 'calendar'));
     console.log(
