@@ -43,6 +43,8 @@ export interface DoorOptions {
   /** The cloud assembly the template was synthesized into, with bundling. */
   outdir: string;
   dynamoEndpoint: string;
+  /** The feed builder's DynamoDB endpoint, if not `dynamoEndpoint` (the bench counts the API's requests alone). */
+  builderDynamoEndpoint?: string;
   names: TableNames;
   /** The API's port (0: any free one). */
   port?: number;
@@ -59,6 +61,8 @@ export interface LocalDoor {
   /** What the example receiver accepted (verified), in order. */
   webhooks: BusEvent[];
   objects: ObjectStandin;
+  /** The feed queue: messages sent to it, and holding them back from the builder. */
+  queue: Pick<QueueStandin, 'sent' | 'hold'>;
   /** Resolves once the feed queue has no message left to build. */
   settled(): Promise<void>;
   close(): Promise<void>;
@@ -77,7 +81,7 @@ const localAws = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
 
 /** The feed builder's stores: the local tables, bucket and queue (the builder runs in this process). */
 function calendarDeps(options: DoorOptions, objects: ObjectStandin, queueUrl: string): CalendarDeps {
-  const dynamo = new DynamoDBClient({ endpoint: options.dynamoEndpoint, ...localAws });
+  const dynamo = new DynamoDBClient({ endpoint: options.builderDynamoEndpoint ?? options.dynamoEndpoint, ...localAws });
   const doc = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
   const { contests, reminders: remindersTable } = options.names;
   const reminders = createReminderClient({ dynamo: doc, tables: { contests, reminders: remindersTable } });
@@ -166,6 +170,7 @@ export async function startLocalDoor(options: DoorOptions): Promise<LocalDoor> {
     issuer,
     webhooks,
     objects,
+    queue,
     bus: {
       rules: [
         { name: 'ContestEventsToFeeds', pattern: { source: [EVENT_SOURCES.contests] }, targets: ['feeds'] },

@@ -17,6 +17,8 @@ export interface QueueStandin {
   sent: number;
   /** Hands a message to the consumer as if it had been sent (an EventBridge rule's target). */
   enqueue(body: string, group: string): void;
+  /** true: messages wait until `hold(false)` (to tell a sender's requests from the consumer's). */
+  hold(held: boolean): void;
   /** Resolves once every message sent so far has been consumed. */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -53,12 +55,19 @@ export async function startQueueStandin(name: string, consume: (records: SQSReco
       if (batchItemFailures.length === 0) return;
     }
   };
+  let held: SQSRecord[] | undefined;
   const standin = {
     sent: 0,
     enqueue(body: string, group: string) {
       standin.sent += 1;
       const record = recordOf(body, group);
-      chain = chain.then(() => consumeOnce(record));
+      if (held !== undefined) held.push(record);
+      else chain = chain.then(() => consumeOnce(record));
+    },
+    hold(hold: boolean) {
+      const waiting = held ?? [];
+      held = hold ? waiting : undefined;
+      if (!hold) for (const record of waiting) chain = chain.then(() => consumeOnce(record));
     },
   };
   const server = createServer((req, res) => {
