@@ -16,6 +16,7 @@ export default tseslint.config(
       'lambda/undici-lean.cjs',
       '**/*.d.cts',
       'test/support/invoke-bundle.mjs',
+      'local/door/function-host.mjs',
       'packages/*/scripts/*.mjs',
       'eslint.config.js',
     ],

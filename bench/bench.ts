@@ -2,8 +2,8 @@
  * `npm run bench`: contention, steady state, reminder delivery, our lease beside npm peers, and the
  * bundle, all on one DynamoDB Local started here, with DynamoDB requests counted on the wire by
  * the proxy (local/dynamo-proxy.ts). Prints Markdown on stdout (progress on stderr) and writes
- * bench/results.json. `npm run bench -- --only delivery` measures the delivery section alone and
- * writes it into the results of the last whole run.
+ * bench/results.json. `npm run bench -- --only delivery` (or `door`) measures that section alone
+ * and writes it into the results of the last whole run.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -23,6 +23,7 @@ import { runPeers } from './peers.js';
 import { renderReport, type BenchResults } from './report.js';
 import { round } from './stats.js';
 import { runSteadyState } from './steady-state.js';
+import { measureDoor, renderDoor } from './door.js';
 import { DELIVERY_BUDGET_MS, PER_ROW_SAMPLE, SPREAD_PER_CONTEST, SPREAD_REMINDERS, runDelivery } from './delivery.js';
 import { MINUTE_RUNS_PER_MONTH, deliveryMonthlyCost, type DeliveryCostInputs } from './delivery-cost.js';
 
@@ -166,31 +167,37 @@ async function measureDelivery(env: Awaited<ReturnType<typeof startBenchEnvironm
 }
 
 /**
- * `npm run bench -- --only delivery`: the delivery section alone (a machine shared with other
+ * `npm run bench -- --only delivery` (or `door`): one section alone (a machine shared with other
  * work may not afford the whole run), written into bench/results.json beside the other sections of
- * the last whole run, with its own date and load (`sections.delivery`).
+ * the last whole run, with its own date and load (`sections.<name>`).
  */
-async function deliveryOnly(): Promise<void> {
+async function sectionOnly(name: 'delivery' | 'door'): Promise<void> {
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  process.env.AWS_REGION ??= 'us-east-1';
   const startedAt = performance.now();
   const loadAtStart = loadavg();
   progress('starting DynamoDB Local, the counting proxy, and synthesizing the template');
   const env = await startBenchEnvironment();
   try {
-    const delivery = await measureDelivery(env);
     const results = JSON.parse(readFileSync(RESULTS, 'utf8')) as BenchResults;
-    results.delivery = delivery;
-    results.method.delivery = DELIVERY_METHOD;
+    if (name === 'delivery') {
+      results.delivery = await measureDelivery(env);
+      results.method.delivery = DELIVERY_METHOD;
+    } else {
+      results.door = await measureDoor(env, progress, BUNDLE_RUNS);
+    }
     results.sections = {
       ...results.sections,
-      delivery: {
+      [name]: {
         date: new Date().toISOString(),
         durationSeconds: round((performance.now() - startedAt) / 1000, 1),
         loadAverage1m: { atStart: round(loadAtStart[0] ?? 0, 2), atEnd: round(loadavg()[0] ?? 0, 2) },
       },
     };
     writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
-    progress(`wrote the delivery section of ${RESULTS.pathname}`);
-    process.stdout.write(renderReport(results));
+    progress(`wrote the ${name} section of ${RESULTS.pathname}`);
+    // The section measured (the whole report renders every section of the last whole run).
+    process.stdout.write(name === 'door' ? renderDoor(results.door!) : renderReport(results));
   } finally {
     await env.close();
   }
@@ -222,6 +229,7 @@ async function main(): Promise<void> {
     const steadyState = await runSteadyState({ proxy: env.proxy, standin, tables: await env.createTables('steady'), contests });
 
     const delivery = await measureDelivery(env);
+    const door = await measureDoor(env, progress, BUNDLE_RUNS);
 
     progress(`contention: ${CONTENTION_PLAN.map((p) => `${p.invocations}×${p.rounds}`).join(', ')} (invocations × rounds)`);
     const contention = await runContention({
@@ -297,6 +305,7 @@ async function main(): Promise<void> {
       runOutput,
       cost: { pricesAsOf: PRICES_AS_OF, region: 'us-east-1', prices: PRICES, inputs, rows: costRows, totalUsd: totalUsd(costRows) },
       delivery,
+      door,
     };
     writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
     progress(`wrote ${RESULTS.pathname} in ${results.durationSeconds} s`);
@@ -308,8 +317,9 @@ async function main(): Promise<void> {
 }
 
 const { values: args } = parseArgs({ options: { only: { type: 'string' } } });
-if (args.only !== undefined && args.only !== 'delivery') throw new Error(`--only takes "delivery", got ${args.only}`);
-(args.only === 'delivery' ? deliveryOnly() : main()).catch((error: unknown) => {
+if (args.only !== undefined && args.only !== 'delivery' && args.only !== 'door')
+  throw new Error(`--only takes "delivery" or "door", got ${args.only}`);
+(args.only === 'delivery' || args.only === 'door' ? sectionOnly(args.only) : main()).catch((error: unknown) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 });

@@ -13,6 +13,8 @@ export interface BenchEnvironment {
   dynamo: DynamoDbLocal;
   proxy: DynamoProxy;
   template: CfnTemplate;
+  /** The cloud assembly (every function's bundle). */
+  outdir: string;
   bundleDir: string;
   /** NODE_OPTIONS of the sync function in the template ('' if none). */
   nodeOptions: string;
@@ -37,6 +39,7 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
     dynamo,
     proxy,
     template: synth.template,
+    outdir: synth.outdir,
     bundleDir: synth.bundleDir,
     nodeOptions: typeof nodeOptions === 'string' ? nodeOptions : '',
     createTables: (label) => createTablesFromTemplate(admin, synth.template, `bench-${label}-${randomBytes(3).toString('hex')}`),

@@ -8,6 +8,7 @@ import type { LongCommitResult } from './long-commit.js';
 import type { PeersResult } from './peers.js';
 import type { SteadyStateResult, SyncCost } from './steady-state.js';
 import type { DeliveryResult } from './delivery.js';
+import { renderDoor, type DoorResult } from './door.js';
 import { ruleWriteUnitsPerReminder, type DeliveryCostInputs } from './delivery-cost.js';
 
 export interface BenchResults {
@@ -39,7 +40,11 @@ export interface BenchResults {
   cost: { pricesAsOf: string; region: string; prices: typeof PRICES; inputs: CostInputs; rows: CostRow[]; totalUsd: number };
   delivery: DeliveryResult & { cost: { inputs: DeliveryCostInputs; rows: CostRow[]; totalUsd: number } };
   /** Sections measured apart from the whole run (`npm run bench -- --only delivery`), with their own date and load. */
-  sections?: Partial<Record<'delivery', { date: string; durationSeconds: number; loadAverage1m: { atStart: number; atEnd: number } }>>;
+  sections?: Partial<
+    Record<'delivery' | 'door', { date: string; durationSeconds: number; loadAverage1m: { atStart: number; atEnd: number } }>
+  >;
+  /** The app's door (bench/door.ts); absent from results written before it was measured. */
+  door?: DoorResult;
 }
 
 /** A GitHub-flavoured Markdown table; `|` in cells is escaped. */
@@ -243,6 +248,7 @@ export function renderReport(results: BenchResults): string {
       [...d.cost.rows.map((row) => [row.service, row.what, usd(row.monthlyUsd)]), ['**total**', '', `**${usd(d.cost.totalUsd)}**`]],
     ),
   );
+  if (results.door !== undefined) parts.push(renderDoor(results.door));
   return `${parts.join('\n\n')}\n`;
 }
 

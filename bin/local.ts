@@ -5,7 +5,11 @@
  * and prints what it did and the upcoming contests (read through the app's GSI). Then the app
  * sets a reminder due now on the next contest, the reminder delivery job runs once, and the
  * outbox is delivered as deployed (stream, relay, bus, a consumer that dedupes on
- * detail.eventId): it prints the events the app receives (docs/events.md).
+ * detail.eventId): it prints the events the app receives (docs/events.md). The app's door runs
+ * too (local/door/, docs/api.md): the HTTP API's bundle behind a local API Gateway with a JWT
+ * authorizer for a local issuer — the reminder is set through it —, the calendar feeds (written
+ * to .local/calendar/), and the signed webhooks, verified by the example receiver. Then it serves
+ * the API until Ctrl-C, having printed a token and the curl commands to try.
  *
  *   npm start                         sync from the real Codeforces API
  *   npm start -- --offline            sync from a recorded contest.list reply served locally
@@ -14,6 +18,8 @@
  *   npm start -- --event '{"dryRun":true}'   any console payload
  *   npm start -- --verbose            also print the function's JSON logs and EMF metrics
  *   npm start -- --no-events          only the sync: no reminder, no delivery
+ *   npm start -- --port 3100          the API's port (default 3100)
+ *   npm start -- --no-serve           exit once the walk-through is printed
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -26,7 +32,9 @@ import type { RunSummary } from '../lambda/summary.js';
 import { startCodeforcesStandin, recordedContestList, type CodeforcesStandin } from '../local/codeforces-standin.js';
 import { PERSIST_DIR, startDynamoDbLocal } from '../local/dynamodb-local.js';
 import { createTablesFromTemplate } from '../local/tables.js';
-import { deliverOutbox, functionEnv, setReminderAsTheApp } from '../local/local-events.js';
+import { deliverOutbox, functionEnv } from '../local/local-events.js';
+import { DEFAULT_PORT, startLocalDoor, type LocalDoor } from '../local/door/door.js';
+import { DEMO_USER, callApi, doorInstructions, writeCalendars } from '../local/door/walkthrough.js';
 import { findDeliveryFunction, findSyncFunction, synthTemplate } from '../local/template.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -39,11 +47,24 @@ const { values } = parseArgs({
     event: { type: 'string', default: '{}' },
     verbose: { type: 'boolean', default: false },
     'no-events': { type: 'boolean', default: false },
+    port: { type: 'string', default: String(DEFAULT_PORT) },
+    'no-serve': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (values.help) {
-  console.log('usage: npm start [-- --offline] [--persist] [--event JSON] [--verbose] [--no-events]');
+  console.log(
+    [
+      'usage: npm start [-- --offline] [--persist] [--event JSON] [--verbose] [--no-events] [--port N] [--no-serve]',
+      '  --offline     sync from a recorded contest.list reply served locally (no network)',
+      '  --persist     keep the database in .local/dynamodb (a second run syncs against it)',
+      '  --event JSON  the payload the sync is invoked with (any console test event)',
+      "  --verbose     also print the functions' JSON logs, EMF metrics and each API request",
+      '  --no-events   only the sync: no reminder, no delivery, no events, no webhooks',
+      `  --port N      the local HTTP API's port (default ${DEFAULT_PORT})`,
+      '  --no-serve    exit after the walk-through instead of serving the API until Ctrl-C',
+    ].join('\n'),
+  );
   process.exit(0);
 }
 if (!values.verbose) process.env.POWERTOOLS_METRICS_DISABLED = 'true';
@@ -78,16 +99,28 @@ const dynamo = await startDynamoDbLocal(values.persist ? { path: PERSIST_DIR } :
   process.exit(1);
 });
 let standin: CodeforcesStandin | undefined;
+let door: LocalDoor | undefined;
 let exitCode = 0;
 // EventBridge's `time` has whole seconds: the events of this run are those committed since.
 const startedAt = Math.floor(Date.now() / 1000) * 1000;
 try {
   const where = values.persist ? `persisted in ${relative(process.cwd(), PERSIST_DIR) || PERSIST_DIR}` : 'in memory';
   step(`DynamoDB Local (${where}) on ${dynamo.endpoint}`);
-  const { template } = await synthTemplate({ bundle: false });
+  // With the functions' bundles: the HTTP API runs as deployed.
+  const { template, outdir } = await synthTemplate({ bundle: true });
   const client = dynamo.client();
   const names = await createTablesFromTemplate(client, template, 'local', { existing: values.persist ? 'keep' : 'fail' });
   step(`tables from the synthesized template: ${Object.values(names).join(', ')}`);
+  door = await startLocalDoor({
+    template,
+    outdir,
+    dynamoEndpoint: dynamo.endpoint,
+    names,
+    port: Number(values.port),
+    ...(values.verbose === true ? { log: (line: string) => console.log(line.trimEnd()) } : {}),
+  });
+  const token = await door.issuer.token(DEMO_USER);
+  step(`the HTTP API's bundle behind a local API Gateway at ${door.url} (JWT authorizer: a local issuer)`);
 
   let apiUrl: string = DEFAULTS.codeforcesApiUrl;
   if (values.offline) {
@@ -162,20 +195,17 @@ try {
    * and the bus to a consumer that dedupes: what the app receives.
    */
   async function eventsOfTheRun(next: Record<string, unknown>): Promise<void> {
-    const contest = {
-      contestId: Number(next.contestId),
-      startTimeSeconds: Number(next.startTimeSeconds),
-      expiresAt: Number(next.expiresAt),
-    };
-    const minutesBefore = Math.max(1, Math.ceil((contest.startTimeSeconds - now) / 60));
-    try {
-      await setReminderAsTheApp(doc, names, contest, { userId: 'local-user', minutesBefore });
-      console.log(`\nThe app sets a reminder on contest ${contest.contestId}, ${minutesBefore} minutes before its start: due now`);
-    } catch (error) {
-      console.log(
-        `\nThe app could not set a due reminder on contest ${contest.contestId} (its reminders are paused): ${(error as Error).name}`,
-      );
-    }
+    const contest = { contestId: Number(next.contestId), startTimeSeconds: Number(next.startTimeSeconds) };
+    const id = `codeforces:${contest.contestId}`;
+    // A persisted run's user already has this reminder: setting its lead again is the same intent and changes nothing.
+    const listed = await callApi(door!, token, 'GET', '/me/reminders');
+    const stored = (listed.body.reminders as { contestId: string; minutesBefore: number }[]).find((r) => r.contestId === id);
+    const minutesBefore = stored?.minutesBefore ?? Math.max(1, Math.ceil((contest.startTimeSeconds - now) / 60));
+    const set = await callApi(door!, token, 'PUT', `/me/reminders/${id}`, { minutesBefore });
+    console.log(
+      `\nThe app sets a reminder through the API (PUT /me/reminders/${id}, ${minutesBefore} minutes before its start: due now): ` +
+        `${set.status} ${JSON.stringify(set.body)}`,
+    );
     const delivery = createDeliveryHandler({
       env: { ...functionEnv(template, findDeliveryFunction(template).logicalId, names), LEASE_DURATION_SECONDS: '30' },
       dynamo: client,
@@ -183,7 +213,15 @@ try {
     });
     const delivered = await delivery({}, { getRemainingTimeInMillis: () => 60_000 });
     console.log(`Reminder delivery: ${JSON.stringify(delivered)}`);
-    const received = await deliverOutbox({ template, dynamo: client, endpoint: dynamo.endpoint, names, sinceMs: startedAt });
+    const received = await deliverOutbox({
+      template,
+      dynamo: client,
+      endpoint: dynamo.endpoint,
+      names,
+      sinceMs: startedAt,
+      more: door!.bus,
+    });
+    await door!.settled();
     const earlier = received.earlier > 0 ? `; ${received.earlier} of earlier runs not shown` : '';
     console.log(
       `\nEvents the app received (${received.events.length}; ${received.duplicates} duplicate deliveries dropped on detail.eventId${earlier})`,
@@ -202,9 +240,31 @@ try {
     }
   }
 
+  await theDoor(rows[0] === undefined ? undefined : `codeforces:${rows[0].id}`);
+
+  /** The webhooks the example receiver verified, the calendar files, and what to try. */
+  async function theDoor(contest: string | undefined): Promise<void> {
+    // The stream keeps earlier runs' events (with --persist): those were shown by their own run.
+    const received = door!.webhooks.filter((e) => Date.parse(e.time) >= startedAt);
+    if (received.length > 0) {
+      console.log(`\nWebhooks the example receiver verified (${received.length}; examples/webhook-receiver, Standard Webhooks signatures)`);
+      console.table(received.map((e) => ({ 'webhook-id': String(e.detail.eventId), type: e['detail-type'], contest: e.detail.contest })));
+    }
+    const { feedUrl, files } = await writeCalendars(door!, token, join(dirname(PERSIST_DIR), 'calendar'));
+    console.log(
+      `\nCalendar files to open (the public feed and ${DEMO_USER}'s, as the API serves them): ${files.map((f) => relative(process.cwd(), f)).join(', ')}`,
+    );
+    console.log(doorInstructions(door!, token, contest ?? 'codeforces:2120', feedUrl));
+  }
+
   if (values.persist)
     console.log('\nKept in the persisted database: run `npm start -- --offline --persist` again, or `npm run status -- --local`.');
+  if (!values['no-serve'] && exitCode === 0) {
+    console.log(`\nServing the API at ${door.url} until Ctrl-C.`);
+    await new Promise((resolve) => ['SIGINT', 'SIGTERM'].forEach((signal) => process.once(signal, resolve)));
+  }
 } finally {
+  await door?.close();
   await standin?.close();
   await dynamo.stop();
 }

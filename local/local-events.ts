@@ -1,16 +1,14 @@
 /**
  * The event path of the stack, on this machine (`npm start`): a function's environment from the
- * synthesized template with its table references resolved to the local tables; the app's write of
- * a reminder by the table contract (docs/tables.md); and delivery as deployed: the outbox table's
- * stream read by the event source mapping's stand-in (configured from the template), the relay's
+ * synthesized template with its table references resolved to the local tables; and delivery as
+ * deployed: the outbox table's stream read by the event source mapping's stand-in (configured from the template), the relay's
  * code in this process, and the bus stand-in with the template's rules plus one that takes every
  * event of the product, received by a consumer that dedupes on `detail.eventId` (docs/events.md).
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { outboxRelay } from '@contest-sync/scheduled-singleton/relay';
-import { startBusStandin, type BusEvent } from './bus-standin.js';
+import { startBusStandin, type BusEvent, type BusRule, type Target } from './bus-standin.js';
 import { mappingFromTemplate, startStreamPoller } from './stream-poller.js';
 import { tableDefinitionsFromTemplate, type TableNames } from './tables.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './dynamodb-local.js';
@@ -22,48 +20,6 @@ export function functionEnv(template: CfnTemplate, logicalId: string, names: Tab
     tableDefinitionsFromTemplate(template).flatMap((d) => (names[d.role] !== undefined ? [[d.logicalId, names[d.role]!]] : [])),
   );
   return resolvedEnvironment(template, logicalId, byLogicalId);
-}
-
-/**
- * The app sets a reminder by the contract: due at once (`dueAt = remindAt`) in a transaction with a
- * ConditionCheck that the contest still shows that start and pauses nothing.
- */
-export async function setReminderAsTheApp(
-  doc: DynamoDBDocumentClient,
-  names: TableNames,
-  contest: { contestId: number; startTimeSeconds: number; expiresAt: number },
-  reminder: { userId: string; minutesBefore: number; dueShards?: number },
-): Promise<void> {
-  const remindAt = contest.startTimeSeconds - 60 * reminder.minutesBefore;
-  await doc.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          ConditionCheck: {
-            TableName: names.contests,
-            Key: { contestId: contest.contestId },
-            ConditionExpression: 'startTimeSeconds = :s AND attribute_not_exists(vanishedAt) AND attribute_not_exists(remindersPaused)',
-            ExpressionAttributeValues: { ':s': contest.startTimeSeconds },
-          },
-        },
-        {
-          Put: {
-            TableName: names.reminders,
-            Item: {
-              contestId: contest.contestId,
-              userId: reminder.userId,
-              minutesBefore: reminder.minutesBefore,
-              remindAt,
-              expiresAt: contest.expiresAt,
-              dueAt: remindAt,
-              dueStart: contest.startTimeSeconds,
-              dueShard: contest.contestId % (reminder.dueShards ?? 1),
-            },
-          },
-        },
-      ],
-    }),
-  );
 }
 
 export interface Received {
@@ -85,6 +41,8 @@ export async function deliverOutbox(options: {
   endpoint: string;
   names: TableNames;
   sinceMs?: number;
+  /** More of the bus's rules and their targets (the door's: the feed queue, the webhook relay). */
+  more?: { rules: BusRule[]; targets: Record<string, Target> };
 }): Promise<Received> {
   const { template, names } = options;
   const outboxId = tableDefinitionsFromTemplate(template).find((d) => d.role === 'outbox')?.logicalId;
@@ -92,8 +50,12 @@ export async function deliverOutbox(options: {
   const seen = new Set<string>();
   const received: Received = { events: [], duplicates: 0, earlier: 0 };
   const bus = await startBusStandin({
-    rules: [{ name: 'LocalConsumer', pattern: { source: [{ prefix: 'contest-sync.' }] }, targets: ['consumer'] }],
+    rules: [
+      { name: 'LocalConsumer', pattern: { source: [{ prefix: 'contest-sync.' }] }, targets: ['consumer'] },
+      ...(options.more?.rules ?? []),
+    ],
     targets: {
+      ...options.more?.targets,
       consumer: async (event) => {
         const id = String(event.detail.eventId);
         if (seen.has(id)) received.duplicates += 1;

@@ -12,7 +12,7 @@ const run = promisify(execFile);
 
 describe('npm start -- --offline', () => {
   it('shows the events of a local sync and of a due reminder, each received once', async () => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/local.ts', '--offline'], {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/local.ts', '--offline', '--no-serve', '--port', '0'], {
       env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', CDK_DISABLE_CLI_TELEMETRY: 'true' },
       timeout: 120_000,
       maxBuffer: 16 * 1024 * 1024,

@@ -1,7 +1,7 @@
 /** The simulated app's users who change their minds: what they ask of the one write function. */
 import { describe, expect, it } from 'vitest';
 import { prng } from '../chaos/faults.js';
-import { FickleUsers, LEAD_MINUTES, type AppOutcome, type AppRequest } from './app.js';
+import { FickleUsers, LEAD_MINUTES, apiRequest, outcomeOf, type AppOutcome, type AppRequest } from './app.js';
 
 const NOW = 1_800_000_000;
 
@@ -66,5 +66,36 @@ describe('FickleUsers', () => {
     expect(near / path.requests.length).toBeGreaterThan(0.4);
     await users.act([{ contestId: 1, startTimeSeconds: NOW - 60 }], NOW);
     expect(path.requests.some((r) => r.contestId === 1)).toBe(false);
+  });
+});
+
+describe('the API answers as the simulated app reads them', () => {
+  const set = { kind: 'set', contestId: 2120, userId: 'user-0', minutesBefore: 30 } as const;
+  const cancel = { kind: 'cancel', contestId: 2120, userId: 'user-0' } as const;
+  const error = (code: string) => JSON.stringify({ error: { code, message: 'm' } });
+
+  it('a set: changed and due from the answer; the write path’s refusals by their code', () => {
+    const body = (changed: boolean, state: string) => JSON.stringify({ reminder: { state }, changed });
+    expect(outcomeOf(set, 200, body(true, 'scheduled'))).toEqual({ kind: 'set', changed: true, due: true });
+    expect(outcomeOf(set, 200, body(false, 'paused'))).toEqual({ kind: 'set', changed: false, due: false });
+    expect(outcomeOf(set, 404, error('contest-not-found'))).toEqual({ kind: 'refused', reason: 'not-found' });
+    expect(outcomeOf(set, 409, error('contest-started'))).toEqual({ kind: 'refused', reason: 'started' });
+    expect(outcomeOf(set, 409, error('conflict'))).toEqual({ kind: 'refused', reason: 'conflict' });
+    expect(() => outcomeOf(set, 400, error('invalid-input'))).toThrow(/400/);
+  });
+
+  it('a cancel: 204, or no reminder to cancel', () => {
+    expect(outcomeOf(cancel, 204, '')).toEqual({ kind: 'cancel', cancelled: true });
+    expect(outcomeOf(cancel, 404, error('reminder-not-found'))).toEqual({ kind: 'cancel', cancelled: false });
+  });
+
+  it('a request carries the user only as the authorizer’s claim', () => {
+    const event = apiRequest(set);
+    expect(event.requestContext.authorizer.jwt.claims).toEqual({ sub: 'user-0' });
+    expect([event.routeKey, event.rawPath, event.body]).toEqual([
+      'PUT /me/reminders/{contestId}',
+      '/me/reminders/codeforces:2120',
+      '{"minutesBefore":30}',
+    ]);
   });
 });

@@ -1,21 +1,20 @@
 /**
  * The simulated app's reminder writes (docs/simulation.md, "The app"): every set and cancel of
- * every user goes through one function, `write`, so that the way a reminder is written can be
- * swapped whole — today the raw transaction of docs/tables.md ("What the app does when it writes
- * a reminder"), later the product's write path (setReminder / cancelReminder).
- *
- * The raw write, as documented: read the contest (consistently); write the row with
- * `minutesBefore`, `remindAt`, `expiresAt` = the contest's, and — when the contest has neither
- * `remindersPaused` nor `vanishedAt` — `dueAt = remindAt`, `dueStart`, `dueShard`, in a
- * TransactWriteItems with a ConditionCheck that the contest is still as read; otherwise (or when the
- * contest changed three times under it) without `dueAt`, a plain Put. What the contract leaves
- * open is done the way the product's write path will do it: a row is written whole and conditioned
- * on the row as read (a changed lead or a set after a cancel is a new intent, stamped in `intent`;
- * the same lead again changes nothing), a cancel deletes the row as read, and a set of a contest
- * that has started is refused (one whose lead has passed is written: it is due at once).
+ * every user goes through one function, `write`, and that function is the product's write path as
+ * an app reaches it: a request to the HTTP API's handler (lambda/api/app.ts, `createApiHandler`,
+ * in this process) with the claims API Gateway's JWT authorizer puts there for the user —
+ * `PUT /me/reminders/codeforces:<id>` `{"minutesBefore": n}` or `DELETE` of it — which calls the
+ * reminder write path (lambda/reminders/, docs/tables.md "The reminder write path") on the
+ * simulation's tables and clock. The answer is read back as the app would: `changed`, the
+ * reminder's state (`scheduled`: due), or the error's code.
  */
 import { randomBytes } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, Context } from 'aws-lambda';
+import { createApiHandler } from '../../lambda/api/app.js';
+import { dynamoContestReader } from '../../lambda/api/contests.js';
+import type { Feeds } from '../../lambda/api/ports.js';
+import { createReminderClient } from '../../lambda/reminders/index.js';
 
 export type AppRequest =
   { kind: 'set'; contestId: number; userId: string; minutesBefore: number } | { kind: 'cancel'; contestId: number; userId: string };
@@ -35,121 +34,91 @@ export interface WritePathDeps {
   dueShards: number;
   /** A new intent id (CONTRACT: 128 random bits, base64url). */
   newIntent?: () => string;
-  /** Called when the contest or the row changed between the read and the write (the write is tried again). */
+  /** Called when the contest or the row changed between the write path's read and its write (it reads again and retries). */
   onConflict?: () => void;
 }
-
-/** Attempts of one write whose condition keeps being refused before it gives up (`conflict`). */
-export const WRITE_ATTEMPTS = 5;
 
 export function newIntentId(): string {
   return randomBytes(16).toString('base64url');
 }
 
-const refusedCode = (error: unknown, index: number): string | undefined =>
-  (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons?.[index]?.Code;
+/** The simulation shows no calendar: its feeds port answers nothing and rebuilds nothing. */
+const NO_FEEDS: Feeds = {
+  read: () => Promise.resolve({ status: 'missing' }),
+  issue: () => Promise.reject(new Error('the simulation has no calendar feeds')),
+  revoke: () => Promise.resolve(false),
+  status: () => Promise.resolve(undefined),
+  rebuild: () => Promise.resolve(),
+};
 
-/** The raw write path of docs/tables.md: one function, `write`, for every set and cancel. */
-export function rawWritePath(deps: WritePathDeps): (request: AppRequest) => Promise<AppOutcome> {
-  const newIntent = deps.newIntent ?? newIntentId;
-  const read = async (contestId: number, userId: string) => {
-    const [contest, row] = await Promise.all([
-      deps.doc.send(new GetCommand({ TableName: deps.contests, Key: { contestId }, ConsistentRead: true })),
-      deps.doc.send(new GetCommand({ TableName: deps.reminders, Key: { contestId, userId }, ConsistentRead: true })),
-    ]);
-    return { contest: contest.Item, row: row.Item };
+const CONTEXT = { awsRequestId: 'sim', functionName: 'ContestSync-Api-sim', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
+
+/** The request API Gateway sends the function once its JWT authorizer verified the user's token. */
+export function apiRequest(request: AppRequest): APIGatewayProxyEventV2WithJWTAuthorizer {
+  const method = request.kind === 'set' ? 'PUT' : 'DELETE';
+  const path = `/me/reminders/codeforces:${request.contestId}`;
+  return {
+    version: '2.0',
+    routeKey: `${method} /me/reminders/{contestId}`,
+    rawPath: path,
+    rawQueryString: '',
+    headers: { host: 'api.sim', 'x-forwarded-proto': 'https', ...(request.kind === 'set' ? { 'content-type': 'application/json' } : {}) },
+    pathParameters: { contestId: `codeforces:${request.contestId}` },
+    requestContext: {
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '192.0.2.1', userAgent: 'sim' },
+      domainName: 'api.sim',
+      stage: '$default',
+      routeKey: `${method} /me/reminders/{contestId}`,
+      authorizer: { jwt: { claims: { sub: request.userId }, scopes: [] } },
+    },
+    ...(request.kind === 'set' ? { body: JSON.stringify({ minutesBefore: request.minutesBefore }) } : {}),
+    isBase64Encoded: false,
+  } as unknown as APIGatewayProxyEventV2WithJWTAuthorizer;
+}
+
+const REFUSALS: Record<string, 'not-found' | 'started' | 'conflict'> = {
+  'contest-not-found': 'not-found',
+  'contest-started': 'started',
+  conflict: 'conflict',
+};
+
+/** The API's answer as the app reads it. */
+export function outcomeOf(request: AppRequest, status: number, body: string | undefined): AppOutcome {
+  const json = body === undefined || body === '' ? {} : (JSON.parse(body) as Record<string, any>);
+  if (request.kind === 'set' && status === 200)
+    return { kind: 'set', changed: json.changed === true, due: json.reminder?.state === 'scheduled' };
+  if (request.kind === 'cancel' && (status === 204 || json.error?.code === 'reminder-not-found'))
+    return { kind: 'cancel', cancelled: status === 204 };
+  const reason = REFUSALS[String(json.error?.code)];
+  if (reason === undefined) throw new Error(`the API answered ${status} ${body ?? ''} to ${JSON.stringify(request)}`);
+  return { kind: 'refused', reason };
+}
+
+/** The product's write path through the HTTP API's handler: one function, `write`, for every set and cancel. */
+export function apiWritePath(deps: WritePathDeps): (request: AppRequest) => Promise<AppOutcome> {
+  const reminders = createReminderClient({
+    dynamo: deps.doc,
+    tables: { contests: deps.contests, reminders: deps.reminders },
+    now: deps.now,
+    dueShards: deps.dueShards,
+    ...(deps.newIntent === undefined ? {} : { newIntent: deps.newIntent }),
+    // A refused condition is read again at once (the simulated clock does not wait); each retry is counted.
+    sleep: () => {
+      deps.onConflict?.();
+      return Promise.resolve();
+    },
+  });
+  const api = createApiHandler({
+    contests: dynamoContestReader(deps.doc, deps.contests),
+    reminders,
+    feeds: NO_FEEDS,
+    now: deps.now,
+    log: { warn: () => undefined, error: () => undefined },
+  });
+  return async (request) => {
+    const answer = await api(apiRequest(request), CONTEXT);
+    return outcomeOf(request, answer.statusCode ?? 200, answer.body);
   };
-  /** The condition that the row is still as read. */
-  const asRead = (
-    row: Record<string, unknown> | undefined,
-  ): { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> } =>
-    row === undefined
-      ? { ConditionExpression: 'attribute_not_exists(userId)' }
-      : typeof row.intent === 'string'
-        ? { ConditionExpression: 'intent = :readIntent', ExpressionAttributeValues: { ':readIntent': row.intent } }
-        : {
-            ConditionExpression: 'minutesBefore = :readMinutes AND attribute_not_exists(intent)',
-            ExpressionAttributeValues: { ':readMinutes': row.minutesBefore },
-          };
-
-  const set = async (contestId: number, userId: string, minutesBefore: number): Promise<AppOutcome> => {
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
-      const { contest, row } = await read(contestId, userId);
-      if (contest === undefined || typeof contest.startTimeSeconds !== 'number') return { kind: 'refused', reason: 'not-found' };
-      const start = contest.startTimeSeconds;
-      if (Math.floor(deps.now() / 1000) >= start) return { kind: 'refused', reason: 'started' };
-      // The same lead as stored: the same intent, nothing to write (a retried or repeated set).
-      if (row !== undefined && row.minutesBefore === minutesBefore) return { kind: 'set', changed: false, due: row.dueAt !== undefined };
-      const remindAt = start - 60 * minutesBefore;
-      const item: Record<string, unknown> = {
-        contestId,
-        userId,
-        minutesBefore,
-        remindAt,
-        intent: newIntent(),
-        ...(typeof contest.expiresAt === 'number' ? { expiresAt: contest.expiresAt } : {}),
-      };
-      const mayBeDue = contest.remindersPaused === undefined && contest.vanishedAt === undefined && attempt < 3;
-      const rowCondition = asRead(row);
-      try {
-        if (mayBeDue) {
-          await deps.doc.send(
-            new TransactWriteCommand({
-              TransactItems: [
-                {
-                  Put: {
-                    TableName: deps.reminders,
-                    Item: { ...item, dueAt: remindAt, dueStart: start, dueShard: contestId % deps.dueShards },
-                    ...rowCondition,
-                  },
-                },
-                {
-                  ConditionCheck: {
-                    TableName: deps.contests,
-                    Key: { contestId },
-                    ConditionExpression:
-                      'startTimeSeconds = :s AND attribute_not_exists(vanishedAt) AND attribute_not_exists(remindersPaused)',
-                    ExpressionAttributeValues: { ':s': start },
-                  },
-                },
-              ],
-            }),
-          );
-        } else {
-          await deps.doc.send(new PutCommand({ TableName: deps.reminders, Item: item, ...rowCondition }));
-        }
-        return { kind: 'set', changed: true, due: mayBeDue };
-      } catch (error) {
-        const name = (error as Error).name;
-        if (name === 'TransactionCanceledException') {
-          if (refusedCode(error, 0) !== 'ConditionalCheckFailed' && refusedCode(error, 1) !== 'ConditionalCheckFailed') throw error;
-        } else if (name !== 'ConditionalCheckFailedException') {
-          throw error;
-        }
-        // The contest or the row changed between the read and the write: read both again.
-        deps.onConflict?.();
-      }
-    }
-    return { kind: 'refused', reason: 'conflict' };
-  };
-
-  const cancel = async (contestId: number, userId: string): Promise<AppOutcome> => {
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
-      const { row } = await read(contestId, userId);
-      if (row === undefined) return { kind: 'cancel', cancelled: false };
-      try {
-        await deps.doc.send(new DeleteCommand({ TableName: deps.reminders, Key: { contestId, userId }, ...asRead(row) }));
-        return { kind: 'cancel', cancelled: true };
-      } catch (error) {
-        if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-        deps.onConflict?.();
-      }
-    }
-    return { kind: 'refused', reason: 'conflict' };
-  };
-
-  return (request) =>
-    request.kind === 'set' ? set(request.contestId, request.userId, request.minutesBefore) : cancel(request.contestId, request.userId);
 }
 
 /** Lead times users choose (minutes). */

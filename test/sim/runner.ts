@@ -4,9 +4,9 @@
  * tables, a Codeforces that serves the truth of the current virtual moment through an undici
  * MockAgent (or a wrong reply, test/sim/glitches.ts), DynamoDB faults through local/dynamo-proxy.ts,
  * the product's reminder delivery job (`createDeliveryHandler` from lambda/delivery/handler.ts,
- * in-process on the same clock, every virtual minute), and the app: users writing reminders by the
- * table contract (docs/tables.md: `dueAt` only under the contract's conditions, in a transaction
- * with a ConditionCheck on the contest) and receiving `ReminderDue` events — the outbox's stream
+ * in-process on the same clock, every virtual minute), and the app: users writing reminders through
+ * the HTTP API's handler and the product's write path behind it (test/sim/app.ts) and receiving
+ * `ReminderDue` events — the outbox's stream
  * relayed by the package's relay to a bus that duplicates and reorders, deduped by the app's
  * consumer on `detail.eventId` (test/sim/app-events.ts). Every hour the checker compares what the
  * app sees with the truth; the reminders are judged on what the users received.
@@ -31,7 +31,7 @@ import { PRICES } from '../../local/prices.js';
 import { prng } from '../chaos/faults.js';
 import { scanAll } from '../support/contests.js';
 import { DEFAULT_EVENT_PATH, startEventPath, type EventPathFigures, type EventPathSettings } from './app-events.js';
-import { FickleUsers, LEAD_MINUTES, newIntentId, rawWritePath, type AppOutcome, type AppRequest, type Shown } from './app.js';
+import { FickleUsers, LEAD_MINUTES, apiWritePath, newIntentId, type AppOutcome, type AppRequest, type Shown } from './app.js';
 import { Checker, type ReminderFigures, type Violation } from './checker.js';
 import {
   DEFAULT_EPISODE,
@@ -447,7 +447,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     }
   };
 
-  // ---- the app, by the table contract ----
+  // ---- the app, through the HTTP API ----
   const appWrites: AppWriteFigures = { due: 0, notDue: 0, unchanged: 0, cancels: 0, refused: {}, conditionRetries: 0 };
   const visited = new Set<number>();
   const lateAdded = new Set<number>();
@@ -473,11 +473,11 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     return view;
   };
   /**
-   * Every reminder write of every user, through one function (test/sim/app.ts: the raw write of
-   * docs/tables.md today), told to the checker as it commits: a set that changed what the user
+   * Every reminder write of every user, through one function (test/sim/app.ts: the HTTP API's
+   * handler and the product's write path behind it), told to the checker as it commits: a set that changed what the user
    * asked is a new intent, a cancel ends the current one.
    */
-  const writePath = rawWritePath({
+  const writePath = apiWritePath({
     doc,
     contests: tables.contests,
     reminders: tables.reminders,

@@ -1,0 +1,89 @@
+/**
+ * The app's door on this machine as `npm start` serves it (local/door/): the HTTP API's deployed
+ * bundle behind the local API Gateway and its JWT authorizer, the feeds built from the events of
+ * a real sync, the webhooks verified by the example receiver; and the README's curl flow through
+ * it: a token, PUT /me/reminders/{id}, GET /me/reminders, a feed URL, the feed read by an
+ * independent iCalendar parser.
+ */
+import { dirname } from 'node:path';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { localDynamoClient } from '../../local/dynamodb-local.js';
+import { deliverOutbox } from '../../local/local-events.js';
+import { startLocalDoor, type LocalDoor } from '../../local/door/door.js';
+import { callApi } from '../../local/door/walkthrough.js';
+import type { TableNames } from '../../local/tables.js';
+import { parseFeed } from '../lambda/calendar/ics.js';
+import { localHandler } from '../support/handler.js';
+import { synthesizedTemplate } from '../support/tables.js';
+import { useWorld, type World } from '../support/world.js';
+
+let world: World;
+let door: LocalDoor | undefined;
+useWorld('door', (w) => (world = w));
+afterEach(async () => {
+  await door?.close();
+  door = undefined;
+});
+
+/** A synced world behind the local door, its contest events delivered (feeds and webhooks). */
+async function syncedDoor(): Promise<LocalDoor> {
+  expect((await localHandler(world.tables, world.standin.baseUrl).invoke({})).summary?.outcome).toBe('succeeded');
+  const template = synthesizedTemplate();
+  const names = world.tables.names as TableNames;
+  const endpoint = inject('dynamoEndpoint');
+  door = await startLocalDoor({ template, outdir: dirname(inject('templatePath')), dynamoEndpoint: endpoint, names, port: 0 });
+  await deliverOutbox({ template, dynamo: localDynamoClient(endpoint), endpoint, names, more: door.bus });
+  await door.settled();
+  return door;
+}
+
+const reminderRows = async () => (await world.tables.doc.send(new ScanCommand({ TableName: world.tables.names.reminders }))).Items ?? [];
+
+describe('the local door (npm start)', () => {
+  it("answers the README's curl flow: token, set, list, feed URL, the feed with the reminder as an alarm", async () => {
+    const door = await syncedDoor();
+    const token = await door.issuer.token('alice');
+
+    const set = await callApi(door, token, 'PUT', '/me/reminders/codeforces:2101', { minutesBefore: 30 });
+    expect([set.status, set.body.changed, set.body.reminder.state]).toEqual([200, true, 'scheduled']);
+    const again = await callApi(door, token, 'PUT', '/me/reminders/codeforces:2101', { minutesBefore: 30 });
+    expect([again.status, again.body.changed]).toEqual([200, false]);
+    const list = await callApi(door, token, 'GET', '/me/reminders');
+    expect(list.body.reminders.map((r: { contestId: string; minutesBefore: number }) => [r.contestId, r.minutesBefore])).toEqual([
+      ['codeforces:2101', 30],
+    ]);
+
+    const created = await callApi(door, token, 'POST', '/me/calendar');
+    expect(created.status).toBe(201);
+    expect(created.body.url).toMatch(new RegExp(`^${door.url}/calendar/u/[A-Za-z0-9_-]{43}\\.ics$`));
+    await door.settled();
+    const feed = await fetch(created.body.url);
+    expect(feed.headers.get('content-type')).toContain('text/calendar');
+    const events = parseFeed(await feed.text()).events;
+    expect(events.map((e) => [e.uid, e.alarms])).toEqual([['codeforces-2101@contest-sync', [-1800]]]);
+    const unchanged = await fetch(created.body.url, { headers: { 'if-none-match': feed.headers.get('etag')! } });
+    expect(unchanged.status).toBe(304);
+  });
+
+  it('serves the public feed of what was published, and delivers every event as a verified webhook', async () => {
+    const door = await syncedDoor();
+    const feed = await fetch(`${door.url}/calendar/codeforces.ics`);
+    const uids = parseFeed(await feed.text()).events.map((e) => e.uid);
+    const announced = door.webhooks.filter((e) => e['detail-type'] === 'ContestAnnounced');
+    expect(announced.length).toBeGreaterThan(0);
+    expect(uids.sort()).toEqual(announced.map((e) => `codeforces-${String(e.detail.contestId)}@contest-sync`).sort());
+  });
+
+  it("refuses as API Gateway's authorizer does, before the function: no token, a wrong one, an expired one; nothing written", async () => {
+    const door = await syncedDoor();
+    const put = (token?: string) => callApi(door, token, 'PUT', '/me/reminders/codeforces:2101', { minutesBefore: 30 });
+    const forged = `${(await door.issuer.token('alice')).slice(0, -4)}AAAA`;
+    for (const token of [undefined, 'not-a-jwt', forged, await door.issuer.token('alice', -60)]) {
+      expect(await put(token)).toEqual({ status: 401, body: { message: 'Unauthorized' } });
+    }
+    expect(await reminderRows()).toEqual([]);
+    const open = await callApi(door, undefined, 'GET', '/openapi.json');
+    expect(open.status).toBe(200);
+  });
+});
