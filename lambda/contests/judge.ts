@@ -700,15 +700,16 @@ export function implausibility(
 }
 
 /**
- * The undo of a change: the reply lists the contest unfinished at its confirmed start again, or at
- * the start a reply showed ahead that awaits confirmation (`awaitedStart`: the truth's return after
- * a lie interrupted an honest postponement). It is never held as a start in the past or as part of
- * a mass change (the truth's return after a wrong upstream is a mass change of its own), so it is
- * shown at once.
+ * The undo of a change: the reply lists the contest at its confirmed start again, or at a start
+ * replies showed ahead before (`shownAheadBefore`: the truth's return after a lie interrupted an
+ * honest postponement, or replaced the confirmed start), running or finished — a lie that outlasts
+ * the contest ends with it listed `FINISHED` there. It is never held as a start in the past or as
+ * part of a mass change (the truth's return after a wrong upstream is a mass change of its own), so
+ * it is shown at once; a finish before the end is still held (`finish`).
  */
 export function isUndo(stored: ContestItem, listed: ContestItem | undefined): boolean {
   const confirmed = confirmedStartOf(stored);
-  if (listed === undefined || listed.phase === 'FINISHED') return false;
+  if (listed === undefined) return false;
   return (confirmed > 0 && listed.startTimeSeconds === confirmed) || shownAheadBefore(stored, listed.startTimeSeconds);
 }
 
