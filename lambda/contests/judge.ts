@@ -545,9 +545,9 @@ function show(
 function confirmStart(before: ContestItem, start: number, acceptedByOperator: boolean, ctx: PlanContext): number {
   const confirmed = confirmedStartOf(before);
   if (start === confirmed) return confirmed;
-  // A reply showed it ahead (awaiting confirmation) and this one lists it again: what came
-  // between (held, missing, or listing a start no reply showed ahead) could not refute it.
-  if (start === before.awaitedStart) return start;
+  // Replies showed it ahead before (awaiting confirmation, or confirmed before a later start
+  // replaced it) and this one lists it again: what came between could not refute it.
+  if (shownAheadBefore(before, start)) return start;
   const previous = before.pending?.said ?? shownEvidence(before);
   const repeated = startOfEvidence(previous) === start;
   // First seen by the reply that started the evidence for it (this one, if it is new).
@@ -564,7 +564,9 @@ function confirmStart(before: ContestItem, start: number, acceptedByOperator: bo
  */
 function stamp(before: ContestItem | undefined, item: ContestItem, ctx: PlanContext): { item: ContestItem; follow: boolean } {
   const { nowSeconds, settings } = ctx;
-  const written: ContestItem = { ...withGate(item, nowSeconds, settings.firingRule), updatedAt: ctx.updatedAt };
+  const confirmedBefore = confirmedBeforeAfter(before, confirmedStartOf(item));
+  const remembered = { ...without(item, 'confirmedBefore'), ...(confirmedBefore.length > 0 ? { confirmedBefore } : {}) };
+  const written: ContestItem = { ...withGate(remembered, nowSeconds, settings.firingRule), updatedAt: ctx.updatedAt };
   const follow =
     before === undefined ||
     before.confirmedStart === undefined ||
@@ -698,16 +700,17 @@ export function implausibility(
 }
 
 /**
- * The undo of a change: the reply lists the contest unfinished at its confirmed start again, or at
- * the start a reply showed ahead that awaits confirmation (`awaitedStart`: the truth's return after
- * a lie interrupted an honest postponement). It is never held as a start in the past or as part of
- * a mass change (the truth's return after a wrong upstream is a mass change of its own), so it is
- * shown at once.
+ * The undo of a change: the reply lists the contest at its confirmed start again, or at a start
+ * replies showed ahead before (`shownAheadBefore`: the truth's return after a lie interrupted an
+ * honest postponement, or replaced the confirmed start), running or finished — a lie that outlasts
+ * the contest ends with it listed `FINISHED` there. It is never held as a start in the past or as
+ * part of a mass change (the truth's return after a wrong upstream is a mass change of its own), so
+ * it is shown at once; a finish before the end is still held (`finish`).
  */
 export function isUndo(stored: ContestItem, listed: ContestItem | undefined): boolean {
   const confirmed = confirmedStartOf(stored);
-  if (listed === undefined || listed.phase === 'FINISHED') return false;
-  return (confirmed > 0 && listed.startTimeSeconds === confirmed) || listed.startTimeSeconds === stored.awaitedStart;
+  if (listed === undefined) return false;
+  return (confirmed > 0 && listed.startTimeSeconds === confirmed) || shownAheadBefore(stored, listed.startTimeSeconds);
 }
 
 /** The mass-change kind a plausible change of a stored upcoming contest belongs to, if any. */
@@ -763,6 +766,32 @@ export function shownAhead(start: number, firstSeenSeconds: number): boolean {
 }
 
 /**
+ * shownAheadBefore: a start other than the confirmed one that earlier replies showed ahead — the
+ * one awaiting its second reply (`awaitedStart`), or one confirmed before another confirmed start
+ * replaced it (`confirmedBefore`). A reply listing it again is the truth's return after a lie came
+ * between (a later start confirmed by a fresh lie's second reply, a contest "started minutes ago"):
+ * it is an undo, confirmed at once even if it is now minutes ahead or has begun, for it was not
+ * first shown then. A lie does not name such a start: it moves starts (later, into the past) or
+ * drops contests; a reply that repeats an old state is dated and stale, never applied.
+ */
+export function shownAheadBefore(stored: ContestItem, start: number): boolean {
+  return start === stored.awaitedStart || (stored.confirmedBefore ?? []).includes(start);
+}
+
+/** How many replaced confirmed starts a contest keeps (`confirmedBefore`): more than honest churn reschedules a contest. */
+export const CONFIRMED_BEFORE_KEPT = 4;
+
+/**
+ * confirmedBeforeAfter: the starts confirmed before, once the item is written with `confirmed`: the
+ * stored confirmed start joins them when another replaces it; the confirmed one is never among them.
+ */
+export function confirmedBeforeAfter(stored: ContestItem | undefined, confirmed: number): number[] {
+  const before = [...(stored?.confirmedBefore ?? []), ...(stored?.confirmedStart ? [stored.confirmedStart] : [])];
+  const kept = before.filter((start, i) => start !== confirmed && before.indexOf(start) === i);
+  return kept.slice(-CONFIRMED_BEFORE_KEPT);
+}
+
+/**
  * The start awaiting confirmation after a reply lists `listedStart` (`confirmed`: the confirmed start
  * after it): the listed start if this reply showed it ahead and it awaits a second reply; none once
  * the listed start is confirmed; otherwise the one before, for a reply listing a start no reply
@@ -793,34 +822,45 @@ export type Gate = { due: true; start: number } | { due: false; reason: PauseRea
  * - finished at its confirmed start:
  *   due there (a reminder that never fired, say after a pause, fires late); otherwise paused;
  * - left unfinished past its TTL: paused;
- * - otherwise due at the later of the confirmed start and the latest reply's start, the latter
- *   counting only if a reply showed it ahead: a move later lands at once, a move earlier only once
- *   confirmed (then it is the confirmed start), the undo of an unconfirmed change at once (the
- *   confirmed start is the later one again), never earlier than a start a reply showed ahead that
- *   awaits its second reply (`awaitedStart`); with none: paused (`started`).
+ * - listed at a start no reply showed ahead (a contest "started minutes ago", a start moved into the
+ *   past and shown after converging): paused (`started`), whatever the confirmed start
+ *   (`listedStartCounts`);
+ * - otherwise due at the later of the confirmed start and the latest reply's start: a move later
+ *   lands at once, a move earlier only once confirmed (then it is the confirmed start), the undo of
+ *   an unconfirmed change at once (the confirmed start is the later one again), never earlier than
+ *   a start a reply showed ahead that awaits its second reply (`awaitedStart`).
  */
 export function gateOf(contest: ContestItem | undefined, nowSeconds: number, firingRule = true): Gate {
   if (contest === undefined || contest.vanishedAt !== undefined) return { due: false, reason: 'vanished' };
   // The broken variant: due at whatever the contest shows, as a notifier reading remindAt would.
   if (!firingRule)
     return contest.phase === 'FINISHED' ? { due: false, reason: 'finished' } : { due: true, start: contest.startTimeSeconds };
-  const pending = contest.pending;
-  const said = pending?.held === true ? pending.said : undefined;
   // Any held change is doubt: a withdrawal, a finish, a move (later or earlier, or into the past).
-  if (said !== undefined) return { due: false, reason: 'held' };
+  if (contest.pending?.held === true) return { due: false, reason: 'held' };
   if (contest.phase !== 'FINISHED' && contest.expiresAt <= nowSeconds) return { due: false, reason: 'expired' };
   const confirmed = confirmedStartOf(contest);
-  const latest = said !== undefined ? (startOfEvidence(said) ?? contest.startTimeSeconds) : contest.startTimeSeconds;
+  const latest = contest.startTimeSeconds;
   if (contest.phase === 'FINISHED')
     return confirmed > 0 && latest === confirmed ? { due: true, start: confirmed } : { due: false, reason: 'finished' };
-  // The latest start counts if it is the confirmed one, or a reply showed it ahead (its evidence says when).
-  const latestCounts =
-    latest === confirmed || (pending !== undefined && startOfEvidence(pending.said) === latest && shownAhead(latest, pending.since));
-  // A start a reply showed ahead that awaits its second reply (`awaitedStart`) is evidence too: a
-  // reply listing a start no reply showed ahead (a contest "started minutes ago") cannot bring the
-  // reminders back to an earlier start than it.
-  const start = Math.max(confirmed, latestCounts ? latest : 0, contest.awaitedStart ?? 0);
-  return start > 0 ? { due: true, start } : { due: false, reason: 'started' };
+  if (!listedStartCounts(contest)) return { due: false, reason: 'started' };
+  return { due: true, start: Math.max(confirmed, latest, contest.awaitedStart ?? 0) };
+}
+
+/**
+ * listedStartCounts: the start the latest reply lists is evidence a reminder may follow — the
+ * confirmed start, or one a reply showed ahead (its evidence says when). One no reply showed ahead
+ * (a contest "started minutes ago", a start moved into the past and shown once the replies that
+ * said it converged) is not, and it leaves no current evidence for any other start either: the
+ * replies no longer list the confirmed start, and the truth may move unseen behind them (seed 5:
+ * a round postponed by a day while a converged lie was shown). When in doubt, delay: the
+ * reminders are paused until a reply lists a start that counts again — the confirmed one (the
+ * undo lands at once), one awaiting its second reply, or a later one — late, never early.
+ */
+export function listedStartCounts(contest: ContestItem): boolean {
+  const latest = contest.startTimeSeconds;
+  if (latest === confirmedStartOf(contest)) return true;
+  const pending = contest.pending;
+  return pending !== undefined && startOfEvidence(pending.said) === latest && shownAhead(latest, pending.since);
 }
 
 /** The contest's `remindersPaused`: absent while its reminders are due at the start it shows. */

@@ -81,6 +81,13 @@ export interface ContestItem extends ListedContest {
    */
   awaitedStart?: number;
   /**
+   * Starts that were confirmed before another confirmed start replaced them, newest last (at most
+   * `CONFIRMED_BEFORE_KEPT`): starts replies showed ahead. A reply listing one again is the truth's
+   * return (a later lie confirmed in between): it is confirmed at once, even once it has begun.
+   * The app does not read it.
+   */
+  confirmedBefore?: number[];
+  /**
    * What the latest replies said of the contest when it differs from what is stored or awaits a
    * second reply (docs/design.md, "A reply is evidence"). The app does not read it.
    */
@@ -106,7 +113,8 @@ export type Published = number | 'withdrawn' | 'none';
  * - `held`: the latest reply reported a change that is held (a withdrawal, a finish, a postponement);
  * - `vanished`: missing from the latest reply, or deleted after its misses;
  * - `finished`: finished at a start other than the confirmed one;
- * - `started`: no reply showed the start before it began (indistinguishable from a lie);
+ * - `started`: the latest reply lists a start no reply showed before it began (indistinguishable
+ *   from a lie): it is no evidence for any start;
  * - `expired`: left unfinished past its TTL;
  * - `unconfirmed` (contests only): due at a start other than the listed one, awaiting a reply;
  * - `notified` (reminders only): already sent for the start it would be due at.

@@ -73,6 +73,9 @@ export const STORAGE_BOUNDS = {
 /** Violations kept in the report per invariant; the totals are counted past it. */
 export const VIOLATIONS_KEPT_PER_INVARIANT = 25;
 
+/** Each interval's sync runs this many seconds into it (the scheduled event's delivery, test/sim/runner.ts). */
+export const SYNC_OFFSET_SECONDS = 2;
+
 /** What the upstream gave the sync of one hour. */
 export interface UpstreamHour {
   /** When the hour's sync ran (epoch s). */
@@ -159,7 +162,22 @@ export class Checker {
 
   constructor(private readonly truth: Truth) {
     this.byId = new Map(truth.contests.map((c) => [c.id, c]));
-    for (const change of truth.changes) if (change.kind !== 'announce') this.honestChangeHours.add(this.hourOf(change.at));
+    for (const change of truth.changes) {
+      if (change.kind === 'announce') continue;
+      this.honestChangeHours.add(this.hourOf(change.at));
+      this.honestChangeHours.add(this.firstSyncHourAfter(change.at));
+    }
+  }
+
+  /**
+   * The hour whose sync is the first that can see a change made at `t`: that hour's own for a change
+   * on the whole hour (just before its sync), the next one for a change between two syncs. The view
+   * may lag there: a mass change is shown by the second reply that says it (design.md, "What a user
+   * of the app sees meanwhile": within 2 syncs), so a mass withdrawal at 11:34 is held by the 12:00
+   * sync and shown by the 13:00 one.
+   */
+  private firstSyncHourAfter(t: number): number {
+    return Math.ceil((t - this.truth.yearStart - SYNC_OFFSET_SECONDS) / HOUR);
   }
 
   private hourOf(t: number): number {

@@ -13,6 +13,7 @@ const CONTEST_FIELDS = [
   'startTimeSeconds',
   'confirmedStart',
   'awaitedStart',
+  'confirmedBefore',
   'dueStart',
   'remindersPaused',
   'vanishedAt',

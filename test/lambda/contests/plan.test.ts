@@ -756,3 +756,28 @@ describe('the truth moves while a lie that converged is shown (simulated seed 5,
     expect(problems).toEqual([]);
   });
 });
+
+describe('the truth returns to a start replies showed ahead, after the contest finished (a later lie confirmed in between)', () => {
+  it('14:35 shown for days; 13:00–17:00 a fresh "16 h later" lie (confirmed by its second reply); 18:00 the truth, FINISHED at 14:35: every reminder is sent for 14:35 within 70 minutes of the episode end', () => {
+    const start = T0 + 14 * HOUR + 35 * MIN;
+    const later = start + 16 * HOUR + 17 * MIN;
+    const truth = [fixed(631, start), fixed(632, T0 + 40 * HOUR), fixed(633, T0 + 60 * HOUR)];
+    const replyAt = (t: number, hour: number) =>
+      hour >= 13 && hour < 18
+        ? honestList(truth, t).map((e) =>
+            e.id === 631 ? { ...e, phase: 'BEFORE' as const, startTimeSeconds: later, relativeTimeSeconds: t - later } : e,
+          )
+        : honestList(truth, t);
+    const world = new PlannerWorld();
+    world.sync(honestList(truth, T0 - HOUR + 2), T0 - HOUR + 2);
+    for (const [user, minutes] of [
+      ['a', 10],
+      ['b', 60],
+    ] as const)
+      world.setReminder(631, user, minutes);
+    world.run(T0, 30, replyAt);
+    const episodeEnd = T0 + 18 * HOUR + 2;
+    const problems = world.remindersOf(631).flatMap((r) => promiseBroken(world.fired, r, () => start, { episodeEnd }));
+    expect(problems).toEqual([]);
+  });
+});

@@ -44,13 +44,13 @@ describe('gateOf: due only when every current piece of evidence says so', () => 
     expect(remindersPausedOf(earlier, gateOf(earlier, NOW))).toBe('unconfirmed');
   });
 
-  it('a start not shown ahead never counts; with no confirmed start, paused (started)', () => {
+  it('a start not shown ahead never counts, and leaves no evidence for the confirmed start either: paused (started)', () => {
     const past = contest({
       startTimeSeconds: NOW - 300,
       phase: 'CODING',
       pending: { held: false, said: `listed@${NOW - 300}`, replies: 1, since: NOW },
     });
-    expect(gateOf(past, NOW)).toEqual({ due: true, start: T });
+    expect(gateOf(past, NOW)).toEqual({ due: false, reason: 'started' });
     expect(gateOf({ ...past, confirmedStart: 0 }, NOW)).toEqual({ due: false, reason: 'started' });
   });
 
