@@ -1,9 +1,10 @@
 /**
  * The event path of the stack, on this machine (`npm start`): a function's environment from the
  * synthesized template with its table references resolved to the local tables; and delivery as
- * deployed: the outbox table's stream read by the event source mapping's stand-in (configured from the template), the relay's
- * code in this process, and the bus stand-in with the template's rules plus one that takes every
- * event of the product, received by a consumer that dedupes on `detail.eventId` (docs/events.md).
+ * deployed: the outbox table's stream read by the event source mapping's stand-in (configured from
+ * the template), the relay's code in this process, and the bus stand-in with a rule that takes
+ * every event of the product, received by a consumer that dedupes on `detail.eventId`
+ * (docs/events.md), and the rules a caller adds (the door's: the feed queue, the webhooks).
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';

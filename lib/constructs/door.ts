@@ -55,7 +55,8 @@ export const DOOR_ACTIONS = {
     door: ['dynamodb:GetItem', 'dynamodb:PutItem'],
     reminders: ['dynamodb:Query'],
     remindersByUser: ['dynamodb:Query'],
-    feeds: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+    // It writes and removes feed objects, never reads one (so it needs no ListBucket either).
+    feeds: ['s3:PutObject', 's3:DeleteObject'],
     queue: ['sqs:SendMessage'],
   },
 } as const;
@@ -228,16 +229,14 @@ export class Door extends Construct {
     ]);
     allow(this.builder, 'FeedObjects', DOOR_ACTIONS.builder.feeds, objects);
     allow(this.builder, 'FeedQueue', DOOR_ACTIONS.builder.queue, [this.feedQueue.queueArn]);
-    for (const fn of [this.apiFunction, this.builder]) {
-      fn.addToRolePolicy(
-        new iam.PolicyStatement({
-          sid: 'FeedListing',
-          actions: ['s3:ListBucket'],
-          resources: [this.feeds.bucketArn],
-          conditions: { StringLike: { 's3:prefix': ['feeds/*'] } },
-        }),
-      );
-    }
+    this.apiFunction.addToRolePolicy(
+      new iam.PolicyStatement({
+        sid: 'FeedListing',
+        actions: ['s3:ListBucket'],
+        resources: [this.feeds.bucketArn],
+        conditions: { StringLike: { 's3:prefix': ['feeds/*'] } },
+      }),
+    );
   }
 
   private authorizer(config: ContestSyncConfig): { authorizer: apigw.IHttpRouteAuthorizer; userPool?: cognito.UserPool } {

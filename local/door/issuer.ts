@@ -8,8 +8,8 @@ import { generateKeyPair, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 export interface LocalIssuer {
   issuer: string;
   audience: string;
-  /** A signed token for `sub`, valid for `seconds` (default 12 hours). */
-  token(sub: string, seconds?: number): Promise<string>;
+  /** A token for `sub` signed with this issuer's key, valid for `seconds` (default 12 hours); `iss` and `aud` may be overridden (tests). */
+  token(sub: string, seconds?: number, claims?: { issuer?: string; audience?: string }): Promise<string>;
   /** The verified claims, or undefined for a token the authorizer would refuse. */
   verify(token: string): Promise<JWTPayload | undefined>;
 }
@@ -21,12 +21,12 @@ export async function startLocalIssuer(issuer: string, audience = LOCAL_AUDIENCE
   return {
     issuer,
     audience,
-    token: (sub, seconds = 12 * 3600) =>
+    token: (sub, seconds = 12 * 3600, claims = {}) =>
       new SignJWT({ scope: 'reminders' })
         .setProtectedHeader({ alg: 'ES256', kid: 'local' })
         .setSubject(sub)
-        .setIssuer(issuer)
-        .setAudience(audience)
+        .setIssuer(claims.issuer ?? issuer)
+        .setAudience(claims.audience ?? audience)
         .setIssuedAt()
         .setExpirationTime(`${seconds}s`)
         .sign(privateKey),

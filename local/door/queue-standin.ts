@@ -5,7 +5,7 @@
  * feed builder with a batch of one. A record its consumer reports failed is retried once.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 
@@ -47,6 +47,22 @@ function recordOf(body: string, group: string): SQSRecord {
   };
 }
 
+/** Answers the SDK's SendMessage or SendMessageBatch, each message handed to `enqueue`. */
+function answerSend(req: IncomingMessage, res: ServerResponse, enqueue: (body: string, group: string) => void): void {
+  let text = '';
+  req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  req.on('end', () => {
+    const batch = req.headers['x-amz-target'] === 'AmazonSQS.SendMessageBatch';
+    const input = JSON.parse(text) as { Entries?: Entry[] } & Entry;
+    const entries = batch ? (input.Entries ?? []) : [input];
+    for (const entry of entries) enqueue(entry.MessageBody, entry.MessageGroupId ?? '');
+    const ids = entries.map((entry) => ({ Id: entry.Id, MessageId: randomUUID(), MD5OfMessageBody: md5(entry.MessageBody) }));
+    res
+      .writeHead(200, { 'content-type': 'application/x-amz-json-1.0' })
+      .end(JSON.stringify(batch ? { Successful: ids, Failed: [] } : ids[0]));
+  });
+}
+
 export async function startQueueStandin(name: string, consume: (records: SQSRecord[]) => Promise<SQSBatchResponse>): Promise<QueueStandin> {
   let chain: Promise<void> = Promise.resolve();
   const consumeOnce = async (record: SQSRecord) => {
@@ -70,18 +86,7 @@ export async function startQueueStandin(name: string, consume: (records: SQSReco
       if (!hold) for (const record of waiting) chain = chain.then(() => consumeOnce(record));
     },
   };
-  const server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    req.on('end', () => {
-      const input = JSON.parse(text) as { Entries?: Entry[] } & Entry;
-      const entries = req.headers['x-amz-target'] === 'AmazonSQS.SendMessageBatch' ? (input.Entries ?? []) : [input];
-      for (const entry of entries) standin.enqueue(entry.MessageBody, entry.MessageGroupId ?? '');
-      const ids = entries.map((entry) => ({ Id: entry.Id, MessageId: randomUUID(), MD5OfMessageBody: md5(entry.MessageBody) }));
-      const reply = req.headers['x-amz-target'] === 'AmazonSQS.SendMessageBatch' ? { Successful: ids, Failed: [] } : ids[0];
-      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end(JSON.stringify(reply));
-    });
-  });
+  const server = createServer((req, res) => answerSend(req, res, (body, group) => standin.enqueue(body, group)));
   server.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

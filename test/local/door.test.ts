@@ -64,6 +64,11 @@ describe('the local door (npm start)', () => {
     expect(events.map((e) => [e.uid, e.alarms])).toEqual([['codeforces-2101@contest-sync', [-1800]]]);
     const unchanged = await fetch(created.body.url, { headers: { 'if-none-match': feed.headers.get('etag')! } });
     expect(unchanged.status).toBe(304);
+
+    // Revoked: the URL is gone at once, answered like one that never existed.
+    expect((await callApi(door, token, 'DELETE', '/me/calendar')).status).toBe(204);
+    const gone = await fetch(created.body.url);
+    expect([gone.status, ((await gone.json()) as { error: { code: string } }).error.code]).toEqual([404, 'feed-not-found']);
   });
 
   it('serves the public feed of what was published, and delivers every event as a verified webhook', async () => {
@@ -75,11 +80,13 @@ describe('the local door (npm start)', () => {
     expect(uids.sort()).toEqual(announced.map((e) => `codeforces-${String(e.detail.contestId)}@contest-sync`).sort());
   });
 
-  it("refuses as API Gateway's authorizer does, before the function: no token, a wrong one, an expired one; nothing written", async () => {
+  it("refuses as API Gateway's authorizer does, before the function: no token, a forged, expired, other issuer's or other audience's; nothing written", async () => {
     const door = await syncedDoor();
     const put = (token?: string) => callApi(door, token, 'PUT', '/me/reminders/codeforces:2101', { minutesBefore: 30 });
     const forged = `${(await door.issuer.token('alice')).slice(0, -4)}AAAA`;
-    for (const token of [undefined, 'not-a-jwt', forged, await door.issuer.token('alice', -60)]) {
+    const otherIssuer = await door.issuer.token('alice', 3600, { issuer: 'https://elsewhere.example' });
+    const otherAudience = await door.issuer.token('alice', 3600, { audience: 'another-app' });
+    for (const token of [undefined, 'not-a-jwt', forged, await door.issuer.token('alice', -60), otherIssuer, otherAudience]) {
       expect(await put(token)).toEqual({ status: 401, body: { message: 'Unauthorized' } });
     }
     expect(await reminderRows()).toEqual([]);
