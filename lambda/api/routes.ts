@@ -85,6 +85,8 @@ function reminderRoutes(app: Router<Env>, deps: ApiDeps): void {
       const userId = reqCtx.get('userId')!;
       const { contestId } = parseQualifiedId(reqCtx.valid.req.path.contestId)!;
       const result = await deps.reminders.setReminder({ contestId, userId, minutesBefore: reqCtx.valid.req.body.minutesBefore });
+      // Also when nothing changed: the retry of a request whose write landed but whose rebuild was
+      // lost (a timeout, a crash between the two) is what brings the user's feed up to date.
       await deps.feeds.rebuild(userId);
       return { reminder: reminderView(result.reminder), changed: result.changed };
     },
