@@ -154,6 +154,8 @@ async function sleepUnlessAborted(o: Settled, ms: number, label: string): Promis
   });
   try {
     await Promise.race([o.sleep(ms, signal), aborted]);
+    // A sleep that settles as the signal fires may win the race: the abort still ends the fetch.
+    if (signal.aborted) throw abortedFailure(signal, label);
   } catch (error) {
     if (signal.aborted) throw abortedFailure(signal, label);
     throw error;
