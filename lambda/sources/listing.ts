@@ -7,7 +7,7 @@
  */
 import * as z from 'zod';
 import { bound } from '@contest-sync/scheduled-singleton';
-import { failed, type Outcome } from './http/policy.js';
+import { failed, replyMadeAt, type Outcome, type RawReply } from './http/policy.js';
 import { LISTED_LIMITS, qualifiedId, type ListedContest, type Phase, type ReplyDating, type SourceReply } from './source.js';
 
 /** A contest as a source maps it, before its id is qualified and its bounds are checked. */
@@ -182,8 +182,33 @@ export function replyDating(madeAt: number | undefined, contests: readonly Liste
   };
 }
 
+/** A reply's entries read and dated: what every source's pure reading returns. */
+export interface ListedReply {
+  listing: Listing;
+  dating: ReplyDating;
+}
+
+/**
+ * The last step of every source's reading, once the envelope is right: the entries (`entries`, from
+ * the time the reply was made) read one by one by `read`, checked and listed, and the reply dated.
+ */
+export function listedReply(
+  reply: RawReply,
+  receivedAtMs: number,
+  entries: (nowSeconds: number) => readonly unknown[],
+  read: (entry: unknown, nowSeconds: number) => Reading,
+  options: Omit<ListingOptions, 'nowSeconds'>,
+): Outcome<ListedReply> {
+  const madeAt = replyMadeAt(reply.headers);
+  const nowSeconds = referenceSeconds(madeAt, receivedAtMs);
+  const listed = listEntries(entries(nowSeconds), (entry) => read(entry, nowSeconds), { ...options, nowSeconds });
+  if (!listed.ok) return listed;
+  return { ok: true, value: { listing: listed.value, dating: replyDating(madeAt, listed.value.contests) } };
+}
+
 /** A fetched listing as the reply the judge reads. */
-export function sourceReply(listing: Listing, dating: ReplyDating, fetched: { attempts: number; latencyMs: number }): SourceReply {
+export function sourceReply(listed: ListedReply, fetched: { attempts: number; latencyMs: number }): SourceReply {
+  const { listing, dating } = listed;
   return {
     contests: listing.contests,
     listedIds: listing.listedIds,

@@ -3,10 +3,11 @@
  * (docs/sources.md, "The HTTP layer"), read by source.ts. Throws AtCoderError.
  */
 import { AtCoderError } from '../errors.js';
-import { fetchWithRetries, type Exchange, type FetchOptions } from '../http/index.js';
-import { sourceReply } from '../listing.js';
+import type { Exchange, FetchOptions } from '../http/index.js';
+import type { ListedReply } from '../listing.js';
+import { fetchSourceReply } from '../reply.js';
 import type { SourceReply } from '../source.js';
-import { LABEL, readAtCoderReply, type AtCoderReply } from './source.js';
+import { LABEL, readAtCoderReply } from './source.js';
 
 export const ATCODER_BASE_URL = 'https://atcoder.jp';
 /** The English page: the same tables and ids as the Japanese one, names in English where AtCoder has them. */
@@ -19,7 +20,7 @@ export interface AtCoderFetchOptions extends FetchOptions {
   maxInvalidShare?: number;
 }
 
-export function atcoderExchange(options: Pick<AtCoderFetchOptions, 'baseUrl' | 'maxInvalidShare'> = {}): Exchange<AtCoderReply> {
+export function atcoderExchange(options: Pick<AtCoderFetchOptions, 'baseUrl' | 'maxInvalidShare'> = {}): Exchange<ListedReply> {
   const base = (options.baseUrl ?? ATCODER_BASE_URL).replace(/\/+$/, '');
   const read = options.maxInvalidShare === undefined ? {} : { maxInvalidShare: options.maxInvalidShare };
   return {
@@ -30,8 +31,7 @@ export function atcoderExchange(options: Pick<AtCoderFetchOptions, 'baseUrl' | '
 }
 
 /** The contests page as the reply the judge reads. */
-export async function fetchAtCoderReply(options: AtCoderFetchOptions): Promise<SourceReply> {
+export function fetchAtCoderReply(options: AtCoderFetchOptions): Promise<SourceReply> {
   const { baseUrl, maxInvalidShare, ...fetchOptions } = options;
-  const fetched = await fetchWithRetries(atcoderExchange({ baseUrl, maxInvalidShare }), fetchOptions, AtCoderError);
-  return sourceReply(fetched.value.listing, fetched.value.dating, fetched);
+  return fetchSourceReply(atcoderExchange({ baseUrl, maxInvalidShare }), fetchOptions, AtCoderError);
 }

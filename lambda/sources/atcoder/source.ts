@@ -5,9 +5,9 @@
  * duration (`HH:MM`, more hours for long contests) and rated range; the id is the last segment of
  * the link `/contests/<id>`. A page without the tables it expects is a failed reply, never an empty list.
  */
-import { failed, replyMadeAt, snippet, statusProblem, header, type Outcome, type RawReply } from '../http/policy.js';
-import { describeIssue, listEntries, referenceSeconds, replyDating, safeId, type Listing, type Reading } from '../listing.js';
-import type { Phase, ReplyDating } from '../source.js';
+import { failed, header, snippet, statusProblem, type Outcome, type RawReply } from '../http/policy.js';
+import { describeIssue, listedReply, safeId, type ListedReply, type Reading } from '../listing.js';
+import type { Phase } from '../source.js';
 import { parseZonedTime } from '../time.js';
 import { readPage, TABLE_IDS, type PageRow, type TableName } from './page.js';
 import { CONTEST_HREF, DURATION_PATTERN, pageSchema, rowSchema } from './schema.js';
@@ -70,11 +70,6 @@ export function rowReading(raw: PageRow, phase: Phase): Reading {
   return { kind: 'contest', candidate };
 }
 
-export interface AtCoderReply {
-  listing: Listing;
-  dating: ReplyDating;
-}
-
 /** Why a complete 2xx reply is not the contests page at all, or undefined. */
 function notThePage(reply: RawReply): Outcome<never> | undefined {
   const first = `first 80 bytes: ${snippet(reply.body)}`;
@@ -88,7 +83,7 @@ function notThePage(reply: RawReply): Outcome<never> | undefined {
 }
 
 /** The reply as the page's contests, or why it cannot be believed whole. */
-export function readAtCoderReply(reply: RawReply, receivedAtMs: number, options: { maxInvalidShare?: number } = {}): Outcome<AtCoderReply> {
+export function readAtCoderReply(reply: RawReply, receivedAtMs: number, options: { maxInvalidShare?: number } = {}): Outcome<ListedReply> {
   const refused = statusProblem(reply, LABEL, receivedAtMs);
   if (refused !== undefined) return { ok: false, problem: refused };
   const notPage = notThePage(reply);
@@ -104,10 +99,6 @@ export function readAtCoderReply(reply: RawReply, receivedAtMs: number, options:
     ...action.map((row) => [row, PHASE_OF.action] as [PageRow, Phase]),
     ...recent.map((row) => [row, PHASE_OF.recent] as [PageRow, Phase]),
   ];
-  const madeAt = replyMadeAt(reply.headers);
-  const nowSeconds = referenceSeconds(madeAt, receivedAtMs);
   const read = (entry: unknown): Reading => rowReading(...(entry as [PageRow, Phase]));
-  const listed = listEntries(rows, read, { platform: PLATFORM, label: LABEL, nowSeconds, ...options });
-  if (!listed.ok) return listed;
-  return { ok: true, value: { listing: listed.value, dating: replyDating(madeAt, listed.value.contests) } };
+  return listedReply(reply, receivedAtMs, () => rows, read, { platform: PLATFORM, label: LABEL, ...options });
 }

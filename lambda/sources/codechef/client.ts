@@ -3,10 +3,11 @@
  * (docs/sources.md, "The HTTP layer"), read by source.ts. Throws CodeChefError.
  */
 import { CodeChefError } from '../errors.js';
-import { fetchWithRetries, type Exchange, type FetchOptions } from '../http/index.js';
-import { sourceReply } from '../listing.js';
+import type { Exchange, FetchOptions } from '../http/index.js';
+import type { ListedReply } from '../listing.js';
+import { fetchSourceReply } from '../reply.js';
 import type { SourceReply } from '../source.js';
-import { LABEL, readCodeChefReply, type CodeChefReply, type ReadOptions } from './source.js';
+import { LABEL, readCodeChefReply, type ReadOptions } from './source.js';
 
 export const CODECHEF_BASE_URL = 'https://www.codechef.com';
 export const CONTESTS_PATH = '/api/list/contests/all?sort_by=START&sorting_order=asc&offset=0&mode=all';
@@ -16,7 +17,7 @@ export interface CodeChefFetchOptions extends FetchOptions, ReadOptions {
   baseUrl?: string;
 }
 
-export function codechefExchange(options: Pick<CodeChefFetchOptions, 'baseUrl'> & ReadOptions = {}): Exchange<CodeChefReply> {
+export function codechefExchange(options: Pick<CodeChefFetchOptions, 'baseUrl'> & ReadOptions = {}): Exchange<ListedReply> {
   const { baseUrl = CODECHEF_BASE_URL, ...read } = options;
   return {
     label: LABEL,
@@ -26,9 +27,8 @@ export function codechefExchange(options: Pick<CodeChefFetchOptions, 'baseUrl'> 
 }
 
 /** The contest list as the reply the judge reads. */
-export async function fetchCodeChefReply(options: CodeChefFetchOptions): Promise<SourceReply> {
+export function fetchCodeChefReply(options: CodeChefFetchOptions): Promise<SourceReply> {
   const { baseUrl, recentPastSeconds, maxInvalidShare, ...fetchOptions } = options;
   const exchange = codechefExchange({ baseUrl, recentPastSeconds, maxInvalidShare });
-  const fetched = await fetchWithRetries(exchange, fetchOptions, CodeChefError);
-  return sourceReply(fetched.value.listing, fetched.value.dating, fetched);
+  return fetchSourceReply(exchange, fetchOptions, CodeChefError);
 }

@@ -7,9 +7,9 @@
  * division of a round (`START151A`…`D`) is a contest of its own: users register per division.
  */
 import { bound } from '@contest-sync/scheduled-singleton';
-import { failed, jsonBody, replyMadeAt, statusProblem, type Outcome, type RawReply } from '../http/policy.js';
-import { describeIssue, listEntries, referenceSeconds, replyDating, safeId, type Listing, type Reading } from '../listing.js';
-import type { Phase, ReplyDating } from '../source.js';
+import { failed, jsonBody, statusProblem, type Outcome, type RawReply } from '../http/policy.js';
+import { describeIssue, listedReply, safeId, type ListedReply, type Reading } from '../listing.js';
+import type { Phase } from '../source.js';
 import { parseZonedTime } from '../time.js';
 import { contestSchema, listsSchema, statusSchema, type Lists } from './schema.js';
 
@@ -64,11 +64,6 @@ function endedRecently(entry: unknown, nowSeconds: number, recentPastSeconds: nu
   return start + Number(parsed.data.contest_duration) * 60 >= nowSeconds - recentPastSeconds;
 }
 
-export interface CodeChefReply {
-  listing: Listing;
-  dating: ReplyDating;
-}
-
 export interface ReadOptions {
   /** Past contests that ended longer ago than this are not read. @default 7 days */
   recentPastSeconds?: number;
@@ -89,7 +84,7 @@ function lists(json: unknown): Outcome<Lists> {
 }
 
 /** The reply as CodeChef's contests, or why it cannot be believed whole. */
-export function readCodeChefReply(reply: RawReply, receivedAtMs: number, options: ReadOptions = {}): Outcome<CodeChefReply> {
+export function readCodeChefReply(reply: RawReply, receivedAtMs: number, options: ReadOptions = {}): Outcome<ListedReply> {
   const { recentPastSeconds = 7 * 24 * 3600, maxInvalidShare } = options;
   const refused = statusProblem(reply, LABEL, receivedAtMs);
   if (refused !== undefined) return { ok: false, problem: refused };
@@ -97,17 +92,13 @@ export function readCodeChefReply(reply: RawReply, receivedAtMs: number, options
   if (!json.ok) return json;
   const envelope = lists(json.value);
   if (!envelope.ok) return envelope;
-  const madeAt = replyMadeAt(reply.headers);
-  const nowSeconds = referenceSeconds(madeAt, receivedAtMs);
   const { present_contests: present, future_contests: future, past_contests: past = [] } = envelope.value;
-  const entries: [unknown, Phase][] = [
+  const entries = (nowSeconds: number): [unknown, Phase][] => [
     ...present.map((entry): [unknown, Phase] => [entry, 'CODING']),
     ...future.map((entry): [unknown, Phase] => [entry, 'BEFORE']),
     ...past.filter((entry) => endedRecently(entry, nowSeconds, recentPastSeconds)).map((entry): [unknown, Phase] => [entry, 'FINISHED']),
   ];
   const read = (entry: unknown): Reading => entryReading(...(entry as [unknown, Phase]));
   const withShare = maxInvalidShare === undefined ? {} : { maxInvalidShare };
-  const listed = listEntries(entries, read, { platform: PLATFORM, label: LABEL, nowSeconds, ...withShare });
-  if (!listed.ok) return listed;
-  return { ok: true, value: { listing: listed.value, dating: replyDating(madeAt, listed.value.contests) } };
+  return listedReply(reply, receivedAtMs, entries, read, { platform: PLATFORM, label: LABEL, ...withShare });
 }

@@ -6,11 +6,12 @@
  * 403, a 429, a challenge page): a failed reply, never a wipe. Throws LeetCodeError.
  */
 import { LeetCodeError } from '../errors.js';
-import { fetchWithRetries, type Exchange, type FetchOptions } from '../http/index.js';
-import { sourceReply } from '../listing.js';
+import type { Exchange, FetchOptions } from '../http/index.js';
+import type { ListedReply } from '../listing.js';
+import { fetchSourceReply } from '../reply.js';
 import type { SourceReply } from '../source.js';
 import { QUERY } from './schema.js';
-import { LABEL, readLeetCodeReply, type LeetCodeReply } from './source.js';
+import { LABEL, readLeetCodeReply } from './source.js';
 
 export const LEETCODE_BASE_URL = 'https://leetcode.com';
 export const GRAPHQL_PATH = '/graphql';
@@ -23,7 +24,7 @@ export interface LeetCodeFetchOptions extends FetchOptions {
   maxInvalidShare?: number;
 }
 
-export function leetcodeExchange(options: Pick<LeetCodeFetchOptions, 'baseUrl' | 'maxInvalidShare'> = {}): Exchange<LeetCodeReply> {
+export function leetcodeExchange(options: Pick<LeetCodeFetchOptions, 'baseUrl' | 'maxInvalidShare'> = {}): Exchange<ListedReply> {
   const { baseUrl = LEETCODE_BASE_URL, maxInvalidShare } = options;
   const headers = {
     accept: 'application/json',
@@ -46,8 +47,7 @@ export function leetcodeExchange(options: Pick<LeetCodeFetchOptions, 'baseUrl' |
 }
 
 /** allContests as the reply the judge reads. */
-export async function fetchLeetCodeReply(options: LeetCodeFetchOptions): Promise<SourceReply> {
+export function fetchLeetCodeReply(options: LeetCodeFetchOptions): Promise<SourceReply> {
   const { baseUrl, maxInvalidShare, ...fetchOptions } = options;
-  const fetched = await fetchWithRetries(leetcodeExchange({ baseUrl, maxInvalidShare }), fetchOptions, LeetCodeError);
-  return sourceReply(fetched.value.listing, fetched.value.dating, fetched);
+  return fetchSourceReply(leetcodeExchange({ baseUrl, maxInvalidShare }), fetchOptions, LeetCodeError);
 }

@@ -5,9 +5,9 @@
  * (finished) instead of vanishing; the id is `titleSlug`.
  */
 import { bound } from '@contest-sync/scheduled-singleton';
-import { failed, jsonBody, replyMadeAt, statusProblem, type Outcome, type RawReply } from '../http/policy.js';
-import { describeIssue, listEntries, referenceSeconds, replyDating, safeId, type Listing, type Reading } from '../listing.js';
-import { phaseAt, type ReplyDating } from '../source.js';
+import { failed, jsonBody, statusProblem, type Outcome, type RawReply } from '../http/policy.js';
+import { describeIssue, listedReply, safeId, type ListedReply, type Reading } from '../listing.js';
+import { phaseAt } from '../source.js';
 import { contestSchema, envelopeSchema, errorsSchema } from './schema.js';
 
 export const PLATFORM = 'leetcode';
@@ -40,11 +40,6 @@ export function entryReading(entry: unknown, atSeconds: number): Reading {
   return { kind: 'contest', candidate };
 }
 
-export interface LeetCodeReply {
-  listing: Listing;
-  dating: ReplyDating;
-}
-
 /** `data.allContests`, or why the reply is none: GraphQL errors (a refusal, a query LeetCode no longer knows), another shape. */
 function allContests(json: unknown): Outcome<unknown[]> {
   const errors = errorsSchema.safeParse(json);
@@ -59,25 +54,12 @@ function allContests(json: unknown): Outcome<unknown[]> {
 }
 
 /** The reply as LeetCode's contests, or why it cannot be believed whole. */
-export function readLeetCodeReply(
-  reply: RawReply,
-  receivedAtMs: number,
-  options: { maxInvalidShare?: number } = {},
-): Outcome<LeetCodeReply> {
+export function readLeetCodeReply(reply: RawReply, receivedAtMs: number, options: { maxInvalidShare?: number } = {}): Outcome<ListedReply> {
   const refused = statusProblem(reply, LABEL, receivedAtMs);
   if (refused !== undefined) return { ok: false, problem: refused };
   const json = jsonBody(reply, LABEL);
   if (!json.ok) return json;
   const contests = allContests(json.value);
   if (!contests.ok) return contests;
-  const madeAt = replyMadeAt(reply.headers);
-  const nowSeconds = referenceSeconds(madeAt, receivedAtMs);
-  const listed = listEntries(contests.value, (entry) => entryReading(entry, nowSeconds), {
-    platform: PLATFORM,
-    label: LABEL,
-    nowSeconds,
-    ...options,
-  });
-  if (!listed.ok) return listed;
-  return { ok: true, value: { listing: listed.value, dating: replyDating(madeAt, listed.value.contests) } };
+  return listedReply(reply, receivedAtMs, () => contests.value, entryReading, { platform: PLATFORM, label: LABEL, ...options });
 }
