@@ -10,7 +10,7 @@
  * platform's SourceError for the rest, or for the last attempt before the deadline.
  */
 import { setTimeout as sleepTimer } from 'node:timers/promises';
-import { Agent, request, type Dispatcher } from '../../undici-lean.cjs';
+import { Agent, request, type Dispatcher } from '../undici-lean.cjs';
 import type { SourceError, SourceErrorClass } from '../errors.js';
 import { decompress, readCapped } from './body.js';
 import {
