@@ -6,6 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Feeds, ReminderWritePath } from '../api/ports.js';
+import { InvalidInputError } from '../reminders/errors.js';
+import { isUserId, USER_ID_RULE } from '../reminders/user-id.js';
 import { CONTESTS_GROUP, FEED_OBJECTS, type UserRebuildMessage } from './contract.js';
 import { apply, type ContestEvent } from './projection.js';
 import { renderPublicFeed, renderUserFeed } from './render.js';
@@ -48,6 +50,15 @@ export const rebuildMessage = (userId: string): QueueMessage => ({
   group: userGroup(userId),
 });
 
+/**
+ * The user id a feed is addressed by, checked before the first read or write: the door table's
+ * key `user#<id>#feed` is only as distinct as the ids are (lambda/reminders/user-id.ts).
+ */
+function checkedUser(userId: string): string {
+  if (!isUserId(userId)) throw new InvalidInputError(`userId must be a string of ${USER_ID_RULE}`, ['userId']);
+  return userId;
+}
+
 /** The user's reminders: contest id → lead time in minutes. */
 async function remindersOf(deps: FeedDeps, userId: string): Promise<Map<number, number>> {
   const byContest = new Map<number, number>();
@@ -66,7 +77,7 @@ async function remindersOf(deps: FeedDeps, userId: string): Promise<Map<number, 
  * revoked or rotated while it was built is removed again, so a revoked URL never comes back.
  */
 export async function buildUserFeed(deps: FeedDeps, userId: string): Promise<'built' | 'no-feed' | 'superseded'> {
-  const feed = await deps.door.userFeed(userId);
+  const feed = await deps.door.userFeed(checkedUser(userId));
   if (feed === undefined) return 'no-feed';
   const [reminders, { projection }] = await Promise.all([remindersOf(deps, userId), deps.door.projection(PLATFORM)]);
   const key = FEED_OBJECTS.user(feed.hash);
@@ -122,6 +133,7 @@ export function createFeeds(deps: FeedDeps): Feeds {
     read: (feed, ifNoneMatch) =>
       'platform' in feed ? readPublic(ifNoneMatch) : deps.objects.get(FEED_OBJECTS.user(tokenHash(feed.token)), ifNoneMatch),
     async issue(userId) {
+      checkedUser(userId);
       const token = (deps.newToken ?? newFeedToken)();
       const createdAt = deps.now();
       const replaced = await deps.door.replaceUserFeed(userId, { hash: tokenHash(token), createdAt });
@@ -130,14 +142,14 @@ export function createFeeds(deps: FeedDeps): Feeds {
       return { token, createdAt };
     },
     async revoke(userId) {
-      const removed = await deps.door.removeUserFeed(userId);
+      const removed = await deps.door.removeUserFeed(checkedUser(userId));
       if (removed !== undefined) await deps.objects.delete(FEED_OBJECTS.user(removed.hash));
       return removed !== undefined;
     },
     async status(userId) {
-      const feed = await deps.door.userFeed(userId);
+      const feed = await deps.door.userFeed(checkedUser(userId));
       return feed === undefined ? undefined : { createdAt: feed.createdAt };
     },
-    rebuild: (userId) => deps.send([rebuildMessage(userId)]),
+    rebuild: async (userId) => deps.send([rebuildMessage(checkedUser(userId))]),
   };
 }

@@ -37,3 +37,4 @@ export {
   type SetInput,
 } from './input.js';
 export { REMINDERS_BY_USER_INDEX } from './table.js';
+export { isUserId, USER_ID_RULE } from './user-id.js';

@@ -10,6 +10,7 @@ import { FEED_OBJECTS } from '../../../lambda/calendar/contract.js';
 import { applyContestEvent, buildUserFeed, createFeeds, userGroup } from '../../../lambda/calendar/feeds.js';
 import { apply, type ContestEvent, type Projection } from '../../../lambda/calendar/projection.js';
 import { tokenHash } from '../../../lambda/calendar/store.js';
+import { listInputSchema, parseInput } from '../../../lambda/reminders/input.js';
 import { calendarWorld } from './doubles.js';
 import { parseFeed } from './ics.js';
 
@@ -219,5 +220,37 @@ describe('feed tokens', () => {
     world.clock.ms += 61_000;
     expect((await feeds.read({ platform: 'codeforces' }, etag)).status).toBe('not-modified');
     expect(world.objects.reads).toBe(reads + 1);
+  });
+});
+
+describe('who a feed belongs to', () => {
+  const refused: [string, string][] = [
+    ['empty', ''],
+    ['a lone high surrogate', '\ud800'],
+    ['a lone low surrogate inside', 'a\udc00b'],
+    ['a control character', 'alice\u0000'],
+    ['257 bytes', 'é'.repeat(128) + 'x'],
+  ];
+
+  it.each(refused)('refuses the user id %s before anything is written (no door item, no object, no message)', async (_shown, userId) => {
+    const world = calendarWorld(T0 * 1000);
+    // The write path's own check, as the real one refuses (lambda/reminders/input.ts).
+    world.deps.reminders = {
+      listReminders: async (input) => {
+        parseInput(listInputSchema, input, 'listReminders');
+        return { reminders: [] };
+      },
+    };
+    const feeds = createFeeds(world.deps);
+    for (const call of [() => feeds.issue(userId), () => feeds.revoke(userId), () => feeds.status(userId), () => feeds.rebuild(userId)]) {
+      await expect(call()).rejects.toMatchObject({ code: 'invalid-input' });
+    }
+    expect([world.door.feeds.size, world.objects.objects.size, world.sent.length]).toEqual([0, 0, 0]);
+  });
+
+  it('drops a rebuild message for a user id the product does not take', async () => {
+    const world = calendarWorld(T0 * 1000);
+    for (const [, userId] of refused) expect(await handleMessage(world.deps, JSON.stringify({ rebuild: 'user', userId }))).toBe('invalid');
+    expect(await handleMessage(world.deps, JSON.stringify({ rebuild: 'user', userId: '𝒳'.repeat(64) }))).toBe('no-feed');
   });
 });
