@@ -45,7 +45,8 @@ export class Webhooks extends Construct {
     this.deadLetters = new sqs.Queue(this, 'DeadLetters', { enforceSSL: true, retentionPeriod: Duration.days(14) });
     this.queue = new sqs.Queue(this, 'Queue', {
       enforceSSL: true,
-      visibilityTimeout: Duration.seconds(120),
+      // At least the relay's timeout (Lambda refuses less), six times it as Lambda asks.
+      visibilityTimeout: Duration.seconds(WEBHOOK_TIMINGS.visibilityTimeoutSeconds),
       retentionPeriod: Duration.days(2),
       deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: WEBHOOK_TIMINGS.maxReceiveCount },
     });
@@ -58,7 +59,7 @@ export class Webhooks extends Construct {
     this.relay = doorFunction(this, 'Relay', {
       entry: doorEntry('webhooks/handler.ts'),
       description: 'contest-sync webhooks: posts the bus events, signed, to the app (docs/events.md)',
-      timeout: Duration.seconds(60),
+      timeout: Duration.seconds(WEBHOOK_TIMINGS.relayTimeoutSeconds),
       logRetention: props.logRetention,
       environment: {
         [WEBHOOK_ENV.url]: props.url,
@@ -70,9 +71,9 @@ export class Webhooks extends Construct {
     this.relay.addToRolePolicy(
       new iam.PolicyStatement({ sid: 'SigningSecret', actions: ['secretsmanager:GetSecretValue'], resources: [this.secret.secretArn] }),
     );
-    this.relay.addEventSource(
-      new SqsEventSource(this.queue, { batchSize: 10, maxConcurrency: WEBHOOK_CONCURRENCY, reportBatchItemFailures: true }),
-    );
+    // Partial batch responses: what the relay did not send, or could not deliver, comes back alone.
+    const mapping = { batchSize: WEBHOOK_TIMINGS.batchSize, maxConcurrency: WEBHOOK_CONCURRENCY, reportBatchItemFailures: true };
+    this.relay.addEventSource(new SqsEventSource(this.queue, mapping));
     const eventDeadLetters = new sqs.Queue(this, 'EventDeadLetters', { enforceSSL: true, retentionPeriod: Duration.days(14) });
     new events.Rule(this, 'AllEvents', {
       description: 'Every event of contest-sync, to the webhook relay',
