@@ -6,9 +6,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createBuilder, handleMessage } from '../../../lambda/calendar/builder.js';
-import { FEED_OBJECTS } from '../../../lambda/calendar/contract.js';
+import { FEED_OBJECTS, MAX_PROJECTION_BYTES } from '../../../lambda/calendar/contract.js';
 import { applyContestEvent, buildUserFeed, createFeeds, userGroup } from '../../../lambda/calendar/feeds.js';
-import { apply, type ContestEvent, type Projection } from '../../../lambda/calendar/projection.js';
+import {
+  apply,
+  entryBytes,
+  keptFirst,
+  pruned,
+  publishedAfter,
+  type ContestEvent,
+  type Projection,
+} from '../../../lambda/calendar/projection.js';
 import { tokenHash } from '../../../lambda/calendar/store.js';
 import { listInputSchema, parseInput } from '../../../lambda/reminders/input.js';
 import { calendarWorld } from './doubles.js';
@@ -73,6 +81,41 @@ describe('the published projection', () => {
       Object.keys(apply(p, contestEvent('ContestAnnounced', 3, T0 + DAY, T0), T0 + 7 * DAY + 3600).projection.contests).sort(),
     ).toEqual(['1', '3']);
     expect(Object.keys(apply(p, contestEvent('ContestAnnounced', 3, T0 + DAY, T0), T0 + 8 * DAY).projection.contests)).toEqual(['3']);
+  });
+});
+
+describe('the projection’s byte bound', () => {
+  const long = (n: number) => `${n} ${'क'.repeat(505)}`; // 512 code units, 3 bytes of UTF-8 each
+  const size = (p: Projection) => Buffer.byteLength(JSON.stringify(p.contests));
+
+  it('holds at most MAX_PROJECTION_BYTES however long the names are, keeping the soonest upcoming, then the latest ended', () => {
+    let p: Projection = { contests: {} };
+    // 40 contests that ended in the last week, then 300 upcoming ones, announced in no particular order.
+    for (let i = 1; i <= 40; i += 1)
+      p = apply(p, contestEvent('ContestAnnounced', i, T0 - i * 3600 - 7200, T0 - 9 * DAY, { name: long(i) }), T0).projection;
+    const upcoming = Array.from({ length: 300 }, (_, i) => 1000 + ((i * 37) % 300));
+    for (const id of upcoming)
+      p = apply(p, contestEvent('ContestAnnounced', id, T0 + (id - 999) * 3600, T0, { name: long(id) }), T0).projection;
+    expect(size(p)).toBeLessThanOrEqual(MAX_PROJECTION_BYTES);
+    expect(size(p)).toBeGreaterThan(MAX_PROJECTION_BYTES - 2 * 2000);
+    const ids = Object.keys(p.contests)
+      .map(Number)
+      .sort((a, b) => a - b);
+    // Every upcoming one it holds starts before every upcoming one it left out; the ended ones went first.
+    expect(ids[0]).toBeGreaterThanOrEqual(1000);
+    expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => 1000 + i));
+  });
+
+  it('keeps what has ended, the latest first, when room is left', () => {
+    const ended = Array.from({ length: 5 }, (_, i) =>
+      publishedAfter(undefined, contestEvent('ContestAnnounced', i + 1, T0 - (i + 1) * DAY, T0 - 9 * DAY)),
+    );
+    const next = publishedAfter(undefined, contestEvent('ContestAnnounced', 9, T0 + DAY, T0));
+    const order = [...ended, next].sort(keptFirst(T0)).map((c) => c.contestId);
+    expect(order).toEqual([9, 1, 2, 3, 4, 5]);
+    const all = { contests: Object.fromEntries([...ended, next].map((c) => [String(c.contestId), c])) };
+    expect(Object.keys(pruned(all, T0).contests).sort()).toEqual(['1', '2', '3', '4', '5', '9']);
+    expect(entryBytes(next)).toBe(Buffer.byteLength(JSON.stringify({ [String(next.contestId)]: next })) - 1);
   });
 });
 
