@@ -22,6 +22,9 @@ import { acknowledgeDeadLetterQueue, acknowledgeQueueConsumer, acknowledgeWebhoo
 import { WEBHOOK_ENV, WEBHOOK_TIMINGS } from '../../lambda/webhooks/contract.js';
 import { doorEntry, doorFunction } from './door.js';
 
+/** What the webhook rule takes: every event of the product. */
+export const WEBHOOK_EVENT_PATTERN = { source: [{ prefix: 'contest-sync.' }] };
+
 /** Relay invocations at once; the endpoint's rate is shared between them. */
 export const WEBHOOK_CONCURRENCY = 2;
 
@@ -78,7 +81,7 @@ export class Webhooks extends Construct {
     new events.Rule(this, 'AllEvents', {
       description: 'Every event of contest-sync, to the webhook relay',
       eventBus: props.bus,
-      eventPattern: { source: [{ prefix: 'contest-sync.' }] as unknown as string[] },
+      eventPattern: WEBHOOK_EVENT_PATTERN as unknown as events.EventPattern,
       targets: [
         new targets.SqsQueue(this.queue, { retryAttempts: 185, maxEventAge: Duration.hours(24), deadLetterQueue: eventDeadLetters }),
       ],
