@@ -281,68 +281,88 @@ const queueShapes: Check = (resources) =>
     return found;
   });
 
-/**
- * A Lambda event source mapping on a queue: the queue's visibility timeout at least the
- * function's timeout (CreateEventSourceMapping refuses less); a FIFO queue's batch at most 10 and
- * no batching window; a standard queue's batch at most 10,000, over 10 only with a batching window
- * of at least a second; a maximum concurrency of 2 to 1,000.
- */
-const queueMappings: Check = (resources) =>
-  ofType(resources, 'AWS::Lambda::EventSourceMapping').flatMap(([id, resource]) => {
+/** A Lambda event source mapping on a queue of the template, and what its rules read. */
+interface QueueMapping {
+  id: string;
+  queue: QueueShape;
+  /** The function's timeout (seconds; Lambda's default 3). */
+  timeout: number;
+  batch: number;
+  windowSeconds?: number;
+  concurrency?: number;
+}
+
+function queueMappingsOf(resources: Resources): QueueMapping[] {
+  return ofType(resources, 'AWS::Lambda::EventSourceMapping').flatMap(([id, resource]) => {
     const p = resource.Properties ?? {};
     const queue = queueShape(resources, referenced(p.EventSourceArn) ?? '');
     if (queue === undefined) return [];
-    const refuse = (rule: string, location: string, problem: string, doc: AwsDoc = AWS_DOCS.createEventSourceMapping): WiringRefusal => ({
-      rule,
-      logicalId: id,
-      location,
-      problem,
-      doc,
-    });
-    const found: WiringRefusal[] = [];
     const timeout = Number(resources[referenced(p.FunctionName) ?? '']?.Properties?.Timeout ?? 3);
-    if (queue.visibilityTimeout < timeout)
-      found.push(
-        refuse(
-          'LambdaQueueVisibilityTimeout',
-          '/Properties/EventSourceArn',
-          `reads ${queue.logicalId}, whose visibility timeout (${queue.visibilityTimeout} s) is less than the function's timeout (${timeout} s)`,
-          AWS_DOCS.lambdaWithSqs,
-        ),
-      );
-    const batch = Number(p.BatchSize ?? 10);
     const windowSeconds = p.MaximumBatchingWindowInSeconds === undefined ? undefined : Number(p.MaximumBatchingWindowInSeconds);
-    if (queue.fifo && batch > 10)
-      found.push(
-        refuse(
-          'LambdaQueueBatch',
-          '/Properties/BatchSize',
-          `takes batches of ${batch} from the FIFO queue ${queue.logicalId} (at most 10)`,
-        ),
-      );
-    if (queue.fifo && windowSeconds !== undefined && windowSeconds > 0)
-      found.push(
-        refuse(
-          'LambdaQueueBatch',
-          '/Properties/MaximumBatchingWindowInSeconds',
-          `sets a batching window on the FIFO queue ${queue.logicalId}`,
-        ),
-      );
-    if (!queue.fifo && (batch > 10_000 || (batch > 10 && (windowSeconds ?? 0) < 1)))
-      found.push(
-        refuse(
-          'LambdaQueueBatch',
-          '/Properties/BatchSize',
-          `takes batches of ${batch} from ${queue.logicalId}: at most 10,000, and over 10 only with a batching window of a second or more`,
-        ),
-      );
-    const concurrency = p.ScalingConfig?.MaximumConcurrency;
-    if (concurrency !== undefined && (Number(concurrency) < 2 || Number(concurrency) > 1000))
-      found.push(
-        refuse('LambdaQueueConcurrency', '/Properties/ScalingConfig', `sets a maximum concurrency of ${concurrency} (2 to 1,000)`),
-      );
-    return found;
+    const concurrency = p.ScalingConfig?.MaximumConcurrency === undefined ? undefined : Number(p.ScalingConfig.MaximumConcurrency);
+    return [
+      {
+        id,
+        queue,
+        timeout,
+        batch: Number(p.BatchSize ?? 10),
+        ...(windowSeconds === undefined ? {} : { windowSeconds }),
+        ...(concurrency === undefined ? {} : { concurrency }),
+      },
+    ];
   });
+}
+
+type MappingRule = (m: QueueMapping) => Omit<WiringRefusal, 'logicalId'> | undefined;
+
+/**
+ * A Lambda event source mapping on a queue: the queue's visibility timeout at least the
+ * function's timeout (Lambda refuses less); a FIFO queue's batch at most 10 and no batching
+ * window; a standard queue's batch at most 10,000, over 10 only with a batching window of at least
+ * a second; a maximum concurrency of 2 to 1,000.
+ */
+const MAPPING_RULES: readonly MappingRule[] = [
+  ({ queue, timeout }) =>
+    queue.visibilityTimeout >= timeout
+      ? undefined
+      : {
+          rule: 'LambdaQueueVisibilityTimeout',
+          location: '/Properties/EventSourceArn',
+          problem: `reads ${queue.logicalId}, whose visibility timeout (${queue.visibilityTimeout} s) is less than the function's timeout (${timeout} s)`,
+          doc: AWS_DOCS.lambdaWithSqs,
+        },
+  ({ queue, batch, windowSeconds }) => {
+    const problem = queue.fifo
+      ? batch > 10
+        ? `takes batches of ${batch} from the FIFO queue ${queue.logicalId} (at most 10)`
+        : (windowSeconds ?? 0) > 0
+          ? `sets a batching window on the FIFO queue ${queue.logicalId}`
+          : undefined
+      : batch > 10_000 || (batch > 10 && (windowSeconds ?? 0) < 1)
+        ? `takes batches of ${batch} from ${queue.logicalId}: at most 10,000, and over 10 only with a batching window of a second or more`
+        : undefined;
+    return problem === undefined
+      ? undefined
+      : { rule: 'LambdaQueueBatch', location: '/Properties/BatchSize', problem, doc: AWS_DOCS.createEventSourceMapping };
+  },
+  ({ concurrency }) =>
+    concurrency === undefined || (concurrency >= 2 && concurrency <= 1000)
+      ? undefined
+      : {
+          rule: 'LambdaQueueConcurrency',
+          location: '/Properties/ScalingConfig',
+          problem: `sets a maximum concurrency of ${concurrency} (2 to 1,000)`,
+          doc: AWS_DOCS.createEventSourceMapping,
+        },
+];
+
+const queueMappings: Check = (resources) =>
+  queueMappingsOf(resources).flatMap((mapping) =>
+    MAPPING_RULES.flatMap((rule) => {
+      const found = rule(mapping);
+      return found === undefined ? [] : [{ ...found, logicalId: mapping.id }];
+    }),
+  );
 
 const CHECKS: readonly Check[] = [eventBridgeFifoTargets, eventBridgeQueuePolicies, serviceKeys, queueShapes, queueMappings];
 

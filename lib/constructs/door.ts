@@ -134,13 +134,8 @@ export class Door extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.feedDeadLetters = new sqs.Queue(this, 'FeedDeadLetters', { fifo: true, enforceSSL: true, retentionPeriod: Duration.days(14) });
-    // FIFO: each feed is built by one worker at a time, in order (one group per user, one for the
-    // contests). Deduplicated on content, because the contest events come from an EventBridge rule,
-    // which gives SQS no deduplication id (Amazon EventBridge API Reference, SqsParameters: a FIFO
-    // target must have content-based deduplication). The body is the whole event, whose `id` and
-    // `detail.eventId` differ between two events: only a redelivery of one event within SQS's
-    // 5 minutes is dropped. The API's and the builder's own messages carry a deduplication id
-    // each (lambda/calendar/aws.ts), which content-based deduplication leaves as it is.
+    // FIFO: one worker per feed, in order. Deduplicated on content: an EventBridge rule's target
+    // gives no deduplication id (docs/stack.md, "Wirings AWS refuses"); two events' bodies differ.
     this.feedQueue = new sqs.Queue(this, 'FeedQueue', {
       fifo: true,
       contentBasedDeduplication: true,

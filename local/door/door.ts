@@ -29,9 +29,9 @@ import { functionEnv } from '../local-events.js';
 import type { TableNames } from '../tables.js';
 import { bundleDirOfFunction, type CfnTemplate } from '../template.js';
 import { startFunctionProcess, type FunctionProcess } from './function-process.js';
-import { startGateway, type Gateway } from './gateway.js';
+import { gatewayFromTemplate, startGateway, type Gateway } from './gateway.js';
 import { startLocalIssuer, type LocalIssuer } from './issuer.js';
-import { startObjectStandin, type ObjectStandin } from './object-standin.js';
+import { bucketFromTemplate, startObjectStandin, type ObjectStandin } from './object-standin.js';
 import { queueFromTemplate, startQueueStandin, type QueueStandin } from './queue-standin.js';
 
 export const FEED_BUCKET = 'local-feeds';
@@ -86,6 +86,14 @@ export function feedQueueId(template: CfnTemplate): string {
   const id = referenced(ref);
   if (id === undefined || template.Resources[id]?.Type !== 'AWS::SQS::Queue')
     throw new Error(`${CALENDAR_ENV.feedQueueUrl} names no queue of the template`);
+  return id;
+}
+
+/** The feed bucket's logical id: the bucket the API function's FEED_BUCKET_NAME names. */
+export function feedBucketId(template: CfnTemplate): string {
+  const id = referenced(template.Resources[apiFunctionId(template)].Properties.Environment.Variables[CALENDAR_ENV.feedBucket]);
+  if (id === undefined || template.Resources[id]?.Type !== 'AWS::S3::Bucket')
+    throw new Error(`${CALENDAR_ENV.feedBucket} names no bucket of the template`);
   return id;
 }
 
@@ -177,7 +185,7 @@ async function startWebhooks(received: BusEvent[]): Promise<{ server: Server; ta
 }
 
 export async function startLocalDoor(options: DoorOptions): Promise<LocalDoor> {
-  const objects = await startObjectStandin();
+  const objects = await startObjectStandin(bucketFromTemplate(options.template, feedBucketId(options.template), FEED_BUCKET));
   const quiet = { info: () => undefined, warn: (m: string) => options.log?.(m), error: (m: string) => options.log?.(m) };
   const built: { builder?: ReturnType<typeof createBuilder> } = {};
   const queueId = feedQueueId(options.template);
@@ -195,6 +203,7 @@ export async function startLocalDoor(options: DoorOptions): Promise<LocalDoor> {
   const port = options.port ?? DEFAULT_PORT;
   const issuer = await startLocalIssuer(LOCAL_ISSUER);
   const gateway: Gateway = await startGateway({
+    api: gatewayFromTemplate(options.template),
     invoke: (event) => api.invoke(event),
     verify: (token) => issuer.verify(token),
     port,
