@@ -28,7 +28,15 @@ export interface WiringRefusal {
 
 interface Resource {
   Type: string;
-  Properties?: Record<string, any>;
+  Properties?: Record<string, unknown>;
+}
+
+/** The value at `path` in a template's JSON, or undefined. */
+export function at(value: unknown, ...path: string[]): unknown {
+  return path.reduce<unknown>(
+    (node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
+    value,
+  );
 }
 type Resources = Record<string, Resource>;
 export interface Template {
@@ -100,7 +108,7 @@ export function queueShape(resources: Resources, logicalId: string): QueueShape 
   const p = queue.Properties ?? {};
   const key = p.KmsMasterKeyId;
   const kmsKey = typeof key === 'string' ? { alias: key } : referenced(key) !== undefined ? { logicalId: referenced(key)! } : undefined;
-  const deadLetterQueue = referenced(p.RedrivePolicy?.deadLetterTargetArn);
+  const deadLetterQueue = referenced(at(p.RedrivePolicy, 'deadLetterTargetArn'));
   return {
     logicalId,
     fifo: p.FifoQueue === true || p.FifoQueue === 'true',
@@ -131,12 +139,12 @@ export function allowsService(document: unknown, service: string, action: string
 }
 
 /** Every queue an EventBridge rule sends to (a target, or a target's dead-letter queue), with where. */
-function eventBridgeQueues(resources: Resources): { rule: string; location: string; queue: QueueShape; target?: Record<string, any> }[] {
+function eventBridgeQueues(resources: Resources): { rule: string; location: string; queue: QueueShape; target?: unknown }[] {
   return ofType(resources, 'AWS::Events::Rule').flatMap(([rule, resource]) =>
     list(resource.Properties?.Targets).flatMap((t, index) => {
-      const target = t as Record<string, any>;
-      const queue = queueShape(resources, referenced(target.Arn) ?? '');
-      const dlq = queueShape(resources, referenced(target.DeadLetterConfig?.Arn) ?? '');
+      const target = t;
+      const queue = queueShape(resources, referenced(at(target, 'Arn')) ?? '');
+      const dlq = queueShape(resources, referenced(at(target, 'DeadLetterConfig', 'Arn')) ?? '');
       const location = `/Properties/Targets/${index}`;
       return [
         ...(queue === undefined ? [] : [{ rule, location, queue, target }]),
@@ -177,7 +185,8 @@ const eventBridgeFifoTargets: Check = (resources) =>
         problem: `targets the FIFO queue ${queue.logicalId}, which has no content-based deduplication: SQS refuses every event EventBridge sends it`,
         doc: AWS_DOCS.sqsParameters,
       });
-    if (typeof target.SqsParameters?.MessageGroupId !== 'string' || target.SqsParameters.MessageGroupId === '')
+    const group = at(target, 'SqsParameters', 'MessageGroupId');
+    if (typeof group !== 'string' || group === '')
       found.push({
         rule: 'EventBridgeFifoTargetGroup',
         logicalId: rule,
@@ -236,7 +245,7 @@ const serviceKeys: Check = (resources) => {
     list(resource.Properties?.AlarmActions).flatMap((action, index) => {
       const topic = referenced(action);
       if (topic === undefined || resources[topic]?.Type !== 'AWS::SNS::Topic') return [];
-      const raw = resources[topic]!.Properties?.KmsMasterKeyId;
+      const raw = resources[topic].Properties?.KmsMasterKeyId;
       const key = typeof raw === 'string' ? { alias: raw } : referenced(raw) === undefined ? undefined : { logicalId: referenced(raw)! };
       const problem = keyProblem(key, 'alias/aws/sns', 'cloudwatch.amazonaws.com');
       return problem === undefined
@@ -299,7 +308,8 @@ function queueMappingsOf(resources: Resources): QueueMapping[] {
     if (queue === undefined) return [];
     const timeout = Number(resources[referenced(p.FunctionName) ?? '']?.Properties?.Timeout ?? 3);
     const windowSeconds = p.MaximumBatchingWindowInSeconds === undefined ? undefined : Number(p.MaximumBatchingWindowInSeconds);
-    const concurrency = p.ScalingConfig?.MaximumConcurrency === undefined ? undefined : Number(p.ScalingConfig.MaximumConcurrency);
+    const maximum = at(p.ScalingConfig, 'MaximumConcurrency');
+    const concurrency = maximum === undefined ? undefined : Number(maximum);
     return [
       {
         id,

@@ -100,7 +100,7 @@ const seconds = (ms: number) => Math.floor(ms / 1000);
 export function readPrecondition(headers: IncomingMessage['headers'], stored: StoredObject): 412 | 304 | undefined {
   const ifMatch = headers['if-match'];
   const ifNoneMatch = headers['if-none-match'];
-  const since = (name: string) => (typeof headers[name] === 'string' ? Date.parse(headers[name] as string) : Number.NaN);
+  const since = (name: string) => (typeof headers[name] === 'string' ? Date.parse(headers[name]) : Number.NaN);
   if (typeof ifMatch === 'string' && !etagMatches(ifMatch, stored.etag)) return 412;
   const unmodifiedSince = since('if-unmodified-since');
   if (ifMatch === undefined && !Number.isNaN(unmodifiedSince) && seconds(stored.lastModified) > seconds(unmodifiedSince)) return 412;

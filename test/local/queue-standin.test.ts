@@ -187,7 +187,7 @@ describe('SendMessage and SendMessageBatch through the AWS SDK', () => {
     ],
     ['an empty body', fifo, { MessageGroupId: 'g', MessageDeduplicationId: 'd', MessageBody: '' }, 'MissingParameter'],
   ])('refuses %s', async (_what, definition, input, code) => {
-    const queue = await queueOf(definition as QueueDefinition);
+    const queue = await queueOf(definition);
     const send = client(queue).send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: 'hello', ...input }));
     expect(await refused(send)).toBe(code);
     expect(queue.sent).toBe(0);
