@@ -12,7 +12,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
-import { Agent, request, type Dispatcher } from '../undici-lean.cjs';
+import { Agent, request, type Dispatcher } from '../sources/undici-lean.cjs';
 import { WEBHOOK_ENV, WEBHOOK_TIMINGS } from './contract.js';
 import { createRelay, type Invocation, type RelayDeps } from './relay.js';
 

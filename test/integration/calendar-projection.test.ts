@@ -11,9 +11,10 @@ import { DOOR_KEYS, MAX_PROJECTION_BYTES } from '../../lambda/calendar/contract.
 import { applyContestEvent, type CalendarDeps } from '../../lambda/calendar/feeds.js';
 import { pruned, publishedAfter, type ContestEvent } from '../../lambda/calendar/projection.js';
 import { dynamoDoorTable } from '../../lambda/calendar/store.js';
-import { CONTEST_LIMITS } from '../../lambda/codeforces/schema.js';
+import { LISTED_LIMITS as CONTEST_LIMITS } from '../../lambda/sources/source.js';
 import type { TableNames } from '../../local/tables.js';
 import { memoryObjects } from '../lambda/calendar/doubles.js';
+import { cf, codeforcesNumber } from '../support/ids.js';
 import { useWorld, type World } from '../support/world.js';
 
 let world: World;
@@ -29,7 +30,7 @@ function announced(contestId: number, name: string): ContestEvent {
     time: new Date(NOW).toISOString(),
     detail: {
       eventId: `contest:${contestId.toString(16).padStart(32, '0')}`,
-      contestId,
+      contestId: cf(contestId),
       name,
       url: `https://codeforces.com/contest/${contestId}`,
       type: 'ICPC',
@@ -55,7 +56,7 @@ describe('the published projection in the door table', () => {
       // 400 contests as the builder folds them, stored at once (400 builds of a growing feed are slow), then one more event.
       const all = Array.from({ length: 400 }, (_, i) => publishedAfter(undefined, announced(i + 1, nameOf(i + 1))));
       expect(all.every((c) => c.name.length === CONTEST_LIMITS.maxNameLength)).toBe(true);
-      const projection = pruned({ contests: Object.fromEntries(all.map((c) => [String(c.contestId), c])) }, NOW / 1000);
+      const projection = pruned({ contests: Object.fromEntries(all.map((c) => [c.contestId, c])) }, NOW / 1000);
       expect(await door.saveProjection('codeforces', projection, 0)).toBe(true);
       const deps = {
         objects: memoryObjects(),
@@ -67,10 +68,10 @@ describe('the published projection in the door table', () => {
       } satisfies CalendarDeps;
       expect((await applyContestEvent(deps, announced(401, nameOf(401)))).outcome).toBe('applied');
       const stored = await world.tables.doc.send(new GetCommand({ TableName: doorTable, Key: { pk: DOOR_KEYS.published('codeforces') } }));
-      const contests = Object.values(stored.Item!.contests as Record<string, { contestId: number }>);
+      const contests = Object.values(stored.Item!.contests as Record<string, { contestId: string }>);
       expect(Buffer.byteLength(JSON.stringify(stored.Item!.contests))).toBeLessThanOrEqual(MAX_PROJECTION_BYTES);
       // What is kept: the soonest upcoming ones, as many as the bound holds.
-      const kept = contests.map((c) => c.contestId).sort((a, b) => a - b);
+      const kept = contests.map((c) => codeforcesNumber(c.contestId)).sort((a, b) => a - b);
       expect(kept).toEqual(Array.from({ length: kept.length }, (_, i) => i + 1));
       expect(kept.length).toBeGreaterThan(100);
     },
