@@ -119,6 +119,13 @@ export interface Announcements {
   withdrawn: WithdrawnRegister;
   /** Whether the register differs from the one read (the clock must be written). */
   withdrawnChanged: boolean;
+  /**
+   * The register as this run's deletes leave it, before anything is told (undefined: no delete
+   * added an entry). It is written in the transaction of each delete (lambda/sync/act.ts), so a
+   * contest is never deleted without the register keeping its published start and its event
+   * sequence: a run that stops after the delete and before its clock loses neither.
+   */
+  withdrawnAtDelete?: WithdrawnRegister;
 }
 
 export interface AnnounceInput {
@@ -178,11 +185,13 @@ export function announce(input: AnnounceInput): Announcements {
     const told = change !== undefined ? seq + 1 : seq;
     return { ...item, published: publishedAfter(published, view), ...(told > 0 ? { publishedSeq: told } : {}) };
   });
+  let deleted = 0;
   for (const contestId of input.deletes) {
     const before = stored.get(contestId);
     if (before === undefined) continue;
     const published = publishedOf(before);
     if (published === 'none') continue; // never announced: its withdrawal is no news
+    deleted += 1;
     register.set(contestId, {
       since: before.vanishedAt ?? input.nowSeconds,
       start: typeof published === 'number' ? published : before.startTimeSeconds,
@@ -193,6 +202,7 @@ export function announce(input: AnnounceInput): Announcements {
       platform: before.platform,
     });
   }
+  const withdrawnAtDelete = deleted > 0 ? bounded(register) : undefined;
   const due = [...register].filter(([, entry]) => withdrawnDue(entry, input.nowSeconds)).slice(0, WITHDRAWN_TOLD_PER_RUN);
   for (const [id, entry] of due) {
     const contest = { contestId: id, platform: entry.platform, name: entry.name, url: entry.url } as ContestItem;
@@ -200,11 +210,16 @@ export function announce(input: AnnounceInput): Announcements {
     events.push(eventOf(contest, changeOf(entry.start, { kind: 'withdrawn' })!, entry.seq + 1));
     register.set(id, { ...entry, told: true, seq: entry.seq + 1 });
   }
-  const kept = [...register].sort(([, a], [, b]) => Number(a.told) - Number(b.told) || b.since - a.since).slice(0, WITHDRAWN_KEPT_MAX);
-  const withdrawn = Object.fromEntries(kept.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const withdrawn = bounded(register);
   const withdrawnChanged =
     JSON.stringify(withdrawn) !== JSON.stringify(Object.fromEntries(registerOf(input.withdrawn, Number.NEGATIVE_INFINITY)));
-  return { events, puts, withdrawn, withdrawnChanged };
+  return { events, puts, withdrawn, withdrawnChanged, ...(withdrawnAtDelete !== undefined ? { withdrawnAtDelete } : {}) };
+}
+
+/** The register as stored: at most WITHDRAWN_KEPT_MAX entries (those not yet told first, then the newest), by id. */
+function bounded(register: ReadonlyMap<string, WithdrawnEntry>): WithdrawnRegister {
+  const kept = [...register].sort(([, a], [, b]) => Number(a.told) - Number(b.told) || b.since - a.since).slice(0, WITHDRAWN_KEPT_MAX);
+  return Object.fromEntries(kept.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
