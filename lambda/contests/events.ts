@@ -172,14 +172,17 @@ export function announce(input: AnnounceInput): Announcements {
   // A contest stored again (a run that wrote its put but stopped before the clock) is not withdrawn.
   for (const id of [...register.keys()]) if (stored.has(id)) register.delete(id);
   const events: OutboxEvent[] = [];
+  const replacements = replacementsOf(stored, input.puts);
   const puts = input.puts.map((item) => {
     const before = stored.get(item.contestId);
     const entry = before === undefined ? register.get(item.contestId) : undefined;
     const published = entry !== undefined ? publishedOfEntry(entry) : publishedOf(before);
     const seq = entry !== undefined ? entry.seq : (before?.publishedSeq ?? 0);
-    const view = viewOf(item);
+    const replacedBy = replacements.get(item.contestId);
+    // Re-listed under a new id: withdrawn at once, naming the round that replaced it.
+    const view: ContestView = replacedBy !== undefined ? { kind: 'withdrawn' } : viewOf(item);
     const change = changeOf(published, view);
-    if (change !== undefined) events.push(eventOf(item, change, seq + 1));
+    if (change !== undefined) events.push(eventOf(item, change, seq + 1, replacedBy));
     // Listed again: the register forgets it once the item carries what was published.
     register.delete(item.contestId);
     const told = change !== undefined ? seq + 1 : seq;
@@ -224,8 +227,39 @@ function bounded(register: ReadonlyMap<string, WithdrawnEntry>): WithdrawnRegist
 
 const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
 
+/**
+ * Rounds re-listed under a new id (docs/events.md, "A round listed again under a new id"): a
+ * contest missing from this reply (vanished or still missing) whose platform, name and start are
+ * those of a contest this reply lists under another id, upcoming and scheduled at that start —
+ * the evidence that the platform re-created the round. Missing id → the id that replaced it (one
+ * replacement each: several candidates are no evidence).
+ */
+export function replacementsOf(stored: ReadonlyMap<string, ContestItem>, puts: readonly ContestItem[]): Map<string, string> {
+  const after = new Map(stored);
+  for (const item of puts) after.set(item.contestId, item);
+  const listed = [...after.values()].filter((c) => c.vanishedAt === undefined && viewOf(c).kind === 'scheduled');
+  const replaced = new Map<string, string>();
+  for (const missing of puts) {
+    if (missing.vanishedAt === undefined || missing.phase !== 'BEFORE') continue;
+    const same = listed.filter(
+      (c) =>
+        c.contestId !== missing.contestId &&
+        c.platform === missing.platform &&
+        c.name === missing.name &&
+        c.startTimeSeconds === missing.startTimeSeconds,
+    );
+    if (same.length === 1) replaced.set(missing.contestId, same[0]!.contestId);
+  }
+  return replaced;
+}
+
 /** The event of a change: `sequence` is its number among the contest's events (its id). */
-function eventOf(contest: ContestItem, change: { type: ContestEventType; from?: number; to?: number }, sequence: number): OutboxEvent {
+function eventOf(
+  contest: ContestItem,
+  change: { type: ContestEventType; from?: number; to?: number },
+  sequence: number,
+  replacedBy?: string,
+): OutboxEvent {
   const { contestId, platform } = contest;
   // `contest` repeats `contestId` for consumers of the release before ids were qualified (deprecated).
   const base = {
@@ -240,7 +274,16 @@ function eventOf(contest: ContestItem, change: { type: ContestEventType; from?: 
   const id = contestEventId(contest.contestId, sequence);
   switch (change.type) {
     case CONTEST_EVENT.withdrawn:
-      return { id, detailType: change.type, detail: { ...base, startTimeSeconds: change.from!, startTime: iso(change.from!) } };
+      return {
+        id,
+        detailType: change.type,
+        detail: {
+          ...base,
+          startTimeSeconds: change.from!,
+          startTime: iso(change.from!),
+          ...(replacedBy !== undefined ? { replacedBy } : {}),
+        },
+      };
     case CONTEST_EVENT.rescheduled:
       return {
         id,

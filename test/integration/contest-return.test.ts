@@ -98,4 +98,20 @@ describe('a contest deleted after its misses and listed again', () => {
     expect(told[1]!.eventId).not.toBe(told[0]!.eventId);
     expect(told[1]!.detail).toMatchObject({ previousStartTimeSeconds: start, startTimeSeconds: start + 86_400 });
   });
+
+  it('re-created under a new id (same name and start): told withdrawn by the run that sees it, naming the new id', async () => {
+    const nowMs = Date.now();
+    const list = sampleList(nowMs);
+    standin.setContests(list);
+    const { invoke } = localHandler(tables, standin.baseUrl);
+    expect((await invoke({})).summary?.outcome).toBe('succeeded');
+    const old = list.find((c) => c.id === 2103)!;
+    standin.setContests([...list.filter((c) => c.id !== 2103), { ...old, id: 2199 }]);
+    expect((await invoke({})).summary).toMatchObject({ outcome: 'succeeded', counts: { eventsPublished: 2, contestsVanished: 1 } });
+    expect((await toldOf(cf(2103))).map((e) => [e.detailType, e.detail.replacedBy, e.detail.startTimeSeconds])).toEqual([
+      ['ContestAnnounced', undefined, old.startTimeSeconds],
+      ['ContestWithdrawn', cf(2199), old.startTimeSeconds],
+    ]);
+    expect((await toldOf(cf(2199))).map((e) => [e.detailType, e.detail.name])).toEqual([['ContestAnnounced', old.name]]);
+  });
 });
