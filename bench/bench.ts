@@ -2,8 +2,8 @@
  * `npm run bench`: contention, steady state, reminder delivery, our lease beside npm peers, and the
  * bundle, all on one DynamoDB Local started here, with DynamoDB requests counted on the wire by
  * the proxy (local/dynamo-proxy.ts). Prints Markdown on stdout (progress on stderr) and writes
- * bench/results.json. `npm run bench -- --only delivery` (or `door`) measures that section alone
- * and writes it into the results of the last whole run.
+ * bench/results.json. `npm run bench -- --only delivery` (or `door`, or `webhooks`) measures that
+ * section alone and writes it into the results of the last whole run.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -24,6 +24,7 @@ import { renderReport, type BenchResults } from './report.js';
 import { round } from './stats.js';
 import { runSteadyState } from './steady-state.js';
 import { measureDoor, renderDoor } from './door.js';
+import { measureWebhooks, renderWebhooks, WEBHOOK_LATENCIES_MS } from './webhooks.js';
 import { DELIVERY_BUDGET_MS, PER_ROW_SAMPLE, SPREAD_PER_CONTEST, SPREAD_REMINDERS, runDelivery } from './delivery.js';
 import { MINUTE_RUNS_PER_MONTH, deliveryMonthlyCost, type DeliveryCostInputs } from './delivery-cost.js';
 
@@ -125,6 +126,13 @@ const DELIVERY_METHOD =
 
 type DeliverySection = BenchResults['delivery'];
 
+/** How the webhooks section is measured (results.method.webhooks). */
+const WEBHOOKS_METHOD =
+  'createRelay with the deployed poster (undici request, 10 s timeout) over real HTTP to the example receiver (every signature ' +
+  `verified), its handler answering after ${WEBHOOK_LATENCIES_MS.map((ms) => `${ms / 1000} s`).join(', ')}; one batch of 10 per ` +
+  "row, paced at the stack's rate for one invocation, with the deadline Lambda gives (getRemainingTimeInMillis): the stack's " +
+  'timeout, and 60 s; events/s = delivered / wall time, for the stack times its concurrent invocations';
+
 /**
  * The delivery section: 20,000 due at once, an idle minute, per-row transactions on a sample,
  * reminders spread over many contests; each pass checked exactly once, and the monthly cost.
@@ -171,20 +179,24 @@ async function measureDelivery(env: Awaited<ReturnType<typeof startBenchEnvironm
  * work may not afford the whole run), written into bench/results.json beside the other sections of
  * the last whole run, with its own date and load (`sections.<name>`).
  */
-async function sectionOnly(name: 'delivery' | 'door'): Promise<void> {
+async function sectionOnly(name: 'delivery' | 'door' | 'webhooks'): Promise<void> {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   process.env.AWS_REGION ??= 'us-east-1';
   const startedAt = performance.now();
   const loadAtStart = loadavg();
-  progress('starting DynamoDB Local, the counting proxy, and synthesizing the template');
-  const env = await startBenchEnvironment();
+  // The webhooks need neither DynamoDB nor the template.
+  if (name !== 'webhooks') progress('starting DynamoDB Local, the counting proxy, and synthesizing the template');
+  const env = name === 'webhooks' ? undefined : await startBenchEnvironment();
   try {
     const results = JSON.parse(readFileSync(RESULTS, 'utf8')) as BenchResults;
     if (name === 'delivery') {
-      results.delivery = await measureDelivery(env);
+      results.delivery = await measureDelivery(env!);
       results.method.delivery = DELIVERY_METHOD;
+    } else if (name === 'webhooks') {
+      results.webhooks = await measureWebhooks(progress);
+      results.method.webhooks = WEBHOOKS_METHOD;
     } else {
-      results.door = await measureDoor(env, progress, BUNDLE_RUNS);
+      results.door = await measureDoor(env!, progress, BUNDLE_RUNS);
     }
     results.sections = {
       ...results.sections,
@@ -197,9 +209,11 @@ async function sectionOnly(name: 'delivery' | 'door'): Promise<void> {
     writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
     progress(`wrote the ${name} section of ${RESULTS.pathname}`);
     // The section measured (the whole report renders every section of the last whole run).
-    process.stdout.write(name === 'door' ? renderDoor(results.door!) : renderReport(results));
+    process.stdout.write(
+      name === 'door' ? renderDoor(results.door!) : name === 'webhooks' ? renderWebhooks(results.webhooks!) : renderReport(results),
+    );
   } finally {
-    await env.close();
+    await env?.close();
   }
 }
 
@@ -230,6 +244,7 @@ async function main(): Promise<void> {
 
     const delivery = await measureDelivery(env);
     const door = await measureDoor(env, progress, BUNDLE_RUNS);
+    const webhooks = await measureWebhooks(progress);
 
     progress(`contention: ${CONTENTION_PLAN.map((p) => `${p.invocations}×${p.rounds}`).join(', ')} (invocations × rounds)`);
     const contention = await runContention({
@@ -266,6 +281,7 @@ async function main(): Promise<void> {
       durationSeconds: round((performance.now() - startedAt) / 1000, 1),
       method: {
         delivery: DELIVERY_METHOD,
+        webhooks: WEBHOOKS_METHOD,
         requests: 'counted on the wire by the proxy in front of DynamoDB Local (local/dynamo-proxy.ts), by X-Amz-Target operation',
         latency: 'wall-clock on DynamoDB Local on this machine: for local comparison only, not AWS latency',
         longCommit:
@@ -306,6 +322,7 @@ async function main(): Promise<void> {
       cost: { pricesAsOf: PRICES_AS_OF, region: 'us-east-1', prices: PRICES, inputs, rows: costRows, totalUsd: totalUsd(costRows) },
       delivery,
       door,
+      webhooks,
     };
     writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
     progress(`wrote ${RESULTS.pathname} in ${results.durationSeconds} s`);
@@ -317,9 +334,11 @@ async function main(): Promise<void> {
 }
 
 const { values: args } = parseArgs({ options: { only: { type: 'string' } } });
-if (args.only !== undefined && args.only !== 'delivery' && args.only !== 'door')
-  throw new Error(`--only takes "delivery" or "door", got ${args.only}`);
-(args.only === 'delivery' || args.only === 'door' ? sectionOnly(args.only) : main()).catch((error: unknown) => {
+const SECTIONS = ['delivery', 'door', 'webhooks'] as const;
+const only = SECTIONS.find((name) => name === args.only);
+if (args.only !== undefined && only === undefined)
+  throw new Error(`--only takes ${SECTIONS.map((n) => `"${n}"`).join(', ')}, got ${args.only}`);
+(only !== undefined ? sectionOnly(only) : main()).catch((error: unknown) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 });

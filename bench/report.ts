@@ -9,6 +9,7 @@ import type { PeersResult } from './peers.js';
 import type { SteadyStateResult, SyncCost } from './steady-state.js';
 import type { DeliveryResult } from './delivery.js';
 import { renderDoor, type DoorResult } from './door.js';
+import { renderWebhooks, type WebhookResult } from './webhooks.js';
 import { ruleWriteUnitsPerReminder, type DeliveryCostInputs } from './delivery-cost.js';
 
 export interface BenchResults {
@@ -41,10 +42,12 @@ export interface BenchResults {
   delivery: DeliveryResult & { cost: { inputs: DeliveryCostInputs; rows: CostRow[]; totalUsd: number } };
   /** Sections measured apart from the whole run (`npm run bench -- --only delivery`), with their own date and load. */
   sections?: Partial<
-    Record<'delivery' | 'door', { date: string; durationSeconds: number; loadAverage1m: { atStart: number; atEnd: number } }>
+    Record<'delivery' | 'door' | 'webhooks', { date: string; durationSeconds: number; loadAverage1m: { atStart: number; atEnd: number } }>
   >;
   /** The app's door (bench/door.ts); absent from results written before it was measured. */
   door?: DoorResult;
+  /** The webhook relay per receiver latency (bench/webhooks.ts); absent from results written before it was measured. */
+  webhooks?: WebhookResult;
 }
 
 /** A GitHub-flavoured Markdown table; `|` in cells is escaped. */
@@ -249,6 +252,7 @@ export function renderReport(results: BenchResults): string {
     ),
   );
   if (results.door !== undefined) parts.push(renderDoor(results.door));
+  if (results.webhooks !== undefined) parts.push(renderWebhooks(results.webhooks));
   return `${parts.join('\n\n')}\n`;
 }
 

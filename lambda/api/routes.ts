@@ -14,6 +14,7 @@ import { contestView, feedUrls, reminderView } from './views.js';
 import { installErrorHandlers, type ApiLog } from './answers.js';
 import { feedRoutes } from './feed-routes.js';
 import { openApiDocument } from './openapi.js';
+import { isUserId, USER_ID_RULE } from '../reminders/user-id.js';
 
 export interface ApiDeps {
   contests: ContestReader;
@@ -27,16 +28,15 @@ export interface ApiDeps {
 type Env = RouterEnv;
 type Ctx = Parameters<Parameters<Router<Env>['use']>[0]>[0]['reqCtx'];
 
-const MAX_SUB_BYTES = 256;
-const CONTROL = /\p{Cc}/u;
-
-/** The user: the verified token's `sub`. A request that reached a `/me/` route without one is refused. */
+/**
+ * The user: the verified token's `sub`, a user id as the whole product defines it
+ * (lambda/reminders/user-id.ts). A request that reached a user's route without one is refused
+ * before anything is read or written.
+ */
 export function userOf(event: unknown): string {
   const sub = (event as Partial<APIGatewayProxyEventV2WithJWTAuthorizer>).requestContext?.authorizer?.jwt?.claims?.sub;
   if (typeof sub !== 'string' || sub === '') throw new ApiError('unauthorized', 'a bearer token with a subject (sub) is required');
-  if (Buffer.byteLength(sub, 'utf8') > MAX_SUB_BYTES || CONTROL.test(sub)) {
-    throw new ApiError('unauthorized', `the token's sub must be 1 to ${MAX_SUB_BYTES} bytes without control characters`);
-  }
+  if (!isUserId(sub)) throw new ApiError('unauthorized', `the token's sub must be ${USER_ID_RULE}`);
   return sub;
 }
 

@@ -1,7 +1,8 @@
 /**
  * The act step of a sync (docs/design.md, "One sync: gather, judge, act"): the judgement's writes,
  * fenced by the lease, in this order —
- *   1. the contests, each put in one transaction with the events it publishes;
+ *   1. the contests, each put in one transaction with the events it publishes, each delete with
+ *      the reply clock as read carrying the register that remembers the deleted contest;
  *   2. the reminders of the contests whose gate changed, read after (1) committed and brought to
  *      their contest in batches (a reminder the app writes meanwhile is written against the
  *      contest as (1) left it, so it is right already);
@@ -122,11 +123,29 @@ async function commitContests(job: ActJob, deps: ActDeps, judgement: Judgement, 
     const rider = index === batches.length - 1 && fits ? clock : undefined;
     rode = rider !== undefined;
     const events = [...own, ...(rider?.events ?? [])];
-    const actions = [...batch.map(({ write }) => deps.store.contestAction(write)), ...(rider === undefined ? [] : [rider.action])];
+    // A delete commits with the register that remembers the contest (unless the whole clock rides along).
+    const register = rider === undefined && batch.some(({ write }) => 'delete' in write) ? registerAtDelete(deps, judgement) : undefined;
+    const actions = [
+      ...batch.map(({ write }) => deps.store.contestAction(write)),
+      ...(rider === undefined ? [] : [rider.action]),
+      ...(register === undefined ? [] : [register]),
+    ];
     const options: CommitOptions = { handoff, ...(events.length > 0 ? { events } : {}), ...(rider?.final === true ? { final: true } : {}) };
     await commit(job, actions, options, acted);
   }
   return rode;
+}
+
+/**
+ * The reply clock as read, with the register as the run's deletes leave it and nothing told yet:
+ * the delete of a contest whose start was published and the register entry that keeps its start
+ * and its event sequence are one fenced transaction, so a run stopped between the delete and its
+ * clock cannot make a contest listed again start its events at 0 (ids it already used).
+ */
+function registerAtDelete(deps: ActDeps, judgement: Judgement): TransactAction | undefined {
+  const atDelete = judgement.clock?.atDelete;
+  if (atDelete === undefined) return undefined;
+  return deps.store.clockAction(deps.source.platform, atDelete, new Date(deps.now()).toISOString());
 }
 
 /** 2. Each followed contest's reminders, read now and brought to it (the firing rule, or doubt). */
