@@ -4,6 +4,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoLease, LeaseUnavailableError, leaseTiming, slotOf } from '@contest-sync/scheduled-singleton';
+import { encodeTokens, slotToken } from '../../src/runtime/ledger.js';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
 const mock = mockClient(doc);
@@ -22,6 +23,10 @@ const lease = new DynamoLease({
 const awsError = (name: string, message = name, status = 400) =>
   Object.assign(new Error(message), { name, $metadata: { httpStatusCode: status } });
 const held = { runId: 'run-1', fence: 3, expiresAtMs: 15_000, ledger: new Set<number>(), handoff: new Set<string>() };
+/** The same lease at a time when the intervals of these cases are recent. */
+const NOW = Date.parse('2026-11-29T14:05:00Z');
+const recent = new DynamoLease({ doc, table: 'coordination', key: 'lease#contest-sync', timing: leaseTiming(10), now: () => NOW });
+const heldNow = { ...held, expiresAtMs: NOW + 10_000, ledger: new Set([slotOf('2026-11-29T13:00:00Z')]) };
 
 beforeEach(() => {
   mock.reset();
@@ -101,14 +106,38 @@ describe('DynamoLease', () => {
     expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(2);
   });
 
-  it('fences with a ConditionCheck, or an Update that marks the interval done and records contests to re-check', () => {
-    expect(lease.fenceCheck(held)).toHaveProperty('ConditionCheck');
-    const action = lease.fenceCheck(held, { doneInterval: '2026-11-29T14:00:00Z', handoff: ['7', '9'] });
+  it('fences with a ConditionCheck, or an Update that marks the interval done (the compact ledger) and records contests to re-check', () => {
+    expect(recent.fenceCheck(heldNow)).toHaveProperty('ConditionCheck');
+    const action = recent.fenceCheck(heldNow, { doneInterval: '2026-11-29T14:00:00Z', handoff: ['7', '9'] });
     expect(action.Update).toMatchObject({
       ConditionExpression: 'holder = :runId AND fence = :fence AND expiresAtMs > :now',
-      UpdateExpression: 'SET ledger = :done ADD handoff :handoff',
-      ExpressionAttributeValues: { ':done': new Set([slotOf('2026-11-29T14:00:00Z')]), ':handoff': new Set(['7', '9']) },
+      UpdateExpression: 'SET #done = :done, doneAtMs = :now REMOVE ledger ADD handoff :handoff',
+      ExpressionAttributeNames: { '#done': 'done' },
+      ExpressionAttributeValues: {
+        ':done': encodeTokens([slotOf('2026-11-29T13:00:00Z'), slotOf('2026-11-29T14:00:00Z')]),
+        ':now': NOW,
+        ':handoff': new Set(['7', '9']),
+      },
     });
+  });
+
+  it('acquires in one UpdateItem that tests both ledger forms for an interval in its window, and neither for an older one', async () => {
+    mock.on(UpdateCommand).resolves({ Attributes: { pk: 'lease#contest-sync', fence: 4, holder: 'run-1' } });
+    await recent.acquire('run-1', 'schedule', '2026-11-29T14:00:00Z');
+    await recent.acquire('run-2', 'console', '2026-11-28T14:00:00Z');
+    const [inWindow, older] = mock.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    expect(inWindow).toMatchObject({
+      ConditionExpression:
+        '(attribute_not_exists(holder) OR expiresAtMs <= :now) AND NOT contains(ledger, :slot) AND (doneAtMs < :stale OR NOT contains(#done, :token))',
+      ExpressionAttributeValues: {
+        ':slot': slotOf('2026-11-29T14:00:00Z'),
+        ':token': slotToken(slotOf('2026-11-29T14:00:00Z')),
+        ':stale': NOW - 420 * 60_000,
+      },
+      ReturnValues: 'ALL_NEW',
+    });
+    expect(older?.ConditionExpression).toBe('(attribute_not_exists(holder) OR expiresAtMs <= :now)');
+    expect(older?.ExpressionAttributeValues).toMatchObject({ ':interval': '2026-11-28T14:00:00Z' });
   });
 
   it('lets an unknown renew outcome surface as is (the heartbeat retries it)', async () => {
@@ -118,11 +147,13 @@ describe('DynamoLease', () => {
 
   it('releases with the run record in one transaction, conditional on holder and fence', async () => {
     mock.on(TransactWriteCommand).resolves({});
-    expect(await lease.release(held, { doneInterval: '2026-11-29T14:00:00Z', runRecord: { pk: 'run#2026-11-29T14:00:00Z' } })).toBe(true);
+    expect(await recent.release(heldNow, { doneInterval: '2026-11-29T14:00:00Z', runRecord: { pk: 'run#2026-11-29T14:00:00Z' } })).toBe(
+      true,
+    );
     const items = mock.commandCalls(TransactWriteCommand)[0]?.args[0].input.TransactItems;
     expect(items?.[0]?.Update).toMatchObject({
       ConditionExpression: 'holder = :runId AND fence = :fence',
-      UpdateExpression: 'SET expiresAtMs = :now, releasedAtMs = :now, ledger = :done REMOVE holder',
+      UpdateExpression: 'SET expiresAtMs = :now, releasedAtMs = :now, #done = :done, doneAtMs = :now REMOVE holder, ledger',
     });
     expect(items?.[1]?.Put).toMatchObject({ TableName: 'coordination', Item: { pk: 'run#2026-11-29T14:00:00Z' } });
   });

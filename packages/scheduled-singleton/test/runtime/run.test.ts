@@ -9,7 +9,10 @@ import { TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from
 import {
   DynamoFencedWriter,
   DynamoLease,
+  FencedWriteError,
   LeaseLostError,
+  MAX_RELEASE_WRITES,
+  OutboxEventError,
   LeaseUnavailableError,
   MAX_WRITES_PER_TRANSACTION,
   leaseTiming,
@@ -208,11 +211,96 @@ describe('runExclusively release', () => {
   });
 });
 
+describe('runExclusively: the last writes ride with the release', () => {
+  const outbox = { table: 'outbox', source: 'jobs', retentionDays: 7 };
+  const event = { id: 'beat#1', detailType: 'Beat', detail: { beat: 1 } };
+  const releaseCall = (deps: ReturnType<typeof ports>, index = 0) => vi.mocked(deps.lease.release).mock.calls[index]?.[1];
+
+  it('leaves the actions and their events to the release, which marks the interval done: no transaction of their own', async () => {
+    const deps = { ...ports(), outbox };
+    const outcome = await runExclusively(run, async (ctx) => ctx.releaseWith([put], { events: [event] }), deps);
+    expect(outcome).toMatchObject({ outcome: 'succeeded' });
+    expect(deps.writer.commit).not.toHaveBeenCalled();
+    expect(releaseCall(deps)).toMatchObject({
+      doneInterval: interval,
+      actions: [put],
+      outbox: [{ Put: expect.objectContaining({ TableName: 'outbox', Item: expect.objectContaining({ pk: 'jobs#beat#1', fence: 5 }) }) }],
+      runRecord: expect.objectContaining({ outcome: 'succeeded' }),
+    });
+  });
+
+  it('writes none of them when the work fails after leaving them, or returns after its deadline', async () => {
+    const deps = ports();
+    const outcome = await runExclusively(
+      run,
+      async (ctx) => {
+        ctx.releaseWith([put]);
+        throw new Error('boom');
+      },
+      deps,
+    );
+    expect(outcome).toMatchObject({ outcome: 'failed', reason: 'work' });
+    expect(releaseCall(deps)).not.toHaveProperty('actions');
+    expect(releaseCall(deps)).not.toHaveProperty('doneInterval');
+  });
+
+  it('fails the run when DynamoDB refuses one of them, and releases again without them, the interval not done', async () => {
+    const deps = ports();
+    const refused = new FencedWriteError('a write was refused by its condition', { refused: [put] });
+    vi.mocked(deps.lease.release).mockRejectedValueOnce(refused);
+    const outcome = await runExclusively(run, async (ctx) => ctx.releaseWith([put]), deps);
+    expect(outcome).toMatchObject({ outcome: 'failed', reason: 'work', error: refused });
+    expect(deps.lease.release).toHaveBeenCalledTimes(2); // not retried: it would be refused again
+    expect(releaseCall(deps, 1)).not.toHaveProperty('actions');
+    expect(releaseCall(deps, 1)).not.toHaveProperty('doneInterval');
+    expect(releaseCall(deps, 1)?.runRecord).toMatchObject({ outcome: 'failed' });
+  });
+
+  it('reports lease-lost when the release carrying them is refused, even after a final commit marked the interval done', async () => {
+    const deps = ports();
+    vi.mocked(deps.lease.release).mockResolvedValueOnce(false);
+    vi.mocked(deps.lease.releaseLanded).mockResolvedValueOnce(false);
+    const outcome = await runExclusively(
+      run,
+      async (ctx) => {
+        await ctx.commit([put], { final: true });
+        ctx.releaseWith([put]);
+      },
+      deps,
+    );
+    expect(outcome).toMatchObject({ outcome: 'failed', reason: 'lease-lost' });
+  });
+
+  it('refuses, where they are left, more than one transaction can carry, and events without an outbox', async () => {
+    const deps = ports();
+    const many = Array.from({ length: MAX_RELEASE_WRITES + 1 }, (_, i) => ({ Put: { TableName: 'data', Item: { pk: `x${i}` } } }));
+    let thrown: unknown;
+    const outcome = await runExclusively(
+      run,
+      async (ctx) => {
+        ctx.releaseWith(many.slice(0, MAX_RELEASE_WRITES));
+        try {
+          ctx.releaseWith([many.at(-1)!]);
+        } catch (error) {
+          thrown = error;
+        }
+        ctx.releaseWith([], { events: [event] });
+      },
+      deps,
+    );
+    expect(thrown).toBeInstanceOf(FencedWriteError);
+    expect(String(thrown)).toMatch(/at most 98 writes/);
+    expect(outcome).toMatchObject({ outcome: 'failed', reason: 'work', error: expect.any(OutboxEventError) });
+  });
+});
+
 describe('runUnfenced', () => {
   it('runs the work without the lease and refuses writes', async () => {
     const outcome = await runUnfenced(run, (ctx) => ctx.commit([put]), { timing, now: Date.now });
     expect(outcome).toMatchObject({ outcome: 'failed', deadline: false });
     expect(String((outcome as { error: unknown }).error)).toMatch(/without the lease cannot write/);
+    const left = await runUnfenced(run, async (ctx) => ctx.releaseWith([put]), { timing, now: Date.now });
+    expect(String((left as { error: unknown }).error)).toMatch(/without the lease cannot write/);
   });
 });
 
