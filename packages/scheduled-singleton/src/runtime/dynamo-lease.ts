@@ -5,9 +5,16 @@
  * (retry.ts). A release that carries the work's last writes goes out through the fenced writer, in
  * one transaction with the run record.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { ContentionError, FencedWriteError, LeaseLostError, LeaseUnavailableError } from './errors.js';
 import { DynamoFencedWriter, MAX_WRITES_PER_TRANSACTION, TRANSACTION_BYTE_BUDGET, actionBytes } from './fenced-writer.js';
 import {
@@ -80,6 +87,16 @@ export class DynamoLease implements LeasePort {
   private readonly retentionMs: number;
   /** Sends a release that carries the work's last writes (a fenced transaction). */
   private readonly writer: DynamoFencedWriter;
+  /**
+   * The document client as the client it wraps: the lease's own requests go out as low-level
+   * commands, their few values marshalled here. Measured: the document client's translation of each
+   * request and reply (a second command and middleware stack) cost about a sixth of an acquire +
+   * release cycle's CPU (docs/performance.md). Same client, configuration and middleware.
+   */
+  private readonly client: DynamoDBClient;
+  private readonly itemKey: Record<string, AttributeValue>;
+  /** Marshals the lease's values as the document client would, with its options. */
+  private readonly values: (values: Record<string, unknown>) => Record<string, AttributeValue>;
 
   constructor(options: LeaseStoreOptions) {
     this.doc = options.doc;
@@ -89,6 +106,13 @@ export class DynamoLease implements LeasePort {
     this.key = options.key;
     this.options = options;
     this.retentionMs = options.ledgerRetentionMs ?? ledgerRetentionMs(60);
+    this.client = options.doc;
+    this.itemKey = { pk: { S: options.key } };
+    // A stand-in for the client (a test's) may have no configuration.
+    const config = options.doc.config as DynamoDBDocumentClient['config'] | undefined;
+    const marshallOptions = config?.translateConfig?.marshallOptions;
+    // A copy: the document client sets convertTopLevelContainer on its own options when it sends.
+    this.values = (values) => marshall(values, { ...marshallOptions, convertTopLevelContainer: false });
     const { sleep, random, onContention } = options;
     this.writer = new DynamoFencedWriter(options.doc, {
       now: options.now,
@@ -148,14 +172,14 @@ export class DynamoLease implements LeasePort {
       const out = await this.withRetry(
         'acquire',
         () =>
-          this.doc.send(
-            new UpdateCommand({
+          this.client.send(
+            new UpdateItemCommand({
               TableName: this.table,
-              Key: { pk: this.key },
+              Key: this.itemKey,
               UpdateExpression: update,
               ConditionExpression: acquireCondition(test),
               ExpressionAttributeNames: names,
-              ExpressionAttributeValues: values,
+              ExpressionAttributeValues: this.values(values),
               ReturnValues: 'ALL_NEW',
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             }),
@@ -163,7 +187,7 @@ export class DynamoLease implements LeasePort {
           ),
         signal,
       );
-      return { acquired: true, lease: heldFrom(runId, out.Attributes as LeaseItem, expiresAtMs) };
+      return { acquired: true, lease: heldFrom(runId, itemOf(out.Attributes) ?? { pk: this.key }, expiresAtMs) };
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
         const old = oldItem(error);
@@ -195,20 +219,20 @@ export class DynamoLease implements LeasePort {
       await this.withRetry(
         'renew',
         () =>
-          this.doc.send(
-            new UpdateCommand({
+          this.client.send(
+            new UpdateItemCommand({
               TableName: this.table,
-              Key: { pk: this.key },
+              Key: this.itemKey,
               UpdateExpression: 'SET expiresAtMs = :exp, renewedAtMs = :now, #ttl = :ttl',
               ConditionExpression: OWNED_CONDITION,
               ExpressionAttributeNames: { '#ttl': 'ttl' },
-              ExpressionAttributeValues: {
+              ExpressionAttributeValues: this.values({
                 ':runId': lease.runId,
                 ':fence': lease.fence,
                 ':now': now,
                 ':exp': expiresAtMs,
                 ':ttl': leaseTtlSeconds(expiresAtMs),
-              },
+              }),
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             }),
             { abortSignal: signal },
@@ -239,12 +263,13 @@ export class DynamoLease implements LeasePort {
       await this.withRetry(
         'release',
         async () => {
+          const update = { ...write, Key: this.itemKey, ExpressionAttributeValues: this.values(write.ExpressionAttributeValues) };
           if (options.runRecord === undefined) {
-            await this.doc.send(new UpdateCommand(write), { abortSignal: signal });
+            await this.client.send(new UpdateItemCommand(update), { abortSignal: signal });
           } else {
-            await this.doc.send(
-              new TransactWriteCommand({
-                TransactItems: [{ Update: write }, { Put: { TableName: this.table, Item: options.runRecord } }],
+            await this.client.send(
+              new TransactWriteItemsCommand({
+                TransactItems: [{ Update: update }, { Put: { TableName: this.table, Item: this.values(options.runRecord) } }],
               }),
               { abortSignal: signal },
             );
@@ -339,10 +364,11 @@ export class DynamoLease implements LeasePort {
   async releaseLanded(lease: HeldLease, signal?: AbortSignal): Promise<boolean> {
     const out = await this.withRetry(
       'release',
-      () => this.doc.send(new GetCommand({ TableName: this.table, Key: { pk: this.key }, ConsistentRead: true }), { abortSignal: signal }),
+      () =>
+        this.client.send(new GetItemCommand({ TableName: this.table, Key: this.itemKey, ConsistentRead: true }), { abortSignal: signal }),
       signal,
     );
-    const lastRun = (out.Item as (LeaseItem & { lastRun?: { runId?: string; fence?: number } }) | undefined)?.lastRun;
+    const lastRun = itemOf(out.Item)?.lastRun;
     return lastRun?.runId === lease.runId && Number(lastRun.fence) === lease.fence;
   }
 
@@ -398,7 +424,10 @@ function heldFrom(runId: string, item: LeaseItem, expiresAtMs: number): HeldLeas
 }
 
 function oldItem(error: ConditionalCheckFailedException): LeaseItem | undefined {
-  const raw = error.Item;
+  return itemOf(error.Item);
+}
+
+function itemOf(raw: Record<string, AttributeValue> | undefined): LeaseItem | undefined {
   return raw === undefined ? undefined : (unmarshall(raw) as LeaseItem);
 }
 

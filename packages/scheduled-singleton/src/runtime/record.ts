@@ -30,6 +30,8 @@ export interface LeaseItem {
   done?: string;
   doneAtMs?: number;
   handoff?: Set<string>;
+  /** The last release's summary of its run (how a release whose answer was lost is confirmed). */
+  lastRun?: { runId?: string; fence?: number; [field: string]: unknown };
   ttl?: number;
 }
 

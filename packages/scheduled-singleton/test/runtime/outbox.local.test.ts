@@ -270,7 +270,7 @@ describe('releaseWith(actions, { events }) on DynamoDB Local: the last write in 
       using,
     );
     expect(outcome).toMatchObject({ outcome: 'succeeded' });
-    expect(sent).toEqual(['UpdateCommand', 'TransactWriteCommand']);
+    expect(sent).toEqual(['UpdateItemCommand', 'TransactWriteCommand']); // acquire, then the release with everything
     expect((await doc.send(new GetCommand({ TableName: env.OUTBOX_TABLE_NAME!, Key: { pk: `data#${p}-1` } }))).Item).toMatchObject({
       fence: 1,
     });

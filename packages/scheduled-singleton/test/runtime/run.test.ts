@@ -4,8 +4,15 @@
  * deadline. The DynamoDB adapters are tested in dynamo-lease.test.ts and fenced-writer.test.ts.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConditionalCheckFailedException, TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  TransactionCanceledException,
+  TransactionConflictException,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   DynamoFencedWriter,
   DynamoLease,
@@ -325,17 +332,19 @@ class SlowDynamo {
     private readonly now: () => number,
   ) {}
 
+  /** The lease's own requests come as low-level commands, the fenced transactions as the document client's. */
   readonly send = async (command: unknown): Promise<Record<string, unknown>> => {
     if (command instanceof TransactWriteCommand) return this.transact(command.input.TransactItems ?? []);
-    if (!(command instanceof UpdateCommand)) throw new Error('unexpected command');
+    if (command instanceof TransactWriteItemsCommand) return {}; // the release with its run record
+    if (!(command instanceof UpdateItemCommand)) throw new Error('unexpected command');
     if (this.inFlight > 0) {
       this.conflicts += 1;
       throw new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata: {} });
     }
-    const values = (command.input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
+    const values = unmarshall(command.input.ExpressionAttributeValues ?? {});
     if (command.input.UpdateExpression?.includes('ADD fence')) {
       Object.assign(this, { holder: String(values[':runId']), fence: this.fence + 1, expiresAtMs: Number(values[':exp']) });
-      return { Attributes: { pk: 'lease#job', holder: this.holder, fence: this.fence, expiresAtMs: this.expiresAtMs } };
+      return { Attributes: marshall({ pk: 'lease#job', holder: this.holder, fence: this.fence, expiresAtMs: this.expiresAtMs }) };
     }
     if (!this.holds(values)) throw new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
     if (values[':exp'] !== undefined) {
@@ -351,7 +360,6 @@ class SlowDynamo {
 
   private async transact(items: readonly Record<string, { ExpressionAttributeValues?: Record<string, unknown> }>[]) {
     const lease = items[0]?.ConditionCheck ?? items[0]?.Update;
-    if (items[0]?.Update !== undefined && items.length === 2) return {}; // the release with its run record
     const startMs = this.now();
     this.inFlight += 1;
     await new Promise((resolve) => setTimeout(resolve, this.transactionMs));
