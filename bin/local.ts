@@ -25,10 +25,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { QueryCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createHandler } from '../lambda/handler.js';
+import { createHandler } from '../lambda/sync/handler.js';
 import { createDeliveryHandler } from '../lambda/delivery/handler.js';
 import { DEFAULTS } from '../lambda/contract.js';
-import type { RunSummary } from '../lambda/summary.js';
+import type { RunSummary } from '../lambda/sync/summary.js';
 import { startCodeforcesStandin, recordedContestList, type CodeforcesStandin } from '../local/codeforces-standin.js';
 import { PERSIST_DIR, startDynamoDbLocal } from '../local/dynamodb-local.js';
 import { createTablesFromTemplate } from '../local/tables.js';
@@ -195,8 +195,8 @@ try {
    * and the bus to a consumer that dedupes: what the app receives.
    */
   async function eventsOfTheRun(next: Record<string, unknown>): Promise<void> {
-    const contest = { contestId: Number(next.contestId), startTimeSeconds: Number(next.startTimeSeconds) };
-    const id = `codeforces:${contest.contestId}`;
+    const contest = { contestId: String(next.contestId), startTimeSeconds: Number(next.startTimeSeconds) };
+    const id = contest.contestId;
     // A persisted run's user already has this reminder: setting its lead again is the same intent and changes nothing.
     const listed = await callApi(door!, token, 'GET', '/me/reminders');
     const stored = (listed.body.reminders as { contestId: string; minutesBefore: number }[]).find((r) => r.contestId === id);
@@ -240,7 +240,7 @@ try {
     }
   }
 
-  await theDoor(rows[0] === undefined ? undefined : `codeforces:${rows[0].id}`);
+  await theDoor(rows[0] === undefined ? undefined : String(rows[0].id));
 
   /** The webhooks the example receiver verified, the calendar files, and what to try. */
   async function theDoor(contest: string | undefined): Promise<void> {
