@@ -89,9 +89,9 @@ export class DynamoLease implements LeasePort {
   private readonly writer: DynamoFencedWriter;
   /**
    * The document client as the client it wraps: the lease's own requests go out as low-level
-   * commands, their few values marshalled here. Measured: the document client's translation of each
-   * request and reply (a second command and middleware stack) cost about a sixth of an acquire +
-   * release cycle's CPU (docs/performance.md). Same client, configuration and middleware.
+   * commands, their few values marshalled here, without the document client's translation of each
+   * request and reply (a second command and middleware stack). Same client, configuration and
+   * middleware.
    */
   private readonly client: DynamoDBClient;
   private readonly itemKey: Record<string, AttributeValue>;
