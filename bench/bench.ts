@@ -2,8 +2,8 @@
  * `npm run bench`: contention, steady state, reminder delivery, our lease beside npm peers, and the
  * bundle, all on one DynamoDB Local started here, with DynamoDB requests counted on the wire by
  * the proxy (local/dynamo-proxy.ts). Prints Markdown on stdout (progress on stderr) and writes
- * bench/results.json. `npm run bench -- --only delivery` (or `door`, or `webhooks`) measures that
- * section alone and writes it into the results of the last whole run.
+ * bench/results.json. `npm run bench -- --only delivery` (or `door`, `webhooks`, `peers`) measures
+ * that section alone and writes it into the results of the last whole run.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -20,7 +20,7 @@ import { runContention } from './contention.js';
 import { runLongCommit } from './long-commit.js';
 import { startBenchEnvironment } from './environment.js';
 import { runPeers } from './peers.js';
-import { renderReport, type BenchResults } from './report.js';
+import { renderPeers, renderReport, type BenchResults } from './report.js';
 import { round } from './stats.js';
 import { runSteadyState } from './steady-state.js';
 import { measureDoor, renderDoor } from './door.js';
@@ -174,12 +174,33 @@ async function measureDelivery(env: Awaited<ReturnType<typeof startBenchEnvironm
   return { ...delivery, cost: { inputs: deliveryInputs, rows, totalUsd: totalUsd(rows) } };
 }
 
+/** Our lease's cycles beside the lock clients (bench/peers.ts), on tables of their own. */
+async function measurePeers(env: Awaited<ReturnType<typeof startBenchEnvironment>>) {
+  progress('peers: lease cycles of ours, dynamodb-lock-client and @deliveryhero/dynamodb-lock');
+  const admin = env.dynamo.client();
+  try {
+    return await runPeers({
+      proxy: env.proxy,
+      admin,
+      coordinationTable: (await env.createTables('peers')).coordination,
+      workers: PEER_WORKERS,
+      rounds: PEER_ROUNDS,
+      cyclesPerWorker,
+    });
+  } finally {
+    admin.destroy();
+  }
+}
+
+const SECTIONS = ['delivery', 'door', 'webhooks', 'peers'] as const;
+type Section = (typeof SECTIONS)[number];
+
 /**
- * `npm run bench -- --only delivery` (or `door`): one section alone (a machine shared with other
- * work may not afford the whole run), written into bench/results.json beside the other sections of
- * the last whole run, with its own date and load (`sections.<name>`).
+ * `npm run bench -- --only delivery` (or `door`, `webhooks`, `peers`): one section alone (a machine shared with
+ * other work may not afford the whole run), written into bench/results.json beside the other
+ * sections of the last whole run, with its own date and load (`sections.<name>`).
  */
-async function sectionOnly(name: 'delivery' | 'door' | 'webhooks'): Promise<void> {
+async function sectionOnly(name: Section): Promise<void> {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   process.env.AWS_REGION ??= 'us-east-1';
   const startedAt = performance.now();
@@ -195,6 +216,16 @@ async function sectionOnly(name: 'delivery' | 'door' | 'webhooks'): Promise<void
     } else if (name === 'webhooks') {
       results.webhooks = await measureWebhooks(progress);
       results.method.webhooks = WEBHOOKS_METHOD;
+    } else if (name === 'peers') {
+      const peers = await measurePeers(env!);
+      Object.assign(results, {
+        lease: peers.lease,
+        cycles: peers.cycles,
+        peers: peers.peers,
+        controls: peers.controls,
+        guarantees: peers.guarantees,
+      });
+      results.method.peers = peers.method;
     } else {
       results.door = await measureDoor(env!, progress, BUNDLE_RUNS);
     }
@@ -210,7 +241,13 @@ async function sectionOnly(name: 'delivery' | 'door' | 'webhooks'): Promise<void
     progress(`wrote the ${name} section of ${RESULTS.pathname}`);
     // The section measured (the whole report renders every section of the last whole run).
     process.stdout.write(
-      name === 'door' ? renderDoor(results.door!) : name === 'webhooks' ? renderWebhooks(results.webhooks!) : renderReport(results),
+      name === 'door'
+        ? renderDoor(results.door!)
+        : name === 'webhooks'
+          ? renderWebhooks(results.webhooks!)
+          : name === 'peers'
+            ? `${renderPeers(results)}\n`
+            : renderReport(results),
     );
   } finally {
     await env?.close();
@@ -261,17 +298,7 @@ async function main(): Promise<void> {
     );
     const longCommit = await runLongCommit({ proxy: env.proxy, tables: await env.createTables('long-commit'), ...LONG_COMMIT });
 
-    progress('peers: lease cycles of ours, dynamodb-lock-client and @deliveryhero/dynamodb-lock');
-    const admin = env.dynamo.client();
-    const peers = await runPeers({
-      proxy: env.proxy,
-      admin,
-      coordinationTable: (await env.createTables('peers')).coordination,
-      workers: PEER_WORKERS,
-      rounds: PEER_ROUNDS,
-      cyclesPerWorker,
-    });
-    admin.destroy();
+    const peers = await measurePeers(env);
 
     const inputs = costInputs(env.template, { steadyState, runOutput });
     const costRows = monthlyCost(inputs);
@@ -313,6 +340,7 @@ async function main(): Promise<void> {
       longCommit,
       steadyState,
       lease: peers.lease,
+      cycles: peers.cycles,
       peers: peers.peers,
       controls: peers.controls,
       guarantees: peers.guarantees,
@@ -334,11 +362,10 @@ async function main(): Promise<void> {
 }
 
 const { values: args } = parseArgs({ options: { only: { type: 'string' } } });
-const SECTIONS = ['delivery', 'door', 'webhooks'] as const;
-const only = SECTIONS.find((name) => name === args.only);
-if (args.only !== undefined && only === undefined)
-  throw new Error(`--only takes ${SECTIONS.map((n) => `"${n}"`).join(', ')}, got ${args.only}`);
-(only !== undefined ? sectionOnly(only) : main()).catch((error: unknown) => {
+const isSection = (value: string): value is Section => (SECTIONS as readonly string[]).includes(value);
+if (args.only !== undefined && !isSection(args.only))
+  throw new Error(`--only takes ${SECTIONS.map((s) => `"${s}"`).join(', ')}, got ${args.only}`);
+(args.only !== undefined && isSection(args.only) ? sectionOnly(args.only) : main()).catch((error: unknown) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 });

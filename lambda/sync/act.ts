@@ -9,7 +9,8 @@
  *   3. the rows a lowered DUE_SHARDS left in retired `byDue` partitions, moved into their current
  *      one (only when the reply clock records a higher setting: contests/retired-shards.ts);
  *   4. the reply clock (with the events its register tells, and the setting it ensured), marking
- *      the interval done — in the last transaction of (1) when nothing else follows and it fits.
+ *      the interval done — in the last transaction of (1) when nothing else follows and it fits,
+ *      in the release when it is the run's only write.
  * A run that stops anywhere leaves the contests it followed handed over to the next run, which
  * reads their reminders again. A dry run reads what (2) would read and writes nothing.
  */
@@ -28,8 +29,11 @@ import type { ReminderItem } from '../contests/model.js';
 import type { Source } from '../sources/source.js';
 import type { ClockWrite as ClockItem, RetiredRow } from './store.js';
 
-/** What acting needs of the run: its fenced commit, and whether it may write. */
-export type ActJob = Pick<WorkContext, 'signal' | 'deadline' | 'commit' | 'keep'> & { dryRun: boolean };
+/**
+ * What acting needs of the run: its fenced commit, what it leaves to the release, and whether it
+ * may write.
+ */
+export type ActJob = Pick<WorkContext, 'signal' | 'deadline' | 'commit' | 'keep' | 'releaseWith'> & { dryRun: boolean };
 
 /** What acting writes through. */
 export interface ActDeps {
@@ -198,12 +202,19 @@ async function sweepRetired(job: ActJob, deps: ActDeps, judgement: Judgement, ac
 /**
  * 3. The reply clock, last: it records the reply as applied, tells what its register tells, hands
  * over the contests left unfinished, and marks the interval done (a run that wrote nothing marks
- * it in the release).
+ * it in the release). When it is the run's only write (an unchanged hourly sync) and tells
+ * nothing, it rides in the release: the same fenced transaction that frees the lease, writes the
+ * run record and marks the interval done, or none of it — one request fewer
+ * (docs/performance.md). A run that failed (`final` false) commits it now, as its doubt.
  */
 async function commitClock(job: ActJob, deps: ActDeps, judgement: Judgement, final: boolean, acted: Acted): Promise<void> {
   const wrote = acted.transactions > 0 || acted.unfinished.length > 0;
   const clock = clockWrite(job, deps, judgement, final, acted);
   if (clock === undefined || !(judgement.clock?.required === true || wrote)) return;
+  if (final && !wrote && clock.events.length === 0) {
+    job.releaseWith([clock.action]);
+    return;
+  }
   const handoff = acted.unfinished.map(String);
   const options: CommitOptions = {
     final,

@@ -26,7 +26,7 @@
  * but a run can fail for a reason that another worker's fault caused, such as a takeover after a
  * frozen holder; restricting the rule to contention-only trials keeps it free of such guesses.)
  */
-import { slotOf } from '@contest-sync/scheduled-singleton';
+import { ledgerSlots, slotOf } from '@contest-sync/scheduled-singleton';
 import type { ContestRow, ReminderRow } from './dataset.js';
 import type { RunHistory, StoreOp } from './history.js';
 import type { CodeforcesRecord } from './taps.js';
@@ -315,8 +315,7 @@ export function check(history: TrialHistory, final: FinalTables, expected: Expec
     if (runIds.size > 1) add('duplicate-success', `interval ${interval} succeeded ${runIds.size} times: ${[...runIds].join(', ')}`);
   }
   // The interval ledger holds slots (epoch minutes) of the intervals that succeeded.
-  const done = final.lease?.ledger;
-  const doneSet = new Set([...(done instanceof Set ? done : Array.isArray(done) ? done : [])].map(Number));
+  const doneSet = ledgerSlots(final.lease);
   for (const interval of history.intervals) {
     if (!doneSet.has(slotOf(interval)))
       add('interval-not-done', `interval ${interval} never succeeded (not in the ledger after the quiet phase)`);
