@@ -1,0 +1,105 @@
+/**
+ * Where the migration reads and what it writes (docs/runbook.md, "Upgrading to qualified keys"):
+ * the marker item, pages of a table (consistent Scans), the copies' actions, and the barrier's
+ * leases. I/O only: what an item becomes is items.ts, what the marker says is marker.ts.
+ */
+import { GetCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoLease, leaseTiming, type Sleep, type TransactAction } from '@contest-sync/scheduled-singleton';
+import { MIGRATION_MARKER_PK } from './keys.js';
+import { parseMarker, type MigrationMarker } from './marker.js';
+import type { Item } from './items.js';
+
+/** The tables of an upgrade: the previous release's (read), this release's (written), Coordination (the marker). */
+export interface MigrationTables {
+  legacyContests: string;
+  legacyReminders: string;
+  contests: string;
+  reminders: string;
+  coordination: string;
+}
+
+export interface Page {
+  items: Item[];
+  /** The Scan's LastEvaluatedKey: where the next page starts; undefined after the last page. */
+  next?: Record<string, unknown>;
+}
+
+/** A transaction holds 100 actions: the lease check, the marker, and this many copies. */
+export const PAGE_ITEMS = 98;
+
+export interface MigrationStore {
+  readMarker(signal?: AbortSignal): Promise<MigrationMarker | undefined>;
+  /** One page of a table, strongly consistent, from `cursor`. */
+  scanPage(table: string, cursor: Record<string, unknown> | undefined, limit: number, signal?: AbortSignal): Promise<Page>;
+}
+
+export function dynamoMigrationStore(doc: DynamoDBDocumentClient, tables: Pick<MigrationTables, 'coordination'>): MigrationStore {
+  return {
+    async readMarker(signal) {
+      const answer = await doc.send(
+        new GetCommand({ TableName: tables.coordination, Key: { pk: MIGRATION_MARKER_PK }, ConsistentRead: true }),
+        { abortSignal: signal },
+      );
+      return parseMarker(answer.Item);
+    },
+    async scanPage(table, cursor, limit, signal) {
+      const answer = await doc.send(
+        new ScanCommand({ TableName: table, ConsistentRead: true, Limit: limit, ...(cursor === undefined ? {} : { ExclusiveStartKey: cursor }) }),
+        { abortSignal: signal },
+      );
+      return { items: answer.Items ?? [], ...(answer.LastEvaluatedKey === undefined ? {} : { next: answer.LastEvaluatedKey }) };
+    },
+  };
+}
+
+/** The marker as an item of Coordination (a whole-item put: the fence decides who writes it). */
+export const markerPut = (coordination: string, marker: MigrationMarker): TransactAction => ({
+  Put: { TableName: coordination, Item: { pk: MIGRATION_MARKER_PK, ...marker } },
+});
+
+/** A contest's copy: a whole-item put (nothing else writes the new Contests table before the migration is done). */
+export const contestPut = (table: string, item: Item): TransactAction => ({ Put: { TableName: table, Item: item } });
+
+/** A reminder's copy: never over a row already there (a copy that landed before, claimed since). */
+export const reminderPut = (table: string, item: Item): TransactAction => ({
+  Put: { TableName: table, Item: item, ConditionExpression: 'attribute_not_exists(contestKey)' },
+});
+
+/** The barrier's leases: each delivery shard's, taken and released once. */
+export interface ShardLeases {
+  /** Resolves true once every lease was taken and released; false if `untilMs` came first. */
+  takeEach(runId: string, untilMs: number, signal: AbortSignal): Promise<boolean>;
+}
+
+/**
+ * The delivery shards' leases in Coordination (the package's own lease: its acquire increments
+ * the fence, so a delivery run of the previous release still in flight, or frozen, writes nothing
+ * more). A shard whose lease is held is waited for until its holder releases it or it lapses.
+ */
+export function dynamoShardLeases(options: {
+  doc: DynamoDBDocumentClient;
+  table: string;
+  keys: readonly string[];
+  now: () => number;
+  sleep: Sleep;
+}): ShardLeases {
+  const timing = leaseTiming(30);
+  return {
+    async takeEach(runId, untilMs, signal) {
+      for (const key of options.keys) {
+        const lease = new DynamoLease({ doc: options.doc, table: options.table, key, timing, now: options.now });
+        for (;;) {
+          const taken = await lease.acquire(runId, 'migration', undefined, signal);
+          if (taken.acquired) {
+            await lease.release(taken.lease, {}, signal);
+            break;
+          }
+          const waitMs = Math.min(Math.max(250, (taken.reason === 'lease-held' ? (taken.expiresAtMs ?? 0) : 0) - options.now()), 5_000);
+          if (options.now() + waitMs >= untilMs) return false;
+          await options.sleep(waitMs, signal);
+        }
+      }
+      return true;
+    },
+  };
+}
