@@ -14,13 +14,7 @@
  * An item that cannot be carried (a key that is not a legacy id, no user) is refused with a
  * MigrationItemError, never written half.
  */
-import {
-  LEGACY_CLOCK_ID,
-  PLATFORM,
-  fromLegacyContestId,
-  legacyPlatformId,
-  toLegacyContestId,
-} from '../sources/codeforces/legacy.js';
+import { LEGACY_CLOCK_ID, PLATFORM, fromLegacyContestId, legacyPlatformId, toLegacyContestId } from '../sources/codeforces/legacy.js';
 import { MigrationItemError } from './errors.js';
 import { bucketOf, clockKey, contestKeyOf } from './keys.js';
 
@@ -46,7 +40,7 @@ function clockToNew(legacy: Item): Item {
 
 function registerToNew(register: unknown): Item {
   if (typeof register !== 'object' || register === null || Array.isArray(register))
-    throw new MigrationItemError('contests', 'the reply clock\'s withdrawn register is not a map');
+    throw new MigrationItemError('contests', "the reply clock's withdrawn register is not a map");
   return Object.fromEntries(
     Object.entries(register).map(([id, entry]) => {
       const qualified = /^[1-9][0-9]*$/.test(id) ? fromLegacyContestId(Number(id)) : undefined;

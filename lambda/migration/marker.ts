@@ -46,6 +46,8 @@ export interface MigrationMarker {
   counts: MigrationCounts;
   /** Runs that worked on it. */
   runs: number;
+  /** The DUE_SHARDS the reminders' due shards were computed under. */
+  dueShards?: number;
   /** When every delivery shard's lease had been taken and released once. */
   barrierAtMs?: number;
   doneAtMs?: number;
@@ -66,20 +68,21 @@ const schema = z.object({
   cursor: z.record(z.string(), z.unknown()).optional(),
   counts: z.object({ contests: count, reminders: count, existing: count, refused: count }),
   runs: count,
+  dueShards: z.number().int().positive().optional(),
   barrierAtMs: z.number().int().nonnegative().optional(),
   doneAtMs: z.number().int().nonnegative().optional(),
   rolledBackAtMs: z.number().int().nonnegative().optional(),
 });
 
 /** The marker the item holds; undefined for no item. Anything else is a MigrationStateError. */
-export function parseMarker(item: Record<string, unknown> | undefined): MigrationMarker | undefined {
+export function parseMarker(item: unknown): MigrationMarker | undefined {
   if (item === undefined) return undefined;
   const parsed = schema.safeParse(item);
   if (!parsed.success) {
     const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.join('.') || '(item)'))].slice(0, 8);
     throw new MigrationStateError(`the migration marker is not one the migration wrote (${fields.join(', ')})`);
   }
-  const marker = parsed.data as MigrationMarker;
+  const marker = parsed.data;
   if ((marker.state === 'done' && marker.phase !== 'done') || (marker.state === 'copying' && marker.phase === 'done'))
     throw new MigrationStateError('the migration marker is done in one field only');
   return marker;
@@ -106,9 +109,17 @@ export function nextStep(marker: MigrationMarker | undefined, nowMs: number, bar
   }
 }
 
-/** Rule 1: a new migration, started now by a run. */
-export function started(nowMs: number, previous?: MigrationMarker): MigrationMarker {
-  return { state: 'copying', phase: 'contests', startedAtMs: nowMs, updatedAtMs: nowMs, counts: { ...ZERO_COUNTS }, runs: (previous?.runs ?? 0) + 1 };
+/** Rule 1: a new migration, started now by a run, its due shards computed under `dueShards`. */
+export function started(nowMs: number, previous?: MigrationMarker, dueShards?: number): MigrationMarker {
+  return {
+    state: 'copying',
+    phase: 'contests',
+    startedAtMs: nowMs,
+    updatedAtMs: nowMs,
+    counts: { ...ZERO_COUNTS },
+    runs: (previous?.runs ?? 0) + 1,
+    ...(dueShards === undefined ? {} : { dueShards }),
+  };
 }
 
 /** Rule 2: one page copied; `next` is the Scan's LastEvaluatedKey (undefined: the table is done, the next phase begins). */
@@ -134,7 +145,11 @@ export function barrierPassed(marker: MigrationMarker, nowMs: number): Migration
 }
 
 /** A run takes the migration on where the last one left it. */
-export const resumed = (marker: MigrationMarker, nowMs: number): MigrationMarker => ({ ...marker, runs: marker.runs + 1, updatedAtMs: nowMs });
+export const resumed = (marker: MigrationMarker, nowMs: number): MigrationMarker => ({
+  ...marker,
+  runs: marker.runs + 1,
+  updatedAtMs: nowMs,
+});
 
 /** After `npm run migrate -- back`: the next upgrade starts over. */
 export function rolledBack(marker: MigrationMarker | undefined, nowMs: number): MigrationMarker {

@@ -25,7 +25,16 @@ import {
   type MigrationPhase,
   type MigrationState,
 } from './marker.js';
-import { contestPut, markerPut, PAGE_ITEMS, reminderPut, type MigrationStore, type MigrationTables, type Page, type ShardLeases } from './store.js';
+import {
+  contestPut,
+  markerPut,
+  PAGE_ITEMS,
+  reminderPut,
+  type MigrationStore,
+  type MigrationTables,
+  type Page,
+  type ShardLeases,
+} from './store.js';
 
 export interface MigrationDeps {
   store: MigrationStore;
@@ -64,7 +73,7 @@ export async function migrate(run: MigrationRun, deps: MigrationDeps): Promise<M
   const read = await deps.store.readMarker(run.signal);
   const first = nextStep(read, deps.now(), deps.barrierMs);
   if (first.kind === 'done') return progressOf(read!, { ...ZERO_COUNTS });
-  let marker = first.kind === 'start' ? started(deps.now(), read) : resumed(read!, deps.now());
+  let marker = first.kind === 'start' ? started(deps.now(), read, deps.dueShards) : resumed(read!, deps.now());
   await run.commit([markerPut(deps.tables.coordination, marker)]);
   const copied = { ...ZERO_COUNTS };
   const stopAt = run.deadline - (deps.stopBeforeDeadlineMs ?? 3_000);

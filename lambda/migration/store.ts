@@ -3,7 +3,7 @@
  * the marker item, pages of a table (consistent Scans), the copies' actions, and the barrier's
  * leases. I/O only: what an item becomes is items.ts, what the marker says is marker.ts.
  */
-import { GetCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoLease, leaseTiming, type Sleep, type TransactAction } from '@contest-sync/scheduled-singleton';
 import { MIGRATION_MARKER_PK } from './keys.js';
 import { parseMarker, type MigrationMarker } from './marker.js';
@@ -31,7 +31,13 @@ export interface MigrationStore {
   readMarker(signal?: AbortSignal): Promise<MigrationMarker | undefined>;
   /** One page of a table, strongly consistent, from `cursor`. */
   scanPage(table: string, cursor: Record<string, unknown> | undefined, limit: number, signal?: AbortSignal): Promise<Page>;
+  /** The items of `keys` that exist, strongly consistent (any number of keys). */
+  getItems(table: string, keys: readonly Item[], signal?: AbortSignal): Promise<Item[]>;
 }
+
+/** BatchGetItem takes at most 100 keys; what it leaves unprocessed is asked again, at most this often. */
+const BATCH_GET_KEYS = 100;
+const BATCH_GET_ATTEMPTS = 8;
 
 export function dynamoMigrationStore(doc: DynamoDBDocumentClient, tables: Pick<MigrationTables, 'coordination'>): MigrationStore {
   return {
@@ -44,10 +50,32 @@ export function dynamoMigrationStore(doc: DynamoDBDocumentClient, tables: Pick<M
     },
     async scanPage(table, cursor, limit, signal) {
       const answer = await doc.send(
-        new ScanCommand({ TableName: table, ConsistentRead: true, Limit: limit, ...(cursor === undefined ? {} : { ExclusiveStartKey: cursor }) }),
+        new ScanCommand({
+          TableName: table,
+          ConsistentRead: true,
+          Limit: limit,
+          ...(cursor === undefined ? {} : { ExclusiveStartKey: cursor }),
+        }),
         { abortSignal: signal },
       );
       return { items: answer.Items ?? [], ...(answer.LastEvaluatedKey === undefined ? {} : { next: answer.LastEvaluatedKey }) };
+    },
+    async getItems(table, keys, signal) {
+      const found: Item[] = [];
+      for (let at = 0; at < keys.length; at += BATCH_GET_KEYS) {
+        let pending: Item[] = keys.slice(at, at + BATCH_GET_KEYS);
+        for (let attempt = 1; pending.length > 0; attempt += 1) {
+          if (attempt > BATCH_GET_ATTEMPTS)
+            throw new Error(`BatchGetItem left ${pending.length} keys of ${table} unprocessed ${BATCH_GET_ATTEMPTS} times`);
+          if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+          const answer = await doc.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }), {
+            abortSignal: signal,
+          });
+          found.push(...(answer.Responses?.[table] ?? []));
+          pending = (answer.UnprocessedKeys?.[table]?.Keys ?? []) as Item[];
+        }
+      }
+      return found;
     },
   };
 }

@@ -4,14 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MigrationItemError } from '../../../lambda/migration/errors.js';
-import {
-  contestToLegacy,
-  contestToNew,
-  differences,
-  reminderToLegacy,
-  reminderToNew,
-  type Item,
-} from '../../../lambda/migration/items.js';
+import { contestToLegacy, contestToNew, differences, reminderToLegacy, reminderToNew, type Item } from '../../../lambda/migration/items.js';
 import { bucketOf, REMINDER_BUCKETS } from '../../../lambda/migration/keys.js';
 import { documentItems, loadUpgradeFixture } from '../../support/upgrade-fixture.js';
 

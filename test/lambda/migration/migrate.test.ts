@@ -1,106 +1,14 @@
 /**
- * The migration's run (lambda/migration/migrate.ts) on tables in memory that evaluate what the
- * copies rely on (a Scan's pages and cursor, `attribute_not_exists`, a transaction refused whole
- * with the actions its conditions refused), with a clock that moves as the run waits and commits.
- * DynamoDB itself: test/multiprocess/upgrade.test.ts.
+ * The migration's run (lambda/migration/migrate.ts) on tables in memory (./memory.ts). DynamoDB
+ * itself: test/multiprocess/upgrade.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { FencedWriteError, type TransactAction } from '@contest-sync/scheduled-singleton';
 import { contestToNew, reminderToNew, type Item } from '../../../lambda/migration/items.js';
 import { MIGRATION_MARKER_PK } from '../../../lambda/migration/keys.js';
-import { parseMarker, rolledBack } from '../../../lambda/migration/marker.js';
-import { migrate, type MigrationDeps, type MigrationRun } from '../../../lambda/migration/migrate.js';
-import type { MigrationStore, MigrationTables, ShardLeases } from '../../../lambda/migration/store.js';
-import { documentItems, loadUpgradeFixture } from '../../support/upgrade-fixture.js';
-
-const fixture = loadUpgradeFixture();
-const TABLES: MigrationTables = {
-  legacyContests: 'legacy-contests',
-  legacyReminders: 'legacy-reminders',
-  contests: 'contests',
-  reminders: 'reminders',
-  coordination: 'coordination',
-};
-const KEYS: Record<string, string[]> = {
-  'legacy-contests': ['contestId'],
-  'legacy-reminders': ['contestId', 'userId'],
-  contests: ['contestId'],
-  reminders: ['contestKey', 'userId'],
-  coordination: ['pk'],
-};
-const keyOf = (table: string, item: Item) => JSON.stringify(KEYS[table]!.map((name) => item[name]));
-
-/** Tables in memory, a clock, the barrier's leases, and the commits the runs made. */
-function world(options: { legacyReminders?: Item[]; commitMs?: number } = {}) {
-  let now = Date.parse('2026-12-02T16:10:00Z');
-  const tables = new Map<string, Map<string, Item>>(Object.keys(KEYS).map((name) => [name, new Map()]));
-  const put = (table: string, item: Item) => tables.get(table)!.set(keyOf(table, item), structuredClone(item));
-  for (const item of documentItems(fixture, 'contests')) put(TABLES.legacyContests, item);
-  for (const item of options.legacyReminders ?? documentItems(fixture, 'reminders')) put(TABLES.legacyReminders, item);
-  const commits: TransactAction[][] = [];
-  const leasesTakenAt: number[] = [];
-  /** Throws once after applying the Nth commit (the answer lost), if set. */
-  let loseAnswerOf: number | undefined;
-  const store: MigrationStore = {
-    readMarker: async () => parseMarker(tables.get(TABLES.coordination)!.get(keyOf(TABLES.coordination, { pk: MIGRATION_MARKER_PK }))),
-    scanPage: async (table, cursor, limit) => {
-      const keys = [...tables.get(table)!.keys()].sort();
-      const from = cursor === undefined ? 0 : keys.indexOf(keyOf(table, cursor)) + 1;
-      const items = keys.slice(from, from + limit).map((key) => structuredClone(tables.get(table)!.get(key)!));
-      const last = items.at(-1);
-      const more = from + limit < keys.length && last !== undefined;
-      return { items, ...(more ? { next: Object.fromEntries(KEYS[table]!.map((name) => [name, last[name]])) } : {}) };
-    },
-  };
-  const commit: MigrationRun['commit'] = async (actions) => {
-    now += options.commitMs ?? 50;
-    const refused = actions.filter((action) => {
-      const { TableName, Item, ConditionExpression } = action.Put!;
-      return ConditionExpression === 'attribute_not_exists(contestKey)' && tables.get(TableName!)!.has(keyOf(TableName!, Item!));
-    });
-    if (refused.length > 0) throw new FencedWriteError('a write was refused by its condition', { refused });
-    for (const action of actions) put(action.Put!.TableName!, action.Put!.Item!);
-    commits.push([...actions]);
-    if (loseAnswerOf === commits.length) throw new Error('socket hang up after the write was applied');
-    return { transactions: 1, events: { written: 0, duplicates: 0 } };
-  };
-  const shardLeases: ShardLeases = {
-    takeEach: async () => {
-      leasesTakenAt.push(now);
-      return true;
-    },
-  };
-  const deps: MigrationDeps = {
-    store,
-    shardLeases,
-    tables: TABLES,
-    dueShards: 4,
-    now: () => now,
-    sleep: async (ms) => {
-      now += ms;
-    },
-  };
-  const run = (runId: string, remainingMs = 100_000): MigrationRun => ({
-    runId,
-    signal: new AbortController().signal,
-    deadline: now + remainingMs,
-    commit,
-  });
-  return {
-    tables,
-    commits,
-    leasesTakenAt,
-    deps,
-    run,
-    items: (table: string) => [...tables.get(table)!.values()],
-    marker: () => parseMarker(tables.get(TABLES.coordination)!.get(keyOf(TABLES.coordination, { pk: MIGRATION_MARKER_PK }))),
-    now: () => now,
-    loseAnswerOf: (n: number) => {
-      loseAnswerOf = n;
-    },
-  };
-}
-
+import { rolledBack } from '../../../lambda/migration/marker.js';
+import { migrate } from '../../../lambda/migration/migrate.js';
+import { documentItems } from '../../support/upgrade-fixture.js';
+import { fixture, keyOf, TABLES, world } from './memory.js';
 const expectedContests = () => documentItems(fixture, 'contests').map((item) => contestToNew(item));
 const byKey = (table: string, items: Item[]) => [...items].sort((a, b) => keyOf(table, a).localeCompare(keyOf(table, b)));
 
@@ -160,7 +68,9 @@ describe('the migration run', () => {
     expect(w.marker()).toMatchObject({ phase: 'done' }); // the page and the marker landed together
     // The new code claimed one of the copied rows meanwhile; a migration started over must keep it.
     const claimed = w.items(TABLES.reminders).find((row) => row.dueAt !== undefined)!;
-    w.tables.get(TABLES.reminders)!.set(keyOf(TABLES.reminders, claimed), { ...claimed, notifiedStart: claimed.dueStart, paused: 'notified' });
+    w.tables
+      .get(TABLES.reminders)!
+      .set(keyOf(TABLES.reminders, claimed), { ...claimed, notifiedStart: claimed.dueStart, paused: 'notified' });
     w.tables.get(TABLES.coordination)!.set(keyOf(TABLES.coordination, { pk: MIGRATION_MARKER_PK }), {
       pk: MIGRATION_MARKER_PK,
       ...rolledBack(w.marker(), w.now()),
