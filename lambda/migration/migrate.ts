@@ -10,6 +10,7 @@
  * written over a row already there), so a page committed twice changes nothing.
  */
 import { FencedWriteError, type Sleep, type TransactAction, type WorkContext } from '@contest-sync/scheduled-singleton';
+import { fromLegacyContestId } from '../sources/codeforces/legacy.js';
 import { MigrationItemError } from './errors.js';
 import { contestToNew, reminderToNew, type Item } from './items.js';
 import {
@@ -54,8 +55,8 @@ export interface MigrationDeps {
   onRefused?: (table: 'contests' | 'reminders', problem: string) => void;
 }
 
-/** What the work context gives the migration: the run, its deadline and signal, fenced commits. */
-export type MigrationRun = Pick<WorkContext, 'runId' | 'signal' | 'deadline' | 'commit'>;
+/** What the work context gives the migration: the run, its deadline and signal, fenced commits, the sync's handoff. */
+export type MigrationRun = Pick<WorkContext, 'runId' | 'signal' | 'deadline' | 'commit' | 'handoff' | 'keep'>;
 
 export interface MigrationProgress {
   state: MigrationState;
@@ -80,18 +81,24 @@ export async function migrate(run: MigrationRun, deps: MigrationDeps): Promise<M
   for (;;) {
     const step = nextStep(marker, deps.now(), deps.barrierMs ?? DEFAULT_BARRIER_MS);
     if (step.kind === 'done') return progressOf(marker, copied);
-    if (deps.now() >= stopAt) return progressOf(marker, copied, 'deadline');
+    if (deps.now() >= stopAt) return unfinished(run, marker, copied);
     if (step.kind === 'copy') {
       marker = await copyTable(step.table, marker, run, deps, copied, stopAt);
     } else if (step.kind === 'wait') {
-      if (step.untilMs >= stopAt) return progressOf(marker, copied, 'deadline');
+      if (step.untilMs >= stopAt) return unfinished(run, marker, copied);
       await deps.sleep(step.untilMs - deps.now(), run.signal);
     } else if (step.kind === 'barrier') {
-      if (!(await deps.shardLeases.takeEach(run.runId, stopAt, run.signal))) return progressOf(marker, copied, 'deadline');
+      if (!(await deps.shardLeases.takeEach(run.runId, stopAt, run.signal))) return unfinished(run, marker, copied);
       marker = barrierPassed(marker, deps.now());
       await run.commit([markerPut(deps.tables.coordination, marker)]);
     }
   }
+}
+
+/** The deadline came first: what earlier syncs handed over stays for the run that finishes the copy. */
+function unfinished(run: MigrationRun, marker: MigrationMarker, copied: MigrationCounts): MigrationProgress {
+  run.keep([...run.handoff]);
+  return progressOf(marker, copied, 'deadline');
 }
 
 const progressOf = (marker: MigrationMarker, copied: MigrationCounts, unfinished?: 'deadline'): MigrationProgress => ({
@@ -170,9 +177,12 @@ async function commitPage(
   for (;;) {
     const counts = { [table]: pending.length, existing, refused: copies.refused };
     const after = pageCopied(marker, counts, next, deps.now());
+    // The copy's last commit hands the sync's handoff on under qualified ids, kept past this run.
+    const handoff = after.state === 'done' ? qualifiedHandoff(run.handoff) : [];
     try {
-      await run.commit([...pending, markerPut(deps.tables.coordination, after)]);
+      await run.commit([...pending, markerPut(deps.tables.coordination, after)], handoff.length > 0 ? { handoff } : {});
       for (const [key, value] of Object.entries(counts)) copied[key as keyof MigrationCounts] += value;
+      if (after.state === 'done') run.keep(handoff);
       return after;
     } catch (error) {
       if (!(error instanceof FencedWriteError) || error.refused.length === 0) throw error;
@@ -183,4 +193,9 @@ async function commitPage(
       pending = kept;
     }
   }
+}
+
+/** The sync's handoff entries (contest ids) under qualified ids: `2125` → `codeforces:2125`; others as they are. */
+function qualifiedHandoff(entries: ReadonlySet<string>): string[] {
+  return [...entries].map((entry) => (/^[1-9][0-9]*$/.test(entry) ? (fromLegacyContestId(Number(entry)) ?? entry) : entry));
 }

@@ -56,7 +56,9 @@ export function world(options: { legacyReminders?: Item[]; commitMs?: number } =
         return item === undefined ? [] : [structuredClone(item)];
       }),
   };
-  const commit: MigrationRun['commit'] = async (actions) => {
+  const handoffs: (readonly string[])[] = [];
+  const commit: MigrationRun['commit'] = async (actions, commitOptions) => {
+    if (commitOptions?.handoff !== undefined) handoffs.push(commitOptions.handoff);
     now += options.commitMs ?? 50;
     const refused = actions.filter((action) => {
       if (action.Put === undefined) return false;
@@ -89,15 +91,20 @@ export function world(options: { legacyReminders?: Item[]; commitMs?: number } =
       now += ms;
     },
   };
-  const run = (runId: string, remainingMs = 100_000): MigrationRun => ({
+  const kept: string[][] = [];
+  const run = (runId: string, remainingMs = 100_000, handoff: string[] = []): MigrationRun => ({
     runId,
     signal: new AbortController().signal,
     deadline: now + remainingMs,
     commit,
+    handoff: new Set(handoff),
+    keep: (entries) => void kept.push([...entries]),
   });
   return {
     tables,
     commits,
+    handoffs,
+    kept,
     leasesTakenAt,
     deps,
     run,

@@ -80,6 +80,18 @@ describe('the migration run', () => {
     expect(w.tables.get(TABLES.reminders)!.get(keyOf(TABLES.reminders, claimed))).toMatchObject({ paused: 'notified' });
   });
 
+  it("keeps the sync's handoff through unfinished runs and hands it on under qualified ids with the copy's last commit", async () => {
+    const w = world();
+    w.deps.shardLeases = { takeEach: async () => false };
+    await migrate(w.run('run-1', 60_000, ['2125']), w.deps);
+    expect(w.kept).toEqual([['2125']]);
+    expect(w.handoffs).toEqual([]);
+    w.deps.shardLeases = { takeEach: async () => true };
+    await migrate(w.run('run-2', 100_000, ['2125']), w.deps);
+    expect(w.handoffs).toEqual([['codeforces:2125']]);
+    expect(w.kept.slice(1)).toEqual([['codeforces:2125']]); // the legacy entry is resolved by the release
+  });
+
   it('refuses and counts a row it cannot carry, and copies the rest', async () => {
     const rows = documentItems(fixture, 'reminders');
     const refused: string[] = [];
