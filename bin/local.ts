@@ -195,8 +195,8 @@ try {
    * and the bus to a consumer that dedupes: what the app receives.
    */
   async function eventsOfTheRun(next: Record<string, unknown>): Promise<void> {
-    const contest = { contestId: Number(next.contestId), startTimeSeconds: Number(next.startTimeSeconds) };
-    const id = `codeforces:${contest.contestId}`;
+    const contest = { contestId: String(next.contestId), startTimeSeconds: Number(next.startTimeSeconds) };
+    const id = contest.contestId;
     // A persisted run's user already has this reminder: setting its lead again is the same intent and changes nothing.
     const listed = await callApi(door!, token, 'GET', '/me/reminders');
     const stored = (listed.body.reminders as { contestId: string; minutesBefore: number }[]).find((r) => r.contestId === id);
@@ -240,7 +240,7 @@ try {
     }
   }
 
-  await theDoor(rows[0] === undefined ? undefined : `codeforces:${rows[0].id}`);
+  await theDoor(rows[0] === undefined ? undefined : String(rows[0].id));
 
   /** The webhooks the example receiver verified, the calendar files, and what to try. */
   async function theDoor(contest: string | undefined): Promise<void> {
