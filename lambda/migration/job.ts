@@ -18,7 +18,10 @@ export interface MigrationJob {
 
 export function migrationJob(deps: MigrationDeps): MigrationJob {
   let seenDone = false;
-  const gate = migrationGate(async (signal) => (seenDone ? 'done' : (await deps.store.readMarker(signal))?.state));
+  const gate = migrationGate(async (signal) => {
+    if (!seenDone) seenDone = (await deps.store.readMarker(signal))?.state === 'done';
+    return seenDone ? 'done' : 'copying';
+  });
   return {
     gate,
     async run(work) {

@@ -196,6 +196,6 @@ async function commitPage(
 }
 
 /** The sync's handoff entries (contest ids) under qualified ids: `2125` → `codeforces:2125`; others as they are. */
-function qualifiedHandoff(entries: ReadonlySet<string>): string[] {
+export function qualifiedHandoff(entries: ReadonlySet<string>): string[] {
   return [...entries].map((entry) => (/^[1-9][0-9]*$/.test(entry) ? (fromLegacyContestId(Number(entry)) ?? entry) : entry));
 }

@@ -5,6 +5,9 @@
  */
 import { BatchGetCommand, GetCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoLease, leaseTiming, type Sleep, type TransactAction } from '@contest-sync/scheduled-singleton';
+import { ENV } from '../contract.js';
+import { MigrationStateError } from './errors.js';
+import { migrationGate, NO_GATE, type MigrationGate } from './gate.js';
 import { MIGRATION_MARKER_PK } from './keys.js';
 import { parseMarker, type MigrationMarker } from './marker.js';
 import type { Item } from './items.js';
@@ -130,4 +133,17 @@ export function dynamoShardLeases(options: {
       return true;
     },
   };
+}
+
+/**
+ * The upgrade's gate of a function (the HTTP API's reminder writes), from its environment: closed
+ * until the marker says `done` where the stack names the previous release's tables, open (no
+ * request) where it does not — local runs, tests, and the releases after the upgrade.
+ */
+export function environmentGate(env: NodeJS.ProcessEnv, doc: DynamoDBDocumentClient): MigrationGate {
+  if (!env[ENV.legacyContestsTable] && !env[ENV.legacyRemindersTable]) return NO_GATE;
+  const coordination = env[ENV.coordinationTable];
+  if (!coordination) throw new MigrationStateError(`${ENV.coordinationTable} is not set: the upgrade's gate reads its marker there`);
+  const store = dynamoMigrationStore(doc, { coordination });
+  return migrationGate(async (signal) => (await store.readMarker(signal))?.state);
 }
