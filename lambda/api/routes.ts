@@ -14,6 +14,7 @@ import { contestView, feedUrls, reminderView } from './views.js';
 import { installErrorHandlers, type ApiLog } from './answers.js';
 import { feedRoutes } from './feed-routes.js';
 import { openApiDocument } from './openapi.js';
+import { NO_GATE, type MigrationGate } from '../migration/gate.js';
 
 export interface ApiDeps {
   contests: ContestReader;
@@ -22,6 +23,11 @@ export interface ApiDeps {
   /** Epoch milliseconds. */
   now: () => number;
   log: ApiLog;
+  /**
+   * The upgrade's gate on the reminder writes (docs/runbook.md, "Upgrading to qualified keys"): while
+   * the copy is not done, a set or cancel answers 503 `migrating`. @default NO_GATE (always open)
+   */
+  migration?: MigrationGate;
 }
 
 type Env = RouterEnv;
@@ -63,6 +69,12 @@ const jsonBody = async ({ reqCtx, next }: { reqCtx: Ctx; next: () => Promise<unk
 };
 
 function reminderRoutes(app: Router<Env>, deps: ApiDeps): void {
+  // One marker read per container until the copy is done, none after (lambda/migration/gate.ts).
+  const gate = deps.migration ?? NO_GATE;
+  const writesOpen = async ({ next }: { next: () => Promise<unknown> }) => {
+    if (!(await gate.done())) throw new ApiError('migrating', 'reminders are being copied to their new table; try again shortly');
+    await next();
+  };
   app.get(
     '/me/reminders',
     [withUser],
@@ -80,7 +92,7 @@ function reminderRoutes(app: Router<Env>, deps: ApiDeps): void {
 
   app.put(
     '/me/reminders/:contestId',
-    [withUser, jsonBody],
+    [withUser, jsonBody, writesOpen],
     async (reqCtx) => {
       const userId = reqCtx.get('userId')!;
       const { contestId } = parseQualifiedId(reqCtx.valid.req.path.contestId)!;
@@ -95,7 +107,7 @@ function reminderRoutes(app: Router<Env>, deps: ApiDeps): void {
 
   app.delete(
     '/me/reminders/:contestId',
-    [withUser],
+    [withUser, writesOpen],
     async (reqCtx) => {
       const userId = reqCtx.get('userId')!;
       const { contestId } = parseQualifiedId(reqCtx.valid.req.path.contestId)!;
