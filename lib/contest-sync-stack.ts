@@ -169,9 +169,6 @@ export class ContestSyncStack extends Stack {
     this.monitoring.addReminderDelivery(this.delivery);
     const bus = this.events.eventBus;
     this.door = new Door(this, 'Door', { config, tables: this.tables, bus, alarmTopic: this.monitoring.topic });
-    // The upgrade's copy waits for the functions that write beside it to run this release's code
-    // (the API's gate, the delivery jobs on the new tables): docs/runbook.md, "Upgrading to qualified keys".
-    this.sync.deployRun?.executeAfter(this.door.apiFunction, ...this.delivery.map((job) => job.function));
     this.gateReminderWrites(this.door.apiFunction);
     if (config.webhookUrl !== '') {
       const { webhookUrl: url, webhookRatePerSecond: ratePerSecond, logRetentionDays: logRetention } = config;
@@ -184,7 +181,6 @@ export class ContestSyncStack extends Stack {
     // Also in the template, on every resource with a tag manager.
     Tags.of(this).add('app', APP_TAG);
     Tags.of(this).add('stage', stageTag);
-
     this.addOutputs(config);
   }
 
@@ -295,11 +291,15 @@ export class ContestSyncStack extends Stack {
   }
 
   /**
-   * The HTTP API's reminder writes wait for the copy (503 `migrating`): it learns that the upgrade
+   * The upgrade (docs/runbook.md, "Upgrading to qualified keys"): the HTTP API's reminder writes
+   * wait for the copy (503 `migrating`): it learns that the upgrade
    * applies from the previous tables' names (it is granted nothing on them) and reads the marker,
    * its one key in Coordination, until it says `done`.
    */
   private gateReminderWrites(fn: lambda.Function): void {
+    // The copy waits for the functions that write beside it to run this release's code (the API's
+    // gate, the delivery jobs on the new tables).
+    this.sync.deployRun?.executeAfter(fn, ...this.delivery.map((job) => job.function));
     const { legacyContests, legacyReminders, coordination } = this.tables;
     fn.addEnvironment(ENV.legacyContestsTable, legacyContests.tableName);
     fn.addEnvironment(ENV.legacyRemindersTable, legacyReminders.tableName);

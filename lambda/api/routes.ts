@@ -68,13 +68,16 @@ const jsonBody = async ({ reqCtx, next }: { reqCtx: Ctx; next: () => Promise<unk
   await next();
 };
 
-function reminderRoutes(app: Router<Env>, deps: ApiDeps): void {
-  // One marker read per container until the copy is done, none after (lambda/migration/gate.ts).
-  const gate = deps.migration ?? NO_GATE;
-  const writesOpen = async ({ next }: { next: () => Promise<unknown> }) => {
+/** Reminder writes wait for the upgrade's copy: one marker read per container until it is done, none after (lambda/migration/gate.ts). */
+const writesOpenAfter =
+  (gate: MigrationGate) =>
+  async ({ next }: { next: () => Promise<unknown> }) => {
     if (!(await gate.done())) throw new ApiError('migrating', 'reminders are being copied to their new table; try again shortly');
     await next();
   };
+
+function reminderRoutes(app: Router<Env>, deps: ApiDeps): void {
+  const writesOpen = writesOpenAfter(deps.migration ?? NO_GATE);
   app.get(
     '/me/reminders',
     [withUser],
