@@ -9,7 +9,7 @@
  * the function that calls it.
  */
 import { describe, expect, it } from 'vitest';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ENV } from '../../lambda/contract.js';
 import { tableDefinitionsFromTemplate, type TableRole } from '../../local/tables.js';
 import type { CodeforcesStandin } from '../../local/codeforces-standin.js';
@@ -20,6 +20,7 @@ import { synthesizedTemplate, type TestTables } from '../support/tables.js';
 import { useWorld } from '../support/world.js';
 import { cf } from '../support/ids.js';
 import { reminderKey } from '../../lambda/reminders/table.js';
+import { replyClockId } from '../../lambda/contests/model.js';
 
 let standin: CodeforcesStandin;
 let tables: TestTables;
@@ -182,6 +183,31 @@ describe('the synthesized IAM policy against the calls the code makes', () => {
         ),
     );
     expect((await invoke({})).summary?.counts).toMatchObject({ contestsWritten: 1, transactions: 1 });
+    // DUE_SHARDS was 4 before this deployment (the clock says so): the run sweeps byDue partitions 1 to 3.
+    await tables.doc.send(
+      new UpdateCommand({
+        TableName: tables.names.contests,
+        Key: { contestId: replyClockId('codeforces') },
+        UpdateExpression: 'SET dueShards = :four',
+        ExpressionAttributeValues: { ':four': 4 },
+      }),
+    );
+    const due = start2104 + 3600 - 1800;
+    await tables.doc.send(
+      new PutCommand({
+        TableName: tables.names.reminders,
+        Item: {
+          ...reminderKey(cf(2104), 'carol'),
+          contestId: cf(2104),
+          minutesBefore: 30,
+          remindAt: due,
+          dueAt: due,
+          dueShard: 2,
+          dueStart: start2104 + 3600,
+        },
+      }),
+    );
+    expect((await invoke({})).summary).toMatchObject({ outcome: 'succeeded', counts: { remindersResharded: 1 } });
     await tables.doc.send(
       new PutCommand({
         TableName: tables.names.coordination,
@@ -194,7 +220,7 @@ describe('the synthesized IAM policy against the calls the code makes', () => {
     const logicalIdOf = new Map(tableDefinitionsFromTemplate(synthesizedTemplate() as never).map((d) => [d.role, d.logicalId]));
     // The upgrade's grants (Sid Migration…) are checked against its own run in test/integration/upgrade.test.ts.
     const statements = functionStatements().filter((statement) => !String((statement as { Sid?: string }).Sid).startsWith('Migration'));
-    // The first run swept the byDue partitions above the setting (its clock recorded none): the index grant is used.
+    // The run after the lowered setting swept the byDue partitions above it: the index grant is used.
     expect(calls.some((call) => call.index === 'byDue' && call.action === 'dynamodb:Query')).toBe(true);
     const refused = calls.filter((call) => {
       const logicalId = logicalIdOf.get(roleOf.get(call.table)!)!;
