@@ -15,6 +15,7 @@ import { installErrorHandlers, type ApiLog } from './answers.js';
 import { feedRoutes } from './feed-routes.js';
 import { openApiDocument } from './openapi.js';
 import { isUserId, USER_ID_RULE } from '../reminders/user-id.js';
+import { NO_GATE, type MigrationGate } from '../migration/gate.js';
 
 export interface ApiDeps {
   contests: ContestReader;
@@ -23,6 +24,11 @@ export interface ApiDeps {
   /** Epoch milliseconds. */
   now: () => number;
   log: ApiLog;
+  /**
+   * The upgrade's gate on the reminder writes (docs/runbook.md, "Upgrading to qualified keys"): while
+   * the copy is not done, a set or cancel answers 503 `migrating`. @default NO_GATE (always open)
+   */
+  migration?: MigrationGate;
 }
 
 type Env = RouterEnv;
@@ -62,7 +68,16 @@ const jsonBody = async ({ reqCtx, next }: { reqCtx: Ctx; next: () => Promise<unk
   await next();
 };
 
+/** Reminder writes wait for the upgrade's copy: one marker read per container until it is done, none after (lambda/migration/gate.ts). */
+const writesOpenAfter =
+  (gate: MigrationGate) =>
+  async ({ next }: { next: () => Promise<unknown> }) => {
+    if (!(await gate.done())) throw new ApiError('migrating', 'reminders are being copied to their new table; try again shortly');
+    await next();
+  };
+
 function reminderRoutes(app: Router<Env>, deps: ApiDeps): void {
+  const writesOpen = writesOpenAfter(deps.migration ?? NO_GATE);
   app.get(
     '/me/reminders',
     [withUser],
@@ -80,7 +95,7 @@ function reminderRoutes(app: Router<Env>, deps: ApiDeps): void {
 
   app.put(
     '/me/reminders/:contestId',
-    [withUser, jsonBody],
+    [withUser, jsonBody, writesOpen],
     async (reqCtx) => {
       const userId = reqCtx.get('userId')!;
       const { contestId } = parseQualifiedId(reqCtx.valid.req.path.contestId)!;
@@ -95,7 +110,7 @@ function reminderRoutes(app: Router<Env>, deps: ApiDeps): void {
 
   app.delete(
     '/me/reminders/:contestId',
-    [withUser],
+    [withUser, writesOpen],
     async (reqCtx) => {
       const userId = reqCtx.get('userId')!;
       const { contestId } = parseQualifiedId(reqCtx.valid.req.path.contestId)!;

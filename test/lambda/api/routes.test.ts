@@ -441,3 +441,42 @@ describe('the OpenAPI description', () => {
     ]);
   });
 });
+
+describe('the upgrade to qualified keys: reminder writes wait for the copy', () => {
+  it('answers a set and a cancel 503 migrating with Retry-After while the copy is not done, asks the gate until done, then writes', async () => {
+    let done = false;
+    let asked = 0;
+    const gated = createApiHandler({
+      contests: reader,
+      reminders: writePath,
+      feeds,
+      now: () => NOW,
+      log: { warn: (_m, extra) => logged.push(extra ?? {}), error: (_m, extra) => logged.push(extra ?? {}) },
+      migration: { done: () => (asked++, Promise.resolve(done)) },
+    });
+    const send = async (spec: RequestSpec) => {
+      const result = await gated(httpEvent(spec), lambdaContext);
+      return { ...result, json: result.body ? JSON.parse(result.body) : undefined };
+    };
+    const set = {
+      method: 'PUT',
+      path: '/me/reminders/codeforces:2120',
+      sub: 'alice',
+      headers: json,
+      body: '{"minutesBefore":15}',
+    } as const;
+    const waiting = await send(set);
+    expectError(waiting, 'migrating');
+    expect(waiting.statusCode).toBe(503);
+    expect(waiting.headers?.['retry-after']).toBe('30');
+    expectError(await send({ method: 'DELETE', path: '/me/reminders/codeforces:2120', sub: 'alice' }), 'migrating');
+    expect(writePath.rows.size).toBe(0);
+    expect(calls.rebuilds).toEqual([]);
+    // Reads are not gated.
+    expect((await send({ method: 'GET', path: '/me/reminders', sub: 'alice' })).statusCode).toBe(200);
+    expect(asked).toBe(2);
+    done = true;
+    expect((await send(set)).statusCode).toBe(200);
+    expect(writePath.rows.size).toBe(1);
+  });
+});
