@@ -188,23 +188,7 @@ export function announce(input: AnnounceInput): Announcements {
     const told = change !== undefined ? seq + 1 : seq;
     return { ...item, published: publishedAfter(published, view), ...(told > 0 ? { publishedSeq: told } : {}) };
   });
-  let deleted = 0;
-  for (const contestId of input.deletes) {
-    const before = stored.get(contestId);
-    if (before === undefined) continue;
-    const published = publishedOf(before);
-    if (published === 'none') continue; // never announced: its withdrawal is no news
-    deleted += 1;
-    register.set(contestId, {
-      since: before.vanishedAt ?? input.nowSeconds,
-      start: typeof published === 'number' ? published : before.startTimeSeconds,
-      told: published === 'withdrawn',
-      name: before.name.slice(0, WITHDRAWN_NAME_CHARS),
-      url: before.url.slice(0, WITHDRAWN_URL_CHARS),
-      seq: before.publishedSeq ?? 0,
-      platform: before.platform,
-    });
-  }
+  const deleted = remember(register, stored, input.deletes, input.nowSeconds);
   const withdrawnAtDelete = deleted > 0 ? bounded(register) : undefined;
   const due = [...register].filter(([, entry]) => withdrawnDue(entry, input.nowSeconds)).slice(0, WITHDRAWN_TOLD_PER_RUN);
   for (const [id, entry] of due) {
@@ -217,6 +201,35 @@ export function announce(input: AnnounceInput): Announcements {
   const withdrawnChanged =
     JSON.stringify(withdrawn) !== JSON.stringify(Object.fromEntries(registerOf(input.withdrawn, Number.NEGATIVE_INFINITY)));
   return { events, puts, withdrawn, withdrawnChanged, ...(withdrawnAtDelete !== undefined ? { withdrawnAtDelete } : {}) };
+}
+
+/**
+ * Deleted contests whose start was published go into the register (a deletion never announced is
+ * no news); how many did.
+ */
+function remember(
+  register: Map<string, WithdrawnEntry>,
+  stored: ReadonlyMap<string, ContestItem>,
+  deletes: Iterable<string>,
+  nowSeconds: number,
+): number {
+  let deleted = 0;
+  for (const contestId of deletes) {
+    const before = stored.get(contestId);
+    const published = before === undefined ? 'none' : publishedOf(before);
+    if (before === undefined || published === 'none') continue;
+    deleted += 1;
+    register.set(contestId, {
+      since: before.vanishedAt ?? nowSeconds,
+      start: typeof published === 'number' ? published : before.startTimeSeconds,
+      told: published === 'withdrawn',
+      name: before.name.slice(0, WITHDRAWN_NAME_CHARS),
+      url: before.url.slice(0, WITHDRAWN_URL_CHARS),
+      seq: before.publishedSeq ?? 0,
+      platform: before.platform,
+    });
+  }
+  return deleted;
 }
 
 /** The register as stored: at most WITHDRAWN_KEPT_MAX entries (those not yet told first, then the newest), by id. */
@@ -271,43 +284,27 @@ function eventOf(
     name: contest.name,
     url: contest.url,
   };
-  const id = contestEventId(contest.contestId, sequence);
+  return {
+    id: contestEventId(contestId, sequence),
+    detailType: change.type,
+    detail: { ...base, ...changeDetail(contest, change, replacedBy) },
+  };
+}
+
+/** What an event of this type says beyond the contest's identity. */
+function changeDetail(contest: ContestItem, change: { type: ContestEventType; from?: number; to?: number }, replacedBy?: string) {
   switch (change.type) {
     case CONTEST_EVENT.withdrawn:
-      return {
-        id,
-        detailType: change.type,
-        detail: {
-          ...base,
-          startTimeSeconds: change.from!,
-          startTime: iso(change.from!),
-          ...(replacedBy !== undefined ? { replacedBy } : {}),
-        },
-      };
+      return { startTimeSeconds: change.from!, startTime: iso(change.from!), ...(replacedBy !== undefined ? { replacedBy } : {}) };
     case CONTEST_EVENT.rescheduled:
       return {
-        id,
-        detailType: change.type,
-        detail: {
-          ...base,
-          previousStartTimeSeconds: change.from!,
-          previousStartTime: iso(change.from!),
-          startTimeSeconds: change.to!,
-          startTime: iso(change.to!),
-          durationSeconds: contest.durationSeconds,
-        },
+        previousStartTimeSeconds: change.from!,
+        previousStartTime: iso(change.from!),
+        startTimeSeconds: change.to!,
+        startTime: iso(change.to!),
+        durationSeconds: contest.durationSeconds,
       };
     default:
-      return {
-        id,
-        detailType: change.type,
-        detail: {
-          ...base,
-          type: contest.type,
-          startTimeSeconds: change.to!,
-          startTime: iso(change.to!),
-          durationSeconds: contest.durationSeconds,
-        },
-      };
+      return { type: contest.type, startTimeSeconds: change.to!, startTime: iso(change.to!), durationSeconds: contest.durationSeconds };
   }
 }
