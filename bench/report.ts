@@ -207,7 +207,7 @@ export function renderReport(results: BenchResults): string {
   const pass = (label: string, p: DeliveryResult['batched']) => [
     label,
     `${p.reminders.toLocaleString('en-US')} (${p.contests.toLocaleString('en-US')} contest${p.contests === 1 ? '' : 's'})`,
-    p.runs,
+    (p.failedRuns ?? 0) > 0 ? `${p.runs} (${p.failedRuns} failed)` : p.runs,
     `${(p.wallMs / 1000).toFixed(1)} s`,
     p.requests,
     describeCounts(p.requestsByOperation),
