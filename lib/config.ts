@@ -56,9 +56,9 @@ export interface ContestSyncConfig {
   readonly acceptHeldAfterReplies: number;
   /**
    * Partitions of the Reminders `byDue` index (1 to MAX_DUE_SHARDS): one reminder delivery job
-   * each, and `dueShard = contestId mod dueShards` for every row the sync and the write path make
-   * due (env DUE_SHARDS, the same for all of them). Changing it is safe for rows already due: each
-   * job also serves the partitions above the setting (docs/delivery.md, "Scaling past one function").
+   * each, and `dueShard` = the row's bucket mod `dueShards` for every row the sync makes due (env
+   * DUE_SHARDS, the same for the sync and every job). Changing it is safe for rows already due: the
+   * sync moves rows out of partitions a lowered setting retired (docs/delivery.md, "Scaling past one function").
    */
   readonly dueShards: number;
   /**
