@@ -14,26 +14,28 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { createDeliveryHandler } from '../lambda/delivery/handler.js';
 import { MAX_CLAIMS_PER_TRANSACTION, reminderDueId } from '../lambda/delivery/due.js';
 import { replyClockId } from '../lambda/contests/model.js';
-import { contestKeyOf } from '../lambda/reminders/table.js';
+import { contestKeyOf, dueShardOf } from '../lambda/reminders/table.js';
 import { codeforcesId } from '../lambda/sources/codeforces/source.js';
 import { DUE_INDEX } from '../lambda/delivery/dynamo-due.js';
+import { deliveryLeaseKey, deliveryRunRecordPrefix } from '../lambda/delivery/schema.js';
 import { ENV } from '../lambda/contract.js';
 import type { DynamoProxy } from '../local/dynamo-proxy.js';
 import type { TableNames } from '../local/tables.js';
 import { benchClient } from '../local/counting-client.js';
 import { round, sortedCounts, total } from './stats.js';
+import { runRound, type RoundResult } from './round.js';
 
 export const DELIVERY_REMINDERS = 20_000;
 /** Per-row transactions, measured on a sample of this many rows (the full 20,000 would take minutes here). */
 export const PER_ROW_SAMPLE = 2_000;
-/** Reminders spread over many contests: this many in all, this many per contest. */
-export const SPREAD_REMINDERS = 2_000;
-export const SPREAD_PER_CONTEST = 5;
+/** Reminders spread over many rounds: this many in all, this many per contest (20,000 over 400 rounds). */
+export const SPREAD_REMINDERS = 20_000;
+export const SPREAD_PER_CONTEST = 50;
 /** The promise: 20,000 due at once are all delivered within this. */
 export const DELIVERY_BUDGET_MS = 120_000;
 const LEASE_SECONDS = 30;
 /** Function timeout of the delivery job (lib/contest-sync-stack.ts): one run may use this much. */
-const FUNCTION_TIMEOUT_MS = 120_000;
+export const FUNCTION_TIMEOUT_MS = 120_000;
 const SOURCE = 'contest-sync.reminders';
 
 /** AWS limits the projection uses (DynamoDB developer guide, "Service quotas" and "Transactions"). */
@@ -54,6 +56,8 @@ export interface DeliveryPass {
   contests: number;
   claimsPerTransaction: number;
   runs: number;
+  /** Runs that failed (their rows stayed due for the next one). */
+  failedRuns: number;
   wallMs: number;
   requests: number;
   requestsByOperation: Record<string, number>;
@@ -75,6 +79,8 @@ export interface DeliveryResult {
   perRow: DeliveryPass;
   /** SPREAD_REMINDERS over SPREAD_REMINDERS / SPREAD_PER_CONTEST contests. */
   spread: DeliveryPass;
+  /** One popular round, delivered by every job of a stack with the most shards (bench/round.ts). */
+  round: RoundResult;
   /** `partitions`: the byDue partitions the job serves (one Query each, at once). */
   idle: { requests: number; partitions: number; requestsByOperation: Record<string, number>; leaseTaken: boolean; outcome: string };
   projection: {
@@ -86,10 +92,10 @@ export interface DeliveryResult {
   };
 }
 
-function startOfMinute(ms: number): string {
+export function startOfMinute(ms: number): string {
   return new Date(Math.floor(ms / 60_000) * 60_000).toISOString();
 }
-function scheduledEvent(ms: number) {
+export function scheduledEvent(ms: number) {
   return {
     version: '0',
     id: `bench-${ms}`,
@@ -102,12 +108,12 @@ function scheduledEvent(ms: number) {
     detail: {},
   };
 }
-function context(remainingMs: number) {
+export function context(remainingMs: number) {
   const deadline = Date.now() + remainingMs;
   return { getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()), awsRequestId: 'bench' };
 }
 
-async function batchWrite(admin: DynamoDBClient, table: string, items: Record<string, unknown>[]): Promise<void> {
+export async function batchWrite(admin: DynamoDBClient, table: string, items: Record<string, unknown>[]): Promise<void> {
   const chunks: Record<string, unknown>[][] = [];
   for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25));
   const worker = async () => {
@@ -122,7 +128,7 @@ async function batchWrite(admin: DynamoDBClient, table: string, items: Record<st
   await Promise.all(Array.from({ length: 8 }, worker));
 }
 
-async function scanAll(admin: DynamoDBClient, table: string, index?: string): Promise<Record<string, unknown>[]> {
+export async function scanAll(admin: DynamoDBClient, table: string, index?: string): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, never> | undefined;
   do {
@@ -138,9 +144,17 @@ const FIRST_CONTEST_ID = 2051;
 
 /**
  * Seeds `contests` contests starting in 50 minutes (due there: `dueStart`, as the sync writes it)
- * and `count` reminders spread evenly over them, all due now.
+ * and `count` reminders spread evenly over them, all due now, each in its byDue partition under a
+ * setting of `dueShards` (its bucket mod the setting, as the sync and the write path put it).
  */
-async function seed(admin: DynamoDBClient, tables: TableNames, contests: number, count: number, nowSeconds: number): Promise<number> {
+export async function seed(
+  admin: DynamoDBClient,
+  tables: TableNames,
+  contests: number,
+  count: number,
+  nowSeconds: number,
+  dueShards = 1,
+): Promise<number> {
   const start = nowSeconds + 3000;
   await batchWrite(admin, tables.contests, [
     // The sync's reply clock: fresh evidence (delivery sends nothing on stale evidence).
@@ -170,7 +184,7 @@ async function seed(admin: DynamoDBClient, tables: TableNames, contests: number,
       minutesBefore: 60,
       remindAt: start - 3600,
       dueAt: start - 3600,
-      dueShard: 0,
+      dueShard: dueShardOf(`user-${String(i).padStart(6, '0')}`, dueShards),
       dueStart: start,
       expiresAt: start + 7200 + 7 * 86_400,
     })),
@@ -178,7 +192,28 @@ async function seed(admin: DynamoDBClient, tables: TableNames, contests: number,
   return start;
 }
 
-interface Setup {
+/** The environment the stack gives delivery job `shard` of `dueShards` (lib/contest-sync-stack.ts), on these tables. */
+export function deliveryEnv(tables: TableNames, outbox: string, shard: number, dueShards: number): Record<string, string> {
+  return {
+    AWS_REGION: 'us-east-1',
+    [ENV.contestsTable]: tables.contests,
+    [ENV.remindersTable]: tables.reminders,
+    COORDINATION_TABLE_NAME: tables.coordination,
+    LEASE_DURATION_SECONDS: String(LEASE_SECONDS),
+    SCHEDULE_RATE_MINUTES: '1',
+    LEASE_KEY: deliveryLeaseKey(shard),
+    RUN_RECORD_PREFIX: deliveryRunRecordPrefix(shard),
+    OUTBOX_TABLE_NAME: outbox,
+    OUTBOX_EVENT_SOURCE: SOURCE,
+    OUTBOX_RETENTION_DAYS: '7',
+    POWERTOOLS_METRICS_NAMESPACE: 'ContestSync',
+    POWERTOOLS_SERVICE_NAME: 'reminder-delivery',
+    DUE_SHARD: String(shard),
+    DUE_SHARDS: String(dueShards),
+  };
+}
+
+export interface Setup {
   proxy: DynamoProxy;
   admin: DynamoDBClient;
   createTables(label: string): Promise<TableNames>;
@@ -205,22 +240,7 @@ async function deliverAll(
   const start = await seed(admin, tables, contests, count, Math.floor(Date.now() / 1000));
   const client = benchClient(proxy.endpoint, { trackCapacity: true });
   const handler = createDeliveryHandler({
-    env: {
-      AWS_REGION: 'us-east-1',
-      [ENV.contestsTable]: tables.contests,
-      [ENV.remindersTable]: tables.reminders,
-      COORDINATION_TABLE_NAME: tables.coordination,
-      LEASE_DURATION_SECONDS: String(LEASE_SECONDS),
-      SCHEDULE_RATE_MINUTES: '1',
-      LEASE_KEY: 'lease#deliver#0',
-      RUN_RECORD_PREFIX: 'run#deliver#0#',
-      OUTBOX_TABLE_NAME: outbox,
-      OUTBOX_EVENT_SOURCE: SOURCE,
-      OUTBOX_RETENTION_DAYS: '7',
-      POWERTOOLS_METRICS_NAMESPACE: 'ContestSync',
-      POWERTOOLS_SERVICE_NAME: 'reminder-delivery',
-      DUE_SHARD: '0',
-    },
+    env: deliveryEnv(tables, outbox, 0, 1),
     dynamo: client.client,
     write: () => undefined,
     claimsPerTransaction,
@@ -231,17 +251,23 @@ async function deliverAll(
   let runs = 0;
   let transactions = 0;
   let contestChecks = 0;
-  // A run that reaches its deadline leaves the rest due; the next minute's run goes on (here: at once, forced).
+  let failedRuns = 0;
+  // A run that reaches its deadline leaves the rest due, and so does a run that fails (on a loaded
+  // machine, its deadline): the next minute's run goes on (here: at once, forced).
   for (let more = true; more && runs < 20; runs += 1) {
-    const result = await handler(
-      runs === 0 ? scheduledEvent(Date.now()) : { interval: startOfMinute(Date.now()), force: true },
-      context(FUNCTION_TIMEOUT_MS),
-    );
-    if (result.outcome !== 'succeeded') throw new Error(`delivery run failed: ${JSON.stringify(result)}`);
-    const counts = (result as { counts?: { more?: boolean; transactions?: number; contestChecks?: number } }).counts;
-    more = counts?.more === true;
-    transactions += counts?.transactions ?? 0;
-    contestChecks += counts?.contestChecks ?? 0;
+    try {
+      const result = await handler(
+        runs === 0 ? scheduledEvent(Date.now()) : { interval: startOfMinute(Date.now()), force: true },
+        context(FUNCTION_TIMEOUT_MS),
+      );
+      const counts = (result as { counts?: { more?: boolean; transactions?: number; contestChecks?: number } }).counts;
+      transactions += counts?.transactions ?? 0;
+      contestChecks += counts?.contestChecks ?? 0;
+      if (result.outcome !== 'succeeded') throw new Error(`delivery run failed: ${JSON.stringify(result)}`);
+      more = counts?.more === true;
+    } catch {
+      failedRuns += 1;
+    }
   }
   const wallMs = performance.now() - began;
   const byOperation = sortedCounts(proxy.counts);
@@ -254,6 +280,7 @@ async function deliverAll(
     contests,
     claimsPerTransaction,
     runs,
+    failedRuns,
     wallMs: round(wallMs, 0),
     requests: total(byOperation),
     requestsByOperation: byOperation,
@@ -274,7 +301,7 @@ export async function runDelivery(options: Setup): Promise<DeliveryResult> {
   const batched = await deliverAll(options, 'delivery', DELIVERY_REMINDERS, MAX_CLAIMS_PER_TRANSACTION);
   // The idle minute: the next tick finds nothing due. It must cost one Query per partition served and leave the lease item as it was.
   const leaseItem = async () =>
-    JSON.stringify((await scanAll(options.admin, batched.tables.coordination)).find((item) => item.pk === 'lease#deliver#0') ?? null);
+    JSON.stringify((await scanAll(options.admin, batched.tables.coordination)).find((item) => item.pk === deliveryLeaseKey(0)) ?? null);
   const leaseBefore = await leaseItem();
   options.proxy.reset();
   const idleResult = await batched.handler(scheduledEvent(Date.now()), context(FUNCTION_TIMEOUT_MS));
@@ -316,5 +343,6 @@ export async function runDelivery(options: Setup): Promise<DeliveryResult> {
     projection.contestPartitionSeconds,
     projection.indexPartitionSeconds,
   );
-  return { batched: batched.pass, perRow: perRow.pass, spread: spread.pass, idle, projection };
+  const popular = await runRound(options);
+  return { batched: batched.pass, perRow: perRow.pass, spread: spread.pass, round: popular, idle, projection };
 }

@@ -8,6 +8,7 @@ import type { LongCommitResult } from './long-commit.js';
 import type { PeersResult } from './peers.js';
 import type { SteadyStateResult, SyncCost } from './steady-state.js';
 import type { DeliveryResult } from './delivery.js';
+import type { RoundResult } from './round.js';
 import { renderDoor, type DoorResult } from './door.js';
 import { renderWebhooks, type WebhookResult } from './webhooks.js';
 import { ruleWriteUnitsPerReminder, type DeliveryCostInputs } from './delivery-cost.js';
@@ -107,7 +108,12 @@ export function renderReport(results: BenchResults): string {
   parts.push(
     markdownTable(
       ['sync', 'requests', 'by operation', 'read units', 'write units', 'contest writes'],
-      [sync('first (empty table)', steady.first), sync('nothing changed', steady.unchanged), sync('every name changed', steady.changed)],
+      [
+        sync('first (empty table)', steady.first),
+        ...(steady.second !== undefined ? [sync('second (sweeps the unrecorded byDue partitions again, once ever)', steady.second)] : []),
+        sync('nothing changed', steady.unchanged),
+        sync('every name changed', steady.changed),
+      ],
     ),
   );
   if (results.method.steadyState !== undefined) parts.push(`How: ${results.method.steadyState}.`);
@@ -170,7 +176,7 @@ export function renderReport(results: BenchResults): string {
   const pass = (label: string, p: DeliveryResult['batched']) => [
     label,
     `${p.reminders.toLocaleString('en-US')} (${p.contests.toLocaleString('en-US')} contest${p.contests === 1 ? '' : 's'})`,
-    p.runs,
+    (p.failedRuns ?? 0) > 0 ? `${p.runs} (${p.failedRuns} failed)` : p.runs,
     `${(p.wallMs / 1000).toFixed(1)} s`,
     p.requests,
     describeCounts(p.requestsByOperation),
@@ -205,6 +211,7 @@ export function renderReport(results: BenchResults): string {
       `about ${d.projection.projectedSeconds} s, within the 120 s promise.`,
   );
   if (results.method.delivery !== undefined) parts.push(`How: ${results.method.delivery}.`);
+  if (d.round !== undefined) parts.push(...roundSection(d.round));
   parts.push(`### What the delivery job adds a month (${d.cost.inputs.remindersPerMonth.toLocaleString('en-US')} reminders, list prices)`);
   parts.push(
     markdownTable(
@@ -294,6 +301,48 @@ export function renderPeers(
     ),
   );
   return parts.join('\n\n');
+}
+
+/** One popular round: every job of a sharded stack at once, its hottest keys, and 100,000 projected to AWS per setting. */
+export function roundSection(r: RoundResult): string[] {
+  const p = r.pass;
+  const n = (value: number) => value.toLocaleString('en-US');
+  return [
+    `### One round: ${n(p.reminders)} reminders of one contest, ${p.dueShards} delivery jobs at once`,
+    `Seeded in ${(p.seedMs / 1000).toFixed(1)} s; delivered in **${(p.wallMs / 1000).toFixed(1)} s** over ${p.minutes} minutes of runs ` +
+      `(${p.runs} runs, **${p.failedRuns} failed**: their rows stayed due for the next minute), ${n(p.transactions)} claim transactions committed, ` +
+      `**${n(p.conflicts)} transactions refused as conflicts** (another ongoing transaction held one of their items); ${n(p.requests)} requests ` +
+      `(${describeCounts(p.requestsByOperation)}). Claimed / outbox items / left due / duplicate ids: ${n(p.claimed)} / ${n(p.outboxItems)} / ${p.leftDue} / ${p.duplicateIds}.`,
+    ...(p.failures.length > 0 ? [`First failures: ${p.failures.map((f) => f.slice(0, 160)).join('; ')}.`] : []),
+    markdownTable(
+      ['partition key (table or index)', 'write units (AWS rates)'],
+      p.hottest.map((k) => [k.key, n(k.units)]),
+    ),
+    `Rows per bucket key of 100,000 users: ${Math.min(...r.bucketRows)} to ${Math.max(...r.bucketRows)}. Projection of 100,000 on one round to AWS ` +
+      '(1,000 write units a second per partition key; ~100 ms per 100-action transaction, assumed):',
+    markdownTable(
+      [
+        'dueShards',
+        'rows of the busiest job',
+        'its transactions in a row',
+        'busiest bucket key',
+        'busiest byDue key',
+        'contest item (units)',
+        'the round’s transactions in a row on the contest item',
+        'most units on one key',
+      ],
+      r.projections.map((x) => [
+        x.dueShards,
+        n(x.rowsPerJob),
+        `${x.jobSeconds} s`,
+        `${x.bucketKeySeconds} s`,
+        `${x.indexKeySeconds} s`,
+        `${x.contestItemSeconds} s`,
+        `${x.contestSerialSeconds} s`,
+        `${n(x.mostUnits)} = ${x.unitsSeconds} s`,
+      ]),
+    ),
+  ];
 }
 
 /** A lease through a large commit: per-commit turns beside per-transaction turns. */

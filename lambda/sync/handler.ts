@@ -60,6 +60,8 @@ export interface HandlerOptions {
   /** The contest store and the source (a unit test's fakes). @default DynamoDB, and Codeforces through undici */
   store?: StorePort;
   fetchReply?: SyncDeps['source']['fetchReply'];
+  /** The platform this job keeps, with its own reply (one job per platform is one more instance). @default Codeforces */
+  source?: SyncDeps['source'];
 }
 
 /** What the work returns: what the sync did (nothing while the upgrade copies), whether it was a dry run, the upgrade's progress. */
@@ -138,7 +140,7 @@ function syncDeps(config: Config, dynamo: DynamoDBClient, options: HandlerOption
   return {
     ...(migration === undefined ? {} : { migration }),
     store: options.store ?? new DynamoContestStore(doc, { contests: config.tables.contests, reminders: config.tables.reminders }),
-    source: {
+    source: options.source ?? {
       platform: PLATFORM,
       fetchReply:
         options.fetchReply ??
