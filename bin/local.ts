@@ -25,7 +25,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { QueryCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createHandler } from '../lambda/sync/handler.js';
+import { createHandler } from '../lambda/sources/codeforces/handler.js';
 import { createDeliveryHandler } from '../lambda/delivery/handler.js';
 import { DEFAULTS } from '../lambda/contract.js';
 import type { RunSummary } from '../lambda/sync/summary.js';

@@ -19,7 +19,7 @@ import { createBuilder } from '../../lambda/calendar/builder.js';
 import { CALENDAR_ENV, CONTESTS_GROUP } from '../../lambda/calendar/contract.js';
 import type { CalendarDeps } from '../../lambda/calendar/feeds.js';
 import { dynamoDoorTable, s3FeedObjects } from '../../lambda/calendar/store.js';
-import { EVENT_SOURCES } from '../../lambda/contract.js';
+import { CONTEST_EVENT_SOURCES } from '../../lambda/sources/jobs.js';
 import { createReminderClient } from '../../lambda/reminders/index.js';
 import { createRelay } from '../../lambda/webhooks/relay.js';
 import type { BusEvent, BusRule, Target } from '../bus-standin.js';
@@ -173,7 +173,7 @@ export async function startLocalDoor(options: DoorOptions): Promise<LocalDoor> {
     queue,
     bus: {
       rules: [
-        { name: 'ContestEventsToFeeds', pattern: { source: [EVENT_SOURCES.contests] }, targets: ['feeds'] },
+        { name: 'ContestEventsToFeeds', pattern: { source: [...CONTEST_EVENT_SOURCES] }, targets: ['feeds'] },
         { name: 'AllEventsToWebhooks', pattern: { source: [{ prefix: 'contest-sync.' }] }, targets: ['webhooks'] },
       ],
       targets: { feeds: async (event) => queue.enqueue(JSON.stringify(event), CONTESTS_GROUP), webhooks: relay.target },
