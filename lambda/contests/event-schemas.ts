@@ -1,8 +1,11 @@
 /**
  * The sync's contest events (source `contest-sync.contests`): their detail-types and the JSON
  * Schema (draft 4) of each `detail`, published in the bus's schema registry by the stack
- * (OutboxDelivery adds `eventId`). No imports: the CDK app loads it. docs/events.md, "Contest events".
+ * (OutboxDelivery adds `eventId`). The CDK app loads it: it imports only the import-free list of
+ * platforms. docs/events.md, "Contest events".
  */
+import { PLATFORMS } from '../sources/platforms.js';
+
 export const CONTEST_EVENT = {
   announced: 'ContestAnnounced',
   rescheduled: 'ContestRescheduled',
@@ -33,7 +36,7 @@ const contest = {
     pattern: QUALIFIED_ID_PATTERN,
     description: 'Deprecated: the same as contestId (kept for consumers of version 1)',
   },
-  platform: { type: 'string', description: 'Where the contest comes from: codeforces, atcoder, codechef or leetcode' },
+  platform: { type: 'string', enum: [...PLATFORMS], description: 'Where the contest comes from' },
   platformId: { type: 'string', description: "The contest's id on its platform, as text: 2120, abc199 (since schema version 2)" },
   sequence: {
     type: 'integer',

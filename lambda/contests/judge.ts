@@ -102,8 +102,9 @@ export function judge(evidence: Evidence, options: JudgeOptions): Judgement {
 export function judgeStale(evidence: Evidence, verdict: (ReplyVerdict & { stale: true }) | undefined, settings: PlanSettings): Judgement {
   const doubted = settings.firingRule ? contestsToDoubt(evidence.stored) : [];
   const { replyMadeAt, withdrawn } = evidence.clock;
-  const retired = retiredShards(evidence.clock, settings.dueShards);
-  const required = shardRecordChanged(evidence.clock, retired.after);
+  const recorded = shardRecordOf(evidence, settings.dueShards);
+  const retired = retiredShards(recorded, settings.dueShards);
+  const required = shardRecordChanged(recorded, retired.after);
   return {
     ...(verdict !== undefined ? { verdict } : {}),
     contests: [],
@@ -151,8 +152,9 @@ function judgeApplied(evidence: Evidence, verdict: ReplyVerdict & { stale: false
   const registerChanged = options.publishing && announced.withdrawnChanged;
   const anything = contests.length + registerEvents.length > 0 || registerChanged;
   const clockFresh = clock.replyMadeAt === undefined || appliedAt > clock.replyMadeAt + SKEW_SECONDS;
-  const retired = retiredShards(clock, options.settings.dueShards);
-  const shardsChanged = shardRecordChanged(clock, retired.after);
+  const recorded = shardRecordOf(evidence, options.settings.dueShards);
+  const retired = retiredShards(recorded, options.settings.dueShards);
+  const shardsChanged = shardRecordChanged(recorded, retired.after);
   return {
     verdict,
     plan,
@@ -172,6 +174,17 @@ function judgeApplied(evidence: Evidence, verdict: ReplyVerdict & { stale: false
     rechecked: follow.map(({ contestId }) => contestId).filter((id) => !plan.remindersToCheck.includes(id)),
     kept: plan.remindersToCheck.filter((id) => stored.some((item) => item.contestId === id)),
   };
+}
+
+/**
+ * What the clock records of the byDue setting. A platform with neither a reply clock nor a stored
+ * contest (its first sync) has no due row in any partition, since a due row needs its stored
+ * contest (docs/tables.md): the current setting is as good as ensured, and nothing is swept. A
+ * clock without a record (one copied from the previous release) may have rows anywhere.
+ */
+function shardRecordOf(evidence: Evidence, dueShards: number): ShardRecord {
+  const first = evidence.clock.replyMadeAt === undefined && evidence.stored.length === 0;
+  return first ? { dueShards } : evidence.clock;
 }
 
 /** Each put with the events of its contest (they commit together), then the deletes. */

@@ -1,7 +1,9 @@
 /**
  * The JSON Schema (draft 4) of ReminderDue's `detail`, published in the bus's schema registry by
- * the stack (OutboxDelivery adds `eventId`). No imports: the CDK app loads it. docs/events.md.
+ * the stack (OutboxDelivery adds `eventId`). The CDK app loads it: it imports only the import-free
+ * list of platforms. docs/events.md.
  */
+import { PLATFORMS } from '../sources/platforms.js';
 
 /**
  * The version of the detail schema (docs/events.md, "What changed"): 2 since `contestId` is the
@@ -37,7 +39,7 @@ export const REMINDER_DUE_DETAIL_SCHEMA = {
       pattern: QUALIFIED_ID_PATTERN,
       description: 'Deprecated: the same as contestId (kept for consumers of version 1)',
     },
-    platform: { type: 'string', description: 'The platform of the contest: codeforces, atcoder, codechef or leetcode' },
+    platform: { type: 'string', enum: [...PLATFORMS], description: 'The platform of the contest' },
     platformId: { type: 'string', description: "The contest's id on its platform, as text (since schema version 2)" },
     userId: { type: 'string', description: 'The app user the reminder is for (the Reminders sort key)' },
     minutesBefore: { type: 'integer', description: 'Lead time the user asked for' },

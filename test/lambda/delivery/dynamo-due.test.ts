@@ -137,12 +137,10 @@ beforeEach(() => mock.reset());
 
 describe('DynamoDueStore', () => {
   it('reads one page of the byDue index: the shard, due at or before now; never a Scan', async () => {
-    mock
-      .on(QueryCommand)
-      .resolves({
-        Items: [row(1)],
-        LastEvaluatedKey: { dueShard: 0, dueAt: 1, contestKey: contestKeyOf(cf(2051), 'user-1'), userId: 'user-1' },
-      });
+    mock.on(QueryCommand).resolves({
+      Items: [row(1)],
+      LastEvaluatedKey: { dueShard: 0, dueAt: 1, contestKey: contestKeyOf(cf(2051), 'user-1'), userId: 'user-1' },
+    });
     const page = await store.duePage(3, START, undefined);
     expect(page.rows).toEqual([row(1)]);
     expect(page.next).toBeDefined();

@@ -471,6 +471,28 @@ describe('the sync on the wrapper: rows a lowered DUE_SHARDS left in retired byD
     expect(unknown.order.filter((step) => step.startsWith('sweep'))).toEqual(Array.from({ length: 12 }, (_, i) => `sweep ${i + 4}`));
   });
 
+  it("a platform's first sync (no clock, no stored contest: no due row anywhere) sweeps nothing and records the setting; the next run writes nothing", async () => {
+    const first = harness(
+      async () => true,
+      async () => false,
+      { stored: [], env: { DUE_SHARDS: '2' } },
+    );
+    expect(await first.invoke(scheduled)).toMatchObject({ outcome: 'succeeded' });
+    expect(first.store.retiredRows).not.toHaveBeenCalled();
+    expect(first.order.filter((step) => step.startsWith('sweep'))).toEqual([]);
+    const recorded = clockWritten(first);
+    expect(recorded).toMatchObject({ dueShards: 2 });
+    expect(recorded?.retiredDueShards).toBeUndefined();
+    // A clock copied without a record, or contests stored without a clock: rows may be anywhere.
+    const orphans = harness(
+      async () => true,
+      async () => false,
+      { stored: [storedRound1], env: { DUE_SHARDS: '2' } },
+    );
+    expect(await orphans.invoke(scheduled)).toMatchObject({ outcome: 'succeeded' });
+    expect(orphans.order.filter((step) => step.startsWith('sweep'))).toEqual(Array.from({ length: 14 }, (_, i) => `sweep ${i + 2}`));
+  });
+
   it('a move refused because the row changed meanwhile (claimed, moved, set again) is dropped, the others committed', async () => {
     const h = harness(
       async () => true,
