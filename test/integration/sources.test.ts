@@ -5,9 +5,11 @@
  * four sync, an AtCoder page with its tables renamed, a CodeChef reply with `status` not `success`
  * and a LeetCode 403 each leave that platform's stored contests and reminders as they were, with a
  * failed run (RunFailed = 1 on the job's own service: what its alarm reads), while Codeforces' run
- * succeeds. And every DynamoDB request of each job is allowed by that job's own role in the template.
+ * succeeds. Every DynamoDB request of each job is allowed by that job's own role in the template, and
+ * `npm run status` reads each job's own lease and runs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readStatus, statusJobOf } from '../../cli/status/read.js';
 import { METRIC } from '../../lambda/contract.js';
 import { jobNames, type SourceJob } from '../../lambda/sources/job.js';
 import { SOURCE_JOBS } from '../../lambda/sources/jobs.js';
@@ -156,5 +158,17 @@ describe('one job per source: a source that breaks pauses nothing of the others'
       expect(await storedOf(platform), platform).toEqual(before.get(platform));
     }
     for (const { job } of second.runs) expect(refusedOf(job, second.calls.get(job.platform)!), job.platform).toEqual([]);
+
+    // `npm run status`, per source: each job's own lease and its own two runs, newest first.
+    const client = countingClient(tables.endpoint).client;
+    for (const job of SOURCE_JOBS) {
+      const view = await readStatus(client, tables.names.coordination, job.label, 5, statusJobOf(job));
+      expect(view.totalRuns, job.platform).toBe(2);
+      expect(
+        view.runs.map((run) => run.outcome),
+        job.platform,
+      ).toEqual([job.platform === 'codeforces' ? 'succeeded' : 'failed', 'succeeded']);
+      expect(view.lease?.lastRun?.outcome, job.platform).toBe(job.platform === 'codeforces' ? 'succeeded' : 'failed');
+    }
   }, 180_000);
 });
