@@ -146,14 +146,8 @@ export class ContestSyncStack extends Stack {
       alarmTopic: this.monitoring.topic,
       logRetention: config.logRetentionDays,
     });
-    // One job per source (lambda/sources/jobs.ts): a source that fails pauses nothing of the others.
-    this.sources = Object.fromEntries(SOURCE_JOBS.map((job) => [job.platform, this.syncJob(job, config)]));
+    this.sources = this.sourceJobs(config);
     this.sync = this.sources[CODEFORCES_JOB.platform]!;
-    for (const [alarm, logicalId] of Object.entries(ALARM_LOGICAL_IDS) as [JobAlarm, string][]) {
-      (this.sync.alarms[alarm].node.defaultChild as cloudwatch.CfnAlarm).overrideLogicalId(logicalId);
-    }
-    this.monitoring.addDashboard(this.sync);
-    this.monitoring.addSources(SOURCE_JOBS.map((job) => ({ label: job.label, job: this.sources[job.platform]! })));
     this.monitoring.addDelivery(this.events);
 
     // One job per byDue shard; each also serves the partitions a larger setting left rows in.
@@ -175,6 +169,23 @@ export class ContestSyncStack extends Stack {
     Tags.of(this).add('stage', stageTag);
 
     this.addOutputs(config);
+  }
+
+  /**
+   * One job per source (lambda/sources/jobs.ts): a source that fails pauses nothing of the others.
+   * Codeforces' alarms keep their first logical ids; the dashboard shows every source's runs and alarms.
+   */
+  private sourceJobs(config: ContestSyncConfig): Record<string, ScheduledSingletonJob> {
+    const jobs: Record<string, ScheduledSingletonJob> = Object.fromEntries(
+      SOURCE_JOBS.map((job) => [job.platform, this.syncJob(job, config)]),
+    );
+    const codeforces = jobs[CODEFORCES_JOB.platform]!;
+    for (const [alarm, logicalId] of Object.entries(ALARM_LOGICAL_IDS) as [JobAlarm, string][]) {
+      (codeforces.alarms[alarm].node.defaultChild as cloudwatch.CfnAlarm).overrideLogicalId(logicalId);
+    }
+    this.monitoring.addDashboard(codeforces);
+    this.monitoring.addSources(SOURCE_JOBS.map((job) => ({ label: job.label, job: jobs[job.platform]! })));
+    return jobs;
   }
 
   /**
