@@ -85,7 +85,7 @@ describe('one sync job per source', () => {
       });
 
       it('has its own schedule at its poll period, its own failure queue and five alarms on its own metrics', () => {
-        const [fnId, fn] = jobFunction(names.leaseKey);
+        const [fnId] = jobFunction(names.leaseKey);
         const rules = ofType('AWS::Events::Rule').filter(([, r]) =>
           (r.Properties.Targets as { Arn?: unknown }[] | undefined)?.some((t) => getAtt(t.Arn) === fnId),
         );
