@@ -4,7 +4,8 @@
  * report) but the `lease acquired` moment recorded.
  */
 import { performance } from 'node:perf_hooks';
-import { createHandler, type Handler } from '../lambda/sync/handler.js';
+import { createHandler } from '../lambda/sources/codeforces/handler.js';
+import { type Handler } from '../lambda/sync/handler.js';
 import type { RunSummary } from '../lambda/sync/summary.js';
 import { benchClient, type BenchClient } from '../local/counting-client.js';
 

@@ -11,8 +11,8 @@
  * to .local/calendar/), and the signed webhooks, verified by the example receiver. Then it serves
  * the API until Ctrl-C, having printed a token and the curl commands to try.
  *
- *   npm start                         sync from the real Codeforces API
- *   npm start -- --offline            sync from a recorded contest.list reply served locally
+ *   npm start                         sync every platform (Codeforces, AtCoder, CodeChef, LeetCode) from the real sites
+ *   npm start -- --offline            sync every platform from its recorded reply served locally
  *   npm start -- --persist            keep the database in .local/dynamodb: the next run syncs
  *                                     against what this one wrote; `npm run status -- --local` reads it
  *   npm start -- --event '{"dryRun":true}'   any console payload
@@ -24,18 +24,15 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { QueryCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createHandler } from '../lambda/sync/handler.js';
 import { createDeliveryHandler } from '../lambda/delivery/handler.js';
-import { DEFAULTS } from '../lambda/contract.js';
-import type { RunSummary } from '../lambda/sync/summary.js';
-import { startCodeforcesStandin, recordedContestList, type CodeforcesStandin } from '../local/codeforces-standin.js';
+import { SOURCE_JOBS } from '../lambda/sources/jobs.js';
+import { startOfflineSources, syncSources, upcomingContests, type OfflineSources } from '../local/sync-sources.js';
 import { PERSIST_DIR, startDynamoDbLocal } from '../local/dynamodb-local.js';
 import { createTablesFromTemplate } from '../local/tables.js';
 import { deliverOutbox, functionEnv } from '../local/local-events.js';
 import { DEFAULT_PORT, startLocalDoor, type LocalDoor } from '../local/door/door.js';
 import { DEMO_USER, callApi, doorInstructions, writeCalendars } from '../local/door/walkthrough.js';
-import { findDeliveryFunction, findSyncFunction, synthTemplate } from '../local/template.js';
+import { findDeliveryFunction, synthTemplate } from '../local/template.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.CDK_DISABLE_CLI_TELEMETRY ??= 'true';
@@ -98,7 +95,7 @@ const dynamo = await startDynamoDbLocal(values.persist ? { path: PERSIST_DIR } :
   console.error(error.message);
   process.exit(1);
 });
-let standin: CodeforcesStandin | undefined;
+let offline: OfflineSources | undefined;
 let door: LocalDoor | undefined;
 let exitCode = 0;
 // EventBridge's `time` has whole seconds: the events of this run are those committed since.
@@ -122,72 +119,53 @@ try {
   const token = await door.issuer.token(DEMO_USER);
   step(`the HTTP API's bundle behind a local API Gateway at ${door.url} (JWT authorizer: a local issuer)`);
 
-  let apiUrl: string = DEFAULTS.codeforcesApiUrl;
+  // Every source's job as deployed (its environment, its outbox), on the local tables.
   if (values.offline) {
-    standin = await startCodeforcesStandin({ contests: recordedContestList(offlineAnchorMs()) });
-    apiUrl = standin.baseUrl;
-    step(`offline: a recorded contest.list reply served by a local stand-in at ${apiUrl}`);
+    offline = await startOfflineSources(offlineAnchorMs());
+    step(`offline: every platform's recorded reply served by local stand-ins (${Object.values(offline.env).join(', ')})`);
   } else {
-    step(`Codeforces API: ${apiUrl}`);
+    step(`the platforms themselves: ${SOURCE_JOBS.map((job) => job.label).join(', ')}`);
   }
-
-  // The function's environment as deployed (its outbox included), pointed at the local tables.
-  const handler = createHandler({
-    env: {
-      ...functionEnv(template, findSyncFunction(template).logicalId, names),
-      CODEFORCES_API_URL: apiUrl,
-      LEASE_DURATION_SECONDS: '30',
-      ...(values.verbose === true ? { POWERTOOLS_LOG_LEVEL: 'DEBUG' } : {}),
-    },
-    dynamo: client,
-    // The function's JSON log lines and EMF metrics, shown with --verbose.
+  const runs = await syncSources({
+    template,
+    names,
+    client,
+    event,
+    env: { ...offline?.env, LEASE_DURATION_SECONDS: '30', ...(values.verbose === true ? { POWERTOOLS_LOG_LEVEL: 'DEBUG' } : {}) },
+    // The functions' JSON log lines and EMF metrics, shown with --verbose.
     write: (line) => {
       if (values.verbose === true) console.log(line);
     },
   });
-  // Lambda-like time budget; short enough that a machine with no route to Codeforces hears so soon.
-  const deadline = Date.now() + 25_000;
-  let summary: RunSummary;
-  try {
-    summary = await handler(event, { getRemainingTimeInMillis: () => deadline - Date.now() });
-  } catch (error) {
-    const carried = (error as { summary?: RunSummary }).summary;
-    if (carried === undefined) throw error;
-    summary = carried;
-  }
-
-  console.log('\nSync summary');
-  console.log(JSON.stringify(summary, null, 2));
-  if (summary.outcome === 'failed') {
-    exitCode = 1;
-    if (summary.reason === 'codeforces' && !values.offline) {
-      console.log(
-        `\nCodeforces could not be reached or answered badly from this machine (${summary.error}).\n` +
-          'Run `npm start -- --offline` to sync from a recorded contest.list reply served by a local stand-in.',
-      );
-    }
-  }
-
-  const doc = DynamoDBDocumentClient.from(client);
   const now = Math.floor(Date.now() / 1000);
-  const upcoming = await doc.send(
-    new QueryCommand({
-      TableName: names.contests,
-      IndexName: 'byPlatformStart',
-      KeyConditionExpression: 'platform = :p AND startTimeSeconds >= :now',
-      ExpressionAttributeValues: { ':p': 'codeforces', ':now': now },
-    }),
-  );
-  const rows = (upcoming.Items ?? []).map((item) => ({
-    id: item.contestId,
-    starts: new Date(Number(item.startTimeSeconds) * 1000).toISOString().replace('T', ' ').slice(0, 16) + ' UTC',
-    length: `${Math.floor(Number(item.durationSeconds) / 3600)}h${String(Math.floor((Number(item.durationSeconds) % 3600) / 60)).padStart(2, '0')}`,
-    phase: item.phase,
-    name: item.name,
-  }));
-  console.log(`\nUpcoming contests (${rows.length}), from the Contests table's byPlatformStart index`);
-  if (rows.length > 0) console.table(rows);
-  if (!values['no-events'] && summary.outcome === 'succeeded' && rows.length > 0) await eventsOfTheRun(upcoming.Items![0]!);
+  const upcomingItems: Record<string, unknown>[] = [];
+  for (const { job, summary } of runs) {
+    console.log(`\n${job.label} sync summary`);
+    console.log(JSON.stringify(summary, null, 2));
+    if (summary.outcome === 'failed') {
+      exitCode = 1;
+      if (summary.reason === job.platform && !values.offline) {
+        console.log(
+          `\n${job.label} could not be reached or answered badly from this machine (${summary.error}).\n` +
+            'Run `npm start -- --offline` to sync from recorded replies served by local stand-ins.',
+        );
+      }
+    }
+    const items = await upcomingContests(client, names, job.platform, now);
+    upcomingItems.push(...items);
+    const rows = items.map((item) => ({
+      id: item.contestId,
+      starts: new Date(Number(item.startTimeSeconds) * 1000).toISOString().replace('T', ' ').slice(0, 16) + ' UTC',
+      length: `${Math.floor(Number(item.durationSeconds) / 3600)}h${String(Math.floor((Number(item.durationSeconds) % 3600) / 60)).padStart(2, '0')}`,
+      phase: item.phase,
+      name: item.name,
+    }));
+    console.log(`\nUpcoming ${job.label} contests (${rows.length}), from the Contests table's byPlatformStart index`);
+    if (rows.length > 0) console.table(rows);
+  }
+  const succeeded = runs.every(({ summary }) => summary.outcome === 'succeeded');
+  const first = upcomingItems[0];
+  if (!values['no-events'] && succeeded && first !== undefined) await eventsOfTheRun(first);
 
   /**
    * The app sets a reminder due now on the next contest; the delivery job (shard 0, its
@@ -240,7 +218,7 @@ try {
     }
   }
 
-  await theDoor(rows[0] === undefined ? undefined : String(rows[0].id));
+  await theDoor(first === undefined ? undefined : String(first.contestId));
 
   /** The webhooks the example receiver verified, the calendar files, and what to try. */
   async function theDoor(contest: string | undefined): Promise<void> {
@@ -265,7 +243,7 @@ try {
   }
 } finally {
   await door?.close();
-  await standin?.close();
+  await offline?.close();
   await dynamo.stop();
 }
 process.exit(exitCode);

@@ -18,7 +18,8 @@ import { STACK_ID } from '../lib/contest-sync-stack.js';
 import { PERSIST_DIR, startDynamoDbLocal, type DynamoDbLocal } from '../local/dynamodb-local.js';
 import { localTableNames } from '../local/tables.js';
 import { formatStatus } from '../cli/status/format.js';
-import { StatusError, coordinationTableOfStack, readStatus } from '../cli/status/read.js';
+import { StatusError, coordinationTableOfStack, readStatus, statusJobOf } from '../cli/status/read.js';
+import { SOURCE_JOBS } from '../lambda/sources/jobs.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -76,9 +77,12 @@ try {
     }
     client = new DynamoDBClient(region);
   }
-  const view = await readStatus(client, table, source, limit);
+  // Each source's job: its own lease and run records (docs/sources.md, "One job per source").
+  for (const job of SOURCE_JOBS) {
+    const view = await readStatus(client, table, `${job.label} sync, ${source}`, limit, statusJobOf(job));
+    process.stdout.write(formatStatus(view, Date.now()));
+  }
   client.destroy();
-  process.stdout.write(formatStatus(view, Date.now()));
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
   console.error(`status: ${message}`);

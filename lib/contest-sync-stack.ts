@@ -14,16 +14,7 @@ import * as ssm from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import {
-  ENV,
-  EVENT_SOURCES,
-  LEASE_PK,
-  MAX_DUE_SHARDS,
-  METRIC,
-  METRICS_NAMESPACE,
-  RUN_PK_PREFIX,
-  SERVICE_NAME,
-} from '../lambda/contract.js';
+import { ENV, EVENT_SOURCES, MAX_DUE_SHARDS, METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../lambda/contract.js';
 import type { ContestSyncConfig } from './config.js';
 import { DataTables } from './constructs/data-tables.js';
 import { Door } from './constructs/door.js';
@@ -44,8 +35,12 @@ import {
   TABLE_ROLES,
   type TableRole,
 } from './table-access.js';
+import { jobNames, pollMinutes, type SourceJob } from '../lambda/sources/job.js';
+import { CODEFORCES_JOB } from '../lambda/sources/codeforces/job.js';
+import { CONTEST_EVENT_SOURCES, SOURCE_JOBS } from '../lambda/sources/jobs.js';
 
 export const STACK_ID = 'ContestSync';
+export { SOURCE_JOBS };
 export { EVENT_SOURCES };
 export const APP_TAG = 'contest-sync';
 /** The `stage` tag and SSM path segment of the stage "" (stack `ContestSync`). */
@@ -117,7 +112,10 @@ const ALARM_LOGICAL_IDS: Record<JobAlarm, string> = {
 export class ContestSyncStack extends Stack {
   public readonly config: ContestSyncConfig;
   public readonly tables: DataTables;
+  /** Codeforces' sync job (the one the stack's outputs name). */
   public readonly sync: ScheduledSingletonJob;
+  /** Every source's sync job, by platform (SOURCE_JOBS). */
+  public readonly sources: Readonly<Record<string, ScheduledSingletonJob>>;
   public readonly monitoring: Monitoring;
   /**
    * Where the jobs' events go (docs/events.md): the outbox table and its stream, the relay, the
@@ -157,18 +155,16 @@ export class ContestSyncStack extends Stack {
       alarmTopic: this.monitoring.topic,
       logRetention: config.logRetentionDays,
     });
-    this.sync = this.syncJob(config);
-    for (const [alarm, logicalId] of Object.entries(ALARM_LOGICAL_IDS) as [JobAlarm, string][]) {
-      (this.sync.alarms[alarm].node.defaultChild as cloudwatch.CfnAlarm).overrideLogicalId(logicalId);
-    }
-    this.monitoring.addDashboard(this.sync);
+    this.sources = this.sourceJobs(config);
+    this.sync = this.sources[CODEFORCES_JOB.platform]!;
     this.monitoring.addDelivery(this.events);
 
     // One job per byDue shard; each also serves the partitions a larger setting left rows in.
     this.delivery = Array.from({ length: config.dueShards }, (_, shard) => this.deliveryJob(shard, config));
     this.monitoring.addReminderDelivery(this.delivery);
     const bus = this.events.eventBus;
-    this.door = new Door(this, 'Door', { config, tables: this.tables, bus, alarmTopic: this.monitoring.topic });
+    const contestEventSources = CONTEST_EVENT_SOURCES;
+    this.door = new Door(this, 'Door', { config, tables: this.tables, bus, alarmTopic: this.monitoring.topic, contestEventSources });
     this.gateReminderWrites(this.door.apiFunction);
     if (config.webhookUrl !== '') {
       const { webhookUrl: url, webhookRatePerSecond: ratePerSecond, logRetentionDays: logRetention } = config;
@@ -184,20 +180,47 @@ export class ContestSyncStack extends Stack {
     this.addOutputs(config);
   }
 
-  /** The sync: the hourly job on the package's construct, its environment, its table grants, its outbox. */
-  private syncJob(config: ContestSyncConfig): ScheduledSingletonJob {
-    return new ScheduledSingletonJob(this, 'Sync', {
-      description: 'Syncs Codeforces contests into DynamoDB under a lease (contest-sync)',
+  /**
+   * One job per source (lambda/sources/jobs.ts): a source that fails pauses nothing of the others.
+   * Codeforces' alarms keep their first logical ids; the dashboard shows every source's runs and alarms.
+   */
+  private sourceJobs(config: ContestSyncConfig): Record<string, ScheduledSingletonJob> {
+    const jobs: Record<string, ScheduledSingletonJob> = Object.fromEntries(
+      SOURCE_JOBS.map((job) => [job.platform, this.syncJob(job, config)]),
+    );
+    const codeforces = jobs[CODEFORCES_JOB.platform]!;
+    for (const [alarm, logicalId] of Object.entries(ALARM_LOGICAL_IDS) as [JobAlarm, string][]) {
+      (codeforces.alarms[alarm].node.defaultChild as cloudwatch.CfnAlarm).overrideLogicalId(logicalId);
+    }
+    this.monitoring.addDashboard(codeforces);
+    this.monitoring.addSources(SOURCE_JOBS.map((job) => ({ label: job.label, job: jobs[job.platform]! })));
+    return jobs;
+  }
+
+  /**
+   * A source's sync: its own job on the package's construct (lease, ledger, schedule, failure queue,
+   * alarms, console test events, outbox source), its environment, its table grants. Codeforces'
+   * schedule and held-change replies come from the stack's context, as before there were several
+   * sources; every other source's from its settings.
+   */
+  private syncJob(job: SourceJob, config: ContestSyncConfig): ScheduledSingletonJob {
+    const names = jobNames(job);
+    const legacy = job === CODEFORCES_JOB;
+    const periodMinutes = legacy ? config.scheduleRateMinutes : pollMinutes(job);
+    const acceptHeld = legacy ? config.acceptHeldAfterReplies : job.settings.schedule.acceptMoveAfterReplies;
+    const paused = config.schedulePaused;
+    return new ScheduledSingletonJob(this, names.constructId, {
+      description: `Syncs ${job.label} contests into DynamoDB under a lease (contest-sync)`,
       roleDescription: 'contest-sync function: its log group, its failure queue, and the listed DynamoDB actions only',
-      scheduleDescription: config.schedulePaused
-        ? 'Scheduled contest sync - PAUSED (context contestSync:schedulePaused)'
-        : 'Scheduled contest sync (one logical sync per interval)',
-      entry: fileURLToPath(new URL('../lambda/sync/handler.ts', import.meta.url)),
-      schedule: events.Schedule.expression(config.scheduleExpression),
-      periodMinutes: config.scheduleRateMinutes,
-      paused: config.schedulePaused,
-      leaseKey: LEASE_PK,
-      runRecordPrefix: RUN_PK_PREFIX,
+      scheduleDescription: paused
+        ? `Scheduled ${job.label} contest sync - PAUSED (context contestSync:schedulePaused)`
+        : `Scheduled ${job.label} contest sync (one logical sync per interval)`,
+      entry: fileURLToPath(new URL(`../lambda/sources/${job.platform}/handler.ts`, import.meta.url)),
+      schedule: legacy ? events.Schedule.expression(config.scheduleExpression) : events.Schedule.rate(Duration.minutes(periodMinutes)),
+      periodMinutes,
+      paused,
+      leaseKey: names.leaseKey,
+      runRecordPrefix: names.runRecordPrefix,
       coordinationTable: this.tables.coordination,
       leaseDuration: Duration.seconds(config.leaseDurationSeconds),
       timeout: Duration.seconds(config.functionTimeoutSeconds),
@@ -207,17 +230,19 @@ export class ContestSyncStack extends Stack {
         [ENV.contestsTable]: this.tables.contests.tableName,
         [ENV.remindersTable]: this.tables.reminders.tableName,
         [ENV.coordinationTable]: this.tables.coordination.tableName,
-        [ENV.codeforcesApiUrl]: config.codeforcesApiUrl,
+        // Unset for the other sources: their real origin (the source's default).
+        ...(legacy ? { [ENV.codeforcesApiUrl]: config.codeforcesApiUrl } : {}),
         [ENV.leaseDurationSeconds]: String(config.leaseDurationSeconds),
         [ENV.finishedRetentionDays]: String(config.finishedRetentionDays),
-        [ENV.scheduleRateMinutes]: String(config.scheduleRateMinutes),
+        [ENV.scheduleRateMinutes]: String(periodMinutes),
         [ENV.missingSyncsBeforeDelete]: String(config.missingSyncsBeforeDelete),
-        [ENV.acceptHeldAfterReplies]: String(config.acceptHeldAfterReplies),
+        [ENV.acceptHeldAfterReplies]: String(acceptHeld),
         [ENV.dueShards]: String(config.dueShards),
-        // The upgrade's copy source: while its marker is not done, the sync copies (docs/runbook.md).
-        [ENV.legacyContestsTable]: this.tables.legacyContests.tableName,
-        [ENV.legacyRemindersTable]: this.tables.legacyReminders.tableName,
-        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        // The upgrade's copy source (Codeforces' previous tables): while its marker is not done, the sync copies (docs/runbook.md).
+        ...(legacy
+          ? { [ENV.legacyContestsTable]: this.tables.legacyContests.tableName, [ENV.legacyRemindersTable]: this.tables.legacyReminders.tableName }
+          : {}),
+        POWERTOOLS_SERVICE_NAME: names.service,
         POWERTOOLS_LOG_LEVEL: config.logLevel,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       },
@@ -237,21 +262,21 @@ export class ContestSyncStack extends Stack {
           actions: [...SYNC_DUE_INDEX_ACTIONS],
           resources: [`${this.tables.reminders.tableArn}/index/${REMINDERS_BY_DUE_INDEX}`],
         }),
-        ...this.migrationStatements(),
+        ...(legacy ? this.migrationStatements() : []),
       ],
       deployRunAfter: [this.tables],
       metrics: {
         namespace: METRICS_NAMESPACE,
-        service: SERVICE_NAME,
+        service: names.service,
         runSucceeded: METRIC.runSucceeded,
         runFailed: METRIC.runFailed,
         leaseLost: METRIC.leaseLost,
       },
       alarmTopic: this.monitoring.topic,
       noSuccessPeriods: 2,
-      alarmDescriptions: ALARM_DESCRIPTIONS(config),
+      alarmDescriptions: ALARM_DESCRIPTIONS(job, periodMinutes),
       // What it changed, as events (docs/events.md, "Contest events").
-      outbox: { delivery: this.events, source: EVENT_SOURCES.contests, schemas: CONTEST_EVENT_SCHEMAS },
+      outbox: { delivery: this.events, source: names.eventSource, schemas: CONTEST_EVENT_SCHEMAS },
       consoleTestEvents: consoleTestEventPayloads(),
     });
   }
@@ -434,32 +459,33 @@ export class ContestSyncStack extends Stack {
   }
 }
 
-/** contest-sync's runbook text for each alarm. */
-function ALARM_DESCRIPTIONS(config: ContestSyncConfig): Record<JobAlarm, string> {
+/** contest-sync's runbook text for each alarm of a source's sync job (docs/runbook.md, "A source that keeps failing"). */
+function ALARM_DESCRIPTIONS(job: SourceJob, periodMinutes: number): Record<JobAlarm, string> {
+  const { label, platform } = job;
   return {
     noSuccess:
-      `No contest sync succeeded in the last ${2 * config.scheduleRateMinutes} minutes (2 schedule intervals): ` +
-      'the Contests table is going stale. First look at the function logs (Logs Insights, filter on ' +
-      'outcome/phase) and the SyncFailed / FunctionErrors alarms: a Codeforces outage shows as ' +
-      'phase "codeforces", a stuck lease as repeated "lease-held" skips, no log lines at all means ' +
+      `No ${label} contest sync succeeded in the last ${2 * periodMinutes} minutes (2 schedule intervals): ` +
+      `${label}'s contests are going stale (the other sources' jobs are not affected). First look at the function logs ` +
+      `(Logs Insights, filter on outcome/phase) and the SyncFailed / FunctionErrors alarms: a ${label} outage, block or ` +
+      `changed page shows as phase "${platform}", a stuck lease as repeated "lease-held" skips, no log lines at all means ` +
       'the schedule rule is disabled or the function cannot be invoked.',
     runFailed:
-      'A contest sync run ended with outcome "failed". First read its summary line in the function ' +
-      'logs: the phase (lease, codeforces, store) says where it failed. Scheduled runs are retried ' +
-      'by Lambda; a single codeforces failure usually clears on the next interval.',
+      `A ${label} contest sync run ended with outcome "failed". First read its summary line in the function ` +
+      `logs: the phase (lease, ${platform}, store) says where it failed. Scheduled runs are retried ` +
+      `by Lambda; a single ${platform} failure usually clears on the next interval.`,
     functionErrors:
-      'The contest sync function threw or timed out (Lambda Errors metric), which the handler does ' +
+      `The ${label} contest sync function threw or timed out (Lambda Errors metric), which the handler does ` +
       'only for invalid events, upstream failures on scheduled runs, or bugs. First search the ' +
       'function logs for level ERROR and "Task timed out"; check the failure queue for the event.',
     failureQueueMessages:
-      'Messages are waiting in the contest sync failure queue: scheduled invocations that failed ' +
+      `Messages are waiting in the ${label} contest sync failure queue: scheduled invocations that failed ` +
       'after all Lambda retries (Lambda destination record with the error), or schedule events ' +
       'EventBridge could not deliver. First read a message (SQS console, "Poll for messages") for ' +
       'the error, fix the cause, then purge the queue; messages expire after 14 days.',
     leaseLost:
-      'A contest sync run lost its lease mid-run and aborted (another run took over, or heartbeats ' +
+      `A ${label} contest sync run lost its lease mid-run and aborted (another run took over, or heartbeats ` +
       'could not renew it). Occasional losses are safe by design (fenced writes); repeated ones mean ' +
       'runs outlive the lease: first compare Duration with LEASE_DURATION_SECONDS and look for ' +
-      'DynamoDB throttling or slow Codeforces responses in the logs.',
+      `DynamoDB throttling or slow ${label} responses in the logs.`,
   };
 }

@@ -40,7 +40,7 @@ export function packageOf(input: string): string {
   return input.startsWith('lambda/') ? OWN : input;
 }
 
-export async function measureDependencies(entry = 'lambda/sync/handler.ts'): Promise<DependencySizes> {
+export async function measureDependencies(entry = 'lambda/sources/codeforces/handler.ts'): Promise<DependencySizes> {
   const result = await build({
     absWorkingDir: ROOT,
     entryPoints: [entry],

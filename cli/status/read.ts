@@ -5,7 +5,9 @@
 import { type CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { LEASE_PK, RUN_PK_PREFIX } from '../../lambda/contract.js';
+import { jobNames, type SourceJob } from '../../lambda/sources/job.js';
+import { CODEFORCES_JOB } from '../../lambda/sources/codeforces/job.js';
+import { SOURCE_JOBS } from '../../lambda/sources/jobs.js';
 import type { LeaseView, RunView, StatusView } from './format.js';
 
 /** The stack output that names the Coordination table (lib/contest-sync-stack.ts). */
@@ -33,10 +35,35 @@ export async function coordinationTableOfStack(cloudFormation: CloudFormationCli
   return output.OutputValue;
 }
 
-/** Reads the lease item (consistent) and the run records, newest first, `limit` of them. */
-export async function readStatus(client: DynamoDBClient, table: string, source: string, limit: number): Promise<StatusView> {
+/** Whose status is read: a source's job's lease item and run records, less the records of jobs whose prefix lies inside its own. */
+export interface StatusJob {
+  leaseKey: string;
+  runRecordPrefix: string;
+  /** Run-record prefixes of other sources' jobs that begin with this one's (Codeforces' `run#` holds `run#atcoder#`). */
+  exclude: readonly string[];
+}
+
+/** The status of a source's job (docs/sources.md, "One job per source"). */
+export function statusJobOf(job: SourceJob, jobs: readonly SourceJob[] = SOURCE_JOBS): StatusJob {
+  const { leaseKey, runRecordPrefix } = jobNames(job);
+  const exclude = jobs
+    .filter((other) => other !== job)
+    .map((other) => jobNames(other).runRecordPrefix)
+    .filter((prefix) => prefix.startsWith(runRecordPrefix));
+  return { leaseKey, runRecordPrefix, exclude };
+}
+
+/** Reads a job's lease item (consistent) and run records, newest first, `limit` of them. @default job Codeforces' */
+export async function readStatus(
+  client: DynamoDBClient,
+  table: string,
+  source: string,
+  limit: number,
+  job: StatusJob = statusJobOf(CODEFORCES_JOB),
+): Promise<StatusView> {
   const doc = DynamoDBDocumentClient.from(client);
-  const { Item: lease } = await doc.send(new GetCommand({ TableName: table, Key: { pk: LEASE_PK }, ConsistentRead: true }));
+  const { Item: lease } = await doc.send(new GetCommand({ TableName: table, Key: { pk: job.leaseKey }, ConsistentRead: true }));
+  const excluded = Object.fromEntries(job.exclude.map((prefix, i) => [`:other${i}`, prefix]));
   // The table holds the lease and 30 days of run records (hourly: ~720 small items): a scan is cheap.
   const runs: RunView[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
@@ -44,8 +71,8 @@ export async function readStatus(client: DynamoDBClient, table: string, source: 
     const page = await doc.send(
       new ScanCommand({
         TableName: table,
-        FilterExpression: 'begins_with(pk, :run)',
-        ExpressionAttributeValues: { ':run': RUN_PK_PREFIX },
+        FilterExpression: ['begins_with(pk, :run)', ...Object.keys(excluded).map((name) => `NOT begins_with(pk, ${name})`)].join(' AND '),
+        ExpressionAttributeValues: { ':run': job.runRecordPrefix, ...excluded },
         ExclusiveStartKey,
       }),
     );

@@ -38,7 +38,8 @@ const seconds = z.number().int().min(0).max(4_102_444_800);
 
 /** A contest event as the bus delivers it (docs/events.md); the fields the calendar uses, bounded. */
 export const contestEventSchema = z.object({
-  source: z.literal('contest-sync.contests'),
+  // Each source's sync job publishes under its own source: `contest-sync.contests` (Codeforces), `contest-sync.contests.<platform>`.
+  source: z.string().regex(/^contest-sync\.contests(\.[a-z0-9]{1,20})?$/),
   'detail-type': z.enum(['ContestAnnounced', 'ContestRescheduled', 'ContestWithdrawn', 'ContestBack']),
   time: z.iso.datetime(),
   detail: z.object({

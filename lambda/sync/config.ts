@@ -2,10 +2,12 @@
 import * as z from 'zod';
 import { DEFAULTS, ENV, MAX_DUE_SHARDS } from '../contract.js';
 import { outboxSettings, type OutboxSettings } from '@contest-sync/scheduled-singleton';
+import { pollMinutes, type SourceJob } from '../sources/job.js';
 
 export interface Config {
   tables: { contests: string; reminders: string; coordination: string };
-  codeforcesApiUrl: string;
+  /** The platform's origin, from the source's own variable (`SourceJob.baseUrlVariable`); absent, the real one. */
+  baseUrl?: string;
   leaseDurationSeconds: number;
   finishedRetentionDays: number;
   scheduleRateMinutes: number;
@@ -26,27 +28,25 @@ export class ConfigError extends Error {
 const tableName = z.string({ error: 'is not set' }).regex(/^[a-zA-Z0-9_.-]{3,255}$/, 'is not a DynamoDB table name');
 const positive = (fallback: number) => z.coerce.number({ error: 'must be a number' }).positive('must be > 0').default(fallback);
 /** A number of consecutive syncs (the grace period, the replies that accept held change): 1 to 48. */
-const syncCount = (fallback: number) =>
-  z.coerce
-    .number({ error: 'must be a number' })
-    .int('must be a whole number')
-    .min(1, 'must be >= 1')
-    .max(48, 'must be <= 48')
-    .default(fallback);
+const syncCountOf = () =>
+  z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be >= 1').max(48, 'must be <= 48');
+const syncCount = (fallback: number) => syncCountOf().default(fallback);
 
+/** The variables every source's job reads; the source's origin is read under `baseUrl`, its own variable's value. */
 const schema = z.object({
   [ENV.contestsTable]: tableName,
   [ENV.remindersTable]: tableName,
   [ENV.coordinationTable]: tableName,
-  [ENV.codeforcesApiUrl]: z.url({ error: 'must be an http(s) URL' }).default(DEFAULTS.codeforcesApiUrl),
+  baseUrl: z.url({ error: 'must be an http(s) URL' }).optional(),
   [ENV.leaseDurationSeconds]: positive(DEFAULTS.leaseDurationSeconds),
   [ENV.finishedRetentionDays]: z.coerce
     .number({ error: 'must be a number' })
     .nonnegative('must be >= 0')
     .default(DEFAULTS.finishedRetentionDays),
-  [ENV.scheduleRateMinutes]: z.coerce.number({ error: 'must be a number' }).int().positive().default(DEFAULTS.scheduleRateMinutes),
+  [ENV.scheduleRateMinutes]: z.coerce.number({ error: 'must be a number' }).int().positive().optional(),
   [ENV.missingSyncsBeforeDelete]: syncCount(DEFAULTS.missingSyncsBeforeDelete),
-  [ENV.acceptHeldAfterReplies]: syncCount(DEFAULTS.acceptHeldAfterReplies),
+  // Unset, the source's settings say (SourceSettings.schedule.acceptMoveAfterReplies).
+  [ENV.acceptHeldAfterReplies]: syncCountOf().optional(),
   [ENV.dueShards]: z.coerce
     .number({ error: 'must be a number' })
     .int('must be a whole number')
@@ -57,13 +57,15 @@ const schema = z.object({
   [ENV.legacyRemindersTable]: tableName.optional(),
 });
 
-export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function readConfig(env: NodeJS.ProcessEnv, job: Pick<SourceJob, 'baseUrlVariable' | 'settings'>): Config {
+  const named = (name: string) => (name === 'baseUrl' ? job.baseUrlVariable : name);
+  const read: [string, string][] = [...Object.values(ENV).map((name): [string, string] => [name, name]), ['baseUrl', job.baseUrlVariable]];
   const present = Object.fromEntries(
-    Object.values(ENV).flatMap((name) => (env[name] === undefined || env[name] === '' ? [] : [[name, env[name]]])),
+    read.flatMap(([key, name]) => (env[name] === undefined || env[name] === '' ? [] : [[key, env[name]]])),
   );
   const parsed = schema.safeParse(present);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
+    const problems = parsed.error.issues.map((issue) => `${named(issue.path.join('.'))} ${issue.message}`);
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const c = parsed.data;
@@ -73,6 +75,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       `invalid configuration: ${ENV.legacyContestsTable} and ${ENV.legacyRemindersTable} are set together or not at all`,
     );
+  const { baseUrl } = c;
   let outbox: OutboxSettings | undefined;
   try {
     outbox = outboxSettings(env);
@@ -85,12 +88,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? { legacy: { contests: legacyContests, reminders: legacyReminders } }
       : {}),
     tables: { contests: c[ENV.contestsTable], reminders: c[ENV.remindersTable], coordination: c[ENV.coordinationTable] },
-    codeforcesApiUrl: c[ENV.codeforcesApiUrl].replace(/\/+$/, ''),
+    ...(baseUrl !== undefined ? { baseUrl: baseUrl.replace(/\/+$/, '') } : {}),
     leaseDurationSeconds: c[ENV.leaseDurationSeconds],
     finishedRetentionDays: c[ENV.finishedRetentionDays],
-    scheduleRateMinutes: c[ENV.scheduleRateMinutes],
+    scheduleRateMinutes: c[ENV.scheduleRateMinutes] ?? pollMinutes(job),
     missingSyncsBeforeDelete: c[ENV.missingSyncsBeforeDelete],
-    acceptHeldAfterReplies: c[ENV.acceptHeldAfterReplies],
+    acceptHeldAfterReplies: c[ENV.acceptHeldAfterReplies] ?? job.settings.schedule.acceptMoveAfterReplies,
     dueShards: c[ENV.dueShards],
   };
 }

@@ -1,5 +1,7 @@
 /**
- * The Lambda entry of the contest sync, on the package's wrapper like reminder delivery: the
+ * The sync job of one source, on the package's wrapper like reminder delivery: each source's entry
+ * (`lambda/sources/<platform>/handler.ts`) is `createSyncHandler` on its job and its source, so
+ * that its bundle holds that source only and this file knows no platform. The
  * wrapper parses the event (schedule, deploy-time trigger, console), runs the work under the lease
  * (or unfenced for a dry run), writes the one summary line and the EMF metrics, and throws when a
  * scheduled run failed so that Lambda retries it. This file is the wiring: the sync's configuration
@@ -9,12 +11,14 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Dispatcher } from 'undici';
-import { fetchContests } from '../sources/codeforces/client.js';
-import { CodeforcesError } from '../sources/codeforces/errors.js';
-import { codeforcesReply, PLATFORM } from '../sources/codeforces/source.js';
+import { isSourceError } from '../sources/errors.js';
+import { jobNames, type SourceJob } from '../sources/job.js';
+import type { SourceOptions } from '../sources/settings.js';
+import type { Source } from '../sources/source.js';
 import { ConfigError, readConfig, type Config } from './config.js';
 import { DEFAULT_PLAN_SETTINGS, type PlanSettings } from '../contests/plan.js';
 import { JOB_DEFAULTS } from '../contract.js';
+import { JOB_ENV } from '@contest-sync/scheduled-singleton/contract';
 import { SYNC_CONSOLE_OPTIONS } from './invocation.js';
 import type { MigrationJob } from '../migration/job.js';
 import { migrateFirst, migrationOf, type Migrating } from './migrating.js';
@@ -49,7 +53,7 @@ export interface HandlerOptions {
   newRunId?: () => string;
   /** @default a client with the package's time budget */
   dynamo?: DynamoDBClient;
-  /** The Codeforces client's undici dispatcher (tests pass a MockAgent). */
+  /** The source's undici dispatcher (tests pass a MockAgent). */
   dispatcher?: Dispatcher;
   /** Overrides of the plan settings the configuration gives (the simulated year's broken variants). */
   planSettings?: Partial<PlanSettings>;
@@ -57,7 +61,7 @@ export interface HandlerOptions {
   write?: Write;
   /** Where the lease and the fenced writes live (a unit test's in-memory store). @default DynamoDB */
   coordination?: CoordinationStore;
-  /** The contest store and the source (a unit test's fakes). @default DynamoDB, and Codeforces through undici */
+  /** The contest store and the source's reply (a unit test's fakes). @default DynamoDB, and the job's source through undici */
   store?: StorePort;
   fetchReply?: SyncDeps['source']['fetchReply'];
   /** The platform this job keeps, with its own reply (one job per platform is one more instance). @default Codeforces */
@@ -73,7 +77,13 @@ type SyncJobDeps = SyncDeps & { migration?: MigrationJob };
 /** The handler: every result has the summary's shape (the hooks below give it). */
 export type Handler = (event: unknown, context: LambdaContextLike) => Promise<RunSummary>;
 
-export function createHandler(options: HandlerOptions = {}): Handler {
+/** A source's job as its entry runs it: its names and settings, and how to make its source. */
+export interface SyncEntry {
+  job: SourceJob;
+  source: (options: SourceOptions) => Source;
+}
+
+export function createSyncHandler(entry: SyncEntry, options: HandlerOptions = {}): Handler {
   const now = options.now ?? Date.now;
   const handler: ScheduledSingletonHandler<SyncValue> = scheduledSingleton<SyncValue, undefined, SyncJobDeps>(
     async (job) => {
@@ -82,7 +92,7 @@ export function createHandler(options: HandlerOptions = {}): Handler {
       return { ...synced, dryRun: job.dryRun, ...(migration === undefined ? {} : { migration }) };
     },
     {
-      configure: (env, { dynamo }) => syncDeps(readConfig(env), dynamo, options, now),
+      configure: (env, { dynamo }) => syncDeps(entry, readConfig(env, entry.job), dynamo, options, now),
       consoleOptions: SYNC_CONSOLE_OPTIONS,
       summary: (synced, run) => ({
         counts: countsOf(synced, run.heartbeats),
@@ -95,7 +105,7 @@ export function createHandler(options: HandlerOptions = {}): Handler {
         summary: { counts: failedCounts(error, run.heartbeats) },
       }),
       resultDefaults: () => ({ counts: emptyCounts() }),
-      summaryLine: logSummary,
+      summaryLine: (result, log) => logSummary({ ...result, platform: entry.job.platform }, log),
       failedError: thrownFor,
       record: ({ value, error, heartbeats }) => ({
         dryRun: false,
@@ -103,7 +113,7 @@ export function createHandler(options: HandlerOptions = {}): Handler {
         ...(value !== undefined ? judgedOf(value) : {}),
         ...(error !== undefined ? { reason: failurePhase(error), error: describe(error) } : {}),
       }),
-      env: { ...JOB_DEFAULTS, ...nonEmpty(options.env ?? process.env) },
+      env: { ...JOB_DEFAULTS, ...jobDefaults(entry.job), ...nonEmpty(options.env ?? process.env) },
       now,
       ...(options.dynamo !== undefined ? { dynamo: options.dynamo } : {}),
       ...(options.newRunId !== undefined ? { newRunId: options.newRunId } : {}),
@@ -117,7 +127,7 @@ export function createHandler(options: HandlerOptions = {}): Handler {
 /** A failed run's counts: what it did before failing, and the requests a failed fetch made. */
 function failedCounts(error: unknown, heartbeats: number): RunCounts {
   const counts = countsOf(progressOf(error), heartbeats);
-  return error instanceof CodeforcesError ? { ...counts, codeforcesAttempts: error.attempts } : counts;
+  return isSourceError(error) ? { ...counts, codeforcesAttempts: error.attempts } : counts;
 }
 
 /**
@@ -134,31 +144,28 @@ function thrownFor(result: RunResult, error: unknown): Error {
 }
 
 /** The sync's parts, built once per container on the wrapper's DynamoDB client. */
-function syncDeps(config: Config, dynamo: DynamoDBClient, options: HandlerOptions, now: () => number): SyncJobDeps {
+function syncDeps(entry: SyncEntry, config: Config, dynamo: DynamoDBClient, options: HandlerOptions, now: () => number): SyncJobDeps {
   const doc = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
   const migration = migrationOf(config, doc, now);
+  const source = entry.source({
+    now,
+    ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
+    ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
+  });
   return {
     ...(migration === undefined ? {} : { migration }),
     store: options.store ?? new DynamoContestStore(doc, { contests: config.tables.contests, reminders: config.tables.reminders }),
-    source: options.source ?? {
-      platform: PLATFORM,
-      fetchReply:
-        options.fetchReply ??
-        (async ({ signal, deadline }) =>
-          codeforcesReply(
-            await fetchContests({
-              baseUrl: config.codeforcesApiUrl,
-              signal,
-              deadline,
-              now,
-              ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
-            }),
-          )),
-    },
+    source: options.source ?? { platform: source.platform, fetchReply: options.fetchReply ?? ((call) => source.fetchReply(call)) },
     now,
     settings: planSettingsOf(config, options),
     publishing: config.outbox !== undefined,
   };
+}
+
+/** The job environment the stack sets for this source (its lease, ledger and service), for a run without it. */
+function jobDefaults(job: SourceJob): Record<string, string> {
+  const names = jobNames(job);
+  return { [JOB_ENV.leaseKey]: names.leaseKey, [JOB_ENV.runRecordPrefix]: names.runRecordPrefix, [JOB_ENV.serviceName]: names.service };
 }
 
 /** The contest model's settings: the configuration's, then the options' overrides. */
@@ -179,5 +186,3 @@ function planSettingsOf(config: Config, options: HandlerOptions): PlanSettings {
 function nonEmpty(env: Record<string, string | undefined>): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
 }
-
-export const handler = createHandler();

@@ -6,7 +6,7 @@
  * then fails. Everything it touches comes in as a parameter (clock, store, source, the lease's
  * work context), so tests drive it with real or fake parts.
  */
-import { CodeforcesError } from '../sources/codeforces/errors.js';
+import { isSourceError } from '../sources/errors.js';
 import { judge, judgeStale, type Evidence, type Judgement } from '../contests/judge.js';
 import type { PlanSettings } from '../contests/plan.js';
 import type { SourceReply } from '../contests/model.js';
@@ -68,7 +68,7 @@ export function progressOf(error: unknown): Partial<Synced> {
  * still fails with the source's error, so that its interval is retried.
  */
 async function doubtAfterFailure(job: SyncJob, deps: SyncDeps, error: unknown, acted: Acted): Promise<never> {
-  if (!(error instanceof CodeforcesError) || job.dryRun || job.signal.aborted) throw error;
+  if (!isSourceError(error) || job.dryRun || job.signal.aborted) throw error;
   try {
     const { contests, clock } = splitClock(await deps.store.scanContests(deps.source.platform, job.signal));
     const evidence: Evidence = { reply: NO_REPLY, stored: contests, clock, handedOver: [...job.handoff], nowMs: deps.now() };

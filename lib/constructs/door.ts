@@ -66,6 +66,11 @@ export interface DoorProps {
   readonly tables: DataTables;
   readonly bus: events.IEventBus;
   readonly alarmTopic: sns.ITopic;
+  /**
+   * The EventBridge sources of the contest events the calendar is built from: every source's sync job's.
+   * @default [EVENT_SOURCES.contests]
+   */
+  readonly contestEventSources?: readonly string[];
 }
 
 export const doorEntry = (path: string): string => fileURLToPath(new URL(`../../lambda/${path}`, import.meta.url));
@@ -173,7 +178,7 @@ export class Door extends Construct {
     new events.Rule(this, 'ContestEventsToFeeds', {
       description: 'The contest events the product published, to the calendar builder (in order)',
       eventBus: props.bus,
-      eventPattern: { source: [EVENT_SOURCES.contests] },
+      eventPattern: { source: [...(props.contestEventSources ?? [EVENT_SOURCES.contests])] },
       targets: [
         new targets.SqsQueue(this.feedQueue, {
           messageGroupId: CONTESTS_GROUP,

@@ -86,6 +86,27 @@ export class Monitoring extends Construct {
     );
   }
 
+  /**
+   * A row of the sources (docs/sources.md, "One job per source"): each source's runs by outcome and
+   * failed phase, from its summary lines (no metric series of its own beyond its job's), and each
+   * source's alarms, so that the one that keeps failing is seen at once.
+   */
+  addSources(sources: readonly { label: string; job: ScheduledSingletonJob }[]): void {
+    this.dashboard.addWidgets(
+      new cloudwatch.LogQueryWidget({
+        title: 'Sources: runs by platform and outcome (failed: phase)',
+        logGroupNames: sources.map(({ job }) => job.logGroup.logGroupName),
+        view: cloudwatch.LogQueryVisualizationType.TABLE,
+        queryLines: [SUMMARY_LINES, 'stats count(*) as runs by platform, outcome, phase', 'sort platform asc'],
+        width: 12,
+      }),
+      ...sources.map(
+        ({ label, job }) =>
+          new cloudwatch.AlarmStatusWidget({ title: `${label} sync alarms`, alarms: Object.values(job.alarms), width: 3 }),
+      ),
+    );
+  }
+
   /** A row of event delivery (lag, events, dead letters, delivery alarms) on the dashboard. */
   addDelivery(delivery: OutboxDelivery): void {
     this.dashboard.addWidgets(...delivery.widgets());

@@ -10,7 +10,10 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ESM_REQUIRE_BANNER } from '@contest-sync/scheduled-singleton/cdk';
 import { measureDependencies } from '../../local/bundle-deps.js';
-import { findSyncFunction, synthTemplate, type SynthTemplateResult } from '../../local/template.js';
+import { bundleDirOfFunction, findSyncFunction, synthTemplate, type SynthTemplateResult } from '../../local/template.js';
+import { jobNames } from '../../lambda/sources/job.js';
+import { SOURCE_JOBS } from '../../lambda/sources/jobs.js';
+import { JOB_ENV } from '@contest-sync/scheduled-singleton/contract';
 
 const run = promisify(execFile);
 /** Largest `index.mjs` contest-sync's function may ship (contest-sync's own budget, not the package's). */
@@ -85,4 +88,35 @@ describe('function bundle', () => {
     expect(unbundled.bundleDir).toBeUndefined();
     expect(unbundled.template.Resources).toBeDefined();
   });
+});
+
+describe("every source's job bundle", () => {
+  for (const job of SOURCE_JOBS) {
+    it(`${job.platform}: fits the budget, imports, and holds its own source's client only`, async () => {
+      const [logicalId] = Object.entries(result.template.Resources as Record<string, { Type: string; Properties?: any }>).find(
+        ([, r]) =>
+          r.Type === 'AWS::Lambda::Function' && r.Properties?.Environment?.Variables?.[JOB_ENV.leaseKey] === jobNames(job).leaseKey,
+      )!;
+      const dir = bundleDirOfFunction(result.outdir, result.template, logicalId);
+      const bytes = statSync(join(dir, 'index.mjs')).size;
+      console.info(`[bundle] ${job.platform} index.mjs ${bytes} B, budget ${BUNDLE_BUDGET_BYTES} B`);
+      expect(bytes).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
+      const { sources } = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sources: string[] };
+      expect(sources.some((source) => source.endsWith(`lambda/sources/${job.platform}/handler.ts`))).toBe(true);
+      expect(sources.some((source) => source.endsWith(`lambda/sources/${job.platform}/client.ts`))).toBe(true);
+      // Another platform's client, page reader or settings never ships (Codeforces' source.ts does: the legacy id seed).
+      for (const other of SOURCE_JOBS.filter((o) => o !== job)) {
+        expect(
+          sources.filter((source) => source.includes(`lambda/sources/${other.platform}/`) && !source.endsWith('codeforces/source.ts')),
+        ).toEqual([]);
+      }
+      const script = `const m = await import(${JSON.stringify(pathToFileURL(join(dir, 'index.mjs')).href)}); console.log(typeof m.handler);`;
+      const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: result.outdir,
+        env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+        timeout: 30_000,
+      });
+      expect(stdout.trim()).toBe('function');
+    }, 60_000);
+  }
 });

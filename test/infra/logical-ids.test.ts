@@ -4,6 +4,8 @@
  * changes: for the tables that means new, empty tables. Keep this test green; a construct path
  * change shows up here first.
  */
+import { jobNames } from '../../lambda/sources/job.js';
+import { SOURCE_JOBS } from '../../lambda/sources/jobs.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { synthTemplate, type CfnTemplate } from '../../local/template.js';
 
@@ -74,10 +76,13 @@ describe('logical ids of the ContestSync stack', () => {
     const versions = Object.entries(resources)
       .filter(([, r]) => r.Type === 'AWS::Lambda::Version')
       .map(([id]) => id);
-    // One for the sync, one for the reminder delivery job (shard 0): each job's deploy-time run and
-    // console test events go to its published version.
-    expect(versions).toHaveLength(2);
+    // One per source's sync job, one for the reminder delivery job (shard 0): each job's deploy-time
+    // run and console test events go to its published version.
+    expect(versions).toHaveLength(SOURCE_JOBS.length + 1);
     expect(versions.filter((id) => /^SyncFunctionCurrentVersion/.test(id))).toHaveLength(1);
+    for (const job of SOURCE_JOBS.filter((j) => j.platform !== 'codeforces')) {
+      expect(versions.filter((id) => id.startsWith(`${jobNames(job).constructId}FunctionCurrentVersion`))).toHaveLength(1);
+    }
     expect(versions.filter((id) => /^DeliveryFunctionCurrentVersion/.test(id))).toHaveLength(1);
   });
 });

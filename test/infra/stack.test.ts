@@ -22,7 +22,8 @@ type Resources = Record<
  * The sync's part of the stack: the reminder delivery jobs (`Delivery*`) and the outbox (`Events`)
  * have their own file, test/infra/delivery.test.ts.
  */
-const OTHER_PARTS = /^(Delivery\d*|Events|Door|Webhooks)[A-Z]/;
+// The other sources' sync jobs have their own file, test/infra/source-jobs.test.ts.
+const OTHER_PARTS = /^(Delivery\d*|Events|Door|Webhooks|SyncAtCoder|SyncCodeChef|SyncLeetCode)[A-Z]/;
 const syncPart = (found: Resources): Resources => Object.fromEntries(Object.entries(found).filter(([id]) => !OTHER_PARTS.test(id)));
 
 function ofType(type: string): Resources {

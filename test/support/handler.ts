@@ -4,7 +4,8 @@
  * and EMF) captured per invocation.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createHandler, type HandlerOptions } from '../../lambda/sync/handler.js';
+import { createHandler } from '../../lambda/sources/codeforces/handler.js';
+import { type HandlerOptions } from '../../lambda/sync/handler.js';
 import type { RunSummary } from '../../lambda/sync/summary.js';
 import { benchClient } from '../../local/counting-client.js';
 import type { TestTables } from './tables.js';

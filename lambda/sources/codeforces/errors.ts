@@ -1,4 +1,4 @@
-import { bound } from '@contest-sync/scheduled-singleton';
+import { SourceError } from '../errors.js';
 
 /**
  * The one error type `fetchContests` throws. `kind` says what went wrong, `retryable` whether the
@@ -20,18 +20,16 @@ export type CodeforcesErrorKind =
   | 'deadline' // the next attempt could not start before the deadline; cause = last error
   | 'aborted'; // the caller's AbortSignal fired
 
-export class CodeforcesError extends Error {
+/**
+ * Codeforces' failed reply: a `SourceError` of platform `codeforces` (lambda/sources/errors.ts), so
+ * that its job fails, is retried and is alarmed on like every source's.
+ */
+export class CodeforcesError extends SourceError<CodeforcesErrorKind> {
   override readonly name = 'CodeforcesError';
-  readonly kind: CodeforcesErrorKind;
-  readonly attempts: number;
-  readonly retryable: boolean;
 
   constructor(kind: CodeforcesErrorKind, message: string, options: { attempts: number; retryable: boolean; cause?: unknown }) {
-    // Bounded: a message may quote what Codeforces sent (comments, body snippets, names).
-    super(bound(message), options.cause === undefined ? undefined : { cause: options.cause });
-    this.kind = kind;
-    this.attempts = options.attempts;
-    this.retryable = options.retryable;
+    // Bounded by the base class: a message may quote what Codeforces sent (comments, body snippets, names).
+    super('codeforces', kind, message, options);
   }
 }
 

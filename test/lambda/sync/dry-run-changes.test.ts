@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { codeforcesReply } from '../../../lambda/sources/codeforces/source.js';
 import { CONTEST_LIMITS } from '../../../lambda/sources/codeforces/schema.js';
 import type { ContestItem } from '../../../lambda/contests/model.js';
-import { createHandler } from '../../../lambda/sync/handler.js';
+import { createHandler } from '../../../lambda/sources/codeforces/handler.js';
 import { DRY_RUN_LISTED } from '../../../lambda/sync/summary.js';
 import type { StorePort } from '../../../lambda/sync/sync.js';
 import { cf } from '../../support/ids.js';

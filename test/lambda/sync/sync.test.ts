@@ -7,7 +7,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { codeforcesReply } from '../../../lambda/sources/codeforces/source.js';
 import type { ContestItem, ReminderItem, ReplyClockItem } from '../../../lambda/contests/model.js';
-import { createHandler } from '../../../lambda/sync/handler.js';
+import { createHandler } from '../../../lambda/sources/codeforces/handler.js';
 import { DynamoContestStore } from '../../../lambda/sync/store.js';
 import type { RunSummary } from '../../../lambda/sync/summary.js';
 import type { StorePort } from '../../../lambda/sync/sync.js';
