@@ -240,7 +240,10 @@ export class ContestSyncStack extends Stack {
         [ENV.dueShards]: String(config.dueShards),
         // The upgrade's copy source (Codeforces' previous tables): while its marker is not done, the sync copies (docs/runbook.md).
         ...(legacy
-          ? { [ENV.legacyContestsTable]: this.tables.legacyContests.tableName, [ENV.legacyRemindersTable]: this.tables.legacyReminders.tableName }
+          ? {
+              [ENV.legacyContestsTable]: this.tables.legacyContests.tableName,
+              [ENV.legacyRemindersTable]: this.tables.legacyReminders.tableName,
+            }
           : {}),
         POWERTOOLS_SERVICE_NAME: names.service,
         POWERTOOLS_LOG_LEVEL: config.logLevel,

@@ -10,7 +10,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ENV } from '../../lambda/contract.js';
 import { tableDefinitionsFromTemplate, type TableRole } from '../../local/tables.js';
 import type { CodeforcesStandin } from '../../local/codeforces-standin.js';
 import { addReminder, sampleList } from '../support/contests.js';

@@ -27,7 +27,9 @@ describe('readConfig', () => {
     expect(readConfig({ ...env, ...legacy }, CODEFORCES_JOB).legacy).toEqual({ contests: 'old-contests', reminders: 'old-reminders' });
     expect(readConfig(env, CODEFORCES_JOB).legacy).toBeUndefined();
     expect(() => readConfig({ ...env, LEGACY_CONTESTS_TABLE_NAME: 'old-contests' }, CODEFORCES_JOB)).toThrow(/set together or not at all/);
-    expect(() => readConfig({ ...env, ...legacy, LEGACY_REMINDERS_TABLE_NAME: 'x' }, CODEFORCES_JOB)).toThrow(/LEGACY_REMINDERS_TABLE_NAME/);
+    expect(() => readConfig({ ...env, ...legacy, LEGACY_REMINDERS_TABLE_NAME: 'x' }, CODEFORCES_JOB)).toThrow(
+      /LEGACY_REMINDERS_TABLE_NAME/,
+    );
   });
 
   it("reads the source's own origin variable, and its settings' defaults", () => {
