@@ -53,6 +53,12 @@ export function localDynamoClient(endpoint: string): DynamoDBClient {
 
 export interface StartDynamoDbLocalOptions {
   port?: number;
+  /**
+   * How long a live JVM may take to answer its first request. A JVM that exits is reported at
+   * once; this only bounds one that hangs, so it is generous: on two busy cores, beside a CDK
+   * synthesis and its bundling, the first answer has taken over 30 s.
+   * @default 120_000
+   */
   startTimeoutMs?: number;
   /** Keep the database in this directory (created if missing) instead of in memory. */
   path?: string;
@@ -81,7 +87,7 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
   });
 
   const client = localDynamoClient(endpoint);
-  const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
+  const deadline = Date.now() + (options.startTimeoutMs ?? 120_000);
   try {
     for (;;) {
       if (exited !== undefined) {
