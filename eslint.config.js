@@ -16,6 +16,8 @@ export default tseslint.config(
       'lambda/undici-lean.cjs',
       '**/*.d.cts',
       'test/support/invoke-bundle.mjs',
+      'test/chaos/starvation-probe.mjs',
+      '**/*.d.mts',
       'local/door/function-host.mjs',
       'packages/*/scripts/*.mjs',
       'eslint.config.js',
