@@ -16,7 +16,7 @@ export default tseslint.config(
       'lambda/undici-lean.cjs',
       '**/*.d.cts',
       'test/support/invoke-bundle.mjs',
-      'test/chaos/starvation-probe.mjs',
+      'test/support/starvation-probe.mjs',
       '**/*.d.mts',
       'local/door/function-host.mjs',
       'packages/*/scripts/*.mjs',

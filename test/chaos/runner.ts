@@ -63,7 +63,7 @@ import {
 import { storeOps, type RunHistory } from './history.js';
 import { startCodeforcesTap, startDynamoRecorder } from './taps.js';
 import { runWorker, type WorkerControl } from './worker.js';
-import { startStarvationProbe } from './starvation-probe.mjs';
+import { startStarvationProbe } from '../support/starvation-probe.mjs';
 import { slowLeaseAnswers, starvationOfRun, stallsOfSamples } from './starvation.js';
 import { scanAll } from '../support/contests.js';
 

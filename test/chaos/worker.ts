@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { invokeBundle, scheduledEvent } from '../support/processes.js';
 import type { WorkerEvent, WorkerFault } from './faults.js';
 import { jsonLines, runHistory, type RunHistory, type RunSummaryLine } from './history.js';
-import type { StarvationSample, StarvationTotals } from './starvation-probe.mjs';
+import type { StarvationSample, StarvationTotals } from '../support/starvation-probe.mjs';
 
 /** What the worker's starvation probe measured (starvation-probe.mjs), if the process lived to print it. */
 export interface WorkerStarvation extends StarvationTotals {
@@ -19,7 +19,7 @@ export interface WorkerStarvation extends StarvationTotals {
  * waited for a CPU, and says so as it exits. The bundle itself is untouched.
  */
 const PROBE_ENV = {
-  NODE_OPTIONS: `--import=${new URL('./starvation-probe.mjs', import.meta.url).href}`,
+  NODE_OPTIONS: `--import=${new URL('../support/starvation-probe.mjs', import.meta.url).href}`,
   STARVATION_PROBE: 'stdout',
 };
 

@@ -1,7 +1,8 @@
 // Measures how long this process waited for a CPU: the harness's part of a run's time, which no
-// product can be held to. Plain JavaScript on purpose: a worker loads it before the bundle with
-// `node --import` (no TypeScript loader between the test and the artifact), and the chaos runner
-// imports it too (starvation-probe.d.mts gives TypeScript its types).
+// product can be held to. Plain JavaScript on purpose: a chaos worker loads it before the bundle
+// with `node --import` (no TypeScript loader between the test and the artifact), and the chaos
+// runner and the in-process tests import it too (starvation-probe.d.mts gives TypeScript its
+// types; starvation.ts times a piece of work with it).
 //
 // Every `everyMs` a timer reads the main thread's run-queue wait from /proc/self/schedstat (Linux:
 // the time the thread was ready to run but no CPU was free, in ns) and how late the timer fired
