@@ -13,7 +13,7 @@ export default tseslint.config(
       'node_modules/**',
       '.local/**',
       'packages/*/dist/**',
-      'lambda/undici-lean.cjs',
+      'lambda/sources/undici-lean.cjs',
       '**/*.d.cts',
       'test/support/invoke-bundle.mjs',
       'test/support/starvation-probe.mjs',
@@ -62,7 +62,7 @@ export default tseslint.config(
   {
     // One HTTP attempt reports what went wrong as a `Problem` record (kind, retryable, cause) that
     // the retry loop turns into the one CodeforcesError the client throws.
-    files: ['lambda/codeforces/client.ts'],
+    files: ['lambda/sources/codeforces/client.ts'],
     rules: { '@typescript-eslint/only-throw-error': 'off', '@typescript-eslint/prefer-promise-reject-errors': 'off' },
   },
 );

@@ -324,7 +324,7 @@ async function main(): Promise<void> {
           'TransactWriteItems are higher',
         peers: peers.method,
         dependencies:
-          "esbuild metafile of lambda/handler.ts built with the function's BUNDLING settings; bytes in index.mjs per npm package",
+          "esbuild metafile of lambda/sync/handler.ts built with the function's BUNDLING settings; bytes in index.mjs per npm package",
         cost:
           `list prices (us-east-1, as of ${PRICES_AS_OF}) applied to the steady-state sync's DynamoDB requests and units ` +
           '(transactional writes counted twice), the metric series and log bytes of one scheduled run, alarms and dashboards in ' +

@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import type { CodeforcesStandin } from '../local/codeforces-standin.js';
 import type { DynamoProxy } from '../local/dynamo-proxy.js';
 import type { TableNames } from '../local/tables.js';
-import type { RunSummary } from '../lambda/summary.js';
+import type { RunSummary } from '../lambda/sync/summary.js';
 import { functionEnv } from './environment.js';
 import { benchHandler, invoke } from './handlers.js';
 import { addCounts, percentile, round, sortedCounts, summarize } from './stats.js';

@@ -7,7 +7,7 @@
  * in a warm child process behind the local API Gateway (local/door/).
  */
 import { performance } from 'node:perf_hooks';
-import { createHandler } from '../lambda/handler.js';
+import { createHandler } from '../lambda/sync/handler.js';
 import { startCodeforcesStandin, recordedContestList } from '../local/codeforces-standin.js';
 import { apiFunctionId, startLocalDoor, type LocalDoor } from '../local/door/door.js';
 import { callApi } from '../local/door/walkthrough.js';

@@ -1,11 +1,11 @@
 /**
- * The real handler (createHandler from lambda/handler.ts) as the benchmarks run it in-process:
+ * The real handler (createHandler from lambda/sync/handler.ts) as the benchmarks run it in-process:
  * its own DynamoDB client on the proxy, its log and EMF lines kept off stdout (which stays the
  * report) but the `lease acquired` moment recorded.
  */
 import { performance } from 'node:perf_hooks';
-import { createHandler, type Handler } from '../lambda/handler.js';
-import type { RunSummary } from '../lambda/summary.js';
+import { createHandler, type Handler } from '../lambda/sync/handler.js';
+import type { RunSummary } from '../lambda/sync/summary.js';
 import { benchClient, type BenchClient } from '../local/counting-client.js';
 
 /** Remembers when the handler logged `lease acquired` (performance.now()); prints nothing. */

@@ -95,7 +95,7 @@ export const GUARANTEES: Guarantee[] = [
     // lambda/lease/heartbeat.ts Heartbeat.beat(): renew (OWNED_CONDITION) every duration/3; a refused
     // renewal, or none confirmed within 2/3 of the duration, aborts the run's AbortSignal.
     heartbeat: 'yes, every duration/3; lost lease aborts the work',
-    // lambda/lease/dynamo-lease.ts fenceCheck() + lambda/store/dynamo-store.ts commit(): every data
+    // lambda/lease/dynamo-lease.ts fenceCheck() + lambda/sync/store.ts commit(): every data
     // write is a TransactWriteItems whose first action is a ConditionCheck on holder + fence + unexpired.
     fencingOfDataWrites: 'yes: ConditionCheck in every write transaction',
     // lambda/single-execution/record.ts acquireCondition(true): `NOT contains(ledger, :slot)`;

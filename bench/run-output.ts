@@ -5,7 +5,7 @@
  * function fields Powertools adds in Lambda): its bytes (log ingestion) and the metric series
  * its EMF documents create (custom-metric charges).
  */
-import { createHandler } from '../lambda/handler.js';
+import { createHandler } from '../lambda/sync/handler.js';
 import type { CodeforcesStandin } from '../local/codeforces-standin.js';
 import type { TableNames } from '../local/tables.js';
 import { captureStdout, fakeContext } from '../test/support/handler.js';

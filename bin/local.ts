@@ -23,7 +23,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import type { RunSummary } from '../lambda/summary.js';
+import type { RunSummary } from '../lambda/sync/summary.js';
 import type { CodeforcesStandin } from '../local/codeforces-standin.js';
 import type { LocalDoor } from '../local/door/door.js';
 import { parseCommandLine, refuse } from '../cli/args.js';
@@ -78,7 +78,7 @@ if (!values.verbose) process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 
 // The product and the CDK app load once the command line is known to be good.
 const { QueryCommand, DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
-const { createHandler } = await import('../lambda/handler.js');
+const { createHandler } = await import('../lambda/sync/handler.js');
 const { createDeliveryHandler } = await import('../lambda/delivery/handler.js');
 const { DEFAULTS } = await import('../lambda/contract.js');
 const { startCodeforcesStandin, recordedContestList } = await import('../local/codeforces-standin.js');

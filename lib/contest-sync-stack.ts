@@ -174,7 +174,7 @@ export class ContestSyncStack extends Stack {
       scheduleDescription: config.schedulePaused
         ? 'Scheduled contest sync - PAUSED (context contestSync:schedulePaused)'
         : 'Scheduled contest sync (one logical sync per interval)',
-      entry: fileURLToPath(new URL('../lambda/handler.ts', import.meta.url)),
+      entry: fileURLToPath(new URL('../lambda/sync/handler.ts', import.meta.url)),
       schedule: events.Schedule.expression(config.scheduleExpression),
       periodMinutes: config.scheduleRateMinutes,
       paused: config.schedulePaused,

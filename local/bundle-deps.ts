@@ -1,5 +1,5 @@
 /**
- * What each dependency costs in the deployed bundle: esbuild builds lambda/handler.ts with the
+ * What each dependency costs in the deployed bundle: esbuild builds lambda/sync/handler.ts with the
  * function's own bundling settings (BUNDLING in packages/scheduled-singleton/src/cdk/scheduled-singleton-job.ts) and its metafile
  * attributes every output byte to an input file, grouped here by npm package. `npm run deps`
  * prints the table; `npm run bench` puts it in bench/results.json and the report.
@@ -40,7 +40,7 @@ export function packageOf(input: string): string {
   return input.startsWith('lambda/') ? OWN : input;
 }
 
-export async function measureDependencies(entry = 'lambda/handler.ts'): Promise<DependencySizes> {
+export async function measureDependencies(entry = 'lambda/sync/handler.ts'): Promise<DependencySizes> {
   const result = await build({
     absWorkingDir: ROOT,
     entryPoints: [entry],

@@ -12,10 +12,10 @@
  * prints the base URL on stdout and serves until SIGINT/SIGTERM.
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { argValue, listenStandin, pause, ReplyGate, streamChunks } from './http-standin.js';
 
 export interface StandinReply {
   /** HTTP status, default 200. */
@@ -81,38 +81,6 @@ function made(list: readonly object[], nowSeconds: number): object[] {
   });
 }
 
-interface Gate {
-  promise: Promise<void>;
-  open: () => void;
-  holds: number;
-}
-
-/** Resolves after `ms`, or early (quietly) when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
-function waitOrAbort(promise: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    signal.addEventListener('abort', done, { once: true });
-    void promise.then(done);
-  });
-}
-
 export async function startCodeforcesStandin(
   options: { port?: number; contests?: object[]; delayMs?: number } = {},
 ): Promise<CodeforcesStandin> {
@@ -120,10 +88,7 @@ export async function startCodeforcesStandin(
   let defaultDelayMs = options.delayMs ?? 0;
   const queue: StandinReply[] = [];
   const requests: { at: number; path: string }[] = [];
-  const inFlight = new Set<AbortController>();
-  const sockets = new Set<Socket>();
-  let gate: Gate | undefined;
-  let closing = false;
+  const gate = new ReplyGate();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = req.url ?? '/';
@@ -139,18 +104,14 @@ export async function startCodeforcesStandin(
     const reply = queue.shift() ?? {};
 
     // Cut waits short when the client goes away or the stand-in closes.
-    const gone = new AbortController();
-    inFlight.add(gone);
-    const onClose = (): void => gone.abort();
-    res.on('close', onClose);
+    const { gone, done } = standin.track(res);
     try {
-      if (gate !== undefined) await waitOrAbort(gate.promise, gone.signal);
-      await pause(reply.delayMs ?? defaultDelayMs, gone.signal);
-      if (gone.signal.aborted || res.destroyed) return;
+      await gate.wait(gone);
+      await pause(reply.delayMs ?? defaultDelayMs, gone);
+      if (gone.aborted || res.destroyed) return;
       send(res, req, reply);
     } finally {
-      res.off('close', onClose);
-      inFlight.delete(gone);
+      done();
     }
   }
 
@@ -179,50 +140,10 @@ export async function startCodeforcesStandin(
     res.end(payload);
   }
 
-  /** Writes `payload` in 64 KiB chunks, waiting for the socket to drain; stops if the client goes away. */
-  function streamChunks(res: ServerResponse, payload: Buffer): void {
-    let offset = 0;
-    const next = (): void => {
-      while (offset < payload.length) {
-        if (res.destroyed) return;
-        const chunk = payload.subarray(offset, offset + 64 * 1024);
-        offset += chunk.length;
-        if (!res.write(chunk)) {
-          res.once('drain', next);
-          return;
-        }
-      }
-      res.end();
-    };
-    next();
-  }
-
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent && !res.destroyed) {
-        res.writeHead(500, { 'content-type': 'text/plain' });
-        res.end(`stand-in error: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    });
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    if (closing) socket.destroy();
-  });
-  server.on('clientError', (_error, socket) => socket.destroy());
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const standin = await listenStandin(handle, options.port ?? 0);
 
   return {
-    baseUrl: `http://127.0.0.1:${port}/api`,
+    baseUrl: `http://127.0.0.1:${standin.port}/api`,
     requests,
     setContests(contests) {
       list = [...contests];
@@ -239,42 +160,9 @@ export async function startCodeforcesStandin(
     enqueue(...replies) {
       queue.push(...replies);
     },
-    hold() {
-      if (gate === undefined) {
-        let open!: () => void;
-        const promise = new Promise<void>((resolve) => (open = resolve));
-        gate = { promise, open, holds: 0 };
-      }
-      const current = gate;
-      current.holds += 1;
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        current.holds -= 1;
-        if (current.holds === 0) {
-          if (gate === current) gate = undefined;
-          current.open();
-        }
-      };
-    },
-    async close() {
-      if (closing) return;
-      closing = true;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const controller of inFlight) controller.abort();
-      for (const socket of sockets) socket.destroy();
-      server.closeAllConnections();
-      await closed;
-    },
+    hold: () => gate.hold(),
+    close: () => standin.close(),
   };
-}
-
-function argValue(args: string[], name: string): string | undefined {
-  const index = args.indexOf(name);
-  if (index !== -1) return args[index + 1];
-  const inline = args.find((arg) => arg.startsWith(`${name}=`));
-  return inline?.slice(name.length + 1);
 }
 
 async function main(args: string[]): Promise<void> {

@@ -48,7 +48,7 @@ export interface BenchClient {
 
 /**
  * A v3 client for `endpoint` (the proxy) with dummy credentials. `maxAttempts` and timeouts match
- * the handler's own client (lambda/handler.ts).
+ * the handler's own client (lambda/sync/handler.ts).
  */
 export function benchClient(endpoint: string, options: { trackCapacity?: boolean } = {}): BenchClient {
   const client = new DynamoDBClient({

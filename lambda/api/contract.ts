@@ -1,7 +1,11 @@
 /**
  * The HTTP API's routes, environment and limits: shared by the function, the stack (one API
- * Gateway route per entry) and the tests. No imports: the CDK app loads it. docs/api.md.
+ * Gateway route per entry) and the tests. It imports only the platforms (no imports of their own):
+ * the CDK app loads it. docs/api.md.
  */
+import { PLATFORMS, type Platform } from '../sources/platforms.js';
+
+export { PLATFORMS, type Platform };
 
 /** `jwt`: API Gateway's JWT authorizer runs first, the user is the token's `sub`; `none`: public. */
 export type RouteAuth = 'jwt' | 'none';
@@ -39,7 +43,3 @@ export const API_LIMITS = {
   /** How far back `status=recent` reaches (seconds): a week. */
   recentWindowSeconds: 7 * 86_400,
 } as const;
-
-/** Every platform the product names contests of; ids are `<platform>:<id>` in every public surface. */
-export const PLATFORMS = ['codeforces'] as const;
-export type Platform = (typeof PLATFORMS)[number];

@@ -7,7 +7,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { createFeeds } from '../calendar/feeds.js';
 import { CALENDAR_ENV } from '../calendar/contract.js';
-import { doorClients } from '../door-clients.js';
+import { doorClients } from '../calendar/clients.js';
 import { createApiHandler, type ApiHandler } from './app.js';
 import { dynamoContestReader } from './contests.js';
 

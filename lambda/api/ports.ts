@@ -5,6 +5,9 @@
  * (lambda/api/handler.ts) wires the real modules, the tests their doubles.
  */
 import type { Platform } from './contract.js';
+import type { FeedRead, Feeds } from '../calendar/feeds.js';
+
+export type { FeedRead, Feeds };
 
 /** A reminder as the write path shows it (its internal bookkeeping is not). */
 export interface ReminderView {
@@ -50,23 +53,6 @@ export interface ContestPageRequest {
 export interface ContestReader {
   /** A page of shown contests (never a vanished one); `cursor` when there may be more. */
   page(request: ContestPageRequest): Promise<{ contests: ContestRecord[]; cursor?: string }>;
-}
-
-/** A feed object as stored: its bytes and their entity tag. */
-export type FeedRead = { status: 'ok'; body: string; etag: string } | { status: 'not-modified'; etag: string } | { status: 'missing' };
-
-/** The calendar feeds (lambda/calendar/): reading them, and a user's secret URL. */
-export interface Feeds {
-  /** The public feed of a platform, or a user's feed by the token of its URL. */
-  read(feed: { platform: Platform } | { token: string }, ifNoneMatch?: string): Promise<FeedRead>;
-  /** A new secret token for the user's feed (replacing any previous one, which stops working at once), its feed built. */
-  issue(userId: string): Promise<{ token: string; createdAt: number }>;
-  /** Revokes the user's feed: false if there was none. */
-  revoke(userId: string): Promise<boolean>;
-  /** When the user's current feed token was made, if they have one. */
-  status(userId: string): Promise<{ createdAt: number } | undefined>;
-  /** Asks for the user's feed to be built again (their reminders changed). */
-  rebuild(userId: string): Promise<void>;
 }
 
 /** The router's request store: the user a `/me/` route acts for. */

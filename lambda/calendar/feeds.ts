@@ -5,11 +5,36 @@
  * rebuilt). Feeds are objects regenerated on change, so a poll reads one object and no table.
  */
 import { createHash } from 'node:crypto';
-import type { Feeds, ReminderWritePath } from '../api/ports.js';
+import type { Platform } from '../sources/platforms.js';
 import { CONTESTS_GROUP, FEED_OBJECTS, type UserRebuildMessage } from './contract.js';
 import { apply, type ContestEvent } from './projection.js';
 import { renderPublicFeed, renderUserFeed } from './render.js';
 import { newFeedToken, tokenHash, type DoorTable, type FeedObjects } from './store.js';
+
+/** A feed object as stored: its bytes and their entity tag. */
+export type FeedRead = { status: 'ok'; body: string; etag: string } | { status: 'not-modified'; etag: string } | { status: 'missing' };
+
+/** The calendar feeds (what the HTTP API serves): reading them, and a user's secret URL. */
+export interface Feeds {
+  /** The public feed of a platform, or a user's feed by the token of its URL. */
+  read(feed: { platform: Platform } | { token: string }, ifNoneMatch?: string): Promise<FeedRead>;
+  /** A new secret token for the user's feed (replacing any previous one, which stops working at once), its feed built. */
+  issue(userId: string): Promise<{ token: string; createdAt: number }>;
+  /** Revokes the user's feed: false if there was none. */
+  revoke(userId: string): Promise<boolean>;
+  /** When the user's current feed token was made, if they have one. */
+  status(userId: string): Promise<{ createdAt: number } | undefined>;
+  /** Asks for the user's feed to be built again (their reminders changed). */
+  rebuild(userId: string): Promise<void>;
+}
+
+/** What the feeds read of the reminder write path (lambda/reminders/): a user's reminders, a page at a time. */
+export interface ReminderLister {
+  listReminders(input: { userId: string; limit?: number; cursor?: string }): Promise<{
+    reminders: readonly { contestId: number; minutesBefore: number }[];
+    cursor?: string;
+  }>;
+}
 
 export interface QueueMessage {
   body: string;
@@ -20,7 +45,7 @@ export interface QueueMessage {
 export interface FeedDeps {
   objects: FeedObjects;
   door: DoorTable;
-  reminders: Pick<ReminderWritePath, 'listReminders'>;
+  reminders: ReminderLister;
   /** Sends messages to the feed queue (FIFO: each group in order). */
   send(messages: QueueMessage[]): Promise<void>;
   /** Epoch milliseconds. */

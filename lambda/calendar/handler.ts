@@ -4,7 +4,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { doorClients } from '../door-clients.js';
+import { doorClients } from './clients.js';
 import { createBuilder } from './builder.js';
 
 let builder: ((event: SQSEvent) => Promise<SQSBatchResponse>) | undefined;

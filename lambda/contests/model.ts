@@ -1,7 +1,7 @@
 /**
  * Items of the Contests and Reminders tables (docs/tables.md), and what a source gives the model:
  * platform-neutral contests and the date of its reply. What a Codeforces entry means is
- * lambda/codeforces/'s; the model judges these.
+ * lambda/sources/codeforces/'s; the model judges these.
  */
 
 export type Phase = 'BEFORE' | 'CODING' | 'PENDING_SYSTEM_TEST' | 'SYSTEM_TEST' | 'FINISHED';

@@ -5,7 +5,7 @@
  * contest itself (sync/act.ts), and the rules that follow a contest: to its gate, or paused for
  * doubt. Delivery sends a reminder once `dueAt <= now`, while its `dueStart` is its contest's.
  */
-import { gateOf, withGate, type Gate } from './judge.js';
+import { gateOf, withGate, type Gate } from './gate.js';
 import type { ContestItem, ReminderItem } from './model.js';
 
 /**

@@ -17,9 +17,10 @@ import {
   type CommitOptions,
   type TransactAction,
   type WorkContext,
-} from '../single-execution/index.js';
+} from '@contest-sync/scheduled-singleton';
 import { followContest, type ReminderUpdate } from '../contests/reminders.js';
-import type { ContestWrite, Judgement, PlanSettings } from '../contests/judge.js';
+import type { ContestWrite, Judgement } from '../contests/judge.js';
+import type { PlanSettings } from '../contests/plan.js';
 import type { ReminderItem } from '../contests/model.js';
 
 /** What acting needs of the run: its fenced commit, and whether it may write. */

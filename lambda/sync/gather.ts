@@ -4,7 +4,7 @@
  */
 import type { Evidence } from '../contests/judge.js';
 import { REPLY_CLOCK_ID, type ContestItem, type ReplyClockItem, type SourceReply } from '../contests/model.js';
-import type { WorkContext } from '../single-execution/index.js';
+import type { WorkContext } from '@contest-sync/scheduled-singleton';
 
 /** What gathering needs of the run. */
 export type GatherJob = Pick<WorkContext, 'signal' | 'deadline' | 'handoff' | 'lastSucceededMs'>;
@@ -15,7 +15,7 @@ export interface GatherDeps {
     /** Every item of the Contests table: the contests and the reply clock (store/dynamo-store.ts). */
     scanContests(signal?: AbortSignal): Promise<(ContestItem | ReplyClockItem)[]>;
   };
-  /** The source's reply (lambda/codeforces/source.ts over the client). */
+  /** The source's reply (lambda/sources/codeforces/source.ts over the client). */
   fetchReply(options: { signal: AbortSignal; deadline: number }): Promise<SourceReply>;
   now: () => number;
 }

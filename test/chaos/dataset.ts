@@ -15,8 +15,8 @@
  */
 
 import type { ContestItem } from '../../lambda/contests/model.js';
-import { listedContest } from '../../lambda/codeforces/source.js';
-import { DEFAULT_PLAN_SETTINGS, toItem } from '../../lambda/contests/judge.js';
+import { listedContest } from '../../lambda/sources/codeforces/source.js';
+import { DEFAULT_PLAN_SETTINGS, toItem } from '../../lambda/contests/plan.js';
 
 export const RETENTION_SECONDS = 7 * 24 * 3600;
 const HOUR = 3600;

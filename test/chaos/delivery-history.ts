@@ -133,7 +133,7 @@ export function seededDue(reminders: readonly ReminderRow[]): DueWrite[] {
 }
 
 /**
- * The syncs' reminder updates that change a row's due state (lambda/store/dynamo-store.ts,
+ * The syncs' reminder updates that change a row's due state (lambda/sync/store.ts,
  * `reminderAction`): `SET #dueAt = :dueAt` (due; the start is `dueAt + 60 × minutesBefore`, as the
  * firing rule computes it) or `REMOVE ... #dueAt` (not due). Updates that leave dueAt alone are not
  * due-state changes.

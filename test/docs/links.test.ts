@@ -72,7 +72,7 @@ describe('what counts as a path', () => {
     const broken = (text: string) =>
       (checker as unknown as { brokenPath(file: string, text: string): string | undefined }).brokenPath('README.md', text);
     expect(broken('lambda/text.ts')).toBeDefined();
-    expect(broken('lambda/single-execution/index.ts')).toBeUndefined();
+    expect(broken('lambda/sync/handler.ts')).toBeUndefined();
     expect(broken('events/<name>.json')).toBeUndefined();
     expect(broken('events/<name>.yaml')).toBeDefined();
     expect(broken('test/infra/*.test.ts')).toBeUndefined();

@@ -41,7 +41,7 @@ describe('function bundle', () => {
       sources: string[];
       sourcesContent?: unknown;
     };
-    expect(map.sources.some((source) => source.endsWith('lambda/handler.ts'))).toBe(true);
+    expect(map.sources.some((source) => source.endsWith('lambda/sync/handler.ts'))).toBe(true);
     expect(map.sourcesContent).toBeUndefined();
   });
 

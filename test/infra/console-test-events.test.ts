@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseEvent, type Invocation } from '../../lambda/events.js';
+import { parseEvent, type Invocation } from '../../lambda/sync/invocation.js';
 import { TEST_EVENT_REGISTRY } from '@contest-sync/scheduled-singleton/cdk';
 import { CONSOLE_TEST_EVENTS, DELIVERY_CONSOLE_TEST_EVENTS } from '../../lib/contest-sync-stack.js';
 import { findSyncFunction, synthTemplate, type CfnTemplate } from '../../local/template.js';

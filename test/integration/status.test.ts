@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createHandler } from '../../lambda/handler.js';
+import { createHandler } from '../../lambda/sync/handler.js';
 
 import { localDynamoClient, startDynamoDbLocal } from '../../local/dynamodb-local.js';
 import { createTablesFromTemplate, localTableNames } from '../../local/tables.js';

@@ -7,7 +7,7 @@ describe('packageOf', () => {
     ['node_modules/zod/v4/classic/schemas.js', 'zod'],
     ['node_modules/@smithy/core/dist-es/index.js', '@smithy/core'],
     ['node_modules/@aws-sdk/lib-dynamodb/node_modules/@smithy/x/a.js', '@smithy/x'],
-    ['lambda/handler.ts', 'lambda/ (own code)'],
+    ['lambda/sync/handler.ts', 'lambda/ (own code)'],
   ])('%s → %s', (input, name) => {
     expect(packageOf(input)).toBe(name);
   });

@@ -5,8 +5,8 @@ import { createInterface } from 'node:readline';
 import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fetchContests, MAX_BODY_BYTES } from '../../lambda/codeforces/client.js';
-import { CodeforcesError } from '../../lambda/codeforces/errors.js';
+import { fetchContests, MAX_BODY_BYTES } from '../../lambda/sources/codeforces/client.js';
+import { CodeforcesError } from '../../lambda/sources/codeforces/errors.js';
 import { recordedContestList, startCodeforcesStandin, type CodeforcesStandin } from '../../local/codeforces-standin.js';
 import { timed } from '../support/starvation.js';
 

@@ -8,7 +8,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { CodeforcesStandin } from '../../local/codeforces-standin.js';
-import { MAX_BODY_BYTES } from '../../lambda/codeforces/client.js';
+import { MAX_BODY_BYTES } from '../../lambda/sources/codeforces/client.js';
 import { MAX_TEXT_BYTES } from '@contest-sync/scheduled-singleton';
 import { addReminder, apiContest, sampleList, scanAll, snapshot, type ApiContest } from '../support/contests.js';
 import { invokeBundle, scheduledEvent, type InvocationOutcome } from '../support/processes.js';

@@ -1,5 +1,5 @@
 /**
- * The simulated year: the real handler (`createHandler` from lambda/handler.ts, in-process — not the
+ * The simulated year: the real handler (`createHandler` from lambda/sync/handler.ts, in-process — not the
  * bundle: only in-process can the clock be virtual) against DynamoDB Local with the template's
  * tables, a Codeforces that serves the truth of the current virtual moment through an undici
  * MockAgent (or a wrong reply, test/sim/glitches.ts), DynamoDB faults through local/dynamo-proxy.ts,
@@ -16,12 +16,12 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { MockAgent } from 'undici';
 import { OUTBOX_ITEM, ScheduledRunFailedError, type RunResult } from '@contest-sync/scheduled-singleton';
-import { createHandler, SyncFailedError, type Handler } from '../../lambda/handler.js';
+import { createHandler, SyncFailedError, type Handler } from '../../lambda/sync/handler.js';
 import { createDeliveryHandler } from '../../lambda/delivery/handler.js';
 import type { DeliveryCounts } from '../../lambda/delivery/deliver.js';
 import { deliveryRunRecordPrefix } from '../../lambda/delivery/schema.js';
 import { LEASE_PK } from '../../lambda/contract.js';
-import type { RunSummary } from '../../lambda/summary.js';
+import type { RunSummary } from '../../lambda/sync/summary.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.js';
 import { startDynamoProxy, type ProxyFault, type ProxyRequest } from '../../local/dynamo-proxy.js';
 import { mappingFromTemplate } from '../../local/stream-poller.js';

@@ -4,8 +4,8 @@
  * and EMF) captured per invocation.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createHandler, type HandlerOptions } from '../../lambda/handler.js';
-import type { RunSummary } from '../../lambda/summary.js';
+import { createHandler, type HandlerOptions } from '../../lambda/sync/handler.js';
+import type { RunSummary } from '../../lambda/sync/summary.js';
 import { benchClient } from '../../local/counting-client.js';
 import type { TestTables } from './tables.js';
 

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { RunSummary } from '../../lambda/summary.js';
+import type { RunSummary } from '../../lambda/sync/summary.js';
 import { lambdaNode } from './lambda-node.js';
 
 const RUNNER = fileURLToPath(new URL('./invoke-bundle.mjs', import.meta.url));

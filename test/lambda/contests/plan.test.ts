@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseContestList } from '../../../lambda/codeforces/client.js';
-import type { CodeforcesContest } from '../../../lambda/codeforces/schema.js';
-import { listedContest } from '../../../lambda/codeforces/source.js';
+import { parseContestList } from '../../../lambda/sources/codeforces/client.js';
+import type { CodeforcesContest } from '../../../lambda/sources/codeforces/schema.js';
+import { listedContest } from '../../../lambda/sources/codeforces/source.js';
 import type { ContestItem } from '../../../lambda/contests/model.js';
-import { DEFAULT_PLAN_SETTINGS, planContests, toItem, type ContestPlan } from '../../../lambda/contests/judge.js';
+import { DEFAULT_PLAN_SETTINGS, planContests, toItem, type ContestPlan } from '../../../lambda/contests/plan.js';
 import { DAY, HOUR, MIN, PlannerWorld, entryAt, honestList, promiseBroken, type TrueContest } from './replay.js';
 
 const NOW = Date.parse('2026-11-29T14:00:00Z');

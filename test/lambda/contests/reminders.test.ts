@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ContestItem, ReminderItem } from '../../../lambda/contests/model.js';
-import { gateOf, remindersPausedOf, withGate } from '../../../lambda/contests/judge.js';
+import { gateOf, remindersPausedOf, withGate } from '../../../lambda/contests/gate.js';
 import { followContest, planReminders } from '../../../lambda/contests/reminders.js';
 
 const T = 1_800_000_000;

@@ -5,21 +5,14 @@
  * that sends what is due every 10 minutes. The review's cases run on it (plan.test.ts); the same
  * cases run against DynamoDB Local in test/integration/evidence.test.ts.
  */
-import type { CodeforcesContest } from '../../../lambda/codeforces/schema.js';
-import { listedContest, replyDating } from '../../../lambda/codeforces/source.js';
-import {
-  DEFAULT_PLAN_SETTINGS,
-  SKEW_SECONDS,
-  announce,
-  judgeReply,
-  planContests,
-  type ContestPlan,
-  type PlanSettings,
-  type ReplyVerdict,
-} from '../../../lambda/contests/judge.js';
+import type { CodeforcesContest } from '../../../lambda/sources/codeforces/schema.js';
+import { listedContest, replyDating } from '../../../lambda/sources/codeforces/source.js';
+import { DEFAULT_PLAN_SETTINGS, planContests, type ContestPlan, type PlanSettings } from '../../../lambda/contests/plan.js';
+import { SKEW_SECONDS, judgeReply, type ReplyVerdict } from '../../../lambda/contests/evidence.js';
+import { announce } from '../../../lambda/contests/events.js';
 import type { ContestItem, ReminderItem } from '../../../lambda/contests/model.js';
 import { followContest } from '../../../lambda/contests/reminders.js';
-import type { OutboxEvent } from '../../../lambda/single-execution/index.js';
+import type { OutboxEvent } from '@contest-sync/scheduled-singleton';
 
 export const MIN = 60;
 export const HOUR = 3600;

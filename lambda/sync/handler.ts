@@ -1,0 +1,166 @@
+/**
+ * The Lambda entry of the contest sync, on the package's wrapper like reminder delivery: the
+ * wrapper parses the event (schedule, deploy-time trigger, console), runs the work under the lease
+ * (or unfenced for a dry run), writes the one summary line and the EMF metrics, and throws when a
+ * scheduled run failed so that Lambda retries it. This file is the wiring: the sync's configuration
+ * and parts (read once per container), its console option, and how its result is told
+ * (docs/design.md, "Invocations").
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Dispatcher } from 'undici';
+import { fetchContests } from '../sources/codeforces/client.js';
+import { CodeforcesError } from '../sources/codeforces/errors.js';
+import { codeforcesReply } from '../sources/codeforces/source.js';
+import { ConfigError, readConfig, type Config } from './config.js';
+import { DEFAULT_PLAN_SETTINGS, type PlanSettings } from '../contests/plan.js';
+import { JOB_DEFAULTS } from '../contract.js';
+import { SYNC_CONSOLE_OPTIONS } from './invocation.js';
+import { logSummary } from './observe.js';
+import { failurePhase } from './phases.js';
+import {
+  describe,
+  scheduledSingleton,
+  ScheduledRunFailedError,
+  type CoordinationStore,
+  type LambdaContextLike,
+  type RunResult,
+  type ScheduledSingletonHandler,
+  type Write,
+} from '@contest-sync/scheduled-singleton';
+import { DynamoContestStore } from './store.js';
+import { changesOf, countsOf, emptyCounts, judgedOf, type RunCounts, type RunSummary } from './summary.js';
+import { progressOf, syncContests, type StorePort, type SyncDeps, type Synced } from './sync.js';
+
+/** Thrown by scheduled runs that failed, so that Lambda retries them (its `errorType`); carries the result. */
+export class SyncFailedError extends ScheduledRunFailedError {
+  override readonly name = 'SyncFailedError';
+  /** The failed run's result: the sync's summary. */
+  declare readonly summary: RunResult & RunSummary;
+}
+
+export interface HandlerOptions {
+  /** @default process.env */
+  env?: Record<string, string | undefined>;
+  /** @default Date.now */
+  now?: () => number;
+  newRunId?: () => string;
+  /** @default a client with the package's time budget */
+  dynamo?: DynamoDBClient;
+  /** The Codeforces client's undici dispatcher (tests pass a MockAgent). */
+  dispatcher?: Dispatcher;
+  /** Overrides of the plan settings the configuration gives (the simulated year's broken variants). */
+  planSettings?: Partial<PlanSettings>;
+  /** Where log and metric lines go. @default stdout */
+  write?: Write;
+  /** Where the lease and the fenced writes live (a unit test's in-memory store). @default DynamoDB */
+  coordination?: CoordinationStore;
+  /** The contest store and the source (a unit test's fakes). @default DynamoDB, and Codeforces through undici */
+  store?: StorePort;
+  fetchReply?: SyncDeps['fetchReply'];
+}
+
+/** What the work returns: what the sync did, and whether it was a dry run. */
+type SyncValue = Synced & { dryRun: boolean };
+
+/** The handler: every result has the summary's shape (the hooks below give it). */
+export type Handler = (event: unknown, context: LambdaContextLike) => Promise<RunSummary>;
+
+export function createHandler(options: HandlerOptions = {}): Handler {
+  const now = options.now ?? Date.now;
+  const handler: ScheduledSingletonHandler<SyncValue> = scheduledSingleton<SyncValue, undefined, SyncDeps>(
+    async (job) => ({ ...(await syncContests({ ...job, acceptHeld: job.options.acceptHeld === true }, job.config)), dryRun: job.dryRun }),
+    {
+      configure: (env, { dynamo }) => syncDeps(readConfig(env), dynamo, options, now),
+      consoleOptions: SYNC_CONSOLE_OPTIONS,
+      summary: (synced, run) => ({
+        counts: countsOf(synced, run.heartbeats),
+        ...judgedOf(synced),
+        ...(synced.dryRun ? { changes: changesOf(synced) } : {}),
+      }),
+      failure: (error, run) => ({
+        reason: run.reason === 'work' ? failurePhase(error) : run.reason,
+        summary: { counts: failedCounts(error, run.heartbeats) },
+      }),
+      resultDefaults: () => ({ counts: emptyCounts() }),
+      summaryLine: logSummary,
+      failedError: thrownFor,
+      record: ({ value, error, heartbeats }) => ({
+        dryRun: false,
+        counts: value !== undefined ? countsOf(value, heartbeats) : failedCounts(error, heartbeats),
+        ...(value !== undefined ? judgedOf(value) : {}),
+        ...(error !== undefined ? { reason: failurePhase(error), error: describe(error) } : {}),
+      }),
+      env: { ...JOB_DEFAULTS, ...nonEmpty(options.env ?? process.env) },
+      now,
+      ...(options.dynamo !== undefined ? { dynamo: options.dynamo } : {}),
+      ...(options.newRunId !== undefined ? { newRunId: options.newRunId } : {}),
+      ...(options.write !== undefined ? { write: options.write } : {}),
+      ...(options.coordination !== undefined ? { coordination: options.coordination } : {}),
+    },
+  );
+  return handler as unknown as Handler;
+}
+
+/** A failed run's counts: what it did before failing, and the requests a failed fetch made. */
+function failedCounts(error: unknown, heartbeats: number): RunCounts {
+  const counts = countsOf(progressOf(error), heartbeats);
+  return error instanceof CodeforcesError ? { ...counts, codeforcesAttempts: error.attempts } : counts;
+}
+
+/**
+ * What a failed invocation throws: a bad event or configuration as it is (nothing ran), a failed
+ * scheduled run as SyncFailedError carrying its result (Lambda retries it).
+ */
+function thrownFor(result: RunResult, error: unknown): Error {
+  if (result.reason === 'event' && error instanceof Error) return error;
+  if (result.reason === 'config') {
+    if (error instanceof ConfigError) return error;
+    return new ConfigError(`invalid configuration: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  return new SyncFailedError(result, `sync ${result.runId} failed in phase ${result.reason ?? 'unknown'}: ${result.error ?? 'no detail'}`);
+}
+
+/** The sync's parts, built once per container on the wrapper's DynamoDB client. */
+function syncDeps(config: Config, dynamo: DynamoDBClient, options: HandlerOptions, now: () => number): SyncDeps {
+  const doc = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
+  return {
+    store: options.store ?? new DynamoContestStore(doc, { contests: config.tables.contests, reminders: config.tables.reminders }),
+    fetchReply:
+      options.fetchReply ??
+      (async ({ signal, deadline }) =>
+        codeforcesReply(
+          await fetchContests({
+            baseUrl: config.codeforcesApiUrl,
+            signal,
+            deadline,
+            now,
+            ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
+          }),
+        )),
+    now,
+    settings: planSettingsOf(config, options),
+    publishing: config.outbox !== undefined,
+  };
+}
+
+/** The contest model's settings: the configuration's, then the options' overrides. */
+function planSettingsOf(config: Config, options: HandlerOptions): PlanSettings {
+  return {
+    ...DEFAULT_PLAN_SETTINGS,
+    finishedRetentionSeconds: config.finishedRetentionDays * 24 * 3600,
+    missingSyncsBeforeDelete: config.missingSyncsBeforeDelete,
+    acceptHeldAfterReplies: config.acceptHeldAfterReplies,
+    dueShards: config.dueShards,
+    // No current evidence: reminders due before the next sync could see a change are paused.
+    doubtSeconds: config.scheduleRateMinutes * 60 + 600,
+    ...options.planSettings,
+  };
+}
+
+/** An empty variable is an unset one (as the configuration reads it). */
+function nonEmpty(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
+}
+
+export const handler = createHandler();
