@@ -69,6 +69,13 @@ try {
 } catch (error) {
   refuse(COMMAND, `--event is not JSON (${(error as Error).message}): e.g. --event '{"dryRun":true}'`);
 }
+// The sync's own parser: an event it would refuse is refused here, not after the tables are made.
+const { parseEvent } = await import('../lambda/sync/invocation.js');
+try {
+  parseEvent(event);
+} catch (error) {
+  refuse(COMMAND, `--event is not an event the sync takes: ${(error as Error).message}`);
+}
 if (port !== 0 && (await portInUse(port))) {
   const free = await freePortFrom(port + 1);
   process.stderr.write(`npm start: port ${port} is in use (another npm start?): stop it, or run npm start -- --port ${free}\n`);

@@ -66,6 +66,12 @@ describe('the scripts a person runs', () => {
     ['npm start', ['--offline=yes'], '--offline takes no value'],
     ['npm start', ['offline'], 'unexpected argument offline (every option starts with --)'],
     ['npm start', ['--event', '{dryRun}'], /--event is not JSON \(.+\): e\.g\. --event '\{"dryRun":true\}'/],
+    [
+      'npm start',
+      ['--event', '"x"'],
+      '--event is not an event the sync takes: invalid event: expected a JSON object ({}, {"dryRun": true}) or an EventBridge Scheduled Event, got a string',
+    ],
+    ['npm start', ['--event', '{"dryRun":"yes"}'], /--event is not an event the sync takes: invalid console event: dryRun: .+/],
     ['npm run status', ['--runs', 'x'], '--runs takes a whole number, got x'],
     ['npm run status', ['--local', '--stack', 'ContestSync-dev'], 'give one of --stack, --table and --local'],
     ['npm run redrive', [], '--from is required (an ISO time, e.g. 2026-12-01T10:00:00Z)'],

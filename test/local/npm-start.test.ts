@@ -5,7 +5,7 @@
  * reach the consumer once.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -32,6 +32,12 @@ describe('npm start -- --offline', () => {
       });
       const upcoming = Number(/Upcoming contests \((\d+)\)/.exec(stdout)?.[1]);
       expect(upcoming).toBeGreaterThan(0);
+      // A first sync on a new database writes what README.md's --persist lines say (fence 1).
+      const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+      const promised = /# fence 1: (\d+) contests written/.exec(readme);
+      expect(promised, 'README.md: "# fence 1: N contests written"').not.toBeNull();
+      expect(/"contestsWritten": (\d+)/.exec(stdout)?.[1]).toBe(promised![1]);
+      expect(/# fence 2: 0 written, (\d+) unchanged/.exec(readme)?.[1], 'the second run: as many unchanged').toBe(promised![1]);
       const received = /Events the app received \((\d+); (\d+) duplicate/.exec(stdout);
       expect(received, stdout.slice(-3000)).not.toBeNull();
       // One announcement per upcoming contest and one ReminderDue: each once.
