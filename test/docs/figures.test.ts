@@ -1,7 +1,8 @@
 /**
  * Figures the documentation states that a file in the repository records: the recorded bench run's
- * duration (bench/results.json) where docs/performance.md says how long `npm run bench` takes, and
- * the README's length (a front door of at most 250 lines; the topics live in docs/).
+ * duration (bench/results.json) where docs/performance.md says how long `npm run bench` takes, the
+ * heartbeat example's length (examples/heartbeat/), and the README's own (a front door of at most
+ * 250 lines; the topics live in docs/).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -25,6 +26,13 @@ describe('figures in the documentation', () => {
       machine.loadAverage1m.atStart,
       machine.loadAverage1m.atEnd,
     ]);
+  });
+
+  it("README.md counts the heartbeat example's handler and stack as they are", () => {
+    const stated = /handler and stack in (\d+) formatted lines/.exec(read('README.md'));
+    expect(stated, 'README.md: "handler and stack in N formatted lines"').not.toBeNull();
+    const lines = ['handler.ts', 'stack.ts'].map((file) => read(`examples/heartbeat/${file}`).split('\n').length - 1);
+    expect(lines[0]! + lines[1]!).toBe(Number(stated![1]));
   });
 
   it('README.md is at most 250 lines', () => {
