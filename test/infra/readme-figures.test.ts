@@ -21,7 +21,8 @@ function spelled(text: string, what: string): number {
 describe('figures in the READMEs', () => {
   it('npm start creates as many tables as README.md says, each named in the step it prints', () => {
     const readme = read('README.md');
-    const definitions = tableDefinitionsFromTemplate(synthesizedTemplate());
+    // Tables a template keeps only for an upgrade (roles `legacy…`) are not among those npm start creates.
+    const definitions = tableDefinitionsFromTemplate(synthesizedTemplate()).filter((d) => !d.role.startsWith('legacy'));
     expect(spelled(readme, 'tables')).toBe(definitions.length);
     const names = localTableNames('local', true, true);
     expect(Object.keys(names).sort()).toEqual(definitions.map((d) => d.role).sort());
