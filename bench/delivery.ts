@@ -12,7 +12,10 @@ import { performance } from 'node:perf_hooks';
 import { BatchWriteItemCommand, ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { createDeliveryHandler } from '../lambda/delivery/handler.js';
-import { MAX_CLAIMS_PER_TRANSACTION, reminderDueId, servedShards } from '../lambda/delivery/due.js';
+import { MAX_CLAIMS_PER_TRANSACTION, reminderDueId } from '../lambda/delivery/due.js';
+import { replyClockId } from '../lambda/contests/model.js';
+import { contestKeyOf } from '../lambda/reminders/table.js';
+import { codeforcesId } from '../lambda/sources/codeforces/source.js';
 import { DUE_INDEX } from '../lambda/delivery/dynamo-due.js';
 import { ENV } from '../lambda/contract.js';
 import type { DynamoProxy } from '../local/dynamo-proxy.js';
@@ -141,10 +144,11 @@ async function seed(admin: DynamoDBClient, tables: TableNames, contests: number,
   const start = nowSeconds + 3000;
   await batchWrite(admin, tables.contests, [
     // The sync's reply clock: fresh evidence (delivery sends nothing on stale evidence).
-    { contestId: 0, replyMadeAt: nowSeconds, updatedAt: new Date().toISOString() },
+    { contestId: replyClockId('codeforces'), replyMadeAt: nowSeconds, updatedAt: new Date().toISOString() },
     ...Array.from({ length: contests }, (_, c) => ({
-      contestId: FIRST_CONTEST_ID + c,
+      contestId: codeforcesId(FIRST_CONTEST_ID + c),
       platform: 'codeforces',
+      platformId: String(FIRST_CONTEST_ID + c),
       name: `Codeforces Round ${FIRST_CONTEST_ID + c} (Div. 2)`,
       type: 'CF',
       phase: 'BEFORE',
@@ -160,7 +164,8 @@ async function seed(admin: DynamoDBClient, tables: TableNames, contests: number,
     admin,
     tables.reminders,
     Array.from({ length: count }, (_, i) => ({
-      contestId: FIRST_CONTEST_ID + (i % contests),
+      contestKey: contestKeyOf(codeforcesId(FIRST_CONTEST_ID + (i % contests)), `user-${String(i).padStart(6, '0')}`),
+      contestId: codeforcesId(FIRST_CONTEST_ID + (i % contests)),
       userId: `user-${String(i).padStart(6, '0')}`,
       minutesBefore: 60,
       remindAt: start - 3600,
@@ -243,7 +248,7 @@ async function deliverAll(
   const reminders = await scanAll(admin, tables.reminders);
   const items = await scanAll(admin, outbox);
   const ids = items.map((item) => String(item.eventId));
-  const expected = new Set(reminders.map((r) => reminderDueId(Number(r.contestId), String(r.userId), undefined, start)));
+  const expected = new Set(reminders.map((r) => reminderDueId(String(r.contestId), String(r.userId), undefined, start)));
   const pass: DeliveryPass = {
     reminders: count,
     contests,
@@ -276,8 +281,8 @@ export async function runDelivery(options: Setup): Promise<DeliveryResult> {
   const idleOps = sortedCounts(options.proxy.counts);
   const idle = {
     requests: total(idleOps),
-    // The job is shard 0 of DUE_SHARDS = 1 (the default): it reads every partition a larger setting may have left rows in.
-    partitions: servedShards(0, 1).length,
+    // The job is shard 0 of DUE_SHARDS = 1 (the default): it reads its own partition only.
+    partitions: 1,
     requestsByOperation: idleOps,
     leaseTaken: (await leaseItem()) !== leaseBefore,
     outcome: `${idleResult.outcome}${idleResult.idle === true ? ' (idle)' : ''}`,

@@ -64,7 +64,7 @@ async function counted(
 }
 
 /** A synced world (the recorded list, its events delivered: the public feed built) behind the local door. */
-async function syncedDoor(env: BenchEnvironment): Promise<{ door: LocalDoor; contestId: number }> {
+async function syncedDoor(env: BenchEnvironment): Promise<{ door: LocalDoor; contestId: string }> {
   const names = await env.createTables('door');
   const standin = await startCodeforcesStandin({ contests: recordedContestList() });
   try {
@@ -93,18 +93,18 @@ async function syncedDoor(env: BenchEnvironment): Promise<{ door: LocalDoor; con
   await deliverOutbox({ template: env.template, dynamo: env.dynamo.client(), endpoint: env.dynamo.endpoint, names, more: door.bus });
   await door.settled();
   const upcoming = await callApi(door, await door.issuer.token('bench-user'), 'GET', '/contests?limit=1');
-  return { door, contestId: Number(String(upcoming.body.contests[0].id).split(':')[1]) };
+  return { door, contestId: String(upcoming.body.contests[0].id) };
 }
 
 /** Each route once, in the order an app uses them. */
 async function measureRoutes(
   env: BenchEnvironment,
   door: LocalDoor,
-  contestId: number,
+  contestId: string,
 ): Promise<{ routes: RouteRequests[]; feedUrl: string }> {
   const token = await door.issuer.token('bench-user');
   const api = (method: string, path: string, body?: unknown) => () => callApi(door, token, method, path, body);
-  const reminder = `/me/reminders/codeforces:${contestId}`;
+  const reminder = `/me/reminders/${contestId}`;
   const routes: RouteRequests[] = [];
   routes.push(await counted(env, door, api('GET', '/contests'), 'GET /contests'));
   routes.push(await counted(env, door, api('PUT', reminder, { minutesBefore: 30 }), 'PUT /me/reminders/{id} (new)'));

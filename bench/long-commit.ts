@@ -28,6 +28,7 @@ import { localDynamoClient } from '../local/dynamodb-local.js';
 import type { DynamoProxy } from '../local/dynamo-proxy.js';
 import type { TableNames } from '../local/tables.js';
 import { round } from './stats.js';
+import { contestKeyOf } from '../lambda/reminders/table.js';
 
 /** Whose turn a renewal waits for. */
 export type TurnScope = 'commit' | 'transaction';
@@ -191,7 +192,13 @@ function reminderPuts(transactions: number, table: string): TransactAction[] {
   return Array.from({ length: transactions * MAX_WRITES_PER_TRANSACTION }, (_, i) => ({
     Put: {
       TableName: table,
-      Item: { contestId: base + i, userId: 'bench', minutesBefore: 5, remindAt: 1_900_000_000 - 300 },
+      Item: {
+        contestKey: contestKeyOf(`codeforces:${base + i}`, 'bench'),
+        contestId: `codeforces:${base + i}`,
+        userId: 'bench',
+        minutesBefore: 5,
+        remindAt: 1_900_000_000 - 300,
+      },
     },
   }));
 }

@@ -240,8 +240,8 @@ try {
    * and the bus to a consumer that dedupes: what the app receives.
    */
   async function eventsOfTheRun(next: Record<string, unknown>): Promise<void> {
-    const contest = { contestId: Number(next.contestId), startTimeSeconds: Number(next.startTimeSeconds) };
-    const id = `codeforces:${contest.contestId}`;
+    const contest = { contestId: String(next.contestId), startTimeSeconds: Number(next.startTimeSeconds) };
+    const id = contest.contestId;
     // A persisted run's user already has this reminder: setting its lead again is the same intent and changes nothing.
     const listed = await callApi(door!, token, 'GET', '/me/reminders');
     const stored = (listed.body.reminders as { contestId: string; minutesBefore: number }[]).find((r) => r.contestId === id);
@@ -289,7 +289,7 @@ try {
     // Nothing is served after a failed sync: no token, no commands for a server that is not running.
     console.log('\nNothing is served: the sync failed (its summary above). Fix that first, or run npm start -- --offline.');
   } else {
-    await theDoor(rows[0] === undefined ? undefined : `codeforces:${rows[0].id}`);
+    await theDoor(rows[0] === undefined ? undefined : String(rows[0].id));
   }
 
   /** The webhooks the example receiver verified, the calendar files, and — while it serves — what to try. */

@@ -16,7 +16,7 @@ export const ENV = {
   scheduleRateMinutes: JOB_ENV.scheduleRateMinutes,
   missingSyncsBeforeDelete: 'MISSING_SYNCS_BEFORE_DELETE',
   acceptHeldAfterReplies: 'ACCEPT_HELD_AFTER_REPLIES',
-  /** Partitions of the Reminders `byDue` index: a due row's `dueShard` is `contestId mod DUE_SHARDS` (docs/delivery.md). */
+  /** Partitions of the Reminders `byDue` index: a due row's `dueShard` is its bucket mod `DUE_SHARDS` (docs/delivery.md). */
   dueShards: 'DUE_SHARDS',
 } as const;
 
@@ -31,8 +31,9 @@ export const DEFAULTS = {
 } as const;
 
 /**
- * The most `byDue` shards a stack may run (context `contestSync:dueShards`): a delivery job also
- * serves the shards above the setting that a larger setting may have left rows in, up to this
+ * The most `byDue` shards a stack may run (context `contestSync:dueShards`): as many as a
+ * contest's reminders have bucket keys (lambda/reminders/table.ts, REMINDER_BUCKETS), so one
+ * round spreads over every job; the sync sweeps the shards above a lowered setting up to this
  * bound (docs/delivery.md, "Scaling past one function").
  */
 export const MAX_DUE_SHARDS = 16;

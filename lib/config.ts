@@ -56,9 +56,10 @@ export interface ContestSyncConfig {
   readonly acceptHeldAfterReplies: number;
   /**
    * Partitions of the Reminders `byDue` index (1 to MAX_DUE_SHARDS): one reminder delivery job
-   * each, and `dueShard = contestId mod dueShards` for every row the sync and the write path make
-   * due (env DUE_SHARDS, the same for all of them). Changing it is safe for rows already due: each
-   * job also serves the partitions above the setting (docs/delivery.md, "Scaling past one function").
+   * each, and `dueShard = bucket mod dueShards` (the row's bucket of its user: lambda/reminders/table.ts)
+   * for every row the sync and the write path make due (env DUE_SHARDS, the same for all of them).
+   * Each job reads only its own partition; lowering the setting is safe for rows already due: the
+   * sync moves the rows left in retired partitions into their current one (docs/delivery.md).
    */
   readonly dueShards: number;
   /**

@@ -25,7 +25,7 @@ import { DELIVERY_ENV } from '../lambda/delivery/env.js';
 import { REMINDER_DUE_DETAIL_SCHEMA, deliveryLeaseKey, deliveryRunRecordPrefix } from '../lambda/delivery/schema.js';
 import { EVENT_WINDOWS } from '../lambda/event-windows.js';
 import { REMINDERS_BY_DUE_INDEX } from './constructs/data-tables.js';
-import { TABLE_ACTIONS, TABLE_ROLES, type TableRole } from './table-access.js';
+import { SYNC_DUE_INDEX_ACTIONS, TABLE_ACTIONS, TABLE_ROLES, type TableRole } from './table-access.js';
 
 export const STACK_ID = 'ContestSync';
 export { EVENT_SOURCES };
@@ -201,14 +201,22 @@ export class ContestSyncStack extends Stack {
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       },
       // The data tables (lib/table-access.ts); the job adds the Coordination grant itself.
-      statements: (['contests', 'reminders'] as const).map(
-        (role) =>
-          new iam.PolicyStatement({
-            sid: `${role[0]!.toUpperCase()}${role.slice(1)}Table`,
-            actions: [...TABLE_ACTIONS[role]],
-            resources: [this.tables.byRole()[role].tableArn],
-          }),
-      ),
+      statements: [
+        ...(['contests', 'reminders'] as const).map(
+          (role) =>
+            new iam.PolicyStatement({
+              sid: `${role[0]!.toUpperCase()}${role.slice(1)}Table`,
+              actions: [...TABLE_ACTIONS[role]],
+              resources: [this.tables.byRole()[role].tableArn],
+            }),
+        ),
+        // The sweep of byDue partitions a lowered DUE_SHARDS retired (docs/delivery.md).
+        new iam.PolicyStatement({
+          sid: 'RemindersDueIndex',
+          actions: [...SYNC_DUE_INDEX_ACTIONS],
+          resources: [`${this.tables.reminders.tableArn}/index/${REMINDERS_BY_DUE_INDEX}`],
+        }),
+      ],
       deployRunAfter: [this.tables],
       metrics: {
         namespace: METRICS_NAMESPACE,
@@ -246,6 +254,16 @@ export class ContestSyncStack extends Stack {
     output('ContestsTableName', this.tables.contests.tableName, 'Contests table (read by the app)');
     output('RemindersTableName', this.tables.reminders.tableName, 'Reminders table (written by the app)');
     output('CoordinationTableName', this.tables.coordination.tableName, 'Lease and run records');
+    output(
+      'LegacyContestsTableName',
+      this.tables.legacyContests.tableName,
+      'Contests of the previous release (numeric keys): what the upgrade copies',
+    );
+    output(
+      'LegacyRemindersTableName',
+      this.tables.legacyReminders.tableName,
+      'Reminders of the previous release (numeric keys): what the upgrade copies',
+    );
     for (const role of TABLE_ROLES) {
       output(
         `${role[0]!.toUpperCase()}${role.slice(1)}TableParameterName`,

@@ -4,8 +4,8 @@
  * `TransactWriteItems` is authorised per contained action (a ConditionCheck on the lease needs
  * `dynamodb:ConditionCheckItem` on Coordination, a Put on Contests needs `dynamodb:PutItem` there).
  *
- * Grants are on the table ARNs only, not on `table/index/*`: nothing here queries an index. If the
- * function ever queries the Contests GSI, add the index ARN explicitly in contest-sync-stack.ts.
+ * Grants are on the table ARNs, and on the one index the sync queries (SYNC_DUE_INDEX_ACTIONS, on
+ * the Reminders `byDue` index's ARN only), never on `table/index/*`.
  */
 import { COORDINATION_ACTIONS } from '@contest-sync/scheduled-singleton/cdk';
 
@@ -21,6 +21,12 @@ export const TABLE_ACTIONS: Readonly<Record<TableRole, readonly string[]>> = {
   // (dynamodb:LeadingKeys). GetItem: the read-back of a release whose answer was lost. No Query.
   coordination: COORDINATION_ACTIONS,
 };
+
+/**
+ * What the sync sends to the Reminders `byDue` index: the Query that reads a partition a lowered
+ * DUE_SHARDS retired, to move its rows into their current one (docs/delivery.md).
+ */
+export const SYNC_DUE_INDEX_ACTIONS = ['dynamodb:Query'] as const;
 
 /**
  * What the reminder write path (lambda/reminders/: setReminder, cancelReminder, listReminders)

@@ -2,7 +2,8 @@
  * Turns the DynamoDB tables of the synthesized template into tables in DynamoDB Local, so local
  * runs and tests use exactly the keys, indexes and TTL attributes that get deployed. Which table
  * plays which role is read from the sync function's environment (`CONTESTS_TABLE_NAME: {Ref: …}`),
- * not from logical ids.
+ * and the previous release's tables (kept for the upgrade) from the stack's `Legacy…TableName`
+ * outputs, not from logical ids.
  */
 import {
   CreateTableCommand,
@@ -26,7 +27,14 @@ export type { TableRole } from '../lib/table-access.js';
  * Besides the data tables: the outbox of the jobs' events (the table whose stream the relay reads)
  * and the door's table (named by the door functions' DOOR_TABLE_NAME: docs/api.md).
  */
-export type LocalTableRole = TableRole | 'outbox' | 'door';
+export type LocalTableRole = TableRole | 'outbox' | 'door' | LegacyTableRole;
+
+/** The previous release's Contests and Reminders (numeric keys), which the upgrade copies from: created only when asked. */
+export type LegacyTableRole = 'legacyContests' | 'legacyReminders';
+const LEGACY_OUTPUTS: Record<LegacyTableRole, string> = {
+  legacyContests: 'LegacyContestsTableName',
+  legacyReminders: 'LegacyRemindersTableName',
+};
 
 export interface GlobalSecondaryIndexDefinition {
   indexName: string;
@@ -47,7 +55,7 @@ export interface TableDefinition {
 }
 
 /** The data tables' local names, and the outbox's and the door's when the template has them. */
-export type TableNames = Record<TableRole, string> & { outbox?: string; door?: string };
+export type TableNames = Record<TableRole, string> & { outbox?: string; door?: string } & Partial<Record<LegacyTableRole, string>>;
 
 const ENV_OF_ROLE: Record<TableRole, string> = {
   contests: ENV.contestsTable,
@@ -91,6 +99,11 @@ function rolesByLogicalId(template: CfnTemplate): Map<string, LocalTableRole> {
     const door =
       resource.Type === 'AWS::Lambda::Function' ? resource.Properties?.Environment?.Variables?.[CALENDAR_ENV.doorTable] : undefined;
     if (typeof door?.Ref === 'string') roles.set(door.Ref, 'door');
+  }
+  const outputs = (template?.Outputs ?? {}) as Record<string, { Value?: { Ref?: unknown } }>;
+  for (const [role, output] of Object.entries(LEGACY_OUTPUTS) as [LegacyTableRole, string][]) {
+    const ref = outputs[output]?.Value?.Ref;
+    if (typeof ref === 'string') roles.set(ref, role);
   }
   for (const role of TABLE_ROLES) {
     const value = variables[ENV_OF_ROLE[role]] as { Ref?: unknown } | undefined;
@@ -196,20 +209,25 @@ export function localTableNames(namePrefix: string, withOutbox = false, withDoor
 /**
  * Creates the template's tables as `${namePrefix}-contests` etc. (on-demand), waits until they
  * are ACTIVE and enables TTL where the template has it. Fails if a table already exists, unless
- * `existing: 'keep'` (a persisted database): then tables already there are left as they are.
+ * `existing: 'keep'` (a persisted database): then tables already there are left as they are. The
+ * previous release's tables only with `legacy: true` (an upgrade's test).
  */
 export async function createTablesFromTemplate(
   client: DynamoDBClient,
   template: CfnTemplate,
   namePrefix: string,
-  options: { existing?: 'fail' | 'keep' } = {},
+  options: { existing?: 'fail' | 'keep'; legacy?: boolean } = {},
 ): Promise<TableNames> {
-  const definitions = tableDefinitionsFromTemplate(template);
-  const names = localTableNames(
-    namePrefix,
-    definitions.some((d) => d.role === 'outbox'),
-    definitions.some((d) => d.role === 'door'),
-  );
+  const isLegacy = (role: LocalTableRole) => role === 'legacyContests' || role === 'legacyReminders';
+  const definitions = tableDefinitionsFromTemplate(template).filter((d) => options.legacy === true || !isLegacy(d.role));
+  const names: TableNames = {
+    ...localTableNames(
+      namePrefix,
+      definitions.some((d) => d.role === 'outbox'),
+      definitions.some((d) => d.role === 'door'),
+    ),
+    ...Object.fromEntries(definitions.filter((d) => isLegacy(d.role)).map((d) => [d.role, `${namePrefix}-${d.role}`])),
+  };
   const present = new Set<string>();
   if (options.existing === 'keep') {
     let ExclusiveStartTableName: string | undefined;

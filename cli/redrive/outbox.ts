@@ -8,6 +8,7 @@
 import { BatchGetCommand, DeleteCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { OUTBOX_ITEM } from '@contest-sync/scheduled-singleton/contract';
 import { planRedrive, readOutboxItem, reminderRefs, verdictOf, reminderOf, type PlanEntry, type ReminderRef } from './plan.js';
+import { reminderKey } from '../../lambda/reminders/table.js';
 
 export interface RedriveTables {
   outbox: string;
@@ -94,9 +95,7 @@ export async function readLookups(
 ): Promise<(ref: ReminderRef) => { contest?: Record<string, unknown>; reminder?: Record<string, unknown> }> {
   const contestIds = [...new Set(refs.map((ref) => ref.contestId))];
   const rowKey = (contestId: unknown, userId: unknown) => JSON.stringify([contestId, userId]);
-  const rowKeys = [
-    ...new Map(refs.map((ref) => [rowKey(ref.contestId, ref.userId), { contestId: ref.contestId, userId: ref.userId }])).values(),
-  ];
+  const rowKeys = [...new Map(refs.map((ref) => [rowKey(ref.contestId, ref.userId), reminderKey(ref.contestId, ref.userId)])).values()];
   const contests = new Map(
     (
       await batchGet(
@@ -105,7 +104,7 @@ export async function readLookups(
         contestIds.map((contestId) => ({ contestId })),
         ['contestId', 'dueStart'],
       )
-    ).map((item) => [item.contestId, item]),
+    ).map((item) => [String(item.contestId), item]),
   );
   const reminders = new Map(
     (await batchGet(doc, tables.reminders, rowKeys, ['contestId', 'userId', 'intent', 'notifiedStart'])).map((item) => [

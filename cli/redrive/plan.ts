@@ -18,6 +18,7 @@
 import { OUTBOX_ITEM } from '@contest-sync/scheduled-singleton/contract';
 import { EVENT_WINDOWS } from '../../lambda/event-windows.js';
 import { REMINDER_DUE, ROW_LIMITS, reminderDueId } from '../../lambda/delivery/due.js';
+import { currentContestId } from '../../lambda/sources/ids.js';
 
 /** Bounds of an outbox item as the package writes it (runtime/outbox.ts): anything else is not one. */
 const LIMITS = { maxKeyBytes: 1024, maxEventIdBytes: 256, maxDetailTypeChars: 128, maxSourceChars: 256, maxDetailBytes: 256 * 1024 };
@@ -40,7 +41,8 @@ export interface OutboxRecord {
 
 /** What a ReminderDue names: the row and the start it was sent for. */
 export interface ReminderRef {
-  contestId: number;
+  /** The contest's qualified id (an event of the release before ids were qualified names a number: read as `codeforces:<n>`). */
+  contestId: string;
   userId: string;
   startTimeSeconds: number;
 }
@@ -92,8 +94,9 @@ export function reminderOf(record: OutboxRecord): ReminderRef | undefined {
     return undefined;
   }
   if (detail === null || typeof detail !== 'object') return undefined;
-  const { contestId, userId, startTimeSeconds } = detail as Record<string, unknown>;
-  if (!isInteger(contestId) || contestId <= 0 || contestId > ROW_LIMITS.maxContestId) return undefined;
+  const { userId, startTimeSeconds } = detail as Record<string, unknown>;
+  const contestId = currentContestId((detail as Record<string, unknown>).contestId);
+  if (contestId === undefined) return undefined;
   if (!isText(userId, ROW_LIMITS.maxUserIdBytes) || !isInteger(startTimeSeconds)) return undefined;
   return { contestId, userId, startTimeSeconds };
 }

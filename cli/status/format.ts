@@ -41,7 +41,8 @@ export interface RunView {
 
 /** A held change as a run record names it (lambda/summary.ts). */
 export interface HeldView {
-  contestId: number;
+  /** The qualified id (a record written before ids were qualified holds a number). */
+  contestId: string | number;
   kind: string;
   /** ISO time of the first reply that said it. */
   since: string;

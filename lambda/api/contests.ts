@@ -8,6 +8,7 @@ import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb
 import { API_LIMITS } from './contract.js';
 import { ApiError } from './errors.js';
 import type { ContestPageRequest, ContestReader, ContestRecord } from './ports.js';
+import { parseQualifiedId } from '../sources/ids.js';
 
 export const CONTESTS_BY_PLATFORM_START = 'byPlatformStart';
 /** At most this many DynamoDB queries fill one page (vanished contests are filtered after the read). */
@@ -20,8 +21,8 @@ export function rangeOf(request: Pick<ContestPageRequest, 'status' | 'now'>): { 
     : { from: request.now - API_LIMITS.recentWindowSeconds, to: request.now - 1, ascending: false };
 }
 
-/** A cursor names the last contest a page read: `[startTimeSeconds, contestId]`, base64url JSON. */
-export function encodeCursor(key: { startTimeSeconds: number; contestId: number }): string {
+/** A cursor names the last contest a page read: `[startTimeSeconds, contestId]` (the qualified id), base64url JSON. */
+export function encodeCursor(key: { startTimeSeconds: number; contestId: string }): string {
   return Buffer.from(JSON.stringify([key.startTimeSeconds, key.contestId])).toString('base64url');
 }
 
@@ -33,16 +34,21 @@ export function encodeCursor(key: { startTimeSeconds: number; contestId: number 
 export function decodeCursor(
   cursor: string,
   range: { from: number; to: number; ascending: boolean },
-): { startTimeSeconds: number; contestId: number } | 'restart' | 'past-end' {
+): { startTimeSeconds: number; contestId: string } | 'restart' | 'past-end' {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     parsed = undefined;
   }
-  const valid = Array.isArray(parsed) && parsed.length === 2 && parsed.every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
+  const valid =
+    Array.isArray(parsed) &&
+    parsed.length === 2 &&
+    Number.isSafeInteger(parsed[0]) &&
+    (parsed[0] as number) >= 0 &&
+    parseQualifiedId(parsed[1]) !== undefined;
   if (!valid) throw new ApiError('invalid-input', 'cursor: expected the cursor of a previous page', ['cursor']);
-  const [startTimeSeconds, contestId] = parsed as [number, number];
+  const [startTimeSeconds, contestId] = parsed as [number, string];
   if (range.ascending ? startTimeSeconds < range.from : startTimeSeconds > range.to) return 'restart';
   if (range.ascending ? startTimeSeconds > range.to : startTimeSeconds < range.from) return 'past-end';
   return { startTimeSeconds, contestId };
@@ -54,9 +60,9 @@ const isInteger = (value: unknown): value is number => Number.isSafeInteger(valu
 /** A stored item as the app may show it, or undefined if it lacks what a contest needs. */
 export function recordOf(item: Record<string, unknown>): ContestRecord | undefined {
   const { contestId, name, type, phase, startTimeSeconds, durationSeconds, url } = item;
-  if (!isInteger(contestId) || !isText(name) || !isText(phase) || !isInteger(startTimeSeconds)) return undefined;
+  if (parseQualifiedId(contestId) === undefined || !isText(name) || !isText(phase) || !isInteger(startTimeSeconds)) return undefined;
   if (!isInteger(durationSeconds) || !isText(url)) return undefined;
-  return { contestId, name, ...(isText(type) ? { type } : {}), phase, startTimeSeconds, durationSeconds, url };
+  return { contestId: contestId as string, name, ...(isText(type) ? { type } : {}), phase, startTimeSeconds, durationSeconds, url };
 }
 
 export function dynamoContestReader(doc: DynamoDBDocumentClient, contestsTable: string): ContestReader {

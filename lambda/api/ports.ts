@@ -11,7 +11,8 @@ export type { FeedRead, Feeds };
 
 /** A reminder as the write path shows it (its internal bookkeeping is not). */
 export interface ReminderView {
-  contestId: number;
+  /** The platform-qualified id: `codeforces:2120`. */
+  contestId: string;
   minutesBefore: number;
   /** Epoch seconds. */
   remindAt: number;
@@ -25,14 +26,15 @@ export interface ReminderView {
  * `contest-not-found`, `contest-started` or `conflict` (with `fields` for invalid input).
  */
 export interface ReminderWritePath {
-  setReminder(input: { contestId: number; userId: string; minutesBefore: number }): Promise<{ reminder: ReminderView; changed: boolean }>;
-  cancelReminder(input: { contestId: number; userId: string }): Promise<{ cancelled: boolean }>;
+  setReminder(input: { contestId: string; userId: string; minutesBefore: number }): Promise<{ reminder: ReminderView; changed: boolean }>;
+  cancelReminder(input: { contestId: string; userId: string }): Promise<{ cancelled: boolean }>;
   listReminders(input: { userId: string; limit?: number; cursor?: string }): Promise<{ reminders: ReminderView[]; cursor?: string }>;
 }
 
 /** A stored contest as the app may show it (docs/tables.md: what the app reads). */
 export interface ContestRecord {
-  contestId: number;
+  /** The platform-qualified id. */
+  contestId: string;
   name: string;
   type?: string;
   phase: string;

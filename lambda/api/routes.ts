@@ -98,10 +98,10 @@ function reminderRoutes(app: Router<Env>, deps: ApiDeps): void {
     [withUser],
     async (reqCtx) => {
       const userId = reqCtx.get('userId')!;
-      const { contestId, platform } = parseQualifiedId(reqCtx.valid.req.path.contestId)!;
+      const { contestId } = parseQualifiedId(reqCtx.valid.req.path.contestId)!;
       const { cancelled } = await deps.reminders.cancelReminder({ contestId, userId });
       await deps.feeds.rebuild(userId);
-      if (!cancelled) throw new ApiError('reminder-not-found', `no reminder on ${platform}:${contestId}`);
+      if (!cancelled) throw new ApiError('reminder-not-found', `no reminder on ${contestId}`);
       return new Response(null, { status: 204 });
     },
     { validation: { req: { path: reminderPathSchema } } },

@@ -4,32 +4,17 @@
  * Public ids are platform-qualified (`codeforces:2120`) everywhere. docs/api.md.
  */
 import * as z from 'zod';
-import { API_LIMITS, PLATFORMS, type Platform } from './contract.js';
+import { API_LIMITS, PLATFORMS } from './contract.js';
+import { MAX_QUALIFIED_ID_CHARS, parseQualifiedId, type QualifiedId } from '../sources/ids.js';
 
-/** The largest contest id we take (Codeforces' are below 10^6; DynamoDB numbers hold far more). */
-const MAX_CONTEST_ID = 999_999_999;
-const QUALIFIED_ID = /^([a-z]{1,20}):([1-9][0-9]{0,8})$/;
+export { parseQualifiedId, type QualifiedId };
 
-export interface QualifiedId {
-  platform: Platform;
-  contestId: number;
-}
-
-/** `codeforces:2120` (already percent-decoded by the router) → `{ platform, contestId }`, or undefined for anything else. */
-export function parseQualifiedId(text: string): QualifiedId | undefined {
-  const match = QUALIFIED_ID.exec(text);
-  if (match === null || !(PLATFORMS as readonly string[]).includes(match[1]!)) return undefined;
-  const contestId = Number(match[2]);
-  return contestId <= MAX_CONTEST_ID ? { platform: match[1] as Platform, contestId } : undefined;
-}
-
-export const qualifiedId = (platform: Platform, contestId: number): string => `${platform}:${contestId}`;
-
+/** `<platform>:<platformId>` (already percent-decoded by the router): a known platform, and an id of [A-Za-z0-9_.-] (lambda/sources/ids.ts). */
 const contestIdParam = z
   .string()
-  .max(64)
+  .max(MAX_QUALIFIED_ID_CHARS)
   .refine((text) => parseQualifiedId(text) !== undefined, {
-    message: `expected a contest id such as "codeforces:2120" (platforms: ${PLATFORMS.join(', ')})`,
+    message: `expected a contest id such as "codeforces:2120" or "atcoder:abc199" (platforms: ${PLATFORMS.join(', ')})`,
   })
   .meta({ description: 'A platform-qualified contest id', example: 'codeforces:2120' });
 

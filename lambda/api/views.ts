@@ -4,13 +4,13 @@
  */
 import type { Platform } from './contract.js';
 import type { ContestRecord, ReminderView } from './ports.js';
-import { qualifiedId } from './schemas.js';
+import { parseQualifiedId } from '../sources/ids.js';
 
 const iso = (epochSeconds: number): string => new Date(epochSeconds * 1000).toISOString();
 
 export function contestView(platform: Platform, contest: ContestRecord) {
   return {
-    id: qualifiedId(platform, contest.contestId),
+    id: contest.contestId,
     platform,
     name: contest.name,
     ...(contest.type === undefined ? {} : { type: contest.type }),
@@ -22,10 +22,11 @@ export function contestView(platform: Platform, contest: ContestRecord) {
   };
 }
 
-export function reminderView(reminder: ReminderView, platform: Platform = 'codeforces') {
+export function reminderView(reminder: ReminderView) {
   return {
-    contestId: qualifiedId(platform, reminder.contestId),
-    platform,
+    contestId: reminder.contestId,
+    // The write path lists only rows whose id it could parse; its platform is the id's.
+    platform: parseQualifiedId(reminder.contestId)?.platform ?? 'codeforces',
     minutesBefore: reminder.minutesBefore,
     remindAt: iso(reminder.remindAt),
     state: reminder.state,

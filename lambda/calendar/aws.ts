@@ -1,12 +1,13 @@
 /**
  * The calendar's AWS adapters: the FIFO feed queue (batches of ten, a fresh deduplication id per
  * message: every rebuild asked for is done) and the users of a contest (the Reminders table's
- * partition, keys only). I/O only.
+ * bucket keys of the contest, keys only). I/O only.
  */
 import { randomUUID } from 'node:crypto';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { QueueMessage } from './feeds.js';
+import { contestKeys } from '../reminders/table.js';
 
 const BATCH = 10;
 
@@ -27,24 +28,29 @@ export function sqsSender(sqs: SQSClient, queueUrl: string): (messages: QueueMes
   };
 }
 
-/** The users with a reminder on a contest, a page (at most 1,000) at a time. */
-export function reminderUsers(doc: DynamoDBDocumentClient, remindersTable: string): (contestId: number) => AsyncIterable<string[]> {
+/**
+ * The users with a reminder on a contest, a page (at most 1,000) at a time: one Query per bucket
+ * key of the contest (lambda/reminders/table.ts), in turn.
+ */
+export function reminderUsers(doc: DynamoDBDocumentClient, remindersTable: string): (contestId: string) => AsyncIterable<string[]> {
   return async function* usersOf(contestId) {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const answer = await doc.send(
-        new QueryCommand({
-          TableName: remindersTable,
-          KeyConditionExpression: 'contestId = :c',
-          ExpressionAttributeValues: { ':c': contestId },
-          ProjectionExpression: 'userId',
-          Limit: 1000,
-          ...(start === undefined ? {} : { ExclusiveStartKey: start }),
-        }),
-      );
-      const users = (answer.Items ?? []).flatMap((item) => (typeof item.userId === 'string' ? [item.userId] : []));
-      if (users.length > 0) yield users;
-      start = answer.LastEvaluatedKey;
-    } while (start !== undefined);
+    for (const key of contestKeys(contestId)) {
+      let start: Record<string, unknown> | undefined;
+      do {
+        const answer = await doc.send(
+          new QueryCommand({
+            TableName: remindersTable,
+            KeyConditionExpression: 'contestKey = :k',
+            ExpressionAttributeValues: { ':k': key },
+            ProjectionExpression: 'userId',
+            Limit: 1000,
+            ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+          }),
+        );
+        const users = (answer.Items ?? []).flatMap((item) => (typeof item.userId === 'string' ? [item.userId] : []));
+        if (users.length > 0) yield users;
+        start = answer.LastEvaluatedKey;
+      } while (start !== undefined);
+    }
   };
 }

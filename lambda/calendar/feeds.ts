@@ -6,8 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Platform } from '../sources/platforms.js';
+import { platformOf } from '../sources/ids.js';
 import { CONTESTS_GROUP, FEED_OBJECTS, type UserRebuildMessage } from './contract.js';
-import { apply, type ContestEvent } from './projection.js';
+import { apply, type ContestEvent, type Projection } from './projection.js';
 import { renderPublicFeed, renderUserFeed } from './render.js';
 import { newFeedToken, tokenHash, type DoorTable, type FeedObjects } from './store.js';
 
@@ -31,7 +32,7 @@ export interface Feeds {
 /** What the feeds read of the reminder write path (lambda/reminders/): a user's reminders, a page at a time. */
 export interface ReminderLister {
   listReminders(input: { userId: string; limit?: number; cursor?: string }): Promise<{
-    reminders: readonly { contestId: number; minutesBefore: number }[];
+    reminders: readonly { contestId: string; minutesBefore: number }[];
     cursor?: string;
   }>;
 }
@@ -56,10 +57,9 @@ export interface FeedDeps {
 /** And what the builder needs besides. */
 export interface CalendarDeps extends FeedDeps {
   /** The users with a reminder on a contest, a page at a time. */
-  usersOf(contestId: number): AsyncIterable<string[]>;
+  usersOf(contestId: string): AsyncIterable<string[]>;
 }
 
-const PLATFORM = 'codeforces';
 /** A user's feed shows at most this many reminders' contests (20 pages of the write path's largest). */
 const MAX_REMINDER_PAGES = 20;
 /** The public feed is one object every poller reads: kept in memory this long (ms). */
@@ -73,9 +73,9 @@ export const rebuildMessage = (userId: string): QueueMessage => ({
   group: userGroup(userId),
 });
 
-/** The user's reminders: contest id → lead time in minutes. */
-async function remindersOf(deps: FeedDeps, userId: string): Promise<Map<number, number>> {
-  const byContest = new Map<number, number>();
+/** The user's reminders: qualified contest id → lead time in minutes. */
+async function remindersOf(deps: FeedDeps, userId: string): Promise<Map<string, number>> {
+  const byContest = new Map<string, number>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_REMINDER_PAGES; page += 1) {
     const answer = await deps.reminders.listReminders({ userId, limit: 100, ...(cursor === undefined ? {} : { cursor }) });
@@ -86,23 +86,32 @@ async function remindersOf(deps: FeedDeps, userId: string): Promise<Map<number, 
   return byContest;
 }
 
+/** The published projections of the platforms of `contestIds`, as one (their keys are qualified ids: they never collide). */
+async function projectionsOf(deps: FeedDeps, contestIds: Iterable<string>): Promise<Projection> {
+  const platforms = [...new Set([...contestIds].map(platformOf))].sort();
+  const read = await Promise.all(platforms.map((platform) => deps.door.projection(platform)));
+  return { contests: Object.assign({}, ...read.map(({ projection }) => projection.contests)) as Projection['contests'] };
+}
+
 /**
- * Builds the user's feed object from their reminders and the published projection. A feed
- * revoked or rotated while it was built is removed again, so a revoked URL never comes back.
+ * Builds the user's feed object from their reminders and the published projections of their
+ * contests' platforms. A feed revoked or rotated while it was built is removed again, so a
+ * revoked URL never comes back.
  */
 export async function buildUserFeed(deps: FeedDeps, userId: string): Promise<'built' | 'no-feed' | 'superseded'> {
   const feed = await deps.door.userFeed(userId);
   if (feed === undefined) return 'no-feed';
-  const [reminders, { projection }] = await Promise.all([remindersOf(deps, userId), deps.door.projection(PLATFORM)]);
+  const reminders = await remindersOf(deps, userId);
+  const projection = await projectionsOf(deps, reminders.keys());
   const key = FEED_OBJECTS.user(feed.hash);
-  await deps.objects.put(key, renderUserFeed(PLATFORM, projection, reminders));
+  await deps.objects.put(key, renderUserFeed(projection, reminders));
   if ((await deps.door.userFeed(userId))?.hash === feed.hash) return 'built';
   await deps.objects.delete(key);
   return 'superseded';
 }
 
 /** Asks for the feeds of every user with a reminder on the contest to be rebuilt. */
-async function fanOut(deps: CalendarDeps, contestId: number): Promise<number> {
+async function fanOut(deps: CalendarDeps, contestId: string): Promise<number> {
   let users = 0;
   for await (const page of deps.usersOf(contestId)) {
     await deps.send(page.map(rebuildMessage));
@@ -117,13 +126,15 @@ async function fanOut(deps: CalendarDeps, contestId: number): Promise<number> {
  * a crash half-way); an older or repeated one changes nothing.
  */
 export async function applyContestEvent(deps: CalendarDeps, event: ContestEvent): Promise<{ outcome: 'applied' | 'stale'; users: number }> {
+  // Each platform has its own projection and public feed.
+  const platform = platformOf(event.detail.contestId);
   for (let attempt = 1; attempt <= 3; attempt += 1) {
-    const { projection, version } = await deps.door.projection(PLATFORM);
+    const { projection, version } = await deps.door.projection(platform);
     const result = apply(projection, event, Math.floor(deps.now() / 1000));
-    const last = projection.contests[String(event.detail.contestId)]?.lastEventId === event.detail.eventId;
+    const last = projection.contests[event.detail.contestId]?.lastEventId === event.detail.eventId;
     if (!result.changed && !last) return { outcome: 'stale', users: 0 };
-    if (result.changed && !(await deps.door.saveProjection(PLATFORM, result.projection, version))) continue;
-    await deps.objects.put(FEED_OBJECTS.public(PLATFORM), renderPublicFeed(PLATFORM, result.projection));
+    if (result.changed && !(await deps.door.saveProjection(platform, result.projection, version))) continue;
+    await deps.objects.put(FEED_OBJECTS.public(platform), renderPublicFeed(platform, result.projection));
     return { outcome: 'applied', users: await fanOut(deps, event.detail.contestId) };
   }
   throw new Error('the published projection kept changing under this event; the queue retries it');
@@ -133,19 +144,20 @@ export { CONTESTS_GROUP };
 
 /** The API's port on the feeds. */
 export function createFeeds(deps: FeedDeps): Feeds {
-  let publicCache: { body: string; etag: string; atMs: number } | undefined;
-  const readPublic = async (ifNoneMatch?: string) => {
-    if (publicCache !== undefined && deps.now() - publicCache.atMs < PUBLIC_CACHE_MS) {
-      const { body, etag } = publicCache;
+  const publicCache = new Map<string, { body: string; etag: string; atMs: number }>();
+  const readPublic = async (platform: Platform, ifNoneMatch?: string) => {
+    const cached = publicCache.get(platform);
+    if (cached !== undefined && deps.now() - cached.atMs < PUBLIC_CACHE_MS) {
+      const { body, etag } = cached;
       return ifNoneMatch === etag ? { status: 'not-modified' as const, etag } : { status: 'ok' as const, body, etag };
     }
-    const read = await deps.objects.get(FEED_OBJECTS.public(PLATFORM));
-    if (read.status === 'ok') publicCache = { body: read.body, etag: read.etag, atMs: deps.now() };
+    const read = await deps.objects.get(FEED_OBJECTS.public(platform));
+    if (read.status === 'ok') publicCache.set(platform, { body: read.body, etag: read.etag, atMs: deps.now() });
     return read.status === 'ok' && ifNoneMatch === read.etag ? { status: 'not-modified' as const, etag: read.etag } : read;
   };
   return {
     read: (feed, ifNoneMatch) =>
-      'platform' in feed ? readPublic(ifNoneMatch) : deps.objects.get(FEED_OBJECTS.user(tokenHash(feed.token)), ifNoneMatch),
+      'platform' in feed ? readPublic(feed.platform, ifNoneMatch) : deps.objects.get(FEED_OBJECTS.user(tokenHash(feed.token)), ifNoneMatch),
     async issue(userId) {
       const token = (deps.newToken ?? newFeedToken)();
       const createdAt = deps.now();

@@ -7,9 +7,11 @@
  */
 import * as z from 'zod';
 import { KEEP_AFTER_END_SECONDS, MAX_PUBLISHED } from './contract.js';
+import { currentContestId } from '../sources/ids.js';
 
 export interface PublishedContest {
-  contestId: number;
+  /** The platform-qualified id (a projection of the release before held numbers: read as `codeforces:<n>`, projectionOf). */
+  contestId: string;
   name: string;
   url: string;
   type?: string;
@@ -39,7 +41,12 @@ export const contestEventSchema = z.object({
   time: z.iso.datetime(),
   detail: z.object({
     eventId: text(128),
-    contestId: z.number().int().min(1).max(999_999_999),
+    // A qualified id; an event of the release before ids were qualified carries a number.
+    contestId: z.union([z.number(), z.string().max(128)]).transform((value, ctx) => {
+      const id = currentContestId(value);
+      if (id === undefined) ctx.addIssue({ code: 'custom', message: 'not a contest id' });
+      return id ?? '';
+    }),
     name: text(512),
     url: text(512),
     type: text(32).optional(),
@@ -92,12 +99,27 @@ export function pruned(projection: Projection, nowSeconds: number): Projection {
     .filter((c) => endOf(c) + KEEP_AFTER_END_SECONDS >= nowSeconds)
     .sort((a, b) => b.startTimeSeconds - a.startTimeSeconds)
     .slice(0, MAX_PUBLISHED);
-  return { contests: Object.fromEntries(kept.map((c) => [String(c.contestId), c])) };
+  return { contests: Object.fromEntries(kept.map((c) => [c.contestId, c])) };
+}
+
+/**
+ * A projection as the door table holds it: entries of the release before ids were qualified are
+ * keyed and named by a number, read as the qualified id it stood for (no migration of the door
+ * table: the next save writes them qualified). An entry without a usable id is left out.
+ */
+export function projectionOf(contests: Readonly<Record<string, unknown>> | undefined): Projection {
+  const read: Record<string, PublishedContest> = {};
+  for (const value of Object.values(contests ?? {})) {
+    const entry = value as Partial<PublishedContest> | null;
+    const contestId = entry === null || typeof entry !== 'object' ? undefined : currentContestId(entry.contestId);
+    if (contestId !== undefined) read[contestId] = { ...(entry as PublishedContest), contestId };
+  }
+  return { contests: read };
 }
 
 /** The projection after `event`, and whether the event changed it. */
 export function apply(projection: Projection, event: ContestEvent, nowSeconds: number): { projection: Projection; changed: boolean } {
-  const key = String(event.detail.contestId);
+  const key = event.detail.contestId;
   const stored = projection.contests[key];
   if (!isNewer(stored, event)) return { projection, changed: false };
   const next = { contests: { ...projection.contests, [key]: publishedAfter(stored, event) } };

@@ -7,20 +7,22 @@
  */
 import ical, { ICalAlarmType, ICalEventStatus, type ICalCalendar } from 'ical-generator';
 import type { Projection, PublishedContest } from './projection.js';
+import { platformIdOf, platformOf } from '../sources/ids.js';
 
 /** How often a calendar client should poll (REFRESH-INTERVAL and X-PUBLISHED-TTL). */
 const REFRESH_SECONDS = 3600;
 const PRODUCT = { company: 'contest-sync', product: 'calendar', language: 'EN' } as const;
 
-export const uidOf = (platform: string, contestId: number): string => `${platform}-${contestId}@contest-sync`;
+/** A contest's UID: `<platform>-<platformId>@contest-sync` (a Codeforces contest's is what it always was: `codeforces-2120@contest-sync`). */
+export const uidOf = (contestId: string): string => `${platformOf(contestId)}-${platformIdOf(contestId)}@contest-sync`;
 
 function calendar(name: string): ICalCalendar {
   return ical({ name, prodId: PRODUCT, ttl: REFRESH_SECONDS });
 }
 
-function addContest(cal: ICalCalendar, platform: string, contest: PublishedContest) {
+function addContest(cal: ICalCalendar, contest: PublishedContest) {
   return cal.createEvent({
-    id: uidOf(platform, contest.contestId),
+    id: uidOf(contest.contestId),
     sequence: contest.sequence,
     stamp: new Date(contest.stampMs),
     start: new Date(contest.startTimeSeconds * 1000),
@@ -32,26 +34,30 @@ function addContest(cal: ICalCalendar, platform: string, contest: PublishedConte
   });
 }
 
-const byStart = (a: PublishedContest, b: PublishedContest) => a.startTimeSeconds - b.startTimeSeconds || a.contestId - b.contestId;
+const byStart = (a: PublishedContest, b: PublishedContest) =>
+  a.startTimeSeconds - b.startTimeSeconds || (a.contestId < b.contestId ? -1 : a.contestId > b.contestId ? 1 : 0);
 
 /** The public feed of a platform: every contest it published, cancelled ones included. */
 export function renderPublicFeed(platform: string, projection: Projection): string {
   const cal = calendar(`${platform === 'codeforces' ? 'Codeforces' : platform} contests`);
-  for (const contest of Object.values(projection.contests).sort(byStart)) addContest(cal, platform, contest);
+  for (const contest of Object.values(projection.contests).sort(byStart)) addContest(cal, contest);
   return cal.toString();
 }
 
-/** A user's reminders, by contest id: the lead time in minutes. */
-export type UserReminders = ReadonlyMap<number, number>;
+/** A user's reminders, by qualified contest id: the lead time in minutes. */
+export type UserReminders = ReadonlyMap<string, number>;
 
-/** A user's feed: the published contests they set reminders on, each reminder a VALARM. */
-export function renderUserFeed(platform: string, projection: Projection, reminders: UserReminders): string {
+/**
+ * A user's feed: the published contests they set reminders on (of every platform: `projection`
+ * holds the projections of the platforms of their reminders), each reminder a VALARM.
+ */
+export function renderUserFeed(projection: Projection, reminders: UserReminders): string {
   const cal = calendar('My contests');
   const mine = Object.values(projection.contests)
     .filter((c) => reminders.has(c.contestId))
     .sort(byStart);
   for (const contest of mine) {
-    const event = addContest(cal, platform, contest);
+    const event = addContest(cal, contest);
     const minutes = reminders.get(contest.contestId)!;
     if (contest.status === 'CONFIRMED') {
       event.createAlarm({

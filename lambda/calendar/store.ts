@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DOOR_KEYS } from './contract.js';
-import type { Projection } from './projection.js';
+import { projectionOf, type Projection } from './projection.js';
 
 /** A new feed token: 256 random bits, base64url (43 characters). */
 export const newFeedToken = (): string => randomBytes(32).toString('base64url');
@@ -94,8 +94,8 @@ export function dynamoDoorTable(doc: DynamoDBDocumentClient, table: string): Doo
     },
     async projection(platform) {
       const answer = await doc.send(new GetCommand({ TableName: table, Key: { pk: DOOR_KEYS.published(platform) }, ConsistentRead: true }));
-      const item = answer.Item as { contests?: Projection['contests']; version?: number } | undefined;
-      return { projection: { contests: item?.contests ?? {} }, version: item?.version ?? 0 };
+      const item = answer.Item as { contests?: Record<string, unknown>; version?: number } | undefined;
+      return { projection: projectionOf(item?.contests), version: item?.version ?? 0 };
     },
     async saveProjection(platform, projection, version) {
       try {

@@ -8,6 +8,7 @@ import type { OutboxEvent } from '@contest-sync/scheduled-singleton';
 import { CONTEST_EVENT, type ContestEventType } from './event-schemas.js';
 import type { ContestItem, Published } from './model.js';
 import { confirmedStartOf } from './evidence.js';
+import { idSeed, platformIdOf } from '../sources/ids.js';
 
 /** A deleted contest is told withdrawn when it has been missing this long, or its start passed (whichever first). */
 export const WITHDRAWN_TOLD_AFTER_SECONDS = 24 * 3600;
@@ -47,7 +48,7 @@ export interface WithdrawnEntry {
   url: string;
   /** The contest's `publishedSeq` (events told of it, the withdrawal once told included). */
   seq: number;
-  /** The contest's platform (public ids are `<platform>:<contestId>`). */
+  /** The contest's platform (the register's key is the contest's qualified id). */
   platform: string;
 }
 
@@ -85,11 +86,13 @@ export function publishedAfter(published: Published, view: ContestView): Publish
 /**
  * The event id: the contest and the event's number (`publishedSeq` + 1). A retried run, one that
  * stopped between transactions, or a later run after rewrites that published nothing, derives the
- * same id for the same change; the next change of the contest has the next number.
+ * same id for the same change; the next change of the contest has the next number. The contest
+ * is named by its `idSeed` (a Codeforces contest by its number, as before ids were qualified), so
+ * no id changes across that upgrade.
  */
-export function contestEventId(contestId: number, sequence: number): string {
+export function contestEventId(contestId: string, sequence: number): string {
   const digest = createHash('sha256')
-    .update(JSON.stringify([contestId, sequence]))
+    .update(JSON.stringify([idSeed(contestId), sequence]))
     .digest('hex');
   return `contest:${digest.slice(0, 32)}`;
 }
@@ -124,7 +127,7 @@ export interface AnnounceInput {
   /** The contests this run writes (new, changed, bookkeeping, vanished). */
   puts: readonly ContestItem[];
   /** The contests this run deletes. */
-  deletes: readonly number[];
+  deletes: readonly string[];
   /** The register of contests deleted after a start was published, as read (the reply clock's `withdrawn`). */
   withdrawn?: Readonly<Record<string, unknown>>;
   nowSeconds: number;
@@ -160,18 +163,18 @@ export function announce(input: AnnounceInput): Announcements {
   const stored = new Map(input.stored.map((item) => [item.contestId, item]));
   const register = registerOf(input.withdrawn, input.nowSeconds);
   // A contest stored again (a run that wrote its put but stopped before the clock) is not withdrawn.
-  for (const id of [...register.keys()]) if (stored.has(Number(id))) register.delete(id);
+  for (const id of [...register.keys()]) if (stored.has(id)) register.delete(id);
   const events: OutboxEvent[] = [];
   const puts = input.puts.map((item) => {
     const before = stored.get(item.contestId);
-    const entry = before === undefined ? register.get(String(item.contestId)) : undefined;
+    const entry = before === undefined ? register.get(item.contestId) : undefined;
     const published = entry !== undefined ? publishedOfEntry(entry) : publishedOf(before);
     const seq = entry !== undefined ? entry.seq : (before?.publishedSeq ?? 0);
     const view = viewOf(item);
     const change = changeOf(published, view);
     if (change !== undefined) events.push(eventOf(item, change, seq + 1));
     // Listed again: the register forgets it once the item carries what was published.
-    register.delete(String(item.contestId));
+    register.delete(item.contestId);
     const told = change !== undefined ? seq + 1 : seq;
     return { ...item, published: publishedAfter(published, view), ...(told > 0 ? { publishedSeq: told } : {}) };
   });
@@ -180,7 +183,7 @@ export function announce(input: AnnounceInput): Announcements {
     if (before === undefined) continue;
     const published = publishedOf(before);
     if (published === 'none') continue; // never announced: its withdrawal is no news
-    register.set(String(contestId), {
+    register.set(contestId, {
       since: before.vanishedAt ?? input.nowSeconds,
       start: typeof published === 'number' ? published : before.startTimeSeconds,
       told: published === 'withdrawn',
@@ -192,13 +195,13 @@ export function announce(input: AnnounceInput): Announcements {
   }
   const due = [...register].filter(([, entry]) => withdrawnDue(entry, input.nowSeconds)).slice(0, WITHDRAWN_TOLD_PER_RUN);
   for (const [id, entry] of due) {
-    const contest = { contestId: Number(id), platform: entry.platform, name: entry.name, url: entry.url } as ContestItem;
+    const contest = { contestId: id, platform: entry.platform, name: entry.name, url: entry.url } as ContestItem;
     // The deleted contest's view is withdrawn: the same rule as every other change.
     events.push(eventOf(contest, changeOf(entry.start, { kind: 'withdrawn' })!, entry.seq + 1));
     register.set(id, { ...entry, told: true, seq: entry.seq + 1 });
   }
   const kept = [...register].sort(([, a], [, b]) => Number(a.told) - Number(b.told) || b.since - a.since).slice(0, WITHDRAWN_KEPT_MAX);
-  const withdrawn = Object.fromEntries(kept.sort(([a], [b]) => Number(a) - Number(b)));
+  const withdrawn = Object.fromEntries(kept.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const withdrawnChanged =
     JSON.stringify(withdrawn) !== JSON.stringify(Object.fromEntries(registerOf(input.withdrawn, Number.NEGATIVE_INFINITY)));
   return { events, puts, withdrawn, withdrawnChanged };
@@ -209,7 +212,16 @@ const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
 /** The event of a change: `sequence` is its number among the contest's events (its id). */
 function eventOf(contest: ContestItem, change: { type: ContestEventType; from?: number; to?: number }, sequence: number): OutboxEvent {
   const { contestId, platform } = contest;
-  const base = { contestId, contest: `${platform}:${contestId}`, platform, sequence, name: contest.name, url: contest.url };
+  // `contest` repeats `contestId` for consumers of the release before ids were qualified (deprecated).
+  const base = {
+    contestId,
+    contest: contestId,
+    platform,
+    platformId: platformIdOf(contestId),
+    sequence,
+    name: contest.name,
+    url: contest.url,
+  };
   const id = contestEventId(contest.contestId, sequence);
   switch (change.type) {
     case CONTEST_EVENT.withdrawn:

@@ -20,15 +20,16 @@ import { type ContestPlan, planContests, type PlanSettings } from './plan.js';
 import { judgeReply, type ReplyVerdict, SKEW_SECONDS } from './evidence.js';
 import { contestsToDoubt } from './gate.js';
 import { announce } from './events.js';
+import { retiredShards, shardRecordChanged, type RetiredShards, type ShardRecord } from './retired-shards.js';
 
 /** What the run knows before it judges (gathered by lambda/sync/gather.ts). */
 export interface Evidence {
   reply: SourceReply;
   stored: ContestItem[];
   /** The reply clock as read: when the newest applied reply was made, and the register of withdrawn contests. */
-  clock: { replyMadeAt?: number; withdrawn: Readonly<Record<string, unknown>> };
+  clock: { replyMadeAt?: number; withdrawn: Readonly<Record<string, unknown>>; dueShards?: number; retiredDueShards?: number };
   /** Contests an earlier run handed over: their reminders are read again. */
-  handedOver: readonly number[];
+  handedOver: readonly string[];
   /** The latest interval that succeeded (the judge's "last reply" before any is recorded). */
   lastSucceededMs?: number;
   nowMs: number;
@@ -43,11 +44,11 @@ export interface JudgeOptions {
 }
 
 /** One contest write, with the events it publishes: they commit in one transaction. */
-export type ContestWrite = { put: ContestItem; events: OutboxEvent[] } | { delete: number };
+export type ContestWrite = { put: ContestItem; events: OutboxEvent[] } | { delete: string };
 
 /** A contest whose reminders must follow it, as this run leaves it (undefined: deleted). */
 export interface Followed {
-  contestId: number;
+  contestId: string;
   contest: ContestItem | undefined;
 }
 
@@ -65,9 +66,18 @@ export interface Judgement {
    * The reply clock to write last (with the events the register tells): always when `required`,
    * and whenever the run wrote anything else (its last write marks the interval done).
    */
-  clock?: { replyMadeAt: number; withdrawn: Readonly<Record<string, unknown>>; events: OutboxEvent[]; required: boolean };
+  clock?: {
+    replyMadeAt: number;
+    withdrawn: Readonly<Record<string, unknown>>;
+    events: OutboxEvent[];
+    required: boolean;
+    /** The byDue setting the clock records once the retired shards are swept (retired-shards.ts). */
+    shards: ShardRecord;
+  };
+  /** The byDue partitions a lowered setting left behind: swept after the reminders (act step). */
+  retired: RetiredShards;
   /** Handed-over contests read again although nothing else named them. */
-  rechecked: number[];
+  rechecked: string[];
   /**
    * Handed-over entries left to the next run: what a stale reply could not read, and the stored
    * contests whose gate this run changed (their reminders are read again by the next run, so a
@@ -92,14 +102,18 @@ export function judge(evidence: Evidence, options: JudgeOptions): Judgement {
 export function judgeStale(evidence: Evidence, verdict: (ReplyVerdict & { stale: true }) | undefined, settings: PlanSettings): Judgement {
   const doubted = settings.firingRule ? contestsToDoubt(evidence.stored) : [];
   const { replyMadeAt, withdrawn } = evidence.clock;
+  const recorded = shardRecordOf(evidence, settings.dueShards);
+  const retired = retiredShards(recorded, settings.dueShards);
+  const required = shardRecordChanged(recorded, retired.after);
   return {
     ...(verdict !== undefined ? { verdict } : {}),
     contests: [],
     follow: doubted.map((contest) => ({ contestId: contest.contestId, contest })),
     rule: 'doubt',
-    ...(replyMadeAt !== undefined ? { clock: { replyMadeAt, withdrawn, events: [], required: false } } : {}),
+    ...(replyMadeAt !== undefined ? { clock: { replyMadeAt, withdrawn, events: [], required, shards: retired.after } } : {}),
+    retired,
     rechecked: [],
-    kept: evidence.handedOver.map(String),
+    kept: [...evidence.handedOver],
   };
 }
 
@@ -138,6 +152,9 @@ function judgeApplied(evidence: Evidence, verdict: ReplyVerdict & { stale: false
   const registerChanged = options.publishing && announced.withdrawnChanged;
   const anything = contests.length + registerEvents.length > 0 || registerChanged;
   const clockFresh = clock.replyMadeAt === undefined || appliedAt > clock.replyMadeAt + SKEW_SECONDS;
+  const recorded = shardRecordOf(evidence, options.settings.dueShards);
+  const retired = retiredShards(recorded, options.settings.dueShards);
+  const shardsChanged = shardRecordChanged(recorded, retired.after);
   return {
     verdict,
     plan,
@@ -146,15 +163,33 @@ function judgeApplied(evidence: Evidence, verdict: ReplyVerdict & { stale: false
     rule: 'gate',
     // Recorded with the run's writes, or alone once it is newer by more than the skew (every
     // hourly run), so that the same reply served again later is known stale.
-    clock: { replyMadeAt: appliedAt, withdrawn, events: registerEvents, required: anything || clockFresh },
+    clock: {
+      replyMadeAt: appliedAt,
+      withdrawn,
+      events: registerEvents,
+      required: anything || clockFresh || shardsChanged,
+      shards: retired.after,
+    },
+    retired,
     rechecked: follow.map(({ contestId }) => contestId).filter((id) => !plan.remindersToCheck.includes(id)),
-    kept: plan.remindersToCheck.filter((id) => stored.some((item) => item.contestId === id)).map(String),
+    kept: plan.remindersToCheck.filter((id) => stored.some((item) => item.contestId === id)),
   };
 }
 
+/**
+ * What the clock records of the byDue setting. A platform with neither a reply clock nor a stored
+ * contest (its first sync) has no due row in any partition, since a due row needs its stored
+ * contest (docs/tables.md): the current setting is as good as ensured, and nothing is swept. A
+ * clock without a record (one copied from the previous release) may have rows anywhere.
+ */
+function shardRecordOf(evidence: Evidence, dueShards: number): ShardRecord {
+  const first = evidence.clock.replyMadeAt === undefined && evidence.stored.length === 0;
+  return first ? { dueShards } : evidence.clock;
+}
+
 /** Each put with the events of its contest (they commit together), then the deletes. */
-function contestWrites(puts: readonly ContestItem[], deletes: readonly number[], events: readonly OutboxEvent[]): ContestWrite[] {
-  const eventsOf = (contestId: number) => events.filter((event) => event.detail.contestId === contestId);
+function contestWrites(puts: readonly ContestItem[], deletes: readonly string[], events: readonly OutboxEvent[]): ContestWrite[] {
+  const eventsOf = (contestId: string) => events.filter((event) => event.detail.contestId === contestId);
   return [...puts.map((put) => ({ put, events: eventsOf(put.contestId) })), ...deletes.map((contestId) => ({ delete: contestId }))];
 }
 
@@ -168,6 +203,6 @@ function followed(plan: ContestPlan, written: readonly ContestItem[], evidence: 
   for (const item of written) after.set(item.contestId, item);
   for (const contestId of plan.cancelled) after.delete(contestId);
   const named = new Set(plan.remindersToCheck);
-  const handedOver = evidence.handedOver.filter((id) => Number.isSafeInteger(id) && !named.has(id));
+  const handedOver = evidence.handedOver.filter((id) => !named.has(id));
   return [...named, ...handedOver].map((contestId) => ({ contestId, contest: after.get(contestId) }));
 }

@@ -1,46 +1,12 @@
 /**
- * Items of the Contests and Reminders tables (docs/tables.md), and what a source gives the model:
- * platform-neutral contests and the date of its reply. What a Codeforces entry means is
- * lambda/sources/codeforces/'s; the model judges these.
+ * Items of the Contests and Reminders tables (docs/tables.md), and what a source gives the model
+ * (lambda/sources/source.ts): platform-neutral contests, keyed by their platform-qualified id
+ * (`codeforces:2120`, a string), and the date of the reply. What a platform's entry means is its
+ * source folder's; the model judges these and never parses an id.
  */
 
-export type Phase = 'BEFORE' | 'CODING' | 'PENDING_SYSTEM_TEST' | 'SYSTEM_TEST' | 'FINISHED';
-
-/** A contest as a source lists it: valid and scheduled, in the model's terms. */
-export interface ListedContest {
-  contestId: number;
-  /** The source it comes from (`codeforces`): public ids are `<platform>:<contestId>`. */
-  platform: string;
-  name: string;
-  type: string;
-  phase: string;
-  startTimeSeconds: number;
-  durationSeconds: number;
-  url: string;
-}
-
-/**
- * When a source made its reply (epoch seconds), as far as the reply itself tells (docs/design.md,
- * "Stale replies"): `madeAt` when it dates itself; otherwise, perhaps, a time it was made before.
- */
-export interface ReplyDating {
-  madeAt?: number;
-  madeBefore?: number;
-}
-
-/** A valid reply of a source: what the sync judges. */
-export interface SourceReply {
-  /** Valid, scheduled contests. */
-  contests: ListedContest[];
-  /** Ids of every entry listed, valid or not: an entry that cannot be believed is no miss. */
-  listedIds: ReadonlySet<number>;
-  dating: ReplyDating;
-  /** Entries skipped because they could not be believed (counted). */
-  invalid: number;
-  /** Requests the fetch took, and its wall time. */
-  attempts: number;
-  latencyMs: number;
-}
+export type { ListedContest, Phase, ReplyDating, SourceReply } from '../sources/source.js';
+import type { ListedContest } from '../sources/source.js';
 
 export interface ContestItem extends ListedContest {
   /** ISO-8601 time of the sync that last wrote the item (not compared when diffing). */
@@ -135,7 +101,13 @@ export interface Pending {
 }
 
 export interface ReminderItem {
-  contestId: number;
+  /** The contest's platform-qualified id. */
+  contestId: string;
+  /**
+   * The row's partition key: `<contestId>#<bucket>` (lambda/reminders/table.ts, `contestKeyOf`), so
+   * that one round's rows spread over REMINDER_BUCKETS partition keys (docs/design.md, "Tables").
+   */
+  contestKey?: string;
   userId: string;
   minutesBefore: number;
   /**
@@ -147,7 +119,7 @@ export interface ReminderItem {
   remindAt: number;
   /** Present only while the reminder may fire: the notifier sends it once `dueAt <= now`. */
   dueAt?: number;
-  /** With `dueAt`: contestId mod dueShards (the `byDue` index's partition). */
+  /** With `dueAt`: the row's bucket mod dueShards (the `byDue` index's partition: docs/tables.md). */
   dueShard?: number;
   /** With `dueAt`: the contest start it was computed for. */
   dueStart?: number;
@@ -166,27 +138,41 @@ export interface ReminderItem {
 }
 
 /**
- * The sync's own item in the Contests table (no `platform`, so never in the app's index): the
- * time the newest applied reply was made (docs/design.md, "Stale replies").
+ * The sync's own item in the Contests table, one per source (`clock#<platform>`; `#` never occurs
+ * in a qualified id, and the item has no `platform`, so it is never in the app's index): the time
+ * the newest applied reply was made (docs/design.md, "Stale replies").
  */
-export const REPLY_CLOCK_ID = 0;
+export const REPLY_CLOCK_PREFIX = 'clock#';
+export type ReplyClockId = `clock#${string}`;
+export const replyClockId = (platform: string): ReplyClockId => `${REPLY_CLOCK_PREFIX}${platform}`;
+export const isReplyClockId = (contestId: unknown): contestId is ReplyClockId =>
+  typeof contestId === 'string' && contestId.startsWith(REPLY_CLOCK_PREFIX);
 
 export interface ReplyClockItem {
-  contestId: typeof REPLY_CLOCK_ID;
-  /** Epoch seconds: when Codeforces made the newest reply a sync applied. */
+  contestId: ReplyClockId;
+  /** Epoch seconds: when the source made the newest reply a sync applied. */
   replyMadeAt: number;
   updatedAt: string;
   /**
-   * Contests deleted after a start was published (contest id → since when missing, the start
-   * published, whether the withdrawal was told, name, url): told withdrawn later, published back
-   * if listed again (docs/events.md, "Contest events"). Bounded: contests/judge.ts (the events) prunes it.
+   * Contests deleted after a start was published (qualified contest id → since when missing, the
+   * start published, whether the withdrawal was told, name, url): told withdrawn later, published
+   * back if listed again (docs/events.md, "Contest events"). Bounded: contests/events.ts prunes it.
    */
   withdrawn?: Record<string, unknown>;
+  /**
+   * The `byDue` setting (DUE_SHARDS) the sync last ran with and ensured no row was left above, and
+   * (`retiredDueShards`) the setting before it when that was higher: the shards from `dueShards` up
+   * to it are swept once more (docs/delivery.md, "Changing the setting"). Absent on a clock written
+   * before it was kept: any shard may hold rows.
+   */
+  dueShards?: number;
+  retiredDueShards?: number;
 }
 
 /** The fields that make two versions of a contest different (updatedAt is bookkeeping). */
 export const COMPARED_FIELDS = [
   'platform',
+  'platformId',
   'name',
   'type',
   'phase',

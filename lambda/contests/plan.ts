@@ -35,7 +35,7 @@ export interface PlanSettings extends JudgeSettings {
    * successful syncs.
    */
   missingSyncsBeforeDelete: number;
-  /** Partitions of the Reminders table's `byDue` index: a due reminder's `dueShard` is contestId mod this. */
+  /** Partitions of the Reminders table's `byDue` index: a due reminder's `dueShard` is its bucket mod this. */
   dueShards: number;
   /**
    * false: the firing rule off (reminders due at the shown start, whatever the evidence): only for
@@ -65,7 +65,7 @@ export const DEFAULT_PLAN_SETTINGS: PlanSettings = {
 
 /** A change not shown (or, in `accepted`, shown now after being held). */
 export interface HeldChange {
-  contestId: number;
+  contestId: string;
   kind: HeldKind;
   /** Epoch seconds of the first reply that said it. */
   since: number;
@@ -82,9 +82,9 @@ export interface ContestPlan {
   /** Stored unfinished contests missing from the list: marked vanished (or still missing). */
   vanished: ContestItem[];
   /** Vanished contests that came back (listed, even if their entry was invalid). */
-  restored: number[];
+  restored: string[];
   /** Contests missing from `missingSyncsBeforeDelete` consecutive syncs: deleted (reminders paused, kept). */
-  cancelled: number[];
+  cancelled: string[];
   /** Changes held by this reply: the stored contest is shown as it was. */
   held: HeldChange[];
   /** Held changes shown now: repeated by enough consecutive replies, or accepted by an operator. */
@@ -93,7 +93,7 @@ export interface ContestPlan {
    * Contests whose reminders must follow this run: their firing state, start or TTL changed, they
    * were deleted, or they are new (reminders of an earlier listing under the same id come back).
    */
-  remindersToCheck: number[];
+  remindersToCheck: string[];
 }
 
 export function toItem(contest: ListedContest, settings: Pick<PlanSettings, 'finishedRetentionSeconds'>, updatedAt: string): ContestItem {
@@ -108,7 +108,7 @@ export interface PlanInput {
   /** Valid, scheduled contests the reply lists. */
   fetched: readonly ListedContest[];
   /** Ids of every entry the reply listed (valid or not): an invalid entry is no miss. */
-  listedIds: ReadonlySet<number>;
+  listedIds: ReadonlySet<string>;
   /** Every contest item in the Contests table (the reply clock excluded). */
   stored: readonly ContestItem[];
   nowMs: number;
@@ -157,7 +157,7 @@ interface Write {
 }
 interface Delete {
   act: 'delete';
-  contestId: number;
+  contestId: string;
   accepted?: HeldChange;
 }
 type Outcome = { act: 'unchanged' } | Write | Delete;
@@ -215,7 +215,7 @@ function newContest(item: ContestItem, ctx: PlanContext): Outcome[] {
   return [{ act: 'write', as: 'upserts', before: undefined, item: { ...item, confirmedStart } }];
 }
 
-function listingOf(before: ContestItem, fetched: ReadonlyMap<number, ContestItem>, listedIds: ReadonlySet<number>): Listing {
+function listingOf(before: ContestItem, fetched: ReadonlyMap<string, ContestItem>, listedIds: ReadonlySet<string>): Listing {
   const item = fetched.get(before.contestId);
   if (item !== undefined) return { kind: 'valid', item };
   return listedIds.has(before.contestId) ? { kind: 'invalid' } : { kind: 'missing' };

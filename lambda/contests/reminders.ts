@@ -7,6 +7,7 @@
  */
 import { gateOf, withGate, type Gate } from './gate.js';
 import type { ContestItem, ReminderItem } from './model.js';
+import { contestKeyOf, dueShardOf } from '../reminders/table.js';
 
 /**
  * A contest deleted after its misses and listed again at the start its reminders were kept at
@@ -69,7 +70,9 @@ function same(a: unknown, b: unknown): boolean {
  * the notifier may send it meanwhile).
  */
 export interface ReminderUpdate {
-  contestId: number;
+  contestId: string;
+  /** The row's partition key as read (`<contestId>#<bucket>`). */
+  contestKey: string;
   userId: string;
   minutesBefore: number;
   /** The user's intent as read (absent on a row written before intents): the write fails if the app set it again since. */
@@ -111,7 +114,7 @@ export function reminderState(
     remindAt,
     expiresAt,
     dueAt: start - 60 * minutes,
-    dueShard: reminder.contestId % settings.dueShards,
+    dueShard: dueShardOf(reminder.userId, settings.dueShards),
     dueStart: start,
     ...(sent.size > 0 ? { sentStarts: sent } : {}),
   };
@@ -119,7 +122,7 @@ export function reminderState(
 
 /** The updates that bring a contest's reminders to its gate (none for reminders already right). */
 export function planReminders(
-  contestId: number,
+  contestId: string,
   contest: ContestItem | undefined,
   reminders: readonly ReminderItem[],
   settings: ReminderSettings,
@@ -165,7 +168,7 @@ export interface Following {
  */
 export function followContest(
   rule: 'gate' | 'doubt',
-  read: { contestId: number; contest: ContestItem | undefined; reminders: readonly ReminderItem[] },
+  read: { contestId: string; contest: ContestItem | undefined; reminders: readonly ReminderItem[] },
   settings: ReminderSettings & { doubtSeconds: number },
   nowSeconds: number,
 ): Following {
@@ -185,7 +188,7 @@ export function followContest(
 }
 
 export function doubtUpdates(
-  contestId: number,
+  contestId: string,
   reminders: readonly ReminderItem[],
   nowSeconds: number,
   windowSeconds: number,
@@ -200,9 +203,12 @@ export function doubtUpdates(
 }
 
 /** What an update of a reminder is conditional on: the row as read (the app may set it again, the notifier may send it). */
-function readAs(r: ReminderItem): Pick<ReminderUpdate, 'contestId' | 'userId' | 'minutesBefore' | 'intent' | 'notifiedStart'> {
+function readAs(
+  r: ReminderItem,
+): Pick<ReminderUpdate, 'contestId' | 'contestKey' | 'userId' | 'minutesBefore' | 'intent' | 'notifiedStart'> {
   return {
     contestId: r.contestId,
+    contestKey: r.contestKey ?? contestKeyOf(r.contestId, r.userId),
     userId: r.userId,
     minutesBefore: r.minutesBefore,
     ...(r.intent !== undefined ? { intent: r.intent } : {}),

@@ -1,6 +1,6 @@
 /**
- * One delivery pass (docs/delivery.md): read the due rows of each byDue partition the job serves,
- * page by page (the first pages are the precheck's, read before the lease), believe only valid
+ * One delivery pass (docs/delivery.md): read the due rows of the job's own byDue partition, page
+ * by page (the first page is the precheck's, read before the lease), believe only valid
  * rows whose contest agrees (THE RULE: the row's `dueStart` is its contest's), and claim them in
  * fenced transactions of at most 49 claims, each with its ReminderDue event and one
  * ConditionCheck per contest that checks the rule again when the claims commit. The pass stops
@@ -16,13 +16,13 @@ import {
   evidenceFresh,
   packClaims,
   reminderDueEvent,
-  servedShards,
   validRow,
   type DeferReason,
   type DueRow,
   type InvalidReason,
 } from './due.js';
-import { REPLY_CLOCK_ID } from '../contests/model.js';
+import { replyClockId } from '../contests/model.js';
+import { platformOf } from '../sources/ids.js';
 import { commitClaims, type Claim, type DuePage, type DynamoDueStore } from './dynamo-due.js';
 
 /** What a pass did: the summary line's counts (docs/delivery.md, "Summary line"). */
@@ -72,10 +72,8 @@ export function emptyDeliveryCounts(): DeliveryCounts {
 
 export interface DeliveryDeps {
   store: DynamoDueStore;
-  /** The job's shard: it serves servedShards(shard, dueShards). */
+  /** The job's shard: the one byDue partition it reads (the sync moves rows out of retired ones). */
   shard: number;
-  /** DUE_SHARDS, the stack's setting (default 1). */
-  dueShards?: number;
   /** The EventBridge source of the job's events (the outbox's), for the size check. */
   eventSource: string;
   now: () => number;
@@ -90,8 +88,8 @@ export interface DeliveryRun {
   signal: AbortSignal;
   deadline: number;
   commit: (actions: readonly TransactAction[], options?: CommitOptions) => Promise<CommitResult>;
-  /** The first page of each served shard, read before the lease by the precheck (may be stale: every claim is conditional). */
-  firstPages?: ReadonlyMap<number, DuePage>;
+  /** The shard's first page, read before the lease by the precheck (may be stale: every claim is conditional). */
+  firstPage?: DuePage;
   /** A console dry run: read and judge, count what would be claimed, write nothing. */
   dryRun?: boolean;
 }
@@ -119,33 +117,42 @@ export function screenRows(rows: readonly Record<string, unknown>[], counts: Del
 export async function deliverDue(run: DeliveryRun, deps: DeliveryDeps): Promise<DeliveryCounts> {
   const counts = emptyDeliveryCounts();
   const stopAt = run.deadline - (deps.stopBeforeDeadlineMs ?? DEFAULT_STOP_BEFORE_DEADLINE_MS);
-  const contests = new Map<number, Record<string, unknown> | undefined>();
+  const contests = new Map<string, Record<string, unknown> | undefined>();
   const nowSeconds = () => Math.floor(deps.now() / 1000);
-  for (const shard of servedShards(deps.shard, deps.dueShards ?? 1)) {
-    if (deps.now() >= stopAt) {
+  // The precheck's page, read before the lease, counts as this pass's query.
+  let page: DuePage = run.firstPage ?? (await deps.store.duePage(deps.shard, nowSeconds(), undefined, run.signal));
+  counts.queries += 1;
+  for (;;) {
+    const done = await deliverPage(page, run, deps, contests, counts, stopAt);
+    if (done === 'deadline') return counts;
+    if (page.next === undefined) return counts;
+    // Stale evidence, or the deadline: nothing more is read; what is left stays due.
+    if (done === 'stale' || deps.now() >= stopAt) {
       counts.more = true;
       return counts;
     }
-    // The precheck's pages, read before the lease, count as this pass's queries.
-    let page: DuePage = run.firstPages?.get(shard) ?? (await deps.store.duePage(shard, nowSeconds(), undefined, run.signal));
+    page = await deps.store.duePage(deps.shard, nowSeconds(), page.next, run.signal);
     counts.queries += 1;
-    for (;;) {
-      const done = await deliverPage(page, run, deps, contests, counts, stopAt);
-      if (done === 'deadline') return counts;
-      if (done === 'stale' || page.next === undefined) {
-        // Stale evidence: nothing more is read of this shard; what is left stays due.
-        if (page.next !== undefined) counts.more = true;
-        break;
-      }
-      if (deps.now() >= stopAt) {
-        counts.more = true;
-        return counts;
-      }
-      page = await deps.store.duePage(shard, nowSeconds(), page.next, run.signal);
-      counts.queries += 1;
-    }
   }
-  return counts;
+}
+
+/**
+ * The contests a page's rows name, and the reply clock of each source they come from, read in the
+ * same requests as the contests: an idle minute still costs only its Query.
+ */
+async function readContests(
+  rows: readonly DueRow[],
+  contests: Map<string, Record<string, unknown> | undefined>,
+  deps: DeliveryDeps,
+  run: DeliveryRun,
+  counts: DeliveryCounts,
+): Promise<void> {
+  const clocks = [...new Set(rows.map((row) => replyClockId(platformOf(row.contestId))))];
+  const unknown = [...new Set([...clocks, ...rows.map((row) => row.contestId)])].filter((id) => !contests.has(id));
+  if (unknown.length === 0) return;
+  const read = await deps.store.contests(unknown, run.signal);
+  counts.contestReads += Math.ceil(unknown.length / 100);
+  for (const id of unknown) contests.set(id, read.get(id));
 }
 
 /** One page: screen its rows, read their contests, apply the rule, claim what may be sent. */
@@ -153,29 +160,22 @@ async function deliverPage(
   page: DuePage,
   run: DeliveryRun,
   deps: DeliveryDeps,
-  contests: Map<number, Record<string, unknown> | undefined>,
+  contests: Map<string, Record<string, unknown> | undefined>,
   counts: DeliveryCounts,
   stopAt: number,
 ): Promise<'page' | 'stale' | 'deadline'> {
   counts.due += page.rows.length;
   const rows = screenRows(page.rows, counts);
-  const unknown = [...new Set(rows.map((row) => row.contestId))].filter((id) => !contests.has(id));
-  // The sync's reply clock is read with the first contests, in the same request: an idle
-  // minute still costs only its Queries.
-  if (rows.length > 0 && !contests.has(REPLY_CLOCK_ID)) unknown.unshift(REPLY_CLOCK_ID);
-  if (unknown.length > 0) {
-    const read = await deps.store.contests(unknown, run.signal);
-    counts.contestReads += Math.ceil(unknown.length / 100);
-    for (const id of unknown) contests.set(id, read.get(id));
-  }
+  await readContests(rows, contests, deps, run, counts);
   const nowSeconds = Math.floor(deps.now() / 1000);
-  if (rows.length > 0 && !evidenceFresh(contests.get(REPLY_CLOCK_ID), nowSeconds)) {
-    // When in doubt, delay: nothing is claimed, every row stays due for a pass after a fresh sync.
-    counts.deferred += rows.length;
-    counts.deferredReasons['evidence-stale'] = (counts.deferredReasons['evidence-stale'] ?? 0) + rows.length;
-    return 'stale';
+  const { fresh, stale } = byEvidence(rows, contests, nowSeconds);
+  if (stale.length > 0) {
+    // When in doubt, delay: rows of a source no sync applied a fresh reply of stay due.
+    counts.deferred += stale.length;
+    counts.deferredReasons['evidence-stale'] = (counts.deferredReasons['evidence-stale'] ?? 0) + stale.length;
+    if (fresh.length === 0) return 'stale';
   }
-  const claims = claimsOf(rows, contests, deps, counts, nowSeconds);
+  const claims = claimsOf(fresh, contests, deps, counts, nowSeconds);
   if (run.dryRun === true) {
     counts.wouldDeliver = (counts.wouldDeliver ?? 0) + claims.length;
     claims.length = 0;
@@ -196,13 +196,25 @@ async function deliverPage(
   return 'page';
 }
 
+/** Rows whose source's reply clock is fresh, and rows whose is not (evidenceFresh). */
+function byEvidence(
+  rows: readonly DueRow[],
+  contests: ReadonlyMap<string, Record<string, unknown> | undefined>,
+  nowSeconds: number,
+): { fresh: DueRow[]; stale: DueRow[] } {
+  const fresh: DueRow[] = [];
+  const stale: DueRow[] = [];
+  for (const row of rows) (evidenceFresh(contests.get(replyClockId(platformOf(row.contestId))), nowSeconds) ? fresh : stale).push(row);
+  return { fresh, stale };
+}
+
 /**
  * The claims of a page's valid rows: those the rule lets fire (the others deferred, by reason)
  * and whose event the outbox would take (the others invalid, `too-large`).
  */
 function claimsOf(
   rows: readonly DueRow[],
-  contests: ReadonlyMap<number, Record<string, unknown> | undefined>,
+  contests: ReadonlyMap<string, Record<string, unknown> | undefined>,
   deps: DeliveryDeps,
   counts: DeliveryCounts,
   nowSeconds: number,

@@ -11,24 +11,24 @@
  *                    `dueStart` equals its contest's `dueStart`. Checked here on what was read
  *                    (a row that fails it is deferred, never claimed) and again where it counts,
  *                    in the claim's transaction: one ConditionCheck per contest (claimCheck);
- *   reminderDueId  — the event id names the user's intent and the start: (contestId, userId,
- *                    intent, dueStart), or (contestId, userId, dueStart) for a row written before
- *                    intents; a retry, a duplicate run or a second job cannot make a second event
- *                    for one intent and start, and a reminder set again is a new event;
+ *   reminderDueId  — the event id names the user's intent and the start: (contest, userId,
+ *                    intent, dueStart), or (contest, userId, dueStart) for a row written before
+ *                    intents, the contest named by its `idSeed` (a Codeforces contest by its
+ *                    number, as before ids were qualified); a retry, a duplicate run or a second
+ *                    job cannot make a second event for one intent and start, and a reminder set
+ *                    again is a new event;
  *   deliverable    — an event the outbox would refuse (above EventBridge's entry limit) is
  *                    skipped before the claim, with the package's own check (validateEvent);
- *   packClaims     — claims grouped by contest, at most MAX_DATA_ACTIONS actions (2 per claim, 1
- *                    per contest) and TRANSACTION_BYTE_BUDGET bytes per transaction;
- *   servedShards   — the byDue partitions one delivery job reads (its own, and those left by a
- *                    larger DUE_SHARDS before).
+ *   packClaims     — claims grouped by contest (across the contest's bucket keys), at most
+ *                    MAX_DATA_ACTIONS actions (2 per claim, 1 per contest) and
+ *                    TRANSACTION_BYTE_BUDGET bytes per transaction.
  */
 import { createHash } from 'node:crypto';
 import { OutboxEventError, utf8Bytes, validateEvent } from '@contest-sync/scheduled-singleton';
-import { MAX_DUE_SHARDS } from '../contract.js';
+import { idSeed, parseQualifiedId, platformIdOf } from '../sources/ids.js';
+import { contestKeyOf } from '../reminders/table.js';
 
 export const REMINDER_DUE = 'ReminderDue';
-/** The platform of every contest delivery knows (events name contests `<platform>:<id>`). */
-export const PLATFORM = 'codeforces';
 
 /**
  * Actions of a claim transaction besides the lease's ConditionCheck, which takes one of
@@ -67,7 +67,6 @@ export const ROW_LIMITS = {
   /** Epoch seconds of 2000-01-01 and 2100-01-01: the contest model's bounds of a start. */
   minEpochSeconds: 946_684_800,
   maxEpochSeconds: 4_102_444_800,
-  maxContestId: 2 ** 31 - 1,
   /** The write path stamps a 22-character id (docs/tables.md, `intent`); anything longer is not one. */
   maxIntentChars: 64,
 } as const;
@@ -77,7 +76,10 @@ export type RawRow = Record<string, unknown>;
 
 /** A row that passed validation: what the claim and the event need. */
 export interface DueRow {
-  contestId: number;
+  /** The contest's qualified id. */
+  contestId: string;
+  /** The row's partition key as read (`<contestId>#<bucket>`): what the claim updates. */
+  contestKey: string;
   userId: string;
   minutesBefore: number;
   /** The due time the claim is conditional on (epoch s). */
@@ -91,7 +93,16 @@ export interface DueRow {
 }
 
 export type InvalidReason =
-  'contestId' | 'userId' | 'minutesBefore' | 'dueAt' | 'dueStart' | 'intent' | 'notifiedStart' | 'already-notified' | 'too-large';
+  | 'contestId'
+  | 'contestKey'
+  | 'userId'
+  | 'minutesBefore'
+  | 'dueAt'
+  | 'dueStart'
+  | 'intent'
+  | 'notifiedStart'
+  | 'already-notified'
+  | 'too-large';
 
 /**
  * Why a valid row is not delivered now (it stays due; the sync puts it right):
@@ -116,7 +127,7 @@ export type DeferReason = 'contest-missing' | 'contest-paused' | 'contest-moved'
  */
 export const FRESH_EVIDENCE_SECONDS = 70 * 60;
 
-/** evidenceFresh: the sync's reply clock (Contests item 0) shows a reply applied recently enough. */
+/** evidenceFresh: the reply clock of the contest's source (Contests item `clock#<platform>`) shows a reply applied recently enough. */
 export function evidenceFresh(clock: Record<string, unknown> | undefined, nowSeconds: number): boolean {
   const madeAt = clock?.replyMadeAt;
   return isInteger(madeAt) && nowSeconds - madeAt <= FRESH_EVIDENCE_SECONDS;
@@ -124,7 +135,8 @@ export function evidenceFresh(clock: Record<string, unknown> | undefined, nowSec
 
 /** What delivery needs of a contest (Contests table): the rule's `dueStart`, the event's name and URL. */
 export interface ContestView {
-  contestId: number;
+  contestId: string;
+  platform: string;
   name: string;
   url: string;
   /** The start at which the contest's reminders may fire now (the sync's gate); absent: none may. */
@@ -133,10 +145,13 @@ export interface ContestView {
 
 /** The detail of a ReminderDue event (docs/events.md); `eventId` is added by the outbox. */
 export type ReminderDueDetail = {
-  contestId: number;
-  /** The platform-qualified contest id, `codeforces:<id>`. */
+  /** The platform-qualified contest id, `codeforces:2120`. */
+  contestId: string;
+  /** Deprecated: the same as `contestId`, for consumers of the release before ids were qualified. */
   contest: string;
-  platform: typeof PLATFORM;
+  platform: string;
+  /** The platform's own id of the contest, as text. */
+  platformId: string;
   userId: string;
   minutesBefore: number;
   startTimeSeconds: number;
@@ -169,10 +184,13 @@ export function validRow(
   raw: RawRow,
 ): { ok: true; row: DueRow } | { ok: false; reason: InvalidReason; key?: { contestId: unknown; userId: unknown } } {
   const key = { contestId: raw.contestId, userId: raw.userId };
-  const { contestId, userId, minutesBefore, dueAt, dueStart, intent, notifiedStart } = raw;
-  if (!isInteger(contestId) || contestId <= 0 || contestId > ROW_LIMITS.maxContestId) return { ok: false, reason: 'contestId', key };
+  const { contestId, contestKey, userId, minutesBefore, dueAt, dueStart, intent, notifiedStart } = raw;
+  if (parseQualifiedId(contestId) === undefined) return { ok: false, reason: 'contestId', key };
   if (typeof userId !== 'string' || userId.length === 0 || utf8Bytes(userId) > ROW_LIMITS.maxUserIdBytes)
     return { ok: false, reason: 'userId', key };
+  // The key the row is under must be the one its contest and user name: the claim updates it.
+  if (typeof contestKey !== 'string' || contestKey !== contestKeyOf(contestId as string, userId))
+    return { ok: false, reason: 'contestKey', key };
   if (!isInteger(minutesBefore) || minutesBefore < 0 || minutesBefore > ROW_LIMITS.maxMinutesBefore)
     return { ok: false, reason: 'minutesBefore', key };
   if (!isInteger(dueStart) || !inEpochRange(dueStart)) return { ok: false, reason: 'dueStart', key };
@@ -190,7 +208,16 @@ export function validRow(
     return { ok: false, reason: 'already-notified', key };
   return {
     ok: true,
-    row: { contestId, userId, minutesBefore, dueAt, dueStart, ...(intent !== undefined ? { intent } : {}), bytes: itemBytes(raw) },
+    row: {
+      contestId: contestId as string,
+      contestKey,
+      userId,
+      minutesBefore,
+      dueAt,
+      dueStart,
+      ...(intent !== undefined ? { intent } : {}),
+      bytes: itemBytes(raw),
+    },
   };
 }
 
@@ -222,8 +249,9 @@ export function contestAgrees(
 export function contestView(item: Record<string, unknown> | undefined): ContestView | undefined {
   if (item === undefined) return undefined;
   const { contestId, name, url, dueStart } = item;
-  if (!isInteger(contestId) || typeof name !== 'string' || typeof url !== 'string') return undefined;
-  return { contestId, name, url, ...(isInteger(dueStart) ? { dueStart } : {}) };
+  const id = parseQualifiedId(contestId);
+  if (id === undefined || typeof name !== 'string' || typeof url !== 'string') return undefined;
+  return { contestId: id.contestId, platform: id.platform, name, url, ...(isInteger(dueStart) ? { dueStart } : {}) };
 }
 
 /**
@@ -231,7 +259,7 @@ export function contestView(item: Record<string, unknown> | undefined): ContestV
  * time): the contest item's `dueStart` is still the one the claims were read against. Claims of
  * one contest share it (a transaction holds at most one action per item).
  */
-export function claimCheck(contestsTable: string, contestId: number, dueStart: number) {
+export function claimCheck(contestsTable: string, contestId: string, dueStart: number) {
   return {
     ConditionCheck: {
       TableName: contestsTable,
@@ -246,11 +274,14 @@ export function claimCheck(contestsTable: string, contestId: number, dueStart: n
  * reminderDueId: the event id names the user's intent and the start (docs/events.md): the same
  * intent and start always give the same id, whoever computes it, and a new start or a new intent
  * (the reminder set again, its lead time changed) a new one. A row without `intent` (written
- * before intents) keeps the id it always had, of (contestId, userId, dueStart), so an upgrade
- * never re-sends what was sent. Hashed, so that a long user id cannot make an oversized key.
+ * before intents) keeps the id it always had, of (contest, userId, dueStart), so an upgrade
+ * never re-sends what was sent. The contest is named by its `idSeed` (lambda/sources/ids.ts): a
+ * Codeforces contest by its number, as before ids were qualified, so no id changes with the keys.
+ * Hashed, so that a long user id cannot make an oversized key.
  */
-export function reminderDueId(contestId: number, userId: string, intent: string | undefined, dueStart: number): string {
-  const named = intent === undefined ? [contestId, userId, dueStart] : [contestId, userId, intent, dueStart];
+export function reminderDueId(contestId: string, userId: string, intent: string | undefined, dueStart: number): string {
+  const seed = idSeed(contestId);
+  const named = intent === undefined ? [seed, userId, dueStart] : [seed, userId, intent, dueStart];
   const digest = createHash('sha256').update(JSON.stringify(named)).digest('hex');
   return `reminder-due:${digest.slice(0, 32)}`;
 }
@@ -261,8 +292,9 @@ export function reminderDueEvent(row: DueRow, contest: ContestView): ReminderDue
     detailType: REMINDER_DUE,
     detail: {
       contestId: row.contestId,
-      contest: `${PLATFORM}:${row.contestId}`,
-      platform: PLATFORM,
+      contest: row.contestId,
+      platform: contest.platform,
+      platformId: platformIdOf(row.contestId),
       userId: row.userId,
       minutesBefore: row.minutesBefore,
       startTimeSeconds: row.dueStart,
@@ -317,7 +349,7 @@ function valueBytes(value: unknown): number {
 
 /** A claim ready to be packed: its contest (the check it shares) and its bytes in the transaction. */
 export interface Packable {
-  contestId: number;
+  contestId: string;
   bytes: number;
 }
 
@@ -338,7 +370,7 @@ export function packClaims<C extends Packable>(
   if (!Number.isInteger(maxClaims) || maxClaims < 1 || maxClaims > MAX_CLAIMS_PER_TRANSACTION) {
     throw new RangeError(`claims per transaction must be 1 to ${MAX_CLAIMS_PER_TRANSACTION}, got ${maxClaims}`);
   }
-  const byContest = new Map<number, C[]>();
+  const byContest = new Map<string, C[]>();
   for (const claim of claims) {
     const group = byContest.get(claim.contestId);
     if (group === undefined) byContest.set(claim.contestId, [claim]);
@@ -346,7 +378,7 @@ export function packClaims<C extends Packable>(
   }
   const batches: C[][] = [];
   let current: C[] = [];
-  let contests = new Set<number>();
+  let contests = new Set<string>();
   let actions = 0;
   let bytes = 0;
   for (const group of byContest.values()) {
@@ -383,27 +415,4 @@ export function packClaims<C extends Packable>(
 /** The distinct contests of a batch of claims: one ConditionCheck each. */
 export function contestsOf(claims: readonly Pick<Packable, 'contestId'>[]): number {
   return new Set(claims.map((claim) => claim.contestId)).size;
-}
-
-/** Shards of the byDue index: a row's shard is `contestId mod dueShards` (docs/tables.md). */
-export function dueShardOf(contestId: number, dueShards: number): number {
-  return ((contestId % dueShards) + dueShards) % dueShards;
-}
-
-/**
- * servedShards: the byDue partitions the delivery job of `shard` reads, when the stack runs
- * `dueShards` jobs — its own, and every partition above `dueShards` (up to MAX_DUE_SHARDS) whose
- * number is `shard` mod `dueShards`. Rows written while a larger setting was deployed keep their
- * `dueShard` until they are claimed or moved; lowering the setting removes the jobs that served
- * them, so the remaining jobs read them too: every partition below MAX_DUE_SHARDS is read by
- * exactly one job, whatever the setting was before (docs/delivery.md, "Scaling past one function").
- */
-export function servedShards(shard: number, dueShards: number, maxShards: number = MAX_DUE_SHARDS): number[] {
-  if (!Number.isInteger(dueShards) || dueShards < 1 || dueShards > maxShards)
-    throw new RangeError(`dueShards must be 1 to ${maxShards}, got ${dueShards}`);
-  if (!Number.isInteger(shard) || shard < 0 || shard >= dueShards)
-    throw new RangeError(`shard must be 0 to ${dueShards - 1}, got ${shard}`);
-  const served: number[] = [];
-  for (let partition = shard; partition < maxShards; partition += dueShards) served.push(partition);
-  return served;
 }

@@ -11,8 +11,8 @@ import { claimCheck, type DueRow, type RawRow, type ReminderDueEvent } from './d
 /** The sparse GSI of due reminders on the Reminders table (partition `dueShard`, sort `dueAt`). */
 export const DUE_INDEX = 'byDue';
 /**
- * What delivery reads of a contest: the rule's `dueStart`, the event's name and URL, and (of item
- * 0, the sync's reply clock) `replyMadeAt`. Nothing else: whether the contest is vanished, paused
+ * What delivery reads of a contest: the rule's `dueStart`, the event's name and URL, and (of the
+ * items `clock#<platform>`, the sync's reply clocks) `replyMadeAt`. Nothing else: whether the contest is vanished, paused
  * or moved is what its `dueStart` says (docs/delivery.md, "The rule").
  */
 const CONTEST_ATTRIBUTES = ['contestId', '#name', '#url', 'dueStart', 'replyMadeAt'];
@@ -43,7 +43,7 @@ export class DynamoDueStore {
     private readonly tables: DueTables,
   ) {}
 
-  /** One Query page: the rows of `shard` due at `nowSeconds` or earlier, oldest first. Never a Scan. */
+  /** One Query page: the rows of the job's `shard` due at `nowSeconds` or earlier, oldest first. Never a Scan. */
   async duePage(shard: number, nowSeconds: number, start: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<DuePage> {
     const page = await this.doc.send(
       new QueryCommand({
@@ -58,9 +58,9 @@ export class DynamoDueStore {
     return { rows: (page.Items ?? []) as RawRow[], ...(page.LastEvaluatedKey !== undefined ? { next: page.LastEvaluatedKey } : {}) };
   }
 
-  /** The contests of `ids` (at most 100 per request; throttled keys retried a few rounds); id 0 is the sync's reply clock. */
-  async contests(ids: readonly number[], signal?: AbortSignal): Promise<Map<number, Record<string, unknown>>> {
-    const found = new Map<number, Record<string, unknown>>();
+  /** The contests of `ids` (at most 100 per request; throttled keys retried a few rounds); `clock#<platform>` is a source's reply clock. */
+  async contests(ids: readonly string[], signal?: AbortSignal): Promise<Map<string, Record<string, unknown>>> {
+    const found = new Map<string, Record<string, unknown>>();
     for (let offset = 0; offset < ids.length; offset += BATCH_GET_KEYS) {
       let keys: Record<string, unknown>[] | undefined = ids.slice(offset, offset + BATCH_GET_KEYS).map((contestId) => ({ contestId }));
       for (let round = 1; keys !== undefined && keys.length > 0; round += 1) {
@@ -79,7 +79,7 @@ export class DynamoDueStore {
           }),
           { abortSignal: signal },
         );
-        for (const item of out.Responses?.[this.tables.contests] ?? []) found.set(Number(item.contestId), item);
+        for (const item of out.Responses?.[this.tables.contests] ?? []) found.set(String(item.contestId), item);
         keys = out.UnprocessedKeys?.[this.tables.contests]?.Keys;
       }
     }
@@ -98,7 +98,7 @@ export class DynamoDueStore {
     return {
       Update: {
         TableName: this.tables.reminders,
-        Key: { contestId: row.contestId, userId: row.userId },
+        Key: { contestKey: row.contestKey, userId: row.userId },
         UpdateExpression: 'SET notifiedAt = :now, notifiedStart = :start, paused = :notified REMOVE dueAt, dueShard, dueStart',
         ConditionExpression: `dueAt = :seen AND dueStart = :start AND minutesBefore = :mb AND ${intent} AND (attribute_not_exists(notifiedStart) OR notifiedStart <> :start) AND NOT contains(sentStarts, :start)`,
         ExpressionAttributeValues: {
@@ -114,15 +114,15 @@ export class DynamoDueStore {
   }
 
   /** THE RULE at commit time: the contest's `dueStart` is still `dueStart` (one per contest per transaction). */
-  contestCheck(contestId: number, dueStart: number): TransactAction {
+  contestCheck(contestId: string, dueStart: number): TransactAction {
     return claimCheck(this.tables.contests, contestId, dueStart);
   }
 }
 
 /** A claim and its event, as packed into one transaction (with its contest's check). */
 export interface Claim {
-  /** The row's contest (= row.contestId): claims are packed by it (packClaims). */
-  contestId: number;
+  /** The row's contest (= row.contestId, whichever bucket key the row is under): claims are packed by it (packClaims). */
+  contestId: string;
   row: DueRow;
   event: ReminderDueEvent;
   action: TransactAction;
@@ -148,7 +148,7 @@ export interface BatchOutcome {
 
 type Commit = (actions: readonly TransactAction[], options?: CommitOptions) => Promise<CommitResult>;
 /** The ConditionCheck of a contest at the start its claims were read against. */
-type ContestCheck = (contestId: number, dueStart: number) => TransactAction;
+type ContestCheck = (contestId: string, dueStart: number) => TransactAction;
 
 /**
  * One batch of claims, committed as one fenced transaction with their events and one
@@ -167,7 +167,7 @@ export async function commitClaims(commit: Commit, batch: readonly Claim[], cont
   let pending = [...batch];
   const outcome: BatchOutcome = { delivered: 0, lost: 0, duplicates: 0, transactions: 0, retries: 0, contestChecks: 0 };
   while (pending.length > 0) {
-    const checks = new Map<number, TransactAction>();
+    const checks = new Map<string, TransactAction>();
     for (const { row } of pending) if (!checks.has(row.contestId)) checks.set(row.contestId, contestCheck(row.contestId, row.dueStart));
     try {
       const result = await commit([...checks.values(), ...pending.map((claim) => claim.action)], {

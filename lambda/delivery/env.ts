@@ -4,8 +4,8 @@ import { ENV } from '../contract.js';
 export const DELIVERY_ENV = {
   contestsTable: ENV.contestsTable,
   remindersTable: ENV.remindersTable,
-  /** This job's shard, 0 to DUE_SHARDS - 1 (default 0): it serves the byDue partitions servedShards(DUE_SHARD, DUE_SHARDS). */
+  /** This job's shard, 0 to DUE_SHARDS - 1 (default 0): the one byDue partition it reads. */
   dueShard: 'DUE_SHARD',
-  /** The stack's setting (context `contestSync:dueShards`), the same the sync and the write path get: `dueShard = contestId mod DUE_SHARDS`. */
+  /** The stack's setting (context `contestSync:dueShards`), the same the sync and the write path get: `dueShard = bucket mod DUE_SHARDS`. */
   dueShards: ENV.dueShards,
 } as const;

@@ -1,7 +1,7 @@
 /**
  * The Lambda entry of reminder delivery (docs/delivery.md): every minute, on the package's
- * wrapper. The precheck is one Query of the byDue index per partition the job serves, before any
- * lease: an idle minute costs those requests and nothing else. A minute with rows goes on under
+ * wrapper. The precheck is one Query of the job's own byDue partition, before any lease: an idle
+ * minute costs that one request and nothing else. A minute with rows goes on under
  * the shard's lease, reads their contests, and claims each row in the fenced transaction that
  * writes its ReminderDue event and checks its contest (the rule).
  */
@@ -18,7 +18,6 @@ import {
 import { MAX_DUE_SHARDS } from '../contract.js';
 import { DELIVERY_ENV } from './env.js';
 import { deliverDue, emptyDeliveryCounts, screenRows, type DeliveryCounts } from './deliver.js';
-import { servedShards } from './due.js';
 import { DynamoDueStore, type DuePage } from './dynamo-due.js';
 
 const tableName = z.string({ error: 'is not set' }).regex(/^[a-zA-Z0-9_.-]{3,255}$/, 'is not a DynamoDB table name');
@@ -40,16 +39,13 @@ const schema = z.object({
   [JOB_ENV.eventSource]: z.string({ error: 'is not set (the job publishes through its outbox)' }).min(1, 'is not set'),
 });
 
-/** The precheck's Queries in flight at once (one per partition served, 16 at most). */
-const PRECHECK_CONCURRENCY = 4;
-
 export class DeliveryConfigError extends Error {
   override readonly name = 'DeliveryConfigError';
 }
 
 export interface DeliveryConfig {
   tables: { contests: string; reminders: string };
-  /** This job's shard, and the stack's DUE_SHARDS: it serves servedShards(shard, dueShards). */
+  /** This job's shard (the one byDue partition it reads), and the stack's DUE_SHARDS (the shard is below it). */
   shard: number;
   dueShards: number;
   eventSource: string;
@@ -109,7 +105,7 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
   const env = options.env ?? process.env;
   const now = options.now ?? Date.now;
   return scheduledSingleton(
-    async (job: JobContext<Map<number, DuePage>, DeliverySetup>) => {
+    async (job: JobContext<DuePage, DeliverySetup>) => {
       const { config, store } = job.config;
       return deliverDue(
         {
@@ -117,12 +113,11 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
           deadline: job.deadline,
           commit: job.commit,
           dryRun: job.dryRun,
-          ...(job.precheck !== undefined ? { firstPages: job.precheck } : {}),
+          ...(job.precheck !== undefined ? { firstPage: job.precheck } : {}),
         },
         {
           store,
           shard: config.shard,
-          dueShards: config.dueShards,
           eventSource: config.eventSource,
           now,
           log: job.log,
@@ -138,7 +133,7 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
       configure: (configEnv, { dynamo }) => deliverySetup(readDeliveryConfig(configEnv), dynamo),
       ...(options.newRunId !== undefined ? { newRunId: options.newRunId } : {}),
       ...(options.write !== undefined ? { write: options.write } : {}),
-      // Look before the lease: the Queries an idle minute costs (one per partition served).
+      // Look before the lease: the one Query an idle minute costs.
       // Rows that cannot be believed do not make a minute busy (they are counted, every minute,
       // until the app fixes them).
       precheck: async ({ signal, config: { config, store } }) => {
@@ -152,31 +147,21 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions = {}): Sch
 }
 
 /**
- * The look before the lease: the first page of each partition served, a few at a time (each
- * request listens on the run's abort signal: Node warns above 10 listeners). Idle when no page
- * has a row that can be believed, nor more pages.
+ * The look before the lease: the first page of the job's own partition. Idle when it has no row
+ * that can be believed, nor more pages.
  */
 async function precheck(
   store: DynamoDueStore,
   config: DeliveryConfig,
   nowSeconds: number,
   signal: AbortSignal,
-): Promise<{ idle: true; summary: Record<string, unknown> } | { idle: false; value: Map<number, DuePage> }> {
-  const shards = servedShards(config.shard, config.dueShards);
-  const pages = new Map<number, DuePage>();
-  for (let i = 0; i < shards.length; i += PRECHECK_CONCURRENCY) {
-    const chunk = shards.slice(i, i + PRECHECK_CONCURRENCY);
-    const read = await Promise.all(chunk.map((shard) => store.duePage(shard, nowSeconds, undefined, signal)));
-    chunk.forEach((shard, j) => pages.set(shard, read[j]!));
-  }
+): Promise<{ idle: true; summary: Record<string, unknown> } | { idle: false; value: DuePage }> {
+  const page = await store.duePage(config.shard, nowSeconds, undefined, signal);
   const seen = emptyDeliveryCounts();
-  seen.queries = shards.length;
-  let busy = false;
-  for (const page of pages.values()) {
-    seen.due += page.rows.length;
-    if (screenRows(page.rows, seen).length > 0 || page.next !== undefined) busy = true;
-  }
-  return busy ? { idle: false, value: pages } : { idle: true, summary: summaryOf(seen) };
+  seen.queries = 1;
+  seen.due = page.rows.length;
+  const busy = screenRows(page.rows, seen).length > 0 || page.next !== undefined;
+  return busy ? { idle: false, value: page } : { idle: true, summary: summaryOf(seen) };
 }
 
 export { DELIVERY_ENV };

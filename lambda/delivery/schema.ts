@@ -1,21 +1,46 @@
 /**
  * The JSON Schema (draft 4) of ReminderDue's `detail`, published in the bus's schema registry by
- * the stack (OutboxDelivery adds `eventId`). No imports: the CDK app loads it. docs/events.md.
+ * the stack (OutboxDelivery adds `eventId`). The CDK app loads it: it imports only the import-free
+ * list of platforms. docs/events.md.
  */
+import { PLATFORMS } from '../sources/platforms.js';
+
+/**
+ * The version of the detail schema (docs/events.md, "What changed"): 2 since `contestId` is the
+ * platform-qualified id (a string) and `platformId` was added.
+ */
+export const REMINDER_DUE_SCHEMA_VERSION = 2;
+
+const QUALIFIED_ID_PATTERN = '^[a-z0-9]{1,20}:[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$';
+
 export const REMINDER_DUE_DETAIL_SCHEMA = {
-  required: ['contestId', 'userId', 'minutesBefore', 'startTimeSeconds', 'startTime', 'name', 'url', 'dueAt'],
+  description: `Schema version ${REMINDER_DUE_SCHEMA_VERSION}: contest ids are platform-qualified strings`,
+  required: [
+    'contestId',
+    'contest',
+    'platform',
+    'platformId',
+    'userId',
+    'minutesBefore',
+    'startTimeSeconds',
+    'startTime',
+    'name',
+    'url',
+    'dueAt',
+  ],
   properties: {
-    contestId: { type: 'integer', description: 'Codeforces contest id' },
+    contestId: {
+      type: 'string',
+      pattern: QUALIFIED_ID_PATTERN,
+      description: 'The platform-qualified contest id, e.g. codeforces:2051 or atcoder:abc199 (an integer before schema version 2)',
+    },
     contest: {
       type: 'string',
-      pattern: '^codeforces:[0-9]+$',
-      description: 'The platform-qualified contest id, e.g. codeforces:2051 (in every event committed since it was added)',
+      pattern: QUALIFIED_ID_PATTERN,
+      description: 'Deprecated: the same as contestId (kept for consumers of version 1)',
     },
-    platform: {
-      type: 'string',
-      enum: ['codeforces'],
-      description: 'The platform of the contest (in every event committed since it was added)',
-    },
+    platform: { type: 'string', enum: [...PLATFORMS], description: 'The platform of the contest' },
+    platformId: { type: 'string', description: "The contest's id on its platform, as text (since schema version 2)" },
     userId: { type: 'string', description: 'The app user the reminder is for (the Reminders sort key)' },
     minutesBefore: { type: 'integer', description: 'Lead time the user asked for' },
     startTimeSeconds: { type: 'integer', description: 'The contest start (epoch s) this reminder is sent for' },

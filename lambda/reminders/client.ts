@@ -36,7 +36,7 @@ import {
   type ListInput,
   type SetInput,
 } from './input.js';
-import { REMINDERS_BY_USER_INDEX } from './table.js';
+import { contestKeyOf, REMINDERS_BY_USER_INDEX, reminderKey } from './table.js';
 
 export interface ReminderTables {
   contests: string;
@@ -61,7 +61,7 @@ export interface ReminderDeps {
   /** A new intent id (default: 128 random bits, base64url, 22 characters). */
   newIntent?: () => string;
   /**
-   * Shards of the byDue index: a due row's `dueShard` is `contestId mod dueShards`, 1 to
+   * Shards of the byDue index: a due row's `dueShard` is its bucket mod `dueShards`, 1 to
    * MAX_DUE_SHARDS (default 1; a deployed caller passes the stack's DUE_SHARDS, docs/delivery.md).
    */
   dueShards?: number;
@@ -140,7 +140,7 @@ export function createReminderClient(deps: ReminderDeps): ReminderClient {
     throw new ReminderConflictError(last!.reason, budget.attempts, { cause: last!.error });
   }
 
-  const readContest = async (contestId: number) =>
+  const readContest = async (contestId: string) =>
     (
       await dynamo.send(
         new GetCommand({
@@ -153,8 +153,8 @@ export function createReminderClient(deps: ReminderDeps): ReminderClient {
       )
     ).Item;
 
-  const readRow = async (contestId: number, userId: string) =>
-    (await dynamo.send(new GetCommand({ TableName: tables.reminders, Key: { contestId, userId }, ConsistentRead: true }))).Item;
+  const readRow = async (contestId: string, userId: string) =>
+    (await dynamo.send(new GetCommand({ TableName: tables.reminders, Key: reminderKey(contestId, userId), ConsistentRead: true }))).Item;
 
   return {
     async setReminder(raw) {
@@ -177,7 +177,7 @@ export function createReminderClient(deps: ReminderDeps): ReminderClient {
       const { contestId, userId } = parseInput(cancelInputSchema, raw, 'cancelReminder');
       return withRetries(async () => {
         const { Attributes } = await dynamo.send(
-          new DeleteCommand({ TableName: tables.reminders, Key: { contestId, userId }, ReturnValues: 'ALL_OLD' }),
+          new DeleteCommand({ TableName: tables.reminders, Key: reminderKey(contestId, userId), ReturnValues: 'ALL_OLD' }),
         );
         return { cancelled: Attributes !== undefined };
       });
@@ -195,7 +195,8 @@ export function createReminderClient(deps: ReminderDeps): ReminderClient {
             ExpressionAttributeValues: { ':userId': userId },
             Limit: limit,
             // Rebuilt from the validated user id: a cursor never chooses the partition read.
-            ...(after !== undefined ? { ExclusiveStartKey: { userId, contestId: after } } : {}),
+            // The index's start key holds the table's key too: the bucket key of the caller's row of that contest.
+            ...(after !== undefined ? { ExclusiveStartKey: { userId, contestId: after, contestKey: contestKeyOf(after, userId) } } : {}),
           }),
         ),
       );
@@ -207,7 +208,7 @@ export function createReminderClient(deps: ReminderDeps): ReminderClient {
       const lastContestId: unknown = page.LastEvaluatedKey?.contestId;
       return {
         reminders,
-        ...(typeof lastContestId === 'number' ? { cursor: encodeCursor(userId, lastContestId) } : {}),
+        ...(typeof lastContestId === 'string' ? { cursor: encodeCursor(userId, lastContestId) } : {}),
       };
     },
   };

@@ -12,16 +12,16 @@
  * intent, so a consumer's dedupe on `detail.eventId` does not swallow it. The same lead time again
  * is the same intent: nothing is written.
  */
-import { dueShardOf } from '../delivery/due.js';
 import { notifiedStartOf } from '../contests/reminders.js';
+import { parseQualifiedId, platformOf } from '../sources/ids.js';
 import { ContestNotFoundError, ContestStartedError, type ReminderError } from './errors.js';
-import { contestRef, type ContestRef, type SetInput } from './input.js';
+import type { SetInput } from './input.js';
+import { contestKeyOf, dueShardOf } from './table.js';
 
 /** What a caller is shown of a reminder. Internal attributes (the intent, the due bookkeeping) are not. */
 export interface ReminderView {
-  contestId: number;
-  /** The platform-qualified id: `codeforces:<id>`. */
-  contest: ContestRef;
+  /** The platform-qualified id: `codeforces:2120`. */
+  contestId: string;
   minutesBefore: number;
   /** Epoch seconds: the contest's start − 60 × minutesBefore (kept true by the sync). */
   remindAt: number;
@@ -37,7 +37,7 @@ export interface ReminderView {
 
 /** What the write path reads of a contest item (the rest is the sync's). */
 export interface ContestState {
-  contestId: number;
+  contestId: string;
   startTimeSeconds: number;
   expiresAt: number;
   phase: string;
@@ -64,15 +64,16 @@ const isInteger = (value: unknown): value is number => typeof value === 'number'
 
 /**
  * The contest as read, or undefined when there is none the app could set a reminder on: no item,
- * not a Codeforces contest (the sync's reply clock, item 0, has no platform), or an item without a
- * usable start or TTL.
+ * not a contest of the platform its id names (a source's reply clock has no platform), or an item
+ * without a usable start or TTL.
  */
 export function contestStateOf(item: Record<string, unknown> | undefined): ContestState | undefined {
-  if (item === undefined || item.platform !== 'codeforces') return undefined;
-  const { contestId, startTimeSeconds, expiresAt, phase, dueStart, remindersPaused, vanishedAt } = item;
-  if (!isInteger(contestId) || !isInteger(startTimeSeconds) || !isInteger(expiresAt) || typeof phase !== 'string') return undefined;
+  if (item === undefined || parseQualifiedId(item.contestId) === undefined) return undefined;
+  const { contestId, platform, startTimeSeconds, expiresAt, phase, dueStart, remindersPaused, vanishedAt } = item;
+  if (platform !== platformOf(contestId as string)) return undefined;
+  if (!isInteger(startTimeSeconds) || !isInteger(expiresAt) || typeof phase !== 'string') return undefined;
   return {
-    contestId,
+    contestId: contestId as string,
     startTimeSeconds,
     expiresAt,
     phase,
@@ -84,7 +85,9 @@ export function contestStateOf(item: Record<string, unknown> | undefined): Conte
 
 /** A reminder row as the write path writes it (docs/tables.md, Reminders). */
 export type ReminderRow = {
-  contestId: number;
+  /** The partition key: `<contestId>#<bucket>` (lambda/reminders/table.ts). */
+  contestKey: string;
+  contestId: string;
   userId: string;
   minutesBefore: number;
   /** The user's intent: a random id, new on every set that changes it. */
@@ -134,7 +137,7 @@ export interface SetContext {
  *    phase BEFORE and its start after now (contest-started).
  * 3. The new row: `minutesBefore`, the new `intent`, `remindAt = start − 60 × minutesBefore`,
  *    `expiresAt` = the contest's; if the contest has `dueStart`, `dueAt = dueStart − 60 ×
- *    minutesBefore`, `dueStart`, `dueShard = contestId mod dueShards` (due then, even if that is
+ *    minutesBefore`, `dueStart`, `dueShard` = the row's bucket mod dueShards (due then, even if that is
  *    already past: it is sent at once); otherwise `paused` = the contest's `remindersPaused` (the
  *    sync makes it due when the contest's reminders may fire again).
  */
@@ -156,6 +159,7 @@ export function decideSet(context: SetContext): SetDecision {
   }
   const lead = 60 * input.minutesBefore;
   const next: ReminderRow = {
+    contestKey: contestKeyOf(input.contestId, input.userId),
     contestId: input.contestId,
     userId: input.userId,
     minutesBefore: input.minutesBefore,
@@ -163,7 +167,7 @@ export function decideSet(context: SetContext): SetDecision {
     remindAt: contest.startTimeSeconds - lead,
     expiresAt: contest.expiresAt,
     ...(contest.dueStart !== undefined
-      ? { dueAt: contest.dueStart - lead, dueStart: contest.dueStart, dueShard: dueShardOf(input.contestId, dueShards) }
+      ? { dueAt: contest.dueStart - lead, dueStart: contest.dueStart, dueShard: dueShardOf(input.userId, dueShards) }
       : contest.remindersPaused !== undefined
         ? { paused: contest.remindersPaused }
         : {}),
@@ -185,7 +189,7 @@ export function rowConditionOf(row: Record<string, unknown> | undefined): RowCon
  */
 export function viewOf(row: Record<string, unknown>): ReminderView | undefined {
   const { contestId, minutesBefore, remindAt, dueAt, paused } = row;
-  if (!isInteger(contestId) || !isInteger(minutesBefore) || !isInteger(remindAt)) return undefined;
+  if (typeof contestId !== 'string' || !isInteger(minutesBefore) || !isInteger(remindAt)) return undefined;
   const notifiedAt = isInteger(row.notifiedAt) ? row.notifiedAt : undefined;
   const notifiedStart = isInteger(row.notifiedStart) ? row.notifiedStart : undefined;
   const sentStart = notifiedStartOf({
@@ -196,7 +200,7 @@ export function viewOf(row: Record<string, unknown>): ReminderView | undefined {
     ...(notifiedAt !== undefined ? { notifiedAt } : {}),
     ...(notifiedStart !== undefined ? { notifiedStart } : {}),
   });
-  const base = { contestId, contest: contestRef(contestId), minutesBefore, remindAt };
+  const base = { contestId, minutesBefore, remindAt };
   if (dueAt !== undefined) return { ...base, state: 'scheduled' };
   if (sentStart !== undefined && (paused === 'notified' || paused === undefined)) return { ...base, state: 'sent', sentStart };
   return { ...base, state: 'paused' };

@@ -34,8 +34,8 @@ export class ContestNotFoundError extends ReminderError {
   override readonly name = 'ContestNotFoundError';
   readonly code = 'contest-not-found';
 
-  constructor(readonly contestId: number) {
-    super(`contest codeforces:${contestId} not found`);
+  constructor(readonly contestId: string) {
+    super(`contest ${contestId} not found`);
   }
 }
 
@@ -45,10 +45,10 @@ export class ContestStartedError extends ReminderError {
   readonly code = 'contest-started';
 
   constructor(
-    readonly contestId: number,
+    readonly contestId: string,
     readonly startTimeSeconds: number,
   ) {
-    super(`contest codeforces:${contestId} has already started (at ${new Date(startTimeSeconds * 1000).toISOString()})`);
+    super(`contest ${contestId} has already started (at ${new Date(startTimeSeconds * 1000).toISOString()})`);
   }
 }
 

@@ -29,11 +29,8 @@ export {
   MAX_LIST_LIMIT,
   MAX_MINUTES_BEFORE,
   MAX_USER_ID_BYTES,
-  contestRef,
-  parseContestRef,
   type CancelInput,
-  type ContestRef,
   type ListInput,
   type SetInput,
 } from './input.js';
-export { REMINDERS_BY_USER_INDEX } from './table.js';
+export { REMINDER_BUCKETS, REMINDERS_BY_USER_INDEX, bucketOf, contestKeyOf } from './table.js';

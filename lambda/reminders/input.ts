@@ -7,23 +7,24 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { ROW_LIMITS } from '../delivery/due.js';
+import { MAX_QUALIFIED_ID_CHARS, parseQualifiedId } from '../sources/ids.js';
 import { InvalidInputError } from './errors.js';
 
 /** A user id: 1..256 bytes of UTF-8, no control characters (CONTRACT: the app's `sub`). */
 export const MAX_USER_ID_BYTES = 256;
 /** Lead time: a whole number of minutes, at most a week. */
 export const MAX_MINUTES_BEFORE = ROW_LIMITS.maxMinutesBefore;
-export const MAX_CONTEST_ID = ROW_LIMITS.maxContestId;
 /** listReminders' page size: 1..100, 50 unless asked. */
 export const MAX_LIST_LIMIT = 100;
 export const DEFAULT_LIST_LIMIT = 50;
-/** No cursor this module makes is longer; a longer one is refused before it is decoded. */
-const MAX_CURSOR_CHARS = 64;
+/** No cursor this module makes is longer (a qualified id and a tag, base64url); a longer one is refused before it is decoded. */
+const MAX_CURSOR_CHARS = 4 * Math.ceil((MAX_QUALIFIED_ID_CHARS + 20) / 3);
 
 const CONTROL = /\p{Cc}/u;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-const contestId = z.number().int().min(1).max(MAX_CONTEST_ID);
+/** A platform-qualified contest id of a known platform: `codeforces:2120`, `atcoder:abc199` (lambda/sources/ids.ts). */
+const contestId = z.string().refine((text) => parseQualifiedId(text) !== undefined);
 const userId = z
   .string()
   .min(1)
@@ -32,7 +33,7 @@ const minutesBefore = z.number().int().min(0).max(MAX_MINUTES_BEFORE);
 
 /** What each field must be, in the words of a refusal. */
 const PROBLEMS: Record<string, string> = {
-  contestId: `contestId must be a positive integer (at most ${MAX_CONTEST_ID})`,
+  contestId: 'contestId must be a platform-qualified contest id such as codeforces:2120',
   userId: `userId must be a string of 1 to ${MAX_USER_ID_BYTES} bytes of UTF-8 without control characters`,
   minutesBefore: `minutesBefore must be an integer from 0 to ${MAX_MINUTES_BEFORE}`,
   limit: `limit must be an integer from 1 to ${MAX_LIST_LIMIT}`,
@@ -79,21 +80,6 @@ function refuse(message: string, fields: string[]): never {
   throw new InvalidInputError(message, fields);
 }
 
-/** The platform-qualified id every public surface names a contest by: `codeforces:<id>`. */
-export type ContestRef = `codeforces:${number}`;
-
-export function contestRef(id: number): ContestRef {
-  return `codeforces:${id}`;
-}
-
-/** The contest id of a platform-qualified id (`codeforces:2120` → 2120), or undefined if it is not one. */
-export function parseContestRef(text: unknown): number | undefined {
-  if (typeof text !== 'string') return undefined;
-  const match = /^codeforces:([1-9][0-9]{0,9})$/.exec(text);
-  const id = match === null ? undefined : Number(match[1]);
-  return id !== undefined && id <= MAX_CONTEST_ID ? id : undefined;
-}
-
 /**
  * listReminders' cursor: opaque to callers, and never trusted. It carries only a position in the
  * caller's own list (the last contest id of a page) and a tag binding it to that user, so a
@@ -101,22 +87,22 @@ export function parseContestRef(text: unknown): number | undefined {
  * always made on the caller's own partition (the start key is rebuilt from the validated user id),
  * so even a forged cursor can only skip within the caller's own reminders.
  */
-export function encodeCursor(userId: string, contestId: number): string {
-  return Buffer.from(`1:${contestId}:${cursorTag(userId, contestId)}`, 'utf8').toString('base64url');
+export function encodeCursor(userId: string, contestId: string): string {
+  return Buffer.from(`2 ${contestId} ${cursorTag(userId, contestId)}`, 'utf8').toString('base64url');
 }
 
 /** The contest id after which the next page starts, or an InvalidInputError. */
-export function decodeCursor(userId: string, cursor: string): number {
+export function decodeCursor(userId: string, cursor: string): string {
   const refusal = () => refuse(`listReminders: ${PROBLEMS.cursor}`, ['cursor']);
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return refusal();
-  const match = /^1:([1-9][0-9]{0,9}):([A-Za-z0-9_-]{16})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const match = /^2 (\S{1,200}) ([A-Za-z0-9_-]{16})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   if (match === null) return refusal();
-  const contestId = Number(match[1]);
-  if (contestId > MAX_CONTEST_ID || match[2] !== cursorTag(userId, contestId)) return refusal();
+  const contestId = match[1]!;
+  if (parseQualifiedId(contestId) === undefined || match[2] !== cursorTag(userId, contestId)) return refusal();
   return contestId;
 }
 
-function cursorTag(userId: string, contestId: number): string {
+function cursorTag(userId: string, contestId: string): string {
   return createHash('sha256')
     .update(JSON.stringify(['byUser-cursor', userId, contestId]))
     .digest('base64url')

@@ -1,7 +1,8 @@
 /**
  * Every platform the product names contests of (docs/sources.md): each is a source folder beside
- * this file. Ids are `<platform>:<id>` in every table and public surface. No imports: the CDK app
- * loads it.
+ * this file, listed here even before its job runs, so that every table, event and surface already
+ * holds its ids. Ids are `<platform>:<platformId>` everywhere (lambda/sources/ids.ts). No imports:
+ * the CDK app loads it.
  */
-export const PLATFORMS = ['codeforces'] as const;
+export const PLATFORMS = ['codeforces', 'atcoder', 'codechef', 'leetcode'] as const;
 export type Platform = (typeof PLATFORMS)[number];

@@ -5,8 +5,10 @@
  *   2. the reminders of the contests whose gate changed, read after (1) committed and brought to
  *      their contest in batches (a reminder the app writes meanwhile is written against the
  *      contest as (1) left it, so it is right already);
- *   3. the reply clock (with the events its register tells), marking the interval done — in the
- *      last transaction of (1) when no reminder follows and it fits (one transaction, not two).
+ *   3. the rows a lowered DUE_SHARDS left in retired `byDue` partitions, moved into their current
+ *      one (only when the reply clock records a higher setting: contests/retired-shards.ts);
+ *   4. the reply clock (with the events its register tells, and the setting it ensured), marking
+ *      the interval done — in the last transaction of (1) when nothing else follows and it fits.
  * A run that stops anywhere leaves the contests it followed handed over to the next run, which
  * reads their reminders again. A dry run reads what (2) would read and writes nothing.
  */
@@ -22,6 +24,8 @@ import { followContest, type ReminderUpdate } from '../contests/reminders.js';
 import type { ContestWrite, Judgement } from '../contests/judge.js';
 import type { PlanSettings } from '../contests/plan.js';
 import type { ReminderItem } from '../contests/model.js';
+import type { Source } from '../sources/source.js';
+import type { ClockWrite as ClockItem, RetiredRow } from './store.js';
 
 /** What acting needs of the run: its fenced commit, and whether it may write. */
 export type ActJob = Pick<WorkContext, 'signal' | 'deadline' | 'commit' | 'keep'> & { dryRun: boolean };
@@ -30,11 +34,15 @@ export type ActJob = Pick<WorkContext, 'signal' | 'deadline' | 'commit' | 'keep'
 export interface ActDeps {
   /** The reminders' reads and the write actions (store/dynamo-store.ts). */
   store: {
-    remindersOf(contestId: number, signal?: AbortSignal): Promise<ReminderItem[]>;
+    remindersOf(contestId: string, signal?: AbortSignal): Promise<ReminderItem[]>;
     contestAction(write: ContestWrite): TransactAction;
     reminderAction(update: ReminderUpdate): TransactAction;
-    clockAction(clock: { replyMadeAt: number; withdrawn: Readonly<Record<string, unknown>> }, updatedAt: string): TransactAction;
+    clockAction(platform: string, clock: ClockItem, updatedAt: string): TransactAction;
+    retiredRows(shard: number, platform: string, signal?: AbortSignal): Promise<RetiredRow[]>;
+    shardMoveAction(row: RetiredRow, dueShards: number): TransactAction;
   };
+  /** The platform the run keeps: its reply clock, and its rows in retired shards. */
+  source: Pick<Source, 'platform'>;
   now: () => number;
   settings: PlanSettings;
 }
@@ -49,11 +57,26 @@ export interface Acted {
   eventsPublished: number;
   eventsDuplicate: number;
   /** Followed contests left to the next run: the deadline came first, or a race refused an update. */
-  unfinished: number[];
+  unfinished: string[];
+  /** Rows moved out of retired byDue partitions (and moves dropped because the row changed meanwhile). */
+  resharded: number;
+  reshardRaced: number;
+  /** The retired partitions were not all swept (the deadline came): the clock keeps them for the next run. */
+  sweepUnfinished: boolean;
 }
 
 export function emptyActed(): Acted {
-  return { reminderUpdates: [], raced: 0, transactions: 0, eventsPublished: 0, eventsDuplicate: 0, unfinished: [] };
+  return {
+    reminderUpdates: [],
+    raced: 0,
+    transactions: 0,
+    eventsPublished: 0,
+    eventsDuplicate: 0,
+    unfinished: [],
+    resharded: 0,
+    reshardRaced: 0,
+    sweepUnfinished: false,
+  };
 }
 
 /** Contest writes per transaction: a put and its event are two actions, the lease check the hundredth. */
@@ -71,11 +94,13 @@ export const RACED_COMMIT_ATTEMPTS = 4;
  * without it, so that its interval is retried).
  */
 export async function act(job: ActJob, deps: ActDeps, judgement: Judgement, acted: Acted, final = true): Promise<Acted> {
-  const rider = judgement.follow.length === 0 ? clockWrite(job, deps, judgement, final) : undefined;
+  const alone = judgement.follow.length === 0 && judgement.retired.sweep.length === 0;
+  const rider = alone ? clockWrite(job, deps, judgement, final, acted) : undefined;
   const clockRode = await commitContests(job, deps, judgement, acted, rider);
   await followReminders(job, deps, judgement, acted);
+  await sweepRetired(job, deps, judgement, acted);
   if (!clockRode) await commitClock(job, deps, judgement, final, acted);
-  if (!job.dryRun) job.keep([...judgement.kept, ...acted.unfinished.map(String)]);
+  if (!job.dryRun) job.keep([...judgement.kept, ...acted.unfinished]);
   return acted;
 }
 
@@ -86,9 +111,7 @@ export async function act(job: ActJob, deps: ActDeps, judgement: Judgement, acte
  */
 async function commitContests(job: ActJob, deps: ActDeps, judgement: Judgement, acted: Acted, clock?: ClockWrite): Promise<boolean> {
   if (job.dryRun || judgement.contests.length === 0) return false;
-  const handoff = judgement.follow
-    .filter(({ contestId }) => !judgement.rechecked.includes(contestId))
-    .map(({ contestId }) => String(contestId));
+  const handoff = judgement.follow.filter(({ contestId }) => !judgement.rechecked.includes(contestId)).map(({ contestId }) => contestId);
   const writes = judgement.contests.map((write) => ({ write, bytes: actionBytes(deps.store.contestAction(write)) }));
   const batches = packInOrder(writes, { maxCount: CONTEST_WRITES_PER_TRANSACTION, maxBytes: 1024 * 1024 }, (w) => w.bytes);
   let rode = false;
@@ -130,13 +153,37 @@ async function followReminders(job: ActJob, deps: ActDeps, judgement: Judgement,
 }
 
 /**
+ * 3. The rows of this platform in retired byDue partitions, each moved into its current one
+ * (batches of 99, each move conditional on the row as read: one refused is dropped). Stops at the
+ * same margin before the deadline as following; what is left is swept again by the next run.
+ */
+async function sweepRetired(job: ActJob, deps: ActDeps, judgement: Judgement, acted: Acted): Promise<void> {
+  if (job.dryRun) return;
+  for (const shard of judgement.retired.sweep) {
+    if (deps.now() >= job.deadline - FOLLOW_STOP_BEFORE_DEADLINE_MS) {
+      acted.sweepUnfinished = true;
+      return;
+    }
+    const rows = await deps.store.retiredRows(shard, deps.source.platform, job.signal);
+    for (let offset = 0; offset < rows.length; offset += REMINDER_UPDATES_PER_TRANSACTION) {
+      const moves = rows
+        .slice(offset, offset + REMINDER_UPDATES_PER_TRANSACTION)
+        .map((row) => deps.store.shardMoveAction(row, deps.settings.dueShards));
+      const refused = await commitDroppingRefused(job, moves, acted);
+      acted.resharded += moves.length - refused.length;
+      acted.reshardRaced += refused.length;
+    }
+  }
+}
+
+/**
  * 3. The reply clock, last: it records the reply as applied, tells what its register tells, hands
  * over the contests left unfinished, and marks the interval done (a run that wrote nothing marks
  * it in the release).
  */
 async function commitClock(job: ActJob, deps: ActDeps, judgement: Judgement, final: boolean, acted: Acted): Promise<void> {
   const wrote = acted.transactions > 0 || acted.unfinished.length > 0;
-  const clock = clockWrite(job, deps, judgement, final);
+  const clock = clockWrite(job, deps, judgement, final, acted);
   if (clock === undefined || !(judgement.clock?.required === true || wrote)) return;
   const handoff = acted.unfinished.map(String);
   const options: CommitOptions = {
@@ -153,10 +200,13 @@ interface ClockWrite {
   final: boolean;
 }
 
-function clockWrite(job: ActJob, deps: ActDeps, judgement: Judgement, final: boolean): ClockWrite | undefined {
+function clockWrite(job: ActJob, deps: ActDeps, judgement: Judgement, final: boolean, acted: Acted): ClockWrite | undefined {
   const { clock } = judgement;
   if (job.dryRun || clock === undefined) return undefined;
-  return { action: deps.store.clockAction(clock, new Date(deps.now()).toISOString()), events: [...clock.events], final };
+  // A sweep the deadline cut short leaves the retired partitions recorded for the next run.
+  const shards = acted.sweepUnfinished ? judgement.retired.unfinished : clock.shards;
+  const action = deps.store.clockAction(deps.source.platform, { ...clock, shards }, new Date(deps.now()).toISOString());
+  return { action, events: [...clock.events], final };
 }
 
 async function commit(job: ActJob, actions: TransactAction[], options: CommitOptions, acted: Acted): Promise<void> {
@@ -170,30 +220,38 @@ async function commit(job: ActJob, actions: TransactAction[], options: CommitOpt
  * One batch of reminder updates, where an update refused by its own condition does not fail the
  * run: the row changed after it was read (the delivery job claimed it, the app changed or deleted
  * it). Such updates are dropped, their contests handed over so the next run reads their reminders
- * again, and the rest is sent again. Anything else refused, or a race that keeps coming back,
- * fails the run. Sending again what a transaction already wrote is harmless: every update is
- * conditional on the row as read and sets what it sets.
+ * again, and the rest is sent again (commitDroppingRefused).
  */
 async function commitDroppingRaced(job: ActJob, updates: readonly ReminderUpdate[], deps: ActDeps, acted: Acted): Promise<void> {
-  let pending = updates.map((update) => ({ update, action: deps.store.reminderAction(update) }));
+  const byAction = new Map(updates.map((update) => [deps.store.reminderAction(update), update]));
+  const refused = await commitDroppingRefused(job, [...byAction.keys()], acted);
+  for (const action of refused) {
+    const { contestId } = byAction.get(action)!;
+    if (!acted.unfinished.includes(contestId)) acted.unfinished.push(contestId);
+  }
+  acted.raced += refused.length;
+}
+
+/**
+ * A batch of row updates, each conditional on the row as read: the updates refused by their own
+ * condition are dropped and the rest is sent again; returns the refused ones. Anything else
+ * refused, or a race that keeps coming back, fails the run. Sending again what a transaction
+ * already wrote is harmless: every update is conditional on the row as read and sets what it sets.
+ */
+async function commitDroppingRefused(job: ActJob, actions: readonly TransactAction[], acted: Acted): Promise<TransactAction[]> {
+  let pending = [...actions];
+  const dropped: TransactAction[] = [];
   for (let attempt = 1; pending.length > 0; attempt += 1) {
     try {
-      await commit(
-        job,
-        pending.map(({ action }) => action),
-        {},
-        acted,
-      );
-      return;
+      await commit(job, pending, {}, acted);
+      return dropped;
     } catch (error) {
       if (!(error instanceof FencedWriteError) || error.refused.length === 0 || attempt >= RACED_COMMIT_ATTEMPTS) throw error;
-      const refused = new Set(error.refused);
-      if (!error.refused.every((action) => pending.some((p) => p.action === action))) throw error;
-      for (const { update } of pending.filter((p) => refused.has(p.action))) {
-        if (!acted.unfinished.includes(update.contestId)) acted.unfinished.push(update.contestId);
-      }
-      acted.raced += refused.size;
-      pending = pending.filter((p) => !refused.has(p.action));
+      const refused = new Set<unknown>(error.refused);
+      if (!error.refused.every((action) => pending.includes(action as TransactAction))) throw error;
+      dropped.push(...pending.filter((action) => refused.has(action)));
+      pending = pending.filter((action) => !refused.has(action));
     }
   }
+  return dropped;
 }

@@ -11,7 +11,7 @@ export interface Config {
   scheduleRateMinutes: number;
   missingSyncsBeforeDelete: number;
   acceptHeldAfterReplies: number;
-  /** Partitions of the `byDue` index (DUE_SHARDS, 1 to MAX_DUE_SHARDS): a due row's `dueShard` is `contestId mod dueShards`. */
+  /** Partitions of the `byDue` index (DUE_SHARDS, 1 to MAX_DUE_SHARDS): a due row's `dueShard` is its bucket mod dueShards (lambda/reminders/table.ts). */
   dueShards: number;
   /** Where the contest events go (set by the stack's `outbox`: docs/events.md); absent, none are published. */
   outbox?: OutboxSettings;

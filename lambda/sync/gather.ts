@@ -3,7 +3,8 @@
  * and what is stored — the contests, the reply clock, what an earlier run handed over. Reads only.
  */
 import type { Evidence } from '../contests/judge.js';
-import { REPLY_CLOCK_ID, type ContestItem, type ReplyClockItem, type SourceReply } from '../contests/model.js';
+import { isReplyClockId, type ContestItem, type ReplyClockItem, type SourceReply } from '../contests/model.js';
+import type { Source } from '../sources/source.js';
 import type { WorkContext } from '@contest-sync/scheduled-singleton';
 
 /** What gathering needs of the run. */
@@ -12,23 +13,23 @@ export type GatherJob = Pick<WorkContext, 'signal' | 'deadline' | 'handoff' | 'l
 /** What gathering reads from. */
 export interface GatherDeps {
   store: {
-    /** Every item of the Contests table: the contests and the reply clock (store/dynamo-store.ts). */
-    scanContests(signal?: AbortSignal): Promise<(ContestItem | ReplyClockItem)[]>;
+    /** The items of the Contests table of one platform: its contests and its reply clock (sync/store.ts). */
+    scanContests(platform: string, signal?: AbortSignal): Promise<(ContestItem | ReplyClockItem)[]>;
   };
-  /** The source's reply (lambda/sources/codeforces/source.ts over the client). */
-  fetchReply(options: { signal: AbortSignal; deadline: number }): Promise<SourceReply>;
+  /** The platform this sync keeps (lambda/sources/<platform>/): its reply, and its platform name. */
+  source: Source;
   now: () => number;
 }
 
 export async function gather(job: GatherJob, deps: GatherDeps): Promise<Evidence> {
   const reply = await fetchReply(job, deps);
   job.signal.throwIfAborted();
-  const { contests, clock } = splitClock(await deps.store.scanContests(job.signal));
+  const { contests, clock } = splitClock(await deps.store.scanContests(deps.source.platform, job.signal));
   return {
     reply,
     stored: contests,
     clock,
-    handedOver: [...job.handoff].map(Number),
+    handedOver: [...job.handoff],
     ...(job.lastSucceededMs !== undefined ? { lastSucceededMs: job.lastSucceededMs } : {}),
     nowMs: deps.now(),
   };
@@ -37,7 +38,7 @@ export async function gather(job: GatherJob, deps: GatherDeps): Promise<Evidence
 /** The reply, leaving part of the remaining time for reading and writing DynamoDB. */
 function fetchReply(job: GatherJob, deps: GatherDeps): Promise<SourceReply> {
   const storeReserveMs = Math.min(10_000, Math.max(0, (job.deadline - deps.now()) / 3));
-  return deps.fetchReply({ signal: job.signal, deadline: job.deadline - storeReserveMs });
+  return deps.source.fetchReply({ signal: job.signal, deadline: job.deadline - storeReserveMs });
 }
 
 /** The Contests table's items: the contests, and the reply clock (the sync's own item). */
@@ -45,13 +46,17 @@ export function splitClock(items: readonly (ContestItem | ReplyClockItem)[]): Pi
   const contests: ContestItem[] = [];
   const clock: Evidence['clock'] = { withdrawn: {} };
   for (const item of items) {
-    if (item.contestId !== REPLY_CLOCK_ID) {
+    if (!isReplyClockId(item.contestId)) {
       contests.push(item as ContestItem);
       continue;
     }
     const read = item as ReplyClockItem;
     if (typeof read.replyMadeAt === 'number' && Number.isFinite(read.replyMadeAt)) clock.replyMadeAt = read.replyMadeAt;
     if (read.withdrawn !== null && typeof read.withdrawn === 'object') clock.withdrawn = read.withdrawn;
+    if (isShardCount(read.dueShards)) clock.dueShards = read.dueShards;
+    if (isShardCount(read.retiredDueShards)) clock.retiredDueShards = read.retiredDueShards;
   }
   return { contests, clock };
 }
+
+const isShardCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;

@@ -11,7 +11,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Dispatcher } from 'undici';
 import { fetchContests } from '../sources/codeforces/client.js';
 import { CodeforcesError } from '../sources/codeforces/errors.js';
-import { codeforcesReply } from '../sources/codeforces/source.js';
+import { codeforcesReply, PLATFORM } from '../sources/codeforces/source.js';
 import { ConfigError, readConfig, type Config } from './config.js';
 import { DEFAULT_PLAN_SETTINGS, type PlanSettings } from '../contests/plan.js';
 import { JOB_DEFAULTS } from '../contract.js';
@@ -57,7 +57,7 @@ export interface HandlerOptions {
   coordination?: CoordinationStore;
   /** The contest store and the source (a unit test's fakes). @default DynamoDB, and Codeforces through undici */
   store?: StorePort;
-  fetchReply?: SyncDeps['fetchReply'];
+  fetchReply?: SyncDeps['source']['fetchReply'];
 }
 
 /** What the work returns: what the sync did, and whether it was a dry run. */
@@ -126,18 +126,21 @@ function syncDeps(config: Config, dynamo: DynamoDBClient, options: HandlerOption
   const doc = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
   return {
     store: options.store ?? new DynamoContestStore(doc, { contests: config.tables.contests, reminders: config.tables.reminders }),
-    fetchReply:
-      options.fetchReply ??
-      (async ({ signal, deadline }) =>
-        codeforcesReply(
-          await fetchContests({
-            baseUrl: config.codeforcesApiUrl,
-            signal,
-            deadline,
-            now,
-            ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
-          }),
-        )),
+    source: {
+      platform: PLATFORM,
+      fetchReply:
+        options.fetchReply ??
+        (async ({ signal, deadline }) =>
+          codeforcesReply(
+            await fetchContests({
+              baseUrl: config.codeforcesApiUrl,
+              signal,
+              deadline,
+              now,
+              ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
+            }),
+          )),
+    },
     now,
     settings: planSettingsOf(config, options),
     publishing: config.outbox !== undefined,

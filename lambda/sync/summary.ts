@@ -25,6 +25,8 @@ export interface RunCounts {
   remindersPaused: number;
   /** Reminder updates refused because the row changed after it was read (claimed, changed by the app): dropped, redone by the next run. */
   remindersRaced: number;
+  /** Due reminders moved out of byDue partitions a lowered DUE_SHARDS retired (docs/delivery.md). */
+  remindersResharded: number;
   /** 1 when the reply was stale (made before the newest one applied): nothing of it was applied. */
   repliesStale: number;
   codeforcesAttempts: number;
@@ -49,7 +51,7 @@ export interface RunCounts {
 
 /** A held (or accepted) change as the result and the run record name it. */
 export interface HeldChangeView {
-  contestId: number;
+  contestId: string;
   /** `start-in-past`, `finish`, `phase`, `drop`, `reschedule`, `earlier` (lambda/contests/judge.ts). */
   kind: string;
   /** ISO time of the first reply that said it. */
@@ -82,18 +84,18 @@ export interface RunSummary {
   accepted?: HeldChangeView[];
   /** `dryRun`: what the run would have changed (the first 50 writes and cancellations, and totals). */
   changes?: {
-    write: { contestId: number; name: string; startTimeSeconds: number; phase: string }[];
+    write: { contestId: string; name: string; startTimeSeconds: number; phase: string }[];
     writeTotal: number;
-    cancel: number[];
+    cancel: string[];
     cancelTotal: number;
     /** Missing from the reply: marked vanished (or still missing), reminders kept (the first 50). */
-    vanish: number[];
+    vanish: string[];
     vanishTotal: number;
     moveReminders: number;
     pauseReminders: number;
     dueReminders: number;
     /** The contest events it would have published (the first 50, and their total). */
-    events: { detailType: string; contestId: number }[];
+    events: { detailType: string; contestId: string }[];
     eventsTotal: number;
   };
   counts: RunCounts;
@@ -111,6 +113,7 @@ export function emptyCounts(): RunCounts {
     remindersDue: 0,
     remindersPaused: 0,
     remindersRaced: 0,
+    remindersResharded: 0,
     repliesStale: 0,
     codeforcesAttempts: 0,
     codeforcesLatencyMs: 0,
@@ -158,7 +161,9 @@ export function countsOf(synced: Partial<Synced> & { dryRun?: boolean }, heartbe
     ...(judgement !== undefined
       ? { repliesStale: judgement.verdict?.stale === true ? 1 : 0, contestsRechecked: judgement.rechecked.length }
       : {}),
-    ...(acted !== undefined ? { ...reminderCounts(acted.reminderUpdates), remindersRaced: acted.raced } : {}),
+    ...(acted !== undefined
+      ? { ...reminderCounts(acted.reminderUpdates), remindersRaced: acted.raced, remindersResharded: acted.resharded }
+      : {}),
     ...(acted !== undefined
       ? { transactions: acted.transactions, eventsPublished: acted.eventsPublished, eventsDuplicate: acted.eventsDuplicate }
       : {}),
@@ -211,7 +216,7 @@ export function changesOf({ judgement, acted }: Synced): NonNullable<RunSummary[
     moveReminders: reminderCounts(updates).remindersMoved,
     pauseReminders: reminderCounts(updates).remindersPaused,
     dueReminders: reminderCounts(updates).remindersDue,
-    events: events.slice(0, DRY_RUN_LISTED).map(({ detailType, detail }) => ({ detailType, contestId: Number(detail.contestId) })),
+    events: events.slice(0, DRY_RUN_LISTED).map(({ detailType, detail }) => ({ detailType, contestId: String(detail.contestId) })),
     eventsTotal: events.length,
   };
 }

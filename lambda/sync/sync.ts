@@ -17,9 +17,13 @@ import type { WorkContext } from '@contest-sync/scheduled-singleton';
 /** The contest store a sync reads and writes through (store/dynamo-store.ts, or a test's fake). */
 export type StorePort = GatherDeps['store'] & ActDeps['store'];
 
-/** What a sync runs on: the source, the store, the clock and the model's settings. */
+/**
+ * What a sync runs on: the source (its platform and its reply: one job per platform is one more
+ * instance), the store, the clock and the model's settings.
+ */
 export interface SyncDeps extends GatherDeps, ActDeps {
   store: StorePort;
+  source: GatherDeps['source'];
   settings: PlanSettings;
   /** The sync has an outbox: it publishes contest events and records what it published. */
   publishing: boolean;
@@ -66,8 +70,8 @@ export function progressOf(error: unknown): Partial<Synced> {
 async function doubtAfterFailure(job: SyncJob, deps: SyncDeps, error: unknown, acted: Acted): Promise<never> {
   if (!(error instanceof CodeforcesError) || job.dryRun || job.signal.aborted) throw error;
   try {
-    const { contests, clock } = splitClock(await deps.store.scanContests(job.signal));
-    const evidence: Evidence = { reply: NO_REPLY, stored: contests, clock, handedOver: [...job.handoff].map(Number), nowMs: deps.now() };
+    const { contests, clock } = splitClock(await deps.store.scanContests(deps.source.platform, job.signal));
+    const evidence: Evidence = { reply: NO_REPLY, stored: contests, clock, handedOver: [...job.handoff], nowMs: deps.now() };
     await act(job, deps, judgeStale(evidence, undefined, deps.settings), acted, false);
   } catch {
     // Best effort: the run fails for the source whatever happens here, and the next one tries again.

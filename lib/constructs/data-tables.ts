@@ -3,6 +3,12 @@
  * the design names one. CloudFormation picks the table names; the function learns them from its
  * environment and local runs rebuild the same schema from the synthesized template
  * (local/tables.ts), so nothing depends on a fixed name.
+ *
+ * Contests and Reminders are keyed by platform-qualified ids (`ContestsV2`, `RemindersV2`: new
+ * resources, since DynamoDB cannot change a table's key). The tables of the release keyed by
+ * Codeforces' numbers stay in the stack untouched (construct ids `Contests` and `Reminders`,
+ * RETAIN) as what the upgrade copies from (docs/runbook.md, "Upgrade"); no function is granted
+ * them here.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -21,15 +27,20 @@ export const CONTESTS_BY_PLATFORM_START_INDEX = 'byPlatformStart';
 export const REMINDERS_BY_DUE_INDEX = 'byDue';
 
 /**
- * Name of the Reminders GSI the write path lists a user's reminders from (`userId`, `contestId`),
+ * Name of the Reminders GSI the write path lists a user's reminders from (`userId`, `contestId` String),
  * projecting what a listed reminder shows (lambda/reminders/table.ts).
  */
 export { REMINDERS_BY_USER_INDEX };
 
 export class DataTables extends Construct {
+  /** Contests by qualified id (`contestId` String). */
   public readonly contests: dynamodb.Table;
+  /** Reminders by `contestKey` (`<contestId>#<bucket>`) and `userId`. */
   public readonly reminders: dynamodb.Table;
   public readonly coordination: dynamodb.Table;
+  /** The previous release's tables (numeric `contestId`), kept for the upgrade's copy: never granted here. */
+  public readonly legacyContests: dynamodb.Table;
+  public readonly legacyReminders: dynamodb.Table;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -38,43 +49,15 @@ export class DataTables extends Construct {
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     } as const;
-
-    // The app's data: kept if the stack is deleted (a re-created stack gets new, empty tables).
-    this.contests = new dynamodb.Table(this, 'Contests', {
+    this.contests = this.contestsTable('ContestsV2', dynamodb.AttributeType.STRING, common);
+    this.reminders = new dynamodb.Table(this, 'RemindersV2', {
       ...common,
-      partitionKey: { name: 'contestId', type: dynamodb.AttributeType.NUMBER },
-      timeToLiveAttribute: 'expiresAt',
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    this.contests.addGlobalSecondaryIndex({
-      indexName: CONTESTS_BY_PLATFORM_START_INDEX,
-      partitionKey: { name: 'platform', type: dynamodb.AttributeType.STRING },
-      sortKey: { name: 'startTimeSeconds', type: dynamodb.AttributeType.NUMBER },
-      projectionType: dynamodb.ProjectionType.ALL,
-    });
-
-    // Written by the app (users' reminders): kept on stack deletion. The sync never deletes one;
-    // `expiresAt` (the contest's end + retention) bounds them, orphans included.
-    this.reminders = new dynamodb.Table(this, 'Reminders', {
-      ...common,
-      partitionKey: { name: 'contestId', type: dynamodb.AttributeType.NUMBER },
+      partitionKey: { name: 'contestKey', type: dynamodb.AttributeType.STRING },
       sortKey: { name: 'userId', type: dynamodb.AttributeType.STRING },
       timeToLiveAttribute: 'expiresAt',
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    this.reminders.addGlobalSecondaryIndex({
-      indexName: REMINDERS_BY_DUE_INDEX,
-      partitionKey: { name: 'dueShard', type: dynamodb.AttributeType.NUMBER },
-      sortKey: { name: 'dueAt', type: dynamodb.AttributeType.NUMBER },
-      projectionType: dynamodb.ProjectionType.ALL,
-    });
-    this.reminders.addGlobalSecondaryIndex({
-      indexName: REMINDERS_BY_USER_INDEX,
-      partitionKey: { name: 'userId', type: dynamodb.AttributeType.STRING },
-      sortKey: { name: 'contestId', type: dynamodb.AttributeType.NUMBER },
-      projectionType: dynamodb.ProjectionType.INCLUDE,
-      nonKeyAttributes: [...BY_USER_PROJECTION],
-    });
+    this.addReminderIndexes(this.reminders, dynamodb.AttributeType.STRING);
 
     // Lease and run records only: nothing of value outlives the stack.
     this.coordination = new dynamodb.Table(this, 'Coordination', {
@@ -82,6 +65,58 @@ export class DataTables extends Construct {
       partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
       timeToLiveAttribute: 'ttl',
       removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    // The previous release's tables, exactly as it deployed them.
+    this.legacyContests = this.contestsTable('Contests', dynamodb.AttributeType.NUMBER, common);
+    this.legacyReminders = new dynamodb.Table(this, 'Reminders', {
+      ...common,
+      partitionKey: { name: 'contestId', type: dynamodb.AttributeType.NUMBER },
+      sortKey: { name: 'userId', type: dynamodb.AttributeType.STRING },
+      timeToLiveAttribute: 'expiresAt',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.addReminderIndexes(this.legacyReminders, dynamodb.AttributeType.NUMBER);
+  }
+
+  /**
+   * The app's contests: kept if the stack is deleted (a re-created stack gets new, empty tables);
+   * `byPlatformStart` serves "upcoming contests".
+   */
+  private contestsTable(id: string, key: dynamodb.AttributeType, common: Partial<dynamodb.TableProps>): dynamodb.Table {
+    const table = new dynamodb.Table(this, id, {
+      ...common,
+      partitionKey: { name: 'contestId', type: key },
+      timeToLiveAttribute: 'expiresAt',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    table.addGlobalSecondaryIndex({
+      indexName: CONTESTS_BY_PLATFORM_START_INDEX,
+      partitionKey: { name: 'platform', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'startTimeSeconds', type: dynamodb.AttributeType.NUMBER },
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
+    return table;
+  }
+
+  /**
+   * Written by the app (users' reminders): kept on stack deletion. The sync never deletes one;
+   * `expiresAt` (the contest's end + retention) bounds them, orphans included. The sparse `byDue`
+   * (due rows only) and `byUser` (a user's list, by contest) indexes.
+   */
+  private addReminderIndexes(table: dynamodb.Table, contestIdType: dynamodb.AttributeType): void {
+    table.addGlobalSecondaryIndex({
+      indexName: REMINDERS_BY_DUE_INDEX,
+      partitionKey: { name: 'dueShard', type: dynamodb.AttributeType.NUMBER },
+      sortKey: { name: 'dueAt', type: dynamodb.AttributeType.NUMBER },
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
+    table.addGlobalSecondaryIndex({
+      indexName: REMINDERS_BY_USER_INDEX,
+      partitionKey: { name: 'userId', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'contestId', type: contestIdType },
+      projectionType: dynamodb.ProjectionType.INCLUDE,
+      nonKeyAttributes: [...BY_USER_PROJECTION],
     });
   }
 

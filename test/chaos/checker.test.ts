@@ -24,7 +24,7 @@ function run(worker: number, runId: string, fence: number, at: number, extra: Pa
     interval: I1,
     killed: false,
     acquired: { fence, acquiredAtMs: at + 5, expiresAtMs: at + LEASE },
-    commits: [{ fence, sentAtMs: at + 100, committedAtMs: at + 120, contestsPut: [3001], contestsDeleted: [] }],
+    commits: [{ fence, sentAtMs: at + 100, committedAtMs: at + 120, contestsPut: ['codeforces:3001'], contestsDeleted: [] }],
     summary: { outcome: 'succeeded', interval: I1, fence },
     ...extra,
   };
@@ -54,7 +54,7 @@ const write = (runId: string | undefined, fence: number, version: number, at: nu
   kind: 'write',
   ...(runId !== undefined ? { check: { runId, fence } } : {}),
   versions: [version],
-  contestsPut: [3001],
+  contestsPut: ['codeforces:3001'],
   contestsDeleted: [],
   actions: 18,
   forwardedAtMs: at,
@@ -141,7 +141,7 @@ describe('chaos checker', () => {
   it('flags a commit sent after a later fence was acquired (from the logs alone)', () => {
     const history = cleanHistory();
     const late = run(0, 'a', 1, T);
-    late.commits.push({ fence: 1, sentAtMs: T + 1_200, committedAtMs: T + 1_210, contestsPut: [3001], contestsDeleted: [] });
+    late.commits.push({ fence: 1, sentAtMs: T + 1_200, committedAtMs: T + 1_210, contestsPut: ['codeforces:3001'], contestsDeleted: [] });
     const violations = check({ ...history, runs: [late, ...history.runs.slice(1)] }, finalTables(3), expected);
     expect(rules(violations)).toEqual(['stale-commit']);
   });
@@ -149,7 +149,7 @@ describe('chaos checker', () => {
   it('does not flag a commit sent before the next acquisition even if its reply came back after', () => {
     const history = cleanHistory();
     const slow = run(0, 'a', 1, T);
-    slow.commits = [{ fence: 1, sentAtMs: T + 990, committedAtMs: T + 1_500, contestsPut: [3001], contestsDeleted: [] }];
+    slow.commits = [{ fence: 1, sentAtMs: T + 990, committedAtMs: T + 1_500, contestsPut: ['codeforces:3001'], contestsDeleted: [] }];
     expect(check({ ...history, runs: [slow, ...history.runs.slice(1)] }, finalTables(3), expected)).toEqual([]);
   });
 
@@ -340,17 +340,17 @@ describe('chaos checker', () => {
     it('does not count a sync whose reminder update lost to a claim the wire shows committed during the run (a race with the notifier)', () => {
       const history = contended();
       const error =
-        'FencedWriteError: a write was refused by its condition (Update chaos-1-reminders {"contestId":3023,"userId":"u2"}): the item changed during the run; the next run redoes it';
+        'FencedWriteError: a write was refused by its condition (Update chaos-1-reminders {"contestKey":"codeforces:3023#05","userId":"u2"}): the item changed during the run; the next run redoes it';
       const runs = history.runs.map((r) =>
         r.runId === 'b' ? { ...r, summary: { outcome: 'failed' as const, reason: 'store', error } } : r,
       );
       const acquiredAtMs = runs.find((r) => r.runId === 'b')!.acquired!.acquiredAtMs;
-      const claimed = { ...history, runs, claims: [{ key: '3023/u2', repliedAtMs: acquiredAtMs + 50 }] };
+      const claimed = { ...history, runs, claims: [{ key: 'codeforces:3023/u2', repliedAtMs: acquiredAtMs + 50 }] };
       expect(check(claimed, finalTables(3), expected)).toEqual([]);
       // No such claim (another row, or before the run): still contention's failure.
       for (const claims of [
-        [{ key: '3023/u1', repliedAtMs: acquiredAtMs + 50 }],
-        [{ key: '3023/u2', repliedAtMs: acquiredAtMs - 50 }],
+        [{ key: 'codeforces:3023/u1', repliedAtMs: acquiredAtMs + 50 }],
+        [{ key: 'codeforces:3023/u2', repliedAtMs: acquiredAtMs - 50 }],
         [],
       ]) {
         expect(rules(check({ ...claimed, claims }, finalTables(3), expected))).toEqual(['contention-failure']);

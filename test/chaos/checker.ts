@@ -39,6 +39,7 @@ import type { ContestRow, ReminderRow } from './dataset.js';
 import type { RunHistory, StoreOp } from './history.js';
 import { describeStarvation, slowLeaseAnswers, starvationOfRun, type Stall } from './starvation.js';
 import type { CodeforcesRecord } from './taps.js';
+import { isReplyClockId } from '../../lambda/contests/model.js';
 
 export type Rule =
   | 'fence-order'
@@ -119,17 +120,29 @@ export type Expectation = (version: number) => { contests: ContestRow[]; reminde
 
 type Acquire = Extract<StoreOp, { kind: 'acquire' }>;
 
-const CONTEST_FIELDS = ['platform', 'name', 'type', 'phase', 'startTimeSeconds', 'durationSeconds', 'url', 'expiresAt'] as const;
+const CONTEST_FIELDS = [
+  'platform',
+  'platformId',
+  'name',
+  'type',
+  'phase',
+  'startTimeSeconds',
+  'durationSeconds',
+  'url',
+  'expiresAt',
+] as const;
 
-/** The row a FencedWriteError names first when a reminder update was refused by its condition. */
-const REFUSED_REMINDER = /refused by its condition \(Update \S+ (\{"contestId":(\d+),"userId":("(?:[^"\\]|\\.)*")\})/;
+/** The row a FencedWriteError names first when a reminder update was refused by its condition (its key: the bucket key and the user). */
+const REFUSED_REMINDER = /refused by its condition \(Update \S+ (\{"contestKey":("(?:[^"\\]|\\.)*"),"userId":("(?:[^"\\]|\\.)*")\})/;
 
 /** The run failed because its reminder update lost to a claim the wire shows committed while it ran. */
 function lostToClaim(run: RunHistory, claims: readonly { key: string; repliedAtMs: number }[]): boolean {
   if (run.summary?.outcome !== 'failed' || run.summary.error === undefined) return false;
   const match = REFUSED_REMINDER.exec(run.summary.error);
   if (match === null) return false;
-  const key = `${match[2]}/${JSON.parse(match[3]!) as string}`;
+  // The claim names the row by its contest: the bucket key without its bucket.
+  const contestId = (JSON.parse(match[2]!) as string).replace(/#\d{2}$/, '');
+  const key = `${contestId}/${JSON.parse(match[3]!) as string}`;
   const since = run.acquired?.acquiredAtMs ?? 0;
   return claims.some((claim) => claim.key === key && claim.repliedAtMs >= since);
 }
@@ -390,8 +403,8 @@ function compareContests(
   last: { runId: string; fence: number },
   add: (rule: Rule, message: string) => void,
 ): void {
-  // contestId 0 is the sync's reply clock, not a contest.
-  const byId = new Map(actual.filter((item) => Number(item.contestId) !== 0).map((item) => [Number(item.contestId), item]));
+  // The sync's reply clock is not a contest.
+  const byId = new Map(actual.filter((item) => !isReplyClockId(item.contestId)).map((item) => [String(item.contestId), item]));
   const why = `the last successful sync (run ${last.runId}, fence ${last.fence}) got reply v${version}`;
   for (const want of expected) {
     const item = byId.get(want.contestId);

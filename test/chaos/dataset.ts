@@ -15,7 +15,9 @@
  */
 
 import type { ContestItem } from '../../lambda/contests/model.js';
-import { listedContest } from '../../lambda/sources/codeforces/source.js';
+import { codeforcesId, listedContest } from '../../lambda/sources/codeforces/source.js';
+import { replyClockId } from '../../lambda/contests/model.js';
+import { contestKeyOf } from '../../lambda/reminders/table.js';
 import { DEFAULT_PLAN_SETTINGS, toItem } from '../../lambda/contests/plan.js';
 
 export const RETENTION_SECONDS = 7 * 24 * 3600;
@@ -37,7 +39,10 @@ export interface ApiContest {
 export type ContestRow = Omit<ContestItem, 'updatedAt'>;
 
 export interface ReminderRow {
-  contestId: number;
+  /** The contest's qualified id (the trial's contests are Codeforces': `codeforces:<id>`). */
+  contestId: string;
+  /** The row's key: its contest's bucket key for the user. */
+  contestKey: string;
   userId: string;
   minutesBefore: number;
   remindAt: number;
@@ -160,7 +165,7 @@ export function seedRows(
 ): {
   contests: (ContestRow & { updatedAt: string })[];
   reminders: ReminderRow[];
-  clock: { contestId: 0; replyMadeAt: number; updatedAt: string };
+  clock: { contestId: string; replyMadeAt: number; updatedAt: string; dueShards: number };
 } {
   const updatedAt = new Date((dataset.baseSeconds - DAY) * 1000).toISOString();
   const contests = contestList(dataset, 0)
@@ -178,20 +183,28 @@ export function seedRows(
     updatedAt,
   });
   const startById = new Map(contests.map((contest) => [contest.contestId, contest.startTimeSeconds]));
-  const reminder = (contestId: number, userId: string, minutesBefore: number): ReminderRow => ({
-    contestId,
+  const reminder = (id: number, userId: string, minutesBefore: number): ReminderRow => ({
+    contestId: codeforcesId(id),
+    contestKey: contestKeyOf(codeforcesId(id), userId),
     userId,
     minutesBefore,
-    remindAt: (startById.get(contestId) ?? 0) - 60 * minutesBefore,
+    remindAt: (startById.get(codeforcesId(id)) ?? 0) - 60 * minutesBefore,
   });
   const expiresById = new Map(contests.map((contest) => [contest.contestId, contest.expiresAt]));
-  const due = (contestId: number, userId: string, minutesBefore: number): ReminderRow => {
-    const row = reminder(contestId, userId, minutesBefore);
-    return { ...row, dueAt: row.remindAt, dueStart: startById.get(contestId)!, dueShard: 0, expiresAt: expiresById.get(contestId)! };
+  const due = (id: number, userId: string, minutesBefore: number): ReminderRow => {
+    const row = reminder(id, userId, minutesBefore);
+    return {
+      ...row,
+      dueAt: row.remindAt,
+      dueStart: startById.get(row.contestId)!,
+      dueShard: 0,
+      expiresAt: expiresById.get(row.contestId)!,
+    };
   };
   return {
     contests,
-    clock: { contestId: 0, replyMadeAt: dataset.baseSeconds - clockAgeSeconds, updatedAt },
+    // The setting the seeded rows were written with (1: shard 0), as a sync that ran on it records it.
+    clock: { contestId: replyClockId('codeforces'), replyMadeAt: dataset.baseSeconds - clockAgeSeconds, updatedAt, dueShards: 1 },
     reminders: [
       ...SOON_REMINDERS.map(([contestId, userId, minutesBefore]) => due(contestId, userId, minutesBefore)),
       reminder(3001, 'u1', 15),
@@ -216,9 +229,9 @@ export function expectedRows(dataset: Dataset, version: number): { contests: Con
     .filter((contest) => contest.id !== LONG_FINISHED_ID)
     .map((contest) => row(contest));
   const startById = new Map(contests.map((contest) => [contest.contestId, contest.startTimeSeconds]));
-  const reminders = seedRows(dataset).reminders.map(({ contestId, userId, minutesBefore, remindAt }) => {
+  const reminders = seedRows(dataset).reminders.map(({ contestId, contestKey, userId, minutesBefore, remindAt }) => {
     const start = startById.get(contestId);
-    return { contestId, userId, minutesBefore, remindAt: start === undefined ? remindAt : start - 60 * minutesBefore };
+    return { contestId, contestKey, userId, minutesBefore, remindAt: start === undefined ? remindAt : start - 60 * minutesBefore };
   });
   return { contests, reminders };
 }

@@ -18,20 +18,21 @@ import {
   type EventRecord,
 } from './delivery-history.js';
 import type { WireRecord } from './taps.js';
+import { contestKeyOf } from '../../lambda/reminders/table.js';
 
 const T = 1_750_000_000_000;
 const BASE = T / 1000;
-const A = { contestId: 3021, userId: 'u1' };
-const B = { contestId: 3023, userId: 'u1' };
-const C = { contestId: 3099, userId: 'u1' };
-const keyOf = (r: { contestId: number; userId: string }) => reminderKey(r.contestId, r.userId);
+const A = { contestId: 'codeforces:3021', userId: 'u1' };
+const B = { contestId: 'codeforces:3023', userId: 'u1' };
+const C = { contestId: 'codeforces:3099', userId: 'u1' };
+const keyOf = (r: { contestId: string; userId: string }) => reminderKey(r.contestId, r.userId);
 // A: due 5 s into the trial; B: due 10 s in, moved 20 s later by a sync at +2 s.
 const A_DUE = { dueAt: BASE + 5, dueStart: BASE + 1205 };
 const B_DUE = { dueAt: BASE + 10, dueStart: BASE + 1510 };
 const B_MOVED = { dueAt: BASE + 30, dueStart: BASE + 1530 };
 
 const event = (
-  r: { contestId: number; userId: string },
+  r: { contestId: string; userId: string },
   due: { dueAt: number; dueStart: number },
   runId: string,
   fence: number,
@@ -50,7 +51,7 @@ function claimTxn(
   at: number,
   runId: string,
   fence: number,
-  rows: { r: { contestId: number; userId: string }; due: { dueAt: number; dueStart: number } }[],
+  rows: { r: { contestId: string; userId: string }; due: { dueAt: number; dueStart: number } }[],
   extra: Partial<ClaimTransaction> = {},
 ): ClaimTransaction {
   return {
@@ -65,7 +66,7 @@ function claimTxn(
 }
 
 const syncWrite = (
-  r: { contestId: number; userId: string },
+  r: { contestId: string; userId: string },
   at: number,
   due: DueWrite['due'],
   outcome: DueWrite['outcome'] = 'ok',
@@ -79,9 +80,9 @@ const syncWrite = (
 });
 
 const seed = seededDue([
-  { ...A, minutesBefore: 20, remindAt: A_DUE.dueAt, ...A_DUE },
-  { ...B, minutesBefore: 25, remindAt: B_DUE.dueAt, ...B_DUE },
-  { ...C, minutesBefore: 30, remindAt: BASE + 3 },
+  { ...A, contestKey: contestKeyOf(A.contestId, A.userId), minutesBefore: 20, remindAt: A_DUE.dueAt, ...A_DUE },
+  { ...B, contestKey: contestKeyOf(B.contestId, B.userId), minutesBefore: 25, remindAt: B_DUE.dueAt, ...B_DUE },
+  { ...C, contestKey: contestKeyOf(C.contestId, C.userId), minutesBefore: 30, remindAt: BASE + 3 },
 ]);
 
 /** r1 (fence 1) sends A at +6 s; the sync moves B at +2 s; r2 (fence 2) sends B at its new time. */
@@ -103,7 +104,7 @@ function clean(): { history: DeliveryTrialHistory; final: DeliveryFinal } {
         { ...A, notifiedStart: A_DUE.dueStart, notifiedAt: BASE + 6 },
         { ...B, notifiedStart: B_MOVED.dueStart, notifiedAt: BASE + 31 },
         { ...C, paused: 'vanished' },
-        { contestId: 3021, userId: 'u9', dueAt: BASE + 600, dueStart: BASE + 1205 },
+        { contestId: 'codeforces:3021', userId: 'u9', dueAt: BASE + 600, dueStart: BASE + 1205 },
       ],
     },
   };
@@ -140,13 +141,13 @@ describe('delivery checker', () => {
 
   it('per intent: a reminder set again after its send (a new intent) is told once more for the same start; the same intent twice is a duplicate', () => {
     const { history, final } = clean();
-    const first = claimTxn(T + 40_000, 'r2', 2, [{ r: { contestId: 3022, userId: 'app-1' }, due: A_DUE }]);
+    const first = claimTxn(T + 40_000, 'r2', 2, [{ r: { contestId: 'codeforces:3022', userId: 'app-1' }, due: A_DUE }]);
     first.claims[0]!.intent = 'i1';
-    const second = claimTxn(T + 41_000, 'r2', 2, [{ r: { contestId: 3022, userId: 'app-1' }, due: A_DUE }]);
+    const second = claimTxn(T + 41_000, 'r2', 2, [{ r: { contestId: 'codeforces:3022', userId: 'app-1' }, due: A_DUE }]);
     second.claims[0]!.intent = 'i2';
-    second.events = [event({ contestId: 3022, userId: 'app-1' }, A_DUE, 'r2', 2, 'e-i2')];
+    second.events = [event({ contestId: 'codeforces:3022', userId: 'app-1' }, A_DUE, 'r2', 2, 'e-i2')];
     const appWrite = (at: number, intent: string) => ({
-      key: keyOf({ contestId: 3022, userId: 'app-1' }),
+      key: keyOf({ contestId: 'codeforces:3022', userId: 'app-1' }),
       by: 'app' as const,
       forwardedAtMs: at,
       repliedAtMs: at + 5,
@@ -164,7 +165,7 @@ describe('delivery checker', () => {
 
   it('delivery-after-cancel: an intent claimed after the cancel of its row landed', () => {
     const { history, final } = clean();
-    const r = { contestId: 3022, userId: 'app-2' };
+    const r = { contestId: 'codeforces:3022', userId: 'app-2' };
     const claim = claimTxn(T + 45_000, 'r2', 2, [{ r, due: A_DUE }]);
     claim.claims[0]!.intent = 'i9';
     const dueWrites = [
@@ -215,7 +216,10 @@ describe('delivery checker', () => {
       'delivery-claim-without-event',
     ]);
     expect(rules(history, { ...final, outbox: outboxWithout })).toEqual(['delivery-claim-without-event', 'delivery-claim-without-event']);
-    const markedOnly = { ...final, reminders: [...final.reminders, { contestId: 3022, userId: 'u4', notifiedStart: BASE + 1815 }] };
+    const markedOnly = {
+      ...final,
+      reminders: [...final.reminders, { contestId: 'codeforces:3022', userId: 'u4', notifiedStart: BASE + 1815 }],
+    };
     expect(rules(history, markedOnly)).toEqual(['delivery-claim-without-event']);
   });
 
@@ -261,7 +265,10 @@ describe('delivery checker', () => {
 
   it('delivery-lost: a row still due after the last pass that began after its due time', () => {
     const { history, final } = clean();
-    const stuck = { ...final, reminders: [...final.reminders, { contestId: 3022, userId: 'u1', dueAt: BASE + 15, dueStart: BASE + 1815 }] };
+    const stuck = {
+      ...final,
+      reminders: [...final.reminders, { contestId: 'codeforces:3022', userId: 'u1', dueAt: BASE + 15, dueStart: BASE + 1815 }],
+    };
     expect(rules(history, stuck)).toEqual(['delivery-lost']);
     // Not due yet when the last pass began: not owed.
     expect(rules({ ...history, deliveredUntilSeconds: BASE + 14 }, stuck)).toEqual([]);
@@ -286,7 +293,7 @@ describe('delivery history from the wire', () => {
         {
           Update: {
             TableName: 'r',
-            Key: m({ contestId: 3023, userId: 'u1' }),
+            Key: m({ contestKey: contestKeyOf('codeforces:3023', 'u1'), userId: 'u1' }),
             UpdateExpression: 'SET #dueAt = :dueAt, #dueStart = :dueStart',
             ExpressionAttributeValues: m({ ':mb': 25, ':dueAt': B_MOVED.dueAt, ':dueStart': B_MOVED.dueStart }),
           },
@@ -294,19 +301,19 @@ describe('delivery history from the wire', () => {
         {
           Update: {
             TableName: 'r',
-            Key: m({ contestId: 3021, userId: 'u1' }),
+            Key: m({ contestKey: contestKeyOf('codeforces:3021', 'u1'), userId: 'u1' }),
             UpdateExpression: 'SET #paused = :paused REMOVE #dueAt, #dueShard, #dueStart',
             ExpressionAttributeValues: m({ ':mb': 20, ':paused': 'held' }),
           },
         },
-        { Put: { TableName: 'c', Item: m({ contestId: 3021 }) } },
+        { Put: { TableName: 'c', Item: m({ contestId: 'codeforces:3021' }) } },
       ],
     };
     expect(syncDueWrites([record(1, syncTxn), record(2, syncTxn, 400)], tables).map((w) => [w.key, w.outcome, w.due])).toEqual([
-      ['3023/u1', 'ok', B_MOVED],
-      ['3021/u1', 'ok', undefined],
-      ['3023/u1', 'refused', B_MOVED],
-      ['3021/u1', 'refused', undefined],
+      ['codeforces:3023/u1', 'ok', B_MOVED],
+      ['codeforces:3021/u1', 'ok', undefined],
+      ['codeforces:3023/u1', 'refused', B_MOVED],
+      ['codeforces:3021/u1', 'refused', undefined],
     ]);
 
     const claim = {
@@ -323,7 +330,7 @@ describe('delivery history from the wire', () => {
         {
           Update: {
             TableName: 'r',
-            Key: m({ contestId: 3021, userId: 'u1' }),
+            Key: m({ contestKey: contestKeyOf('codeforces:3021', 'u1'), userId: 'u1' }),
             UpdateExpression: 'SET notifiedAt = :now, notifiedStart = :start, paused = :notified REMOVE dueAt, dueShard, dueStart',
             ExpressionAttributeValues: m({
               ':now': BASE + 6,
@@ -354,8 +361,8 @@ describe('delivery history from the wire', () => {
     expect(txns[0]).toMatchObject({
       outcome: 'ok',
       check: { runId: 'r1', fence: 4 },
-      claims: [{ key: '3021/u1', ...A_DUE, nowSeconds: BASE + 6 }],
-      events: [{ eventId: 'e1', key: '3021/u1', startTimeSeconds: A_DUE.dueStart, dueAt: A_DUE.dueAt, runId: 'r1', fence: 4 }],
+      claims: [{ key: 'codeforces:3021/u1', ...A_DUE, nowSeconds: BASE + 6 }],
+      events: [{ eventId: 'e1', key: 'codeforces:3021/u1', startTimeSeconds: A_DUE.dueStart, dueAt: A_DUE.dueAt, runId: 'r1', fence: 4 }],
     });
     // The syncs' transactions are not claims; a claim transaction is not a sync's due write.
     expect(claimTransactions([record(1, syncTxn)], tables, 'lease#reminder-delivery#0')).toEqual([]);

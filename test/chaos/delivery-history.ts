@@ -22,8 +22,10 @@ import type { WireRecord } from './taps.js';
 
 type Json = Record<string, unknown>;
 
-/** `contestId/userId`. */
+/** `contestId/userId` (the contest by its qualified id). */
 export const reminderKey = (contestId: unknown, userId: unknown): string => `${String(contestId)}/${String(userId)}`;
+/** The same of a table key `{contestKey, userId}`: the contest is the bucket key without its bucket (`…#07`). */
+export const reminderKeyOf = (key: Json): string => reminderKey(String(key.contestKey).replace(/#\d{2}$/, ''), key.userId);
 
 /** A reminder's due state after a write: due at (dueAt, dueStart), or not due. */
 export type DueState = { dueAt: number; dueStart: number } | undefined;
@@ -40,7 +42,7 @@ export interface DueWrite {
 
 export interface ClaimRecord {
   key: string;
-  contestId: number;
+  contestId: string;
   userId: string;
   /** The due time and start the claim is conditional on. */
   dueAt: number;
@@ -65,7 +67,7 @@ export interface AppWrite {
 export interface EventRecord {
   eventId: string;
   key: string;
-  contestId: number;
+  contestId: string;
   userId: string;
   startTimeSeconds: number;
   dueAt: number;
@@ -148,7 +150,7 @@ export function syncDueWrites(records: readonly WireRecord[], tables: TableNames
       const v = values(update.ExpressionAttributeValues);
       const expression = String(update.UpdateExpression ?? '');
       const landing = {
-        key: reminderKey(key.contestId, key.userId),
+        key: reminderKeyOf(key),
         by: 'sync' as const,
         forwardedAtMs: record.forwardedAtMs,
         repliedAtMs: record.repliedAtMs,
@@ -189,8 +191,8 @@ export function claimTransactions(records: readonly WireRecord[], tables: Delive
         const key = values(action.Key);
         const v = values(action.ExpressionAttributeValues);
         txn.claims.push({
-          key: reminderKey(key.contestId, key.userId),
-          contestId: Number(key.contestId),
+          key: reminderKeyOf(key),
+          contestId: String(key.contestKey).replace(/#\d{2}$/, ''),
           userId: String(key.userId),
           dueAt: Number(v[':seen']),
           dueStart: Number(v[':start']),
@@ -217,7 +219,7 @@ export function eventOf(item: Json): EventRecord {
   return {
     eventId: String(item.eventId),
     key: reminderKey(detail.contestId, detail.userId),
-    contestId: Number(detail.contestId),
+    contestId: String(detail.contestId),
     userId: String(detail.userId),
     startTimeSeconds: Number(detail.startTimeSeconds),
     dueAt: Number(detail.dueAt),
@@ -253,7 +255,7 @@ export function appWrites(records: readonly WireRecord[], tables: TableNames): A
     if (record.operation !== 'DeleteItem' || body?.TableName !== tables.reminders) continue;
     const key = values(body.Key);
     const base = { forwardedAtMs: record.forwardedAtMs, repliedAtMs: record.repliedAtMs, outcome: outcomeOf(record) };
-    writes.push({ key: reminderKey(key.contestId, key.userId), kind: 'cancel', ...base });
+    writes.push({ key: reminderKeyOf(key), kind: 'cancel', ...base });
   }
   return writes.sort((a, b) => a.forwardedAtMs - b.forwardedAtMs);
 }

@@ -18,8 +18,8 @@ export interface Commit {
   fence: number | undefined;
   sentAtMs: number;
   committedAtMs: number;
-  contestsPut: number[];
-  contestsDeleted: number[];
+  contestsPut: string[];
+  contestsDeleted: string[];
 }
 
 export interface RunSummaryLine {
@@ -107,8 +107,8 @@ export function runHistory(input: {
           fence,
           sentAtMs,
           committedAtMs,
-          contestsPut: Array.isArray(line.contestsPut) ? (line.contestsPut as number[]) : [],
-          contestsDeleted: Array.isArray(line.contestsDeleted) ? (line.contestsDeleted as number[]) : [],
+          contestsPut: Array.isArray(line.contestsPut) ? (line.contestsPut as string[]) : [],
+          contestsDeleted: Array.isArray(line.contestsDeleted) ? (line.contestsDeleted as string[]) : [],
         });
       }
     } else if (line.message === 'DynamoDB contention; retrying') {
@@ -176,8 +176,8 @@ export type StoreOp = Landing &
         kind: 'write';
         check?: { runId: string; fence: number };
         versions: number[];
-        contestsPut: number[];
-        contestsDeleted: number[];
+        contestsPut: string[];
+        contestsDeleted: string[];
         actions: number;
       }
   );
@@ -271,8 +271,8 @@ export function storeOps(records: readonly WireRecord[], tables: TableNames, lea
     }
     let check: { runId: string; fence: number } | undefined;
     const versions = new Set<number>();
-    const contestsPut: number[] = [];
-    const contestsDeleted: number[] = [];
+    const contestsPut: string[] = [];
+    const contestsDeleted: string[] = [];
     let dataActions = 0;
     for (const item of items) {
       const [kind, action] = (Object.entries(item)[0] ?? []) as [string, Json];
@@ -287,11 +287,11 @@ export function storeOps(records: readonly WireRecord[], tables: TableNames, lea
       if (action.TableName !== tables.contests) continue;
       if (kind === 'Put') {
         const put = values(action.Item);
-        contestsPut.push(Number(put.contestId));
+        contestsPut.push(String(put.contestId));
         const version = versionOf(String(put.name ?? ''));
         if (version !== undefined) versions.add(version);
       } else if (kind === 'Delete') {
-        contestsDeleted.push(Number(values(action.Key).contestId));
+        contestsDeleted.push(String(values(action.Key).contestId));
       }
     }
     if (dataActions === 0) continue;

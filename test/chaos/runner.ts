@@ -66,6 +66,7 @@ import { runWorker, type WorkerControl } from './worker.js';
 import { startStarvationProbe } from '../support/starvation-probe.mjs';
 import { slowLeaseAnswers, starvationOfRun, stallsOfSamples } from './starvation.js';
 import { scanAll } from '../support/contests.js';
+import { codeforcesId } from '../../lambda/sources/codeforces/source.js';
 
 export interface ChaosEnvironment {
   /** DynamoDB Local endpoint. */
@@ -150,7 +151,7 @@ async function appAction(
   random: Random,
   count: (kind: FaultKind) => void,
 ): Promise<void> {
-  const contestId = random.pick(SOON_IDS);
+  const contestId = codeforcesId(random.pick(SOON_IDS));
   const userId = `${APP_USER_PREFIX}${random.int(0, 3)}`;
   try {
     if (random.chance(0.25)) {
@@ -319,7 +320,7 @@ export async function runTrial(
   // One set of transaction locks for every worker's proxy: they stand in front of one DynamoDB.
   const locks = transactionLocks({
     [names.contests]: ['contestId'],
-    [names.reminders]: ['contestId', 'userId'],
+    [names.reminders]: ['contestKey', 'userId'],
     [names.coordination]: ['pk'],
     ...(names.outbox !== undefined ? { [names.outbox]: ['pk'] } : {}),
   });

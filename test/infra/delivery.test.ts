@@ -8,7 +8,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lambda/contract.js';
-import { deliveryLeaseKey, deliveryRunRecordPrefix } from '../../lambda/delivery/schema.js';
+import { REMINDER_DUE_SCHEMA_VERSION, deliveryLeaseKey, deliveryRunRecordPrefix } from '../../lambda/delivery/schema.js';
+import { PLATFORMS } from '../../lambda/sources/platforms.js';
 import { DELIVERY_ACTIONS, EVENT_SOURCES, DELIVERY_CONSOLE_TEST_EVENTS, consoleTestEventPayloads } from '../../lib/contest-sync-stack.js';
 import { EVENT_WINDOWS } from '../../lambda/event-windows.js';
 import { CONTEXT_KEYS } from '../../lib/config.js';
@@ -108,13 +109,33 @@ describe('reminder delivery job', () => {
     const content = JSON.parse(schemas[0]!.Properties.Content as string);
     expect(content.properties.source.enum).toEqual([EVENT_SOURCES.reminders]);
     expect(content.properties.detail.required).toEqual(
-      expect.arrayContaining(['eventId', 'contestId', 'userId', 'minutesBefore', 'startTimeSeconds', 'name', 'url']),
+      expect.arrayContaining([
+        'eventId',
+        'contestId',
+        'contest',
+        'platform',
+        'platformId',
+        'userId',
+        'minutesBefore',
+        'startTimeSeconds',
+        'name',
+        'url',
+      ]),
     );
-    // Added since: the platform-qualified contest id and the platform (not required: events committed before lack them).
+    // Version 2: the contest id is the platform-qualified id (a string; an integer in version 1),
+    // `contest` (deprecated) the same, the platform and the platform's own id beside it.
+    const qualified = new RegExp(content.properties.detail.properties.contestId.pattern as string);
     expect(content.properties.detail.properties).toMatchObject({
-      contest: { type: 'string', pattern: '^codeforces:[0-9]+$' },
-      platform: { type: 'string', enum: ['codeforces'] },
+      contestId: { type: 'string' },
+      contest: { type: 'string', pattern: content.properties.detail.properties.contestId.pattern },
+      platform: { type: 'string', enum: [...PLATFORMS] },
+      platformId: { type: 'string' },
     });
+    for (const id of ['codeforces:2051', 'atcoder:abc199', 'codechef:START151A', 'leetcode:weekly-contest-91'])
+      expect(id).toMatch(qualified);
+    for (const id of ['2051', 'codeforces:', 'codeforces:#1', 'Codeforces:2051']) expect(id).not.toMatch(qualified);
+    expect(content.properties.detail.description).toContain(`version ${REMINDER_DUE_SCHEMA_VERSION}`);
+    expect(REMINDER_DUE_SCHEMA_VERSION).toBe(2);
     expect(content.properties.detail.properties.intent).toBeUndefined();
   });
 

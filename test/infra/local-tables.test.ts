@@ -32,9 +32,17 @@ const sortKeys = <T extends { AttributeName?: string }>(list: T[] | undefined): 
   [...(list ?? [])].sort((a, b) => (a.AttributeName ?? '').localeCompare(b.AttributeName ?? ''));
 
 describe('tableDefinitionsFromTemplate', () => {
-  it('finds the three tables and their roles from the function environment, and the outbox from the stream its relay reads', () => {
+  it("finds the three tables and their roles from the function environment, the outbox from the stream its relay reads, the previous release's two from their outputs", () => {
     const definitions = tableDefinitionsFromTemplate(template);
-    expect(definitions.map((d) => d.role).sort()).toEqual(['contests', 'coordination', 'door', 'outbox', 'reminders']);
+    expect(definitions.map((d) => d.role).sort()).toEqual([
+      'contests',
+      'coordination',
+      'door',
+      'legacyContests',
+      'legacyReminders',
+      'outbox',
+      'reminders',
+    ]);
     expect(definitions.find((d) => d.role === 'outbox')).toMatchObject({
       keySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
       ttlAttribute: 'ttl',
@@ -55,9 +63,10 @@ describe('tableDefinitionsFromTemplate', () => {
         },
       ],
     });
+    expect(byRole.contests!.attributeDefinitions).toContainEqual({ AttributeName: 'contestId', AttributeType: 'S' });
     expect(byRole.reminders).toMatchObject({
       keySchema: [
-        { AttributeName: 'contestId', KeyType: 'HASH' },
+        { AttributeName: 'contestKey', KeyType: 'HASH' },
         { AttributeName: 'userId', KeyType: 'RANGE' },
       ],
       ttlAttribute: 'expiresAt',
@@ -83,6 +92,21 @@ describe('tableDefinitionsFromTemplate', () => {
         },
       ],
     });
+    expect(byRole.reminders!.attributeDefinitions).toContainEqual({ AttributeName: 'contestId', AttributeType: 'S' });
+    // The previous release's tables: keyed by Codeforces' numbers, as it deployed them.
+    expect(byRole.legacyContests).toMatchObject({
+      keySchema: [{ AttributeName: 'contestId', KeyType: 'HASH' }],
+      ttlAttribute: 'expiresAt',
+    });
+    expect(byRole.legacyContests!.attributeDefinitions).toContainEqual({ AttributeName: 'contestId', AttributeType: 'N' });
+    expect(byRole.legacyReminders).toMatchObject({
+      keySchema: [
+        { AttributeName: 'contestId', KeyType: 'HASH' },
+        { AttributeName: 'userId', KeyType: 'RANGE' },
+      ],
+      ttlAttribute: 'expiresAt',
+    });
+    expect(byRole.legacyReminders!.attributeDefinitions).toContainEqual({ AttributeName: 'contestId', AttributeType: 'N' });
     expect(byRole.coordination).toMatchObject({ keySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], ttlAttribute: 'ttl' });
     for (const d of definitions) expect(d.logicalId in template.Resources).toBe(true);
   });
@@ -98,7 +122,7 @@ describe('tableDefinitionsFromTemplate', () => {
 });
 
 describe('createTablesFromTemplate', () => {
-  it('names the tables after the prefix', () => {
+  it("names the tables after the prefix (the previous release's only when asked for)", () => {
     expect(names).toEqual({
       contests: `${prefix}-contests`,
       reminders: `${prefix}-reminders`,
@@ -108,9 +132,24 @@ describe('createTablesFromTemplate', () => {
     });
   });
 
-  it('creates every table ACTIVE, on demand, with the template keys, attributes and GSIs', async () => {
-    for (const definition of tableDefinitionsFromTemplate(template)) {
-      const { Table } = await client.send(new DescribeTableCommand({ TableName: names[definition.role] }));
+  it("creates every table ACTIVE, on demand, with the template keys, attributes and GSIs; the previous release's with legacy: true", async () => {
+    const legacyPrefix = `${prefix}-legacy`;
+    const withLegacy = await createTablesFromTemplate(client, template, legacyPrefix, { legacy: true });
+    expect(withLegacy).toMatchObject({
+      legacyContests: `${legacyPrefix}-legacyContests`,
+      legacyReminders: `${legacyPrefix}-legacyReminders`,
+    });
+    const definitions = tableDefinitionsFromTemplate(template);
+    expect(definitions).toHaveLength(7);
+    const isLegacy = (role: string) => role.startsWith('legacy');
+    const created = [
+      ...definitions.filter((d) => !isLegacy(d.role)).map((d) => [names[d.role], d] as const),
+      ...definitions.map((d) => [withLegacy[d.role], d] as const),
+    ];
+    expect(created).toHaveLength(12);
+    for (const [TableName, definition] of created) {
+      expect(TableName, definition.role).toBeDefined();
+      const { Table } = await client.send(new DescribeTableCommand({ TableName }));
       expect(Table?.TableStatus).toBe('ACTIVE');
       expect(Table?.BillingModeSummary?.BillingMode).toBe('PAY_PER_REQUEST');
       expect(Table?.KeySchema).toEqual(definition.keySchema);
@@ -135,16 +174,18 @@ describe('createTablesFromTemplate', () => {
   });
 
   it('serves "upcoming contests" from the byPlatformStart index', async () => {
-    const put = (contestId: number, startTimeSeconds: number) =>
+    const put = (contestId: string, startTimeSeconds: number, platform = 'codeforces') =>
       client.send(
         new PutItemCommand({
           TableName: names.contests,
-          Item: { contestId: { N: String(contestId) }, platform: { S: 'codeforces' }, startTimeSeconds: { N: String(startTimeSeconds) } },
+          Item: { contestId: { S: contestId }, platform: { S: platform }, startTimeSeconds: { N: String(startTimeSeconds) } },
         }),
       );
-    await put(1, 3_000);
-    await put(2, 1_000);
-    await put(3, 2_000);
+    await put('codeforces:1', 3_000);
+    await put('codeforces:2', 1_000);
+    await put('codeforces:3', 2_000);
+    // Another platform's contest of the same number: its own item, not in Codeforces' answer.
+    await put('atcoder:1', 2_500, 'atcoder');
     const { Items } = await client.send(
       new QueryCommand({
         TableName: names.contests,
@@ -153,7 +194,7 @@ describe('createTablesFromTemplate', () => {
         ExpressionAttributeValues: { ':p': { S: 'codeforces' }, ':t': { N: '1500' } },
       }),
     );
-    expect(Items?.map((i) => i.contestId?.N)).toEqual(['3', '1']);
+    expect(Items?.map((i) => i.contestId?.S)).toEqual(['codeforces:3', 'codeforces:1']);
   });
 
   it('fails rather than reuse tables that already exist', async () => {

@@ -5,7 +5,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV, EVENT_SOURCES, LEASE_PK, METRIC, METRICS_NAMESPACE, RUN_PK_PREFIX, SERVICE_NAME } from '../../lambda/contract.js';
-import { TABLE_ACTIONS, TABLE_ROLES, type TableRole } from '../../lib/table-access.js';
+import { SYNC_DUE_INDEX_ACTIONS, TABLE_ACTIONS, TABLE_ROLES, type TableRole } from '../../lib/table-access.js';
 import { synthTemplate, type CfnTemplate } from '../../local/template.js';
 
 let json: CfnTemplate;
@@ -80,78 +80,119 @@ beforeAll(async () => {
   template = Template.fromJSON({ ...json, Resources: resources });
 });
 
+/** The previous release's tables (numeric keys), kept untouched as what the upgrade copies. */
+const LEGACY_TABLES = { contests: 'TablesContests029826AF', reminders: 'TablesReminders622DEDAA' } as const;
+
+const BY_USER_ATTRIBUTES = ['minutesBefore', 'remindAt', 'dueAt', 'paused', 'notifiedStart', 'notifiedAt', 'expiresAt'];
+
+function contestsTableChecks(table: Resources[string], contestIdType: 'S' | 'N'): void {
+  expect(table.Properties.KeySchema).toEqual([{ AttributeName: 'contestId', KeyType: 'HASH' }]);
+  expect(table.Properties.AttributeDefinitions).toEqual(
+    expect.arrayContaining([
+      { AttributeName: 'contestId', AttributeType: contestIdType },
+      { AttributeName: 'platform', AttributeType: 'S' },
+      { AttributeName: 'startTimeSeconds', AttributeType: 'N' },
+    ]),
+  );
+  expect(table.Properties.AttributeDefinitions).toHaveLength(3);
+  expect(table.Properties.GlobalSecondaryIndexes).toEqual([
+    {
+      IndexName: 'byPlatformStart',
+      KeySchema: [
+        { AttributeName: 'platform', KeyType: 'HASH' },
+        { AttributeName: 'startTimeSeconds', KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    },
+  ]);
+  expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+  expect(table.DeletionPolicy).toBe('Retain');
+  expect(table.UpdateReplacePolicy).toBe('Retain');
+}
+
+/** The Reminders indexes, the same on both tables (the key types are in AttributeDefinitions). */
+const REMINDERS_INDEXES = [
+  {
+    IndexName: 'byDue',
+    KeySchema: [
+      { AttributeName: 'dueShard', KeyType: 'HASH' },
+      { AttributeName: 'dueAt', KeyType: 'RANGE' },
+    ],
+    Projection: { ProjectionType: 'ALL' },
+  },
+  {
+    IndexName: 'byUser',
+    KeySchema: [
+      { AttributeName: 'userId', KeyType: 'HASH' },
+      { AttributeName: 'contestId', KeyType: 'RANGE' },
+    ],
+    Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: BY_USER_ATTRIBUTES },
+  },
+];
+
 describe('tables', () => {
-  it('has exactly three on-demand tables with PITR and no explicit names', () => {
-    const tables = Object.values(ofType('AWS::DynamoDB::Table'));
-    expect(tables).toHaveLength(3);
-    for (const table of tables) {
+  it("has exactly five on-demand tables with PITR and no explicit names: the three the functions use and the previous release's two", () => {
+    const tables = ofType('AWS::DynamoDB::Table');
+    expect(Object.keys(tables).sort()).toEqual([...new Set([...Object.values(tableIds()), ...Object.values(LEGACY_TABLES)])].sort());
+    expect(Object.keys(tables)).toHaveLength(5);
+    for (const table of Object.values(tables)) {
       expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
       expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
       expect(table.Properties.TableName).toBeUndefined();
     }
   });
 
-  it('Contests: pk contestId (N), TTL expiresAt, GSI byPlatformStart (platform S + startTimeSeconds N, ALL), retained', () => {
-    const table = json.Resources[tableIds().contests];
-    expect(table.Properties.KeySchema).toEqual([{ AttributeName: 'contestId', KeyType: 'HASH' }]);
-    expect(table.Properties.AttributeDefinitions).toEqual(
-      expect.arrayContaining([
-        { AttributeName: 'contestId', AttributeType: 'N' },
-        { AttributeName: 'platform', AttributeType: 'S' },
-        { AttributeName: 'startTimeSeconds', AttributeType: 'N' },
-      ]),
-    );
-    expect(table.Properties.AttributeDefinitions).toHaveLength(3);
-    expect(table.Properties.GlobalSecondaryIndexes).toEqual([
-      {
-        IndexName: 'byPlatformStart',
-        KeySchema: [
-          { AttributeName: 'platform', KeyType: 'HASH' },
-          { AttributeName: 'startTimeSeconds', KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: 'ALL' },
-      },
+  it('Contests: pk contestId (S, the qualified id), TTL expiresAt, GSI byPlatformStart (platform S + startTimeSeconds N, ALL), retained', () => {
+    contestsTableChecks(json.Resources[tableIds().contests], 'S');
+  });
+
+  it('Reminders: pk contestKey (S, <contestId>#<bucket>), sk userId (S), TTL expiresAt, the sparse byDue GSI (dueShard N, dueAt N), byUser (userId S, contestId S, what a listed reminder shows), retained', () => {
+    const table = json.Resources[tableIds().reminders];
+    expect(table.Properties.KeySchema).toEqual([
+      { AttributeName: 'contestKey', KeyType: 'HASH' },
+      { AttributeName: 'userId', KeyType: 'RANGE' },
+    ]);
+    expect(table.Properties.AttributeDefinitions).toEqual([
+      { AttributeName: 'contestKey', AttributeType: 'S' },
+      { AttributeName: 'userId', AttributeType: 'S' },
+      { AttributeName: 'dueShard', AttributeType: 'N' },
+      { AttributeName: 'dueAt', AttributeType: 'N' },
+      { AttributeName: 'contestId', AttributeType: 'S' },
     ]);
     expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    expect(table.Properties.GlobalSecondaryIndexes).toEqual(REMINDERS_INDEXES);
     expect(table.DeletionPolicy).toBe('Retain');
     expect(table.UpdateReplacePolicy).toBe('Retain');
   });
 
-  it('Reminders: pk contestId (N), sk userId (S), TTL expiresAt, the sparse byDue GSI (dueShard N, dueAt N), byUser (userId S, contestId N, what a listed reminder shows), retained', () => {
-    const table = json.Resources[tableIds().reminders];
-    expect(table.Properties.KeySchema).toEqual([
+  it("keeps the previous release's Contests (pk contestId N) and Reminders (pk contestId N, sk userId S) as deployed, retained", () => {
+    contestsTableChecks(json.Resources[LEGACY_TABLES.contests], 'N');
+    const reminders = json.Resources[LEGACY_TABLES.reminders];
+    expect(reminders.Properties.KeySchema).toEqual([
       { AttributeName: 'contestId', KeyType: 'HASH' },
       { AttributeName: 'userId', KeyType: 'RANGE' },
     ]);
-    expect(table.Properties.AttributeDefinitions).toEqual([
+    expect(reminders.Properties.AttributeDefinitions).toEqual([
       { AttributeName: 'contestId', AttributeType: 'N' },
       { AttributeName: 'userId', AttributeType: 'S' },
       { AttributeName: 'dueShard', AttributeType: 'N' },
       { AttributeName: 'dueAt', AttributeType: 'N' },
     ]);
-    expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
-    expect(table.Properties.GlobalSecondaryIndexes).toEqual([
-      {
-        IndexName: 'byDue',
-        KeySchema: [
-          { AttributeName: 'dueShard', KeyType: 'HASH' },
-          { AttributeName: 'dueAt', KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: 'ALL' },
-      },
-      {
-        IndexName: 'byUser',
-        KeySchema: [
-          { AttributeName: 'userId', KeyType: 'HASH' },
-          { AttributeName: 'contestId', KeyType: 'RANGE' },
-        ],
-        Projection: {
-          ProjectionType: 'INCLUDE',
-          NonKeyAttributes: ['minutesBefore', 'remindAt', 'dueAt', 'paused', 'notifiedStart', 'notifiedAt', 'expiresAt'],
-        },
-      },
-    ]);
-    expect(table.DeletionPolicy).toBe('Retain');
+    expect(reminders.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    expect(reminders.Properties.GlobalSecondaryIndexes).toEqual(REMINDERS_INDEXES);
+    expect(reminders.DeletionPolicy).toBe('Retain');
+    expect(reminders.UpdateReplacePolicy).toBe('Retain');
+  });
+
+  it("grants the previous release's tables to no function and names them in no function's environment", () => {
+    for (const id of Object.values(LEGACY_TABLES)) {
+      for (const [policyId, policy] of Object.entries(full.findResources('AWS::IAM::Policy'))) {
+        expect(JSON.stringify(policy.Properties.PolicyDocument), `${policyId} grants ${id}`).not.toContain(id);
+      }
+      for (const [fnId, fn] of Object.entries(full.findResources('AWS::Lambda::Function'))) {
+        expect(JSON.stringify(fn.Properties.Environment ?? {}), `${fnId} is told of ${id}`).not.toContain(id);
+      }
+    }
   });
 
   it('Coordination: pk pk (S), TTL ttl, deleted with the stack', () => {
@@ -238,14 +279,28 @@ describe('IAM', () => {
   };
   const actionsOf = (statement: any): string[] => [statement.Action].flat().sort();
 
-  it.each(TABLE_ROLES)('grants exactly the listed actions on the %s table ARN, nothing on its indexes', (role) => {
-    const tableArn = { 'Fn::GetAtt': [tableIds()[role], 'Arn'] };
-    const statements = statementsOfFunctionRole().filter((s) => JSON.stringify(s.Resource).includes(tableIds()[role]));
-    expect(statements).toHaveLength(1);
-    expect(statements[0].Effect).toBe('Allow');
-    expect(statements[0].Resource).toEqual(tableArn);
-    expect(actionsOf(statements[0])).toEqual([...TABLE_ACTIONS[role]].sort());
-  });
+  it.each(TABLE_ROLES)(
+    "grants exactly the listed actions on the %s table ARN, nothing on its indexes but the sync's byDue Query",
+    (role) => {
+      const tableArn = { 'Fn::GetAtt': [tableIds()[role], 'Arn'] };
+      const statements = statementsOfFunctionRole().filter((s) => JSON.stringify(s.Resource).includes(tableIds()[role]));
+      const onTable = statements.filter((s) => JSON.stringify(s.Resource) === JSON.stringify(tableArn));
+      expect(onTable).toHaveLength(1);
+      expect(onTable[0].Effect).toBe('Allow');
+      expect(actionsOf(onTable[0])).toEqual([...TABLE_ACTIONS[role]].sort());
+      const onIndexes = statements.filter((s) => s !== onTable[0]);
+      if (role !== 'reminders') {
+        expect(onIndexes).toEqual([]);
+        return;
+      }
+      // The sweep of the byDue partitions a lowered DUE_SHARDS retired: a Query on that one index.
+      expect(onIndexes).toHaveLength(1);
+      expect(onIndexes[0].Effect).toBe('Allow');
+      expect(onIndexes[0].Resource).toEqual({ 'Fn::Join': ['', [tableArn, '/index/byDue']] });
+      expect(actionsOf(onIndexes[0])).toEqual([...SYNC_DUE_INDEX_ACTIONS].sort());
+      expect(SYNC_DUE_INDEX_ACTIONS).toEqual(['dynamodb:Query']);
+    },
+  );
 
   it('pins the table action lists (change lib/table-access.ts and this test together): no Query on Coordination', () => {
     expect(TABLE_ACTIONS).toEqual({
@@ -277,8 +332,9 @@ describe('IAM', () => {
       expect(JSON.stringify(statement.Resource)).not.toMatch(/"\*"|\/\*/);
     }
     const dynamoActions = statements.flatMap(actionsOf).filter((a) => a.startsWith('dynamodb:'));
-    // The data tables' actions, and the PutItem of its outbox items (keys scoped to its source).
-    expect(dynamoActions).toHaveLength(Object.values(TABLE_ACTIONS).flat().length + 1);
+    // The data tables' actions, the Query of the byDue index (retired shards), and the PutItem of its
+    // outbox items (keys scoped to its source).
+    expect(dynamoActions).toHaveLength(Object.values(TABLE_ACTIONS).flat().length + SYNC_DUE_INDEX_ACTIONS.length + 1);
     const outbox = statements.find((s) => s.Sid === 'OutboxTable');
     expect(outbox?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${EVENT_SOURCES.contests}#*`] } });
   });

@@ -12,6 +12,8 @@ import { sampleList, scanAll } from '../support/contests.js';
 import { localHandler } from '../support/handler.js';
 import type { TestTables } from '../support/tables.js';
 import { useWorld } from '../support/world.js';
+import { cf } from '../support/ids.js';
+import { replyClockId } from '../../lambda/contests/model.js';
 
 let standin: CodeforcesStandin;
 let tables: TestTables;
@@ -21,7 +23,7 @@ useWorld('events', (world) => {
 
 interface Published {
   detailType: string;
-  contestId: number;
+  contestId: string;
   detail: Record<string, unknown>;
 }
 
@@ -36,9 +38,15 @@ async function outbox(): Promise<Published[]> {
     .map((item) => {
       const detail = JSON.parse(String(item.detail)) as Record<string, unknown>;
       expect(detail.eventId).toBe(item.eventId);
-      return { detailType: String(item.detailType), contestId: Number(detail.contestId), detail };
+      // Version 2 of the detail: the qualified id, the platform and its own id; `contest` (deprecated) the same.
+      expect(detail).toMatchObject({
+        contest: detail.contestId,
+        platform: 'codeforces',
+        platformId: String(detail.contestId).split(':')[1],
+      });
+      return { detailType: String(item.detailType), contestId: String(detail.contestId), detail };
     })
-    .sort((a, b) => a.contestId - b.contestId || a.detailType.localeCompare(b.detailType));
+    .sort((a, b) => a.contestId.localeCompare(b.contestId) || a.detailType.localeCompare(b.detailType));
 }
 const kinds = (events: Published[]) => events.map(({ detailType, contestId }) => `${contestId} ${detailType}`);
 
@@ -49,13 +57,13 @@ describe('contest events', () => {
     expect(first.summary).toMatchObject({ outcome: 'succeeded', counts: { eventsPublished: 5, eventsDuplicate: 0 } });
     // 2100 is running and 2099 finished: no news for users.
     expect(kinds(await outbox())).toEqual([
-      '2101 ContestAnnounced',
-      '2102 ContestAnnounced',
-      '2103 ContestAnnounced',
-      '2104 ContestAnnounced',
-      '2105 ContestAnnounced',
+      'codeforces:2101 ContestAnnounced',
+      'codeforces:2102 ContestAnnounced',
+      'codeforces:2103 ContestAnnounced',
+      'codeforces:2104 ContestAnnounced',
+      'codeforces:2105 ContestAnnounced',
     ]);
-    const a2102 = (await outbox()).find((e) => e.contestId === 2102)!;
+    const a2102 = (await outbox()).find((e) => e.contestId === cf(2102))!;
     expect(a2102.detail).toMatchObject({
       name: 'Educational Codeforces Round 190 (Rated for Div. 2)',
       type: 'ICPC',
@@ -80,14 +88,18 @@ describe('contest events', () => {
     expect((await invoke({})).summary?.counts).toMatchObject({ eventsPublished: 1 });
     const rescheduled = (await outbox()).find((e) => e.detailType === 'ContestRescheduled')!;
     expect(rescheduled.detail).toMatchObject({
-      contestId: 2104,
+      contestId: cf(2104),
+      contest: cf(2104),
+      platform: 'codeforces',
+      platformId: '2104',
       previousStartTimeSeconds: start2104,
       startTimeSeconds: start2104 + 86_400,
     });
     // A third miss deletes it: nothing told yet, the reply clock remembers it.
     expect((await invoke({})).summary?.counts).toMatchObject({ contestsRemoved: 1, eventsPublished: 0 });
-    const clockItem = async () => (await tables.doc.send(new GetCommand({ TableName: tables.names.contests, Key: { contestId: 0 } }))).Item;
-    expect((await clockItem())?.withdrawn).toMatchObject({ 2101: { start: start2101, told: false } });
+    const clockItem = async () =>
+      (await tables.doc.send(new GetCommand({ TableName: tables.names.contests, Key: { contestId: replyClockId('codeforces') } }))).Item;
+    expect((await clockItem())?.withdrawn).toMatchObject({ [cf(2101)]: { start: start2101, told: false } });
     // A day after its first miss (the run's clock moved on), it is told withdrawn, once.
     offsetMs = 25 * 3_600_000;
     // Replies made a day later (the stand-in dates its replies by the real clock: queued bodies instead).
@@ -103,14 +115,17 @@ describe('contest events', () => {
     standin.enqueue(dayLater(moved), dayLater(moved));
     expect((await invoke({})).summary?.counts).toMatchObject({ eventsPublished: 1 });
     expect((await invoke({})).summary?.counts).toMatchObject({ eventsPublished: 0 });
-    expect(kinds(await outbox()).filter((line) => line.startsWith('2101'))).toEqual(['2101 ContestAnnounced', '2101 ContestWithdrawn']);
+    expect(kinds(await outbox()).filter((line) => line.startsWith('codeforces:2101 '))).toEqual([
+      'codeforces:2101 ContestAnnounced',
+      'codeforces:2101 ContestWithdrawn',
+    ]);
     // Listed again: back, and the register forgets it.
     standin.enqueue(dayLater(list.map((c) => (c.id === 2104 ? { ...c, startTimeSeconds: start2104 + 86_400 } : c))));
     expect((await invoke({})).summary?.outcome).toBe('succeeded');
-    expect(kinds(await outbox()).filter((line) => line.startsWith('2101'))).toEqual([
-      '2101 ContestAnnounced',
-      '2101 ContestBack',
-      '2101 ContestWithdrawn',
+    expect(kinds(await outbox()).filter((line) => line.startsWith('codeforces:2101 '))).toEqual([
+      'codeforces:2101 ContestAnnounced',
+      'codeforces:2101 ContestBack',
+      'codeforces:2101 ContestWithdrawn',
     ]);
     expect((await clockItem())?.withdrawn).toBeUndefined();
   });
@@ -145,7 +160,7 @@ describe('contest events', () => {
     const { summary } = await invoke({ dryRun: true });
     expect(summary?.changes).toMatchObject({
       eventsTotal: 5,
-      events: expect.arrayContaining([{ detailType: 'ContestAnnounced', contestId: 2101 }]),
+      events: expect.arrayContaining([{ detailType: 'ContestAnnounced', contestId: cf(2101) }]),
     });
     expect(await outbox()).toEqual([]);
   });

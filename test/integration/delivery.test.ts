@@ -26,6 +26,8 @@ import { tableDefinitionsFromTemplate } from '../../local/tables.js';
 import { synthesizedTemplate, type TestTables } from '../support/tables.js';
 import { scheduledEvent } from '../support/processes.js';
 import { useWorld } from '../support/world.js';
+import { cf } from '../support/ids.js';
+import { contestKeyOf, reminderKey } from '../../lambda/reminders/table.js';
 
 let tables: TestTables;
 useWorld('delivery', (world) => {
@@ -81,7 +83,7 @@ function handler(calls?: Call[], after?: After) {
             const [kind, body] = Object.entries(item)[0] as [string, any];
             const action = { ConditionCheck: 'ConditionCheckItem', Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem' }[kind]!;
             const key = body.Key ?? body.Item;
-            calls.push({ action: `dynamodb:${action}`, table: body.TableName, key: keyValue(key.pk ?? key.contestId) });
+            calls.push({ action: `dynamodb:${action}`, table: body.TableName, key: keyValue(key.pk ?? key.contestKey ?? key.contestId) });
           }
         } else if (operation === 'BatchGetItem') {
           for (const table of Object.keys(input.RequestItems as object)) calls.push({ action: 'dynamodb:BatchGetItem', table });
@@ -146,15 +148,16 @@ function handler(calls?: Call[], after?: After) {
 }
 
 /** A contest item as the sync writes it, due (its reminders may fire) at `dueStart`, or paused without one (null). */
-const contestItem = (start: number, dueStart: number | null = start, contestId = 2051) => ({
-  contestId,
+const contestItem = (start: number, dueStart: number | null = start, id = 2051) => ({
+  contestId: cf(id),
   platform: 'codeforces',
-  name: `Codeforces Round ${contestId}`,
+  platformId: String(id),
+  name: `Codeforces Round ${id}`,
   type: 'CF',
   phase: 'BEFORE',
   startTimeSeconds: start,
   durationSeconds: 7200,
-  url: `https://codeforces.com/contest/${contestId}`,
+  url: `https://codeforces.com/contest/${id}`,
   updatedAt: new Date().toISOString(),
   expiresAt: start + 86_400,
   ...(dueStart !== null ? { dueStart } : { remindersPaused: 'held' }),
@@ -174,20 +177,28 @@ async function seed(count: number, extra: Record<string, unknown>[] = []): Promi
   await tables.doc.send(
     new PutCommand({
       TableName: tables.names.contests,
-      Item: { contestId: 0, replyMadeAt: Math.floor(Date.now() / 1000), updatedAt: new Date().toISOString() },
+      Item: { contestId: 'clock#codeforces', replyMadeAt: Math.floor(Date.now() / 1000), updatedAt: new Date().toISOString() },
     }),
   );
   const rows = [
     ...Array.from({ length: count }, (_, i) => ({
-      contestId: 2051,
-      userId: `user-${i}`,
+      ...reminderKey(cf(2051), `user-${i}`),
+      contestId: cf(2051),
       minutesBefore: 60,
       remindAt: start - 3600,
       dueAt: start - 3600,
       dueShard: 0,
       dueStart: start,
     })),
-    ...extra.map((row) => ({ contestId: 2051, dueShard: 0, dueStart: start, dueAt: start - 3600, remindAt: start - 3600, ...row })),
+    ...extra.map((row) => ({
+      contestId: cf(2051),
+      contestKey: contestKeyOf(cf(2051), String(row.userId)),
+      dueShard: 0,
+      dueStart: start,
+      dueAt: start - 3600,
+      remindAt: start - 3600,
+      ...row,
+    })),
   ];
   await Promise.all(rows.map((Item) => tables.doc.send(new PutCommand({ TableName: tables.names.reminders, Item }))));
   return start;
@@ -215,13 +226,14 @@ describe('reminder delivery on DynamoDB Local', () => {
     // Rows written before intents keep the id they always had: (contest, user, start).
     expect(new Set(outbox.map((item) => item.eventId))).toEqual(new Set(reminders.map((r) => legacyId(2051, String(r.userId), start))));
     expect(
-      reminders.every((r) => reminderDueId(2051, String(r.userId), undefined, start) === legacyId(2051, String(r.userId), start)),
+      reminders.every((r) => reminderDueId(cf(2051), String(r.userId), undefined, start) === legacyId(2051, String(r.userId), start)),
     ).toBe(true);
     const detail = JSON.parse(String(outbox[0]!.detail)) as Record<string, unknown>;
     expect(detail).toMatchObject({
-      contestId: 2051,
+      contestId: 'codeforces:2051',
       contest: 'codeforces:2051',
       platform: 'codeforces',
+      platformId: '2051',
       minutesBefore: 60,
       startTimeSeconds: start,
       name: 'Codeforces Round 2051',
@@ -306,8 +318,8 @@ describe('reminder delivery on DynamoDB Local', () => {
       new PutCommand({
         TableName: tables.names.reminders,
         Item: {
-          contestId: 2052,
-          userId: 'paused',
+          ...reminderKey(cf(2052), 'paused'),
+          contestId: cf(2052),
           minutesBefore: 60,
           remindAt: oldStart - 3600,
           dueAt: oldStart - 3600,
@@ -363,8 +375,8 @@ describe('reminder delivery on DynamoDB Local', () => {
   it('a reminder sent for intent i1, then set again (i2, same start), is sent again once under a new id; duplicates send nothing twice', async () => {
     const start = await seed(0);
     const row = (intent: string) => ({
-      contestId: 2051,
-      userId: 'ana',
+      ...reminderKey(cf(2051), 'ana'),
+      contestId: cf(2051),
       minutesBefore: 60,
       remindAt: start - 3600,
       dueAt: start - 3600,
@@ -374,7 +386,7 @@ describe('reminder delivery on DynamoDB Local', () => {
     });
     await tables.doc.send(new PutCommand({ TableName: tables.names.reminders, Item: row('i1-aaaaaaaaaaaaaaaaaaaa') }));
     expect(await handler()(minute(), context())).toMatchObject({ outcome: 'succeeded', counts: { delivered: 1 } });
-    const first = reminderDueId(2051, 'ana', 'i1-aaaaaaaaaaaaaaaaaaaa', start);
+    const first = reminderDueId(cf(2051), 'ana', 'i1-aaaaaaaaaaaaaaaaaaaa', start);
     expect((await scan(outboxOf(tables))).map((item) => item.eventId)).toEqual([first]);
     expect(first).not.toBe(legacyId(2051, 'ana', start));
 
@@ -386,11 +398,9 @@ describe('reminder delivery on DynamoDB Local', () => {
     const delivered = runs.map((r) => Number((r as { counts?: { delivered?: number } }).counts?.delivered ?? 0));
     expect(delivered.reduce((sum, n) => sum + n, 0)).toBe(1);
     expect(await handlers[0]!({}, context())).toMatchObject({ outcome: 'succeeded', idle: true });
-    const second = reminderDueId(2051, 'ana', 'i2-bbbbbbbbbbbbbbbbbbbb', start);
+    const second = reminderDueId(cf(2051), 'ana', 'i2-bbbbbbbbbbbbbbbbbbbb', start);
     expect((await scan(outboxOf(tables))).map((item) => item.eventId).sort()).toEqual([first, second].sort());
-    expect(
-      await tables.doc.send(new GetCommand({ TableName: tables.names.reminders, Key: { contestId: 2051, userId: 'ana' } })),
-    ).toMatchObject({
+    expect(await tables.doc.send(new GetCommand({ TableName: tables.names.reminders, Key: reminderKey(cf(2051), 'ana') }))).toMatchObject({
       Item: { intent: 'i2-bbbbbbbbbbbbbbbbbbbb', notifiedStart: start },
     });
   });
@@ -398,8 +408,8 @@ describe('reminder delivery on DynamoDB Local', () => {
   it('the claim is conditional on the intent as read: a row set again between the read and the claim is not sent under the old id', async () => {
     const start = await seed(0);
     const row = (intent: string) => ({
-      contestId: 2051,
-      userId: 'bo',
+      ...reminderKey(cf(2051), 'bo'),
+      contestId: cf(2051),
       minutesBefore: 60,
       remindAt: start - 3600,
       dueAt: start - 3600,
@@ -419,15 +429,15 @@ describe('reminder delivery on DynamoDB Local', () => {
     expect(raced).toMatchObject({ outcome: 'succeeded', counts: { delivered: 0, lost: 1 } });
     expect(await scan(outboxOf(tables))).toEqual([]);
     expect(await handler()({}, context())).toMatchObject({ outcome: 'succeeded', counts: { delivered: 1 } });
-    expect((await scan(outboxOf(tables))).map((item) => item.eventId)).toEqual([reminderDueId(2051, 'bo', 'second-intent', start)]);
+    expect((await scan(outboxOf(tables))).map((item) => item.eventId)).toEqual([reminderDueId(cf(2051), 'bo', 'second-intent', start)]);
   });
 
-  it('an idle minute sends one Query per partition served and takes no lease; every call is allowed by the synthesized policy, which grants only what is used', async () => {
+  it('an idle minute sends one Query and takes no lease; every call is allowed by the synthesized policy, which grants only what is used', async () => {
     const calls: Call[] = [];
     const h = handler(calls);
-    expect(await h(minute(), context())).toMatchObject({ outcome: 'succeeded', idle: true, counts: { queries: 16 } });
-    // DUE_SHARDS = 1: the one job also reads the partitions a larger setting may have left rows in.
-    expect(calls).toEqual(Array.from({ length: 16 }, () => ({ action: 'dynamodb:Query', table: tables.names.reminders, index: 'byDue' })));
+    expect(await h(minute(), context())).toMatchObject({ outcome: 'succeeded', idle: true, counts: { queries: 1 } });
+    // The job reads its own partition only: the sync moves rows out of partitions a lowered setting retired.
+    expect(calls).toEqual([{ action: 'dynamodb:Query', table: tables.names.reminders, index: 'byDue' }]);
     await seed(60);
     faults.loseNextReleaseAnswer = true; // the release lands, its answer is lost: the read-back (GetItem) decides
     expect(await h({}, context())).toMatchObject({ outcome: 'succeeded', counts: { delivered: 60, transactions: 2 } });

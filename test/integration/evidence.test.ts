@@ -15,6 +15,7 @@ import { setReminder, snapshot, type ApiContest } from '../support/contests.js';
 import { localHandler } from '../support/handler.js';
 import type { TestTables } from '../support/tables.js';
 import { useWorld } from '../support/world.js';
+import { cf, codeforcesNumber } from '../support/ids.js';
 
 let standin: CodeforcesStandin;
 let tables: TestTables;
@@ -70,13 +71,13 @@ function harness() {
       await tables.doc.send(
         new UpdateCommand({
           TableName: tables.names.reminders,
-          Key: { contestId: item.contestId, userId: item.userId },
+          Key: { contestKey: item.contestKey, userId: item.userId },
           UpdateExpression: 'SET notifiedAt = :at, notifiedStart = dueStart, paused = :notified REMOVE dueAt, dueShard, dueStart',
           ConditionExpression: 'dueAt = :seen',
           ExpressionAttributeValues: { ':at': at, ':notified': 'notified', ':seen': item.dueAt },
         }),
       );
-      fired.push({ contestId: Number(item.contestId), userId: String(item.userId), at, start: Number(item.dueStart) });
+      fired.push({ contestId: codeforcesNumber(item.contestId), userId: String(item.userId), at, start: Number(item.dueStart) });
     }
   };
   return {
@@ -147,7 +148,7 @@ describe('the same wrong reply three times (fresh times each hour): nothing lost
       for (let i = 0; i < 8; i += 1) await h.hour(honest(h.clock.seconds + 2));
       // The view is the truth again, the reminders all kept.
       const { contests, reminders: after } = await snapshot(tables);
-      for (const c of ROUNDS) expect(contests.find((s) => s.contestId === c.id)).toMatchObject({ startTimeSeconds: c.start });
+      for (const c of ROUNDS) expect(contests.find((s) => s.contestId === cf(c.id))).toMatchObject({ startTimeSeconds: c.start });
       expect(after).toHaveLength(reminders);
       expectOnTimeOrLate(h.fired, episodeEnd);
       // Both reminders of the two near rounds fired by now (late if the lie covered their time).
@@ -190,8 +191,11 @@ describe('when in doubt, delay', () => {
     const stale = await h.hour(last);
     expect(stale.summary).toMatchObject({ outcome: 'succeeded', counts: { repliesStale: 1, remindersPaused: 1, contestsWritten: 0 } });
     let state = await snapshot(tables);
-    expect(state.contests.find((c) => c.contestId === 2101)).toMatchObject({ remindersPaused: 'held', startTimeSeconds: ROUNDS[0]!.start });
-    expect(state.reminders.filter((r) => r.contestId === 2101).map((r) => [r.userId, r.paused ?? r.dueAt])).toEqual([
+    expect(state.contests.find((c) => c.contestId === cf(2101))).toMatchObject({
+      remindersPaused: 'held',
+      startTimeSeconds: ROUNDS[0]!.start,
+    });
+    expect(state.reminders.filter((r) => r.contestId === cf(2101)).map((r) => [r.userId, r.paused ?? r.dueAt])).toEqual([
       ['a', ROUNDS[0]!.start - 10 * MIN],
       ['b', 'held'],
     ]);
@@ -199,7 +203,7 @@ describe('when in doubt, delay', () => {
     // T0 + 4 h: fresh again: the pause ends, 'b' fires late (never early), 'a' on time.
     await h.hour(honest(h.clock.seconds + 2));
     state = await snapshot(tables);
-    expect(state.contests.find((c) => c.contestId === 2101)?.remindersPaused).toBeUndefined();
+    expect(state.contests.find((c) => c.contestId === cf(2101))?.remindersPaused).toBeUndefined();
     expect(h.fired.map((f) => [f.contestId, f.userId, f.at - (ROUNDS[0]!.start - (f.userId === 'a' ? 10 : 60) * MIN)])).toEqual([
       [2101, 'b', 30 * MIN + 10],
       [2101, 'a', 10],
@@ -258,7 +262,7 @@ describe('one believable lie per contest', () => {
     expect(h.fired.filter((f) => f.contestId === 2103)).toEqual([]);
     expectOnTimeOrLate(h.fired, episodeEnd);
     const { reminders } = await snapshot(tables);
-    expect(reminders.filter((r) => r.contestId === 2103).map((r) => r.dueAt)).toEqual([
+    expect(reminders.filter((r) => r.contestId === cf(2103)).map((r) => r.dueAt)).toEqual([
       ROUNDS[2]!.start - 10 * MIN,
       ROUNDS[2]!.start - 60 * MIN,
     ]);
@@ -273,15 +277,15 @@ describe('reminders are never deleted, and never orphaned for ever', () => {
     const without = (t: number) => honest(t).filter((e) => e.id !== 2104);
     for (let i = 0; i < 3; i += 1) await h.hour(without(h.clock.seconds + 2));
     let state = await snapshot(tables);
-    expect(state.contests.find((c) => c.contestId === 2104)).toBeUndefined();
+    expect(state.contests.find((c) => c.contestId === cf(2104))).toBeUndefined();
     const expiresAt = ROUNDS[3]!.start + 2 * HOUR + 7 * 24 * HOUR;
-    expect(state.reminders.filter((r) => r.contestId === 2104).map((r) => [r.paused, r.expiresAt, r.dueAt])).toEqual([
+    expect(state.reminders.filter((r) => r.contestId === cf(2104)).map((r) => [r.paused, r.expiresAt, r.dueAt])).toEqual([
       ['vanished', expiresAt, undefined],
       ['vanished', expiresAt, undefined],
     ]);
     await h.hour(honest(h.clock.seconds + 2));
     state = await snapshot(tables);
-    expect(state.reminders.filter((r) => r.contestId === 2104).map((r) => r.dueAt)).toEqual([
+    expect(state.reminders.filter((r) => r.contestId === cf(2104)).map((r) => r.dueAt)).toEqual([
       ROUNDS[3]!.start - 10 * MIN,
       ROUNDS[3]!.start - 60 * MIN,
     ]);
@@ -297,10 +301,10 @@ describe('reminders are never deleted, and never orphaned for ever', () => {
     const { summary } = await h.hour([entry(stuck, h.clock.seconds + 2, { phase: 'PENDING_SYSTEM_TEST' })]);
     expect(summary, JSON.stringify(summary)).toMatchObject({ outcome: 'succeeded' });
     const { contests, reminders } = await snapshot(tables);
-    const contest = contests.find((c) => c.contestId === 2401);
+    const contest = contests.find((c) => c.contestId === cf(2401));
     // Left as stored (never rewritten from the stuck entry), marked once.
     expect(contest).toMatchObject({ remindersPaused: 'expired', phase: 'BEFORE' });
-    expect(reminders).toMatchObject([{ contestId: 2401, userId: 'a', paused: 'expired', expiresAt: contest!.expiresAt }]);
+    expect(reminders).toMatchObject([{ contestId: cf(2401), userId: 'a', paused: 'expired', expiresAt: contest!.expiresAt }]);
     expect(reminders[0]?.dueAt).toBeUndefined();
   });
 });

@@ -9,7 +9,7 @@
  * the function that calls it.
  */
 import { describe, expect, it } from 'vitest';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ENV } from '../../lambda/contract.js';
 import { tableDefinitionsFromTemplate, type TableRole } from '../../local/tables.js';
 import type { CodeforcesStandin } from '../../local/codeforces-standin.js';
@@ -18,6 +18,9 @@ import { localHandler } from '../support/handler.js';
 import { scheduledEvent } from '../support/processes.js';
 import { synthesizedTemplate, type TestTables } from '../support/tables.js';
 import { useWorld } from '../support/world.js';
+import { cf } from '../support/ids.js';
+import { reminderKey } from '../../lambda/reminders/table.js';
+import { replyClockId } from '../../lambda/contests/model.js';
 
 let standin: CodeforcesStandin;
 let tables: TestTables;
@@ -42,7 +45,7 @@ interface Statement {
 
 /** The partition key value of a Key or Item, native (document client) or marshalled ({S}/{N}). */
 const firstValue = (key: Record<string, unknown> | undefined): string | undefined => {
-  const pk = key?.pk ?? key?.contestId;
+  const pk = key?.pk ?? key?.contestKey ?? key?.contestId;
   if (typeof pk === 'string' || typeof pk === 'number') return String(pk);
   const attr = pk as Attr | undefined;
   return attr?.S ?? attr?.N;
@@ -105,12 +108,18 @@ function allows(statement: Statement, action: string, logicalId: string, key: st
 
 describe('the synthesized IAM policy against the calls the code makes', () => {
   it('allows every DynamoDB request of a varied set of runs, and grants nothing the code does not use', async () => {
-    const calls: Call[] = [];
+    const calls: (Call & { index?: string })[] = [];
     const { invoke, requests } = localHandler(tables, standin.baseUrl, { leaseSeconds: 8 });
     let loseNextReleaseAnswer = false;
     requests.client.middlewareStack.add(
       (next, context) => async (args) => {
-        calls.push(...callsOf(context.commandName ?? 'unknown', args.input as Record<string, any>));
+        const input = args.input as Record<string, any>;
+        calls.push(
+          ...callsOf(context.commandName ?? 'unknown', input).map((call) => ({
+            ...call,
+            ...(input.IndexName !== undefined ? { index: String(input.IndexName) } : {}),
+          })),
+        );
         const result = await next(args);
         const isRelease = ((args.input as { TransactItems?: { Put?: { Item?: Record<string, unknown> } }[] }).TransactItems ?? []).some(
           (i) => firstValue(i.Put?.Item)?.startsWith('run#'),
@@ -174,6 +183,31 @@ describe('the synthesized IAM policy against the calls the code makes', () => {
         ),
     );
     expect((await invoke({})).summary?.counts).toMatchObject({ contestsWritten: 1, transactions: 1 });
+    // DUE_SHARDS was 4 before this deployment (the clock says so): the run sweeps byDue partitions 1 to 3.
+    await tables.doc.send(
+      new UpdateCommand({
+        TableName: tables.names.contests,
+        Key: { contestId: replyClockId('codeforces') },
+        UpdateExpression: 'SET dueShards = :four',
+        ExpressionAttributeValues: { ':four': 4 },
+      }),
+    );
+    const due = start2104 + 3600 - 1800;
+    await tables.doc.send(
+      new PutCommand({
+        TableName: tables.names.reminders,
+        Item: {
+          ...reminderKey(cf(2104), 'carol'),
+          contestId: cf(2104),
+          minutesBefore: 30,
+          remindAt: due,
+          dueAt: due,
+          dueShard: 2,
+          dueStart: start2104 + 3600,
+        },
+      }),
+    );
+    expect((await invoke({})).summary).toMatchObject({ outcome: 'succeeded', counts: { remindersResharded: 1 } });
     await tables.doc.send(
       new PutCommand({
         TableName: tables.names.coordination,
@@ -185,18 +219,32 @@ describe('the synthesized IAM policy against the calls the code makes', () => {
     const roleOf = new Map<string, TableRole>(Object.entries(tables.names).map(([role, name]) => [name, role as TableRole]));
     const logicalIdOf = new Map(tableDefinitionsFromTemplate(synthesizedTemplate() as never).map((d) => [d.role, d.logicalId]));
     const statements = functionStatements();
+    // The run after the lowered setting swept the byDue partitions above it: the index grant is used.
+    expect(calls.some((call) => call.index === 'byDue' && call.action === 'dynamodb:Query')).toBe(true);
     const refused = calls.filter((call) => {
       const logicalId = logicalIdOf.get(roleOf.get(call.table)!)!;
-      return !statements.some((statement) => allows(statement, call.action, logicalId, call.key));
+      return !statements.some((statement) =>
+        call.index !== undefined
+          ? statement.Effect === 'Allow' &&
+            [statement.Action].flat().includes(call.action) &&
+            JSON.stringify(statement.Resource).includes(`"${logicalId}"`) &&
+            JSON.stringify(statement.Resource).includes(`/index/${call.index}"`)
+          : allows(statement, call.action, logicalId, call.key),
+      );
     });
     expect(refused, JSON.stringify(refused.slice(0, 5))).toEqual([]);
 
-    const used = new Set(calls.map((call) => `${roleOf.get(call.table)} ${call.action}`));
+    const used = new Set(
+      calls.map((call) => `${roleOf.get(call.table)}${call.index !== undefined ? `/${call.index}` : ''} ${call.action}`),
+    );
     const granted = new Set(
       statements.flatMap((statement) => {
-        const logicalId = ([statement.Resource].flat() as { 'Fn::GetAtt'?: [string] }[])[0]?.['Fn::GetAtt']?.[0];
-        const role = [...logicalIdOf].find(([, id]) => id === logicalId)?.[0];
-        return role === undefined ? [] : [statement.Action].flat().map((action) => `${role} ${action}`);
+        const text = JSON.stringify(statement.Resource);
+        const role = [...logicalIdOf].find(([, id]) => text.includes(`"${id}"`))?.[0];
+        const index = /\/index\/([A-Za-z0-9_.-]+)/.exec(text)?.[1];
+        return role === undefined
+          ? []
+          : [statement.Action].flat().map((action) => `${role}${index !== undefined ? `/${index}` : ''} ${action}`);
       }),
     );
     expect([...used].sort()).toEqual([...granted].sort());
@@ -338,8 +386,9 @@ describe('the reminder delivery job’s synthesized policy against the calls it 
       new PutCommand({
         TableName: tables.names.contests,
         Item: {
-          contestId: 2051,
+          contestId: cf(2051),
           platform: 'codeforces',
+          platformId: '2051',
           name: 'Round 2051',
           type: 'CF',
           phase: 'BEFORE',
@@ -353,12 +402,22 @@ describe('the reminder delivery job’s synthesized policy against the calls it 
         },
       }),
     );
-    await tables.doc.send(new PutCommand({ TableName: tables.names.contests, Item: { contestId: 0, replyMadeAt: now, updatedAt: 'x' } }));
+    await tables.doc.send(
+      new PutCommand({ TableName: tables.names.contests, Item: { contestId: 'clock#codeforces', replyMadeAt: now, updatedAt: 'x' } }),
+    );
     for (const userId of ['a', 'b', 'c']) {
       await tables.doc.send(
         new PutCommand({
           TableName: tables.names.reminders,
-          Item: { contestId: 2051, userId, minutesBefore: 60, remindAt: start - 3600, dueAt: start - 3600, dueShard: 0, dueStart: start },
+          Item: {
+            ...reminderKey(cf(2051), userId),
+            contestId: cf(2051),
+            minutesBefore: 60,
+            remindAt: start - 3600,
+            dueAt: start - 3600,
+            dueShard: 0,
+            dueStart: start,
+          },
         }),
       );
     }
@@ -370,8 +429,8 @@ describe('the reminder delivery job’s synthesized policy against the calls it 
       new PutCommand({
         TableName: tables.names.reminders,
         Item: {
-          contestId: 2051,
-          userId: 'd',
+          ...reminderKey(cf(2051), 'd'),
+          contestId: cf(2051),
           minutesBefore: 60,
           remindAt: start - 3600,
           dueAt: start - 3600,
@@ -449,7 +508,7 @@ describe('the reminder write path’s actions against the calls it makes', () =>
         // A cancel lands between a set's read and its transaction: the set reads again.
         if (raceOnce && context.commandName === 'TransactWriteItemsCommand') {
           raceOnce = false;
-          await tables.doc.send(new DeleteCommand({ TableName: tables.names.reminders, Key: { contestId: 2051, userId: 'alice' } }));
+          await tables.doc.send(new DeleteCommand({ TableName: tables.names.reminders, Key: reminderKey(cf(2051), 'alice') }));
         }
         return next(args);
       },
@@ -460,28 +519,35 @@ describe('the reminder write path’s actions against the calls it makes', () =>
       tables: { contests: tables.names.contests, reminders: tables.names.reminders },
     });
     const start = Math.floor(Date.now() / 1000) + 86_400;
-    const contest = (contestId: number, extra: Record<string, unknown>) =>
+    const contest = (id: number, extra: Record<string, unknown>) =>
       tables.doc.send(
         new PutCommand({
           TableName: tables.names.contests,
-          Item: { contestId, platform: 'codeforces', phase: 'BEFORE', startTimeSeconds: start, expiresAt: start + 86_400, ...extra },
+          Item: {
+            contestId: cf(id),
+            platform: 'codeforces',
+            phase: 'BEFORE',
+            startTimeSeconds: start,
+            expiresAt: start + 86_400,
+            ...extra,
+          },
         }),
       );
     await contest(2051, { dueStart: start });
     await contest(2052, { remindersPaused: 'held' });
     // Set, the same again, a change, a change raced by a cancel, a paused contest, refusals, cancels, list pages.
-    await reminders.setReminder({ contestId: 2051, userId: 'alice', minutesBefore: 30 });
-    await reminders.setReminder({ contestId: 2051, userId: 'alice', minutesBefore: 30 });
-    await reminders.setReminder({ contestId: 2051, userId: 'alice', minutesBefore: 60 });
+    await reminders.setReminder({ contestId: cf(2051), userId: 'alice', minutesBefore: 30 });
+    await reminders.setReminder({ contestId: cf(2051), userId: 'alice', minutesBefore: 30 });
+    await reminders.setReminder({ contestId: cf(2051), userId: 'alice', minutesBefore: 60 });
     raceOnce = true;
-    await reminders.setReminder({ contestId: 2051, userId: 'alice', minutesBefore: 15 });
-    await reminders.setReminder({ contestId: 2052, userId: 'alice', minutesBefore: 15 });
-    await expect(reminders.setReminder({ contestId: 4040, userId: 'alice', minutesBefore: 15 })).rejects.toMatchObject({
+    await reminders.setReminder({ contestId: cf(2051), userId: 'alice', minutesBefore: 15 });
+    await reminders.setReminder({ contestId: cf(2052), userId: 'alice', minutesBefore: 15 });
+    await expect(reminders.setReminder({ contestId: cf(4040), userId: 'alice', minutesBefore: 15 })).rejects.toMatchObject({
       code: 'contest-not-found',
     });
-    expect(await reminders.cancelReminder({ contestId: 2052, userId: 'alice' })).toEqual({ cancelled: true });
-    expect(await reminders.cancelReminder({ contestId: 2052, userId: 'alice' })).toEqual({ cancelled: false });
-    await reminders.setReminder({ contestId: 2052, userId: 'alice', minutesBefore: 15 });
+    expect(await reminders.cancelReminder({ contestId: cf(2052), userId: 'alice' })).toEqual({ cancelled: true });
+    expect(await reminders.cancelReminder({ contestId: cf(2052), userId: 'alice' })).toEqual({ cancelled: false });
+    await reminders.setReminder({ contestId: cf(2052), userId: 'alice', minutesBefore: 15 });
     const first = await reminders.listReminders({ userId: 'alice', limit: 1 });
     expect(first.cursor).toBeDefined();
     await reminders.listReminders({ userId: 'alice', limit: 1, cursor: first.cursor! });

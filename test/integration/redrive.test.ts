@@ -16,6 +16,8 @@ import { reminderDueId } from '../../lambda/delivery/due.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoClient } from '../../local/dynamodb-local.js';
 import { redrive, type RedriveTables } from '../../cli/redrive/outbox.js';
 import { createTestTables, type TestTables } from '../support/tables.js';
+import { cf } from '../support/ids.js';
+import { reminderKey } from '../../lambda/reminders/table.js';
 
 const HOUR = 3600;
 const DAY = 86_400;
@@ -72,20 +74,20 @@ describe('npm run redrive on DynamoDB Local', () => {
       const put = (TableName: string, Item: Record<string, unknown>) => t.doc.send(new PutCommand({ TableName, Item }));
 
       // The contests as they are now: 2051 still fires at `start`; 2052 moved two hours later; 2053 paused.
-      await put(t.names.contests, { contestId: 2051, name: 'R 2051', url: 'u', startTimeSeconds: start, dueStart: start });
+      await put(t.names.contests, { contestId: cf(2051), name: 'R 2051', url: 'u', startTimeSeconds: start, dueStart: start });
       await put(t.names.contests, {
-        contestId: 2052,
+        contestId: cf(2052),
         name: 'R 2052',
         url: 'u',
         startTimeSeconds: start + 2 * HOUR,
         dueStart: start + 2 * HOUR,
       });
-      await put(t.names.contests, { contestId: 2053, name: 'R 2053', url: 'u', startTimeSeconds: start, remindersPaused: 'held' });
+      await put(t.names.contests, { contestId: cf(2053), name: 'R 2053', url: 'u', startTimeSeconds: start, remindersPaused: 'held' });
       // The reminder rows as they are now: sent for `start` (ana with an intent, bo before intents); cy set again since.
-      const sent = (contestId: number, userId: string, intent?: string) =>
+      const sent = (id: number, userId: string, intent?: string) =>
         put(t.names.reminders, {
-          contestId,
-          userId,
+          ...reminderKey(cf(id), userId),
+          contestId: cf(id),
           minutesBefore: 30,
           remindAt: start - 1800,
           notifiedStart: start,
@@ -99,30 +101,45 @@ describe('npm run redrive on DynamoDB Local', () => {
       await sent(2052, 'dee', 'i-dee');
       await sent(2053, 'eve', 'i-eve');
 
-      const reminder = (contestId: number, userId: string, intent: string | undefined, startTimeSeconds: number, ageSeconds: number) =>
+      const reminder = (id: number, userId: string, intent: string | undefined, startTimeSeconds: number, ageSeconds: number) =>
         outboxItem(
           'contest-sync.reminders',
           'ReminderDue',
-          reminderDueId(contestId, userId, intent, startTimeSeconds),
-          { contestId, userId, minutesBefore: 30, startTimeSeconds, dueAt: startTimeSeconds - 1800 },
+          reminderDueId(cf(id), userId, intent, startTimeSeconds),
+          {
+            contestId: cf(id),
+            contest: cf(id),
+            platform: 'codeforces',
+            platformId: String(id),
+            userId,
+            minutesBefore: 30,
+            startTimeSeconds,
+            dueAt: startTimeSeconds - 1800,
+          },
           nowMs - ageSeconds * 1000,
         );
       const items = {
         ana: reminder(2051, 'ana', 'i-ana', start, HOUR),
         bo: reminder(2051, 'bo', undefined, start, HOUR),
-        announced: outboxItem('contest-sync.contests', 'ContestAnnounced', 'contest:recent', { contestId: 2051 }, nowMs - 3 * DAY * 1000),
+        announced: outboxItem(
+          'contest-sync.contests',
+          'ContestAnnounced',
+          'contest:recent',
+          { contestId: cf(2051) },
+          nowMs - 3 * DAY * 1000,
+        ),
         tooOld: outboxItem(
           'contest-sync.contests',
           'ContestRescheduled',
           'contest:old',
-          { contestId: 2051 },
+          { contestId: cf(2051) },
           nowMs - (6 * DAY + HOUR) * 1000,
         ),
         passed: reminder(2051, 'fay', 'i-fay', now - 60, 2 * HOUR),
         cySetAgain: reminder(2051, 'cy', 'i-cy-1', start, HOUR),
         moved: reminder(2052, 'dee', 'i-dee', start, HOUR),
         paused: reminder(2053, 'eve', 'i-eve', start, HOUR),
-        outside: outboxItem('contest-sync.contests', 'ContestAnnounced', 'contest:outside', { contestId: 9 }, nowMs - 8 * DAY * 1000),
+        outside: outboxItem('contest-sync.contests', 'ContestAnnounced', 'contest:outside', { contestId: cf(9) }, nowMs - 8 * DAY * 1000),
       };
       for (const item of Object.values(items)) await put(tables.outbox, item);
       // What was written to the outbox, as its stream carries it (DynamoDB Local also streams records of its own, named otherwise).

@@ -11,6 +11,8 @@ import { scheduledEvent } from '../support/processes.js';
 import { timed } from '../support/starvation.js';
 import type { TestTables } from '../support/tables.js';
 import { useWorld } from '../support/world.js';
+import { cf } from '../support/ids.js';
+import { contestKeyOf } from '../../lambda/reminders/table.js';
 
 let standin: CodeforcesStandin;
 let tables: TestTables;
@@ -31,10 +33,12 @@ describe('a sync', () => {
       counts: { contestsFetched: 8, contestsWritten: 7, contestsUnchanged: 0 },
     });
     const { contests } = await snapshot(tables);
-    expect(contests.map((c) => c.contestId)).toEqual([2099, 2100, 2101, 2102, 2103, 2104, 2105]);
-    const upcoming = contests.find((c) => c.contestId === 2102);
+    expect(contests.map((c) => c.contestId)).toEqual([2099, 2100, 2101, 2102, 2103, 2104, 2105].map(cf));
+    const upcoming = contests.find((c) => c.contestId === cf(2102));
     expect(upcoming).toMatchObject({
+      contestId: 'codeforces:2102',
       platform: 'codeforces',
+      platformId: '2102',
       name: 'Educational Codeforces Round 190 (Rated for Div. 2)',
       type: 'ICPC',
       phase: 'BEFORE',
@@ -90,19 +94,20 @@ describe('a sync', () => {
       counts: { contestsWritten: 2, contestsVanished: 1, contestsRemoved: 0, remindersMoved: 2, remindersDue: 2 },
     });
     const { contests, reminders } = await snapshot(tables);
-    const c2104 = contests.find((c) => c.contestId === 2104);
+    const c2104 = contests.find((c) => c.contestId === cf(2104));
     expect(c2104).toMatchObject({ name: 'Codeforces Round 1050 (Div. 1)', startTimeSeconds: moved, confirmedStart: start2104 });
     expect(c2104?.remindersPaused).toBeUndefined();
     // Marked at once (the app stops showing it as upcoming), reminders paused and kept.
-    expect(contests.find((c) => c.contestId === 2103)).toMatchObject({
+    expect(contests.find((c) => c.contestId === cf(2103))).toMatchObject({
       missingSyncs: 1,
       vanishedAt: expect.any(Number),
       remindersPaused: 'vanished',
     });
-    const expiresOf = (id: number) => contests.find((c) => c.contestId === id)?.expiresAt;
+    const expiresOf = (id: number) => contests.find((c) => c.contestId === cf(id))?.expiresAt;
     expect(reminders).toEqual([
       {
-        contestId: 2100,
+        contestKey: contestKeyOf(cf(2100), 'carol'),
+        contestId: cf(2100),
         userId: 'carol',
         minutesBefore: 10,
         remindAt: start2100 - 600,
@@ -111,9 +116,18 @@ describe('a sync', () => {
         paused: 'finished',
         expiresAt: expiresOf(2100),
       },
-      { contestId: 2103, userId: 'dave', minutesBefore: 15, remindAt: start2103 - 900, paused: 'vanished', expiresAt: expiresOf(2103) },
       {
-        contestId: 2104,
+        contestKey: contestKeyOf(cf(2103), 'dave'),
+        contestId: cf(2103),
+        userId: 'dave',
+        minutesBefore: 15,
+        remindAt: start2103 - 900,
+        paused: 'vanished',
+        expiresAt: expiresOf(2103),
+      },
+      {
+        contestKey: contestKeyOf(cf(2104), 'alice'),
+        contestId: cf(2104),
         userId: 'alice',
         minutesBefore: 30,
         remindAt: moved - 1800,
@@ -123,7 +137,8 @@ describe('a sync', () => {
         expiresAt: expiresOf(2104),
       },
       {
-        contestId: 2104,
+        contestKey: contestKeyOf(cf(2104), 'bob'),
+        contestId: cf(2104),
         userId: 'bob',
         minutesBefore: 60,
         remindAt: moved - 3600,
@@ -135,7 +150,7 @@ describe('a sync', () => {
     ]);
     // The next reply confirms the move: nothing of the reminders changes.
     expect((await invoke({})).summary?.counts).toMatchObject({ remindersMoved: 0, remindersDue: 0, remindersPaused: 0 });
-    expect((await snapshot(tables)).contests.find((c) => c.contestId === 2104)).toMatchObject({ confirmedStart: moved });
+    expect((await snapshot(tables)).contests.find((c) => c.contestId === cf(2104))).toMatchObject({ confirmedStart: moved });
   });
 
   it('deletes a vanished contest only after 3 consecutive successful syncs miss it, its reminders kept paused; restores one that comes back, its reminders due again', async () => {
@@ -145,7 +160,7 @@ describe('a sync', () => {
     await invoke({});
     await setReminder(tables, 2103, 'dave', 15);
     const erin = await setReminder(tables, 2102, 'erin', 15);
-    const stored2102 = (await snapshot(tables)).contests.find((c) => c.contestId === 2102);
+    const stored2102 = (await snapshot(tables)).contests.find((c) => c.contestId === cf(2102));
 
     standin.setContests(list.filter((c) => c.id !== 2103 && c.id !== 2102));
     expect((await invoke({})).summary?.counts).toMatchObject({ contestsVanished: 2, contestsRemoved: 0, remindersPaused: 2 });
@@ -154,12 +169,12 @@ describe('a sync', () => {
     standin.setContests(list.filter((c) => c.id !== 2103));
     expect((await invoke({})).summary?.counts).toMatchObject({ contestsRestored: 1, contestsRemoved: 1, remindersDue: 1 });
     const { contests, reminders } = await snapshot(tables);
-    expect(contests.find((c) => c.contestId === 2103)).toBeUndefined();
-    const restored = contests.find((c) => c.contestId === 2102);
+    expect(contests.find((c) => c.contestId === cf(2103))).toBeUndefined();
+    const restored = contests.find((c) => c.contestId === cf(2102));
     expect({ ...restored, updatedAt: undefined }).toEqual({ ...stored2102, updatedAt: undefined });
     expect(reminders.map((r) => [r.contestId, r.userId, r.dueAt, r.paused])).toEqual([
-      [2102, 'erin', erin.dueAt, undefined],
-      [2103, 'dave', undefined, 'vanished'],
+      [cf(2102), 'erin', erin.dueAt, undefined],
+      [cf(2103), 'dave', undefined, 'vanished'],
     ]);
   });
 
@@ -177,8 +192,10 @@ describe('a sync', () => {
     requests.client.middlewareStack.add(
       (next) => async (args) => {
         const result = await next(args);
-        const input = args.input as { TableName?: string; KeyConditionExpression?: string };
-        if (!claimed && input.TableName === tables.names.reminders && input.KeyConditionExpression !== undefined) {
+        const input = args.input as { TableName?: string; ExpressionAttributeValues?: Record<string, unknown> };
+        // Once the sync has read alice's bucket (one of the contest's 16 keys).
+        const key = input.ExpressionAttributeValues?.[':key'];
+        if (!claimed && input.TableName === tables.names.reminders && key === contestKeyOf(cf(2104), 'alice')) {
           claimed = true;
           await markNotified(tables, 2104, 'alice', Math.floor(Date.now() / 1000), start);
         }
@@ -190,13 +207,13 @@ describe('a sync', () => {
     expect(claimed).toBe(true);
     expect(raced.summary).toMatchObject({ outcome: 'succeeded', counts: { remindersRaced: 1 } });
     let { contests, reminders } = await snapshot(tables);
-    expect(contests.find((c) => c.contestId === 2104)?.startTimeSeconds).toBe(start + 3600);
+    expect(contests.find((c) => c.contestId === cf(2104))?.startTimeSeconds).toBe(start + 3600);
     expect(reminders.find((r) => r.userId === 'bob')).toMatchObject({ dueStart: start + 3600, remindAt: start + 3600 - 1800 });
     // Sent for the old start, as claimed: the sync did not overwrite the claim.
     expect(reminders.find((r) => r.userId === 'alice')).toMatchObject({ notifiedStart: start, paused: 'notified' });
     // Its contest is handed over: the next run reads its reminders again.
     const lease = await tables.doc.send(new GetCommand({ TableName: tables.names.coordination, Key: { pk: 'lease#contest-sync' } }));
-    expect([...((lease.Item?.handoff as Set<string> | undefined) ?? [])]).toContain('2104');
+    expect([...((lease.Item?.handoff as Set<string> | undefined) ?? [])]).toContain(cf(2104));
     // The next run reads it again (handed over) and makes it due at the new start.
     expect((await invoke({})).summary).toMatchObject({ outcome: 'succeeded', counts: { remindersRaced: 0 } });
     ({ contests, reminders } = await snapshot(tables));
@@ -224,7 +241,13 @@ describe('a sync', () => {
     // The contest was handed over: its reminders are read again and the late one follows.
     expect(summary?.counts).toMatchObject({ remindersMoved: 1, remindersDue: 1, contestsWritten: 0, contestsRechecked: 1 });
     expect((await snapshot(tables)).reminders).toContainEqual(
-      expect.objectContaining({ contestId: 2104, userId: 'late', remindAt: moved - 1800, dueAt: moved - 1800 }),
+      expect.objectContaining({
+        contestKey: contestKeyOf(cf(2104), 'late'),
+        contestId: cf(2104),
+        userId: 'late',
+        remindAt: moved - 1800,
+        dueAt: moved - 1800,
+      }),
     );
 
     // Then an unchanged sync costs what it always did.
@@ -238,7 +261,7 @@ describe('a sync', () => {
     const { invoke } = localHandler(tables, standin.baseUrl);
     const { summary } = await invoke({ dryRun: true });
     expect(summary).toMatchObject({ outcome: 'succeeded', dryRun: true, counts: { contestsWritten: 0 } });
-    expect(summary?.changes?.write.map((c) => c.contestId).sort()).toEqual([2099, 2100, 2101, 2102, 2103, 2104, 2105]);
+    expect(summary?.changes?.write.map((c) => c.contestId).sort()).toEqual([2099, 2100, 2101, 2102, 2103, 2104, 2105].map(cf));
     expect((await snapshot(tables)).contests).toEqual([]);
   });
 

@@ -77,7 +77,10 @@ describe('the local door (npm start)', () => {
     const uids = parseFeed(await feed.text()).events.map((e) => e.uid);
     const announced = door.webhooks.filter((e) => e['detail-type'] === 'ContestAnnounced');
     expect(announced.length).toBeGreaterThan(0);
-    expect(uids.sort()).toEqual(announced.map((e) => `codeforces-${String(e.detail.contestId)}@contest-sync`).sort());
+    // The UID is the platform and its own id: a Codeforces contest's is what it always was.
+    expect(uids.sort()).toEqual(announced.map((e) => `${String(e.detail.platform)}-${String(e.detail.platformId)}@contest-sync`).sort());
+    for (const uid of uids) expect(uid).toMatch(/^codeforces-[1-9][0-9]*@contest-sync$/);
+    for (const e of announced) expect(e.detail.contestId).toBe(`codeforces:${String(e.detail.platformId)}`);
   });
 
   it("refuses as API Gateway's authorizer does, before the function: no token, a forged, expired, other issuer's or other audience's; nothing written", async () => {

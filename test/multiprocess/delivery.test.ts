@@ -50,6 +50,9 @@ import { startConsumerBus } from '../support/consumer-bus.js';
 import { scanAll } from '../support/contests.js';
 import { alarmMetrics, extractEmf, unfed } from '../support/emf.js';
 import { invokeBundle, scheduledEvent, type InvocationOutcome, type RunningInvocation } from '../support/processes.js';
+import { cf } from '../support/ids.js';
+import { reminderKey } from '../../lambda/reminders/table.js';
+import { platformIdOf } from '../../lambda/sources/ids.js';
 
 /**
  * The template's lease is 30 s; shortened so that a killed or frozen holder's lease lapses within
@@ -220,8 +223,9 @@ describe('reminder delivery end to end on the bundles', () => {
         [c.movedUnder]: nowS + 1200,
       };
       const contest = (contestId: number, extra: Item = {}): Item => ({
-        contestId,
+        contestId: cf(contestId),
         platform: 'codeforces',
+        platformId: String(contestId),
         name: `Codeforces Round ${contestId}`,
         type: 'CF',
         phase: 'BEFORE',
@@ -249,7 +253,7 @@ describe('reminder delivery end to end on the bundles', () => {
       await doc.send(
         new PutCommand({
           TableName: tables.contests,
-          Item: { contestId: 0, replyMadeAt: nowS - 71 * 60, updatedAt: new Date().toISOString() },
+          Item: { contestId: 'clock#codeforces', replyMadeAt: nowS - 71 * 60, updatedAt: new Date().toISOString() },
         }),
       );
 
@@ -257,8 +261,8 @@ describe('reminder delivery end to end on the bundles', () => {
       const reminder = (contestId: number, userId: string, minutesBefore: number, extra: Item = {}): Item => {
         const dueStart = start[contestId] ?? nowS + 1800;
         return {
-          contestId,
-          userId,
+          ...reminderKey(cf(contestId), userId),
+          contestId: cf(contestId),
           minutesBefore,
           remindAt: dueStart - 60 * minutesBefore,
           dueAt: dueStart - 60 * minutesBefore,
@@ -299,10 +303,12 @@ describe('reminder delivery end to end on the bundles', () => {
         [reminder(c.c1, 'bad-notified-text', 60, { notifiedStart: 'yesterday' }), 'notifiedStart'],
         [reminder(c.c1, 'bad-already-sent', 60, { notifiedStart: s1 }), 'already-notified'],
         [reminder(c.c1, 'bad-sent-before', 60, { notifiedStart: s1 - DAY, sentStarts: new Set([s1, s1 - 2 * DAY]) }), 'already-notified'],
-        [reminder(0, 'bad-contest-zero', 60), 'contestId'],
-        [reminder(-7, 'bad-contest-negative', 60), 'contestId'],
-        [reminder(2 ** 31, 'bad-contest-huge', 60), 'contestId'],
-        [reminder(2101.5, 'bad-contest-fraction', 60), 'contestId'],
+        // Not a qualified id of a known platform (a number as the release before qualified ids wrote it, an unknown platform, none).
+        [reminder(c.c1, 'bad-contest-number', 60, { contestId: 2101 }), 'contestId'],
+        [reminder(c.c1, 'bad-contest-platform', 60, { contestId: 'topcoder:2101' }), 'contestId'],
+        [reminder(c.c1, 'bad-contest-empty', 60, { contestId: 'codeforces:' }), 'contestId'],
+        // Under a key its contest and user do not name (another contest's bucket key): the claim would update another row.
+        [reminder(c.c1, 'bad-contest-key', 60, { contestId: cf(c.c2) }), 'contestKey'],
       ];
       const invalidReasons: Record<string, number> = {};
       for (const [, reason] of bad) invalidReasons[reason] = (invalidReasons[reason] ?? 0) + 1;
@@ -346,7 +352,7 @@ describe('reminder delivery end to end on the bundles', () => {
       await doc.send(
         new PutCommand({
           TableName: tables.contests,
-          Item: { contestId: 0, replyMadeAt: Math.floor(Date.now() / 1000) - 60, updatedAt: new Date().toISOString() },
+          Item: { contestId: 'clock#codeforces', replyMadeAt: Math.floor(Date.now() / 1000) - 60, updatedAt: new Date().toISOString() },
         }),
       );
 
@@ -451,14 +457,14 @@ describe('reminder delivery end to end on the bundles', () => {
         );
         await Promise.all(
           [...seeded.values()]
-            .filter((row) => row.item.contestId === c.c3)
+            .filter((row) => row.item.contestId === cf(c.c3))
             .map(async (row) => {
               const minutesBefore = Number(row.item.minutesBefore);
               const changes = { remindAt: moved - 60 * minutesBefore, dueAt: moved - 60 * minutesBefore, dueStart: moved };
               await doc.send(
                 new UpdateCommand({
                   TableName: tables.reminders,
-                  Key: { contestId: c.c3, userId: row.item.userId },
+                  Key: reminderKey(cf(c.c3), String(row.item.userId)),
                   UpdateExpression: 'SET remindAt = :remindAt, dueAt = :dueAt, dueStart = :dueStart',
                   ConditionExpression: 'attribute_not_exists(notifiedStart)',
                   ExpressionAttributeValues: { ':remindAt': changes.remindAt, ':dueAt': changes.dueAt, ':dueStart': changes.dueStart },
@@ -501,7 +507,7 @@ describe('reminder delivery end to end on the bundles', () => {
       // What must have happened to every seeded row.
       const expected = [...seeded.values()].filter((row) => row.fate === 'delivered');
       const expectedIds = expected
-        .map((row) => reminderDueId(Number(row.item.contestId), String(row.item.userId), undefined, Number(row.item.dueStart)))
+        .map((row) => reminderDueId(String(row.item.contestId), String(row.item.userId), undefined, Number(row.item.dueStart)))
         .sort();
       expect(expected).toHaveLength(165 + 20 + 120);
       const rows = new Map((await scan(tables.reminders)).map((row) => [keyOf(row), row]));
@@ -529,7 +535,7 @@ describe('reminder delivery end to end on the bundles', () => {
       expect(inbox.map((row) => row.pk).sort()).toEqual(expectedIds);
       const byId = new Map(
         expected.map((row) => [
-          reminderDueId(Number(row.item.contestId), String(row.item.userId), undefined, Number(row.item.dueStart)),
+          reminderDueId(String(row.item.contestId), String(row.item.userId), undefined, Number(row.item.dueStart)),
           row.item,
         ]),
       );
@@ -541,15 +547,16 @@ describe('reminder delivery end to end on the bundles', () => {
           detail: {
             eventId: row.pk,
             contestId: item.contestId,
-            contest: `codeforces:${String(item.contestId)}`,
+            contest: item.contestId,
             platform: 'codeforces',
+            platformId: platformIdOf(String(item.contestId)),
             userId: item.userId,
             minutesBefore: item.minutesBefore,
             startTimeSeconds: item.dueStart,
             startTime: new Date(Number(item.dueStart) * 1000).toISOString(),
             dueAt: item.dueAt,
-            name: `Codeforces Round ${String(item.contestId)}`,
-            url: `https://codeforces.com/contest/${String(item.contestId)}`,
+            name: `Codeforces Round ${platformIdOf(String(item.contestId))}`,
+            url: `https://codeforces.com/contest/${platformIdOf(String(item.contestId))}`,
           },
         });
       }

@@ -28,6 +28,9 @@ import { deliveryEnvironment } from '../chaos/runner.js';
 import { scanAll } from '../support/contests.js';
 import { invokeBundle, scheduledEvent, type InvocationOutcome, type RunningInvocation } from '../support/processes.js';
 import { createTestTables, type TestTables } from '../support/tables.js';
+import { cf } from '../support/ids.js';
+import { reminderKey } from '../../lambda/reminders/table.js';
+import { isReplyClockId } from '../../lambda/contests/model.js';
 
 const MINUTE = 60;
 const HOUR = 3600;
@@ -56,7 +59,7 @@ interface Listed {
 /** What a user received: one ReminderDue event of the outbox. */
 interface Sent {
   eventId: string;
-  contestId: number;
+  contestId: string;
   userId: string;
   minutesBefore: number;
   start: number;
@@ -196,7 +199,7 @@ class World {
         const claimedAt = Number(item.createdAtMs) / 1000;
         return {
           eventId: String(item.eventId),
-          contestId: Number(detail.contestId),
+          contestId: String(detail.contestId),
           userId: String(detail.userId),
           minutesBefore,
           start,
@@ -221,14 +224,14 @@ class World {
 
   async row(contestId: number, userId: string): Promise<Item | undefined> {
     const out = await this.tables.doc.send(
-      new GetCommand({ TableName: this.tables.names.reminders, Key: { contestId, userId }, ConsistentRead: true }),
+      new GetCommand({ TableName: this.tables.names.reminders, Key: reminderKey(cf(contestId), userId), ConsistentRead: true }),
     );
     return out.Item;
   }
 
   async contest(contestId: number): Promise<Item | undefined> {
     const out = await this.tables.doc.send(
-      new GetCommand({ TableName: this.tables.names.contests, Key: { contestId }, ConsistentRead: true }),
+      new GetCommand({ TableName: this.tables.names.contests, Key: { contestId: cf(contestId) }, ConsistentRead: true }),
     );
     return out.Item;
   }
@@ -242,7 +245,7 @@ class World {
     const contest = await this.contest(contestId);
     const rows = users.map(([userId, minutesBefore]) => {
       const decision = decideSet({
-        input: { contestId, userId, minutesBefore },
+        input: { contestId: cf(contestId), userId, minutesBefore },
         contest,
         row: undefined,
         nowSeconds: this.nowSeconds(),
@@ -287,18 +290,17 @@ const tableOf = (action: Item): string | undefined =>
   ((action.Put ?? action.Update ?? action.ConditionCheck ?? action.Delete) as { TableName?: string } | undefined)?.TableName;
 const transactItems = (request: ProxyRequest): Item[] =>
   request.operation === 'TransactWriteItems' ? ((request.body?.TransactItems as Item[] | undefined) ?? []) : [];
-/** The sync's transaction that puts contest items (not the reply clock, item 0). */
+/** The sync's transaction that puts contest items (not the reply clock, `clock#<platform>`). */
 const isContestCommit = (request: ProxyRequest, tables: TestTables): boolean =>
-  transactItems(request).some(
-    (a) =>
-      tableOf(a) === tables.names.contests &&
-      (a.Put as { Item?: { contestId?: { N?: string } } } | undefined)?.Item?.contestId?.N !== undefined &&
-      (a.Put as { Item: { contestId: { N: string } } }).Item.contestId.N !== '0',
-  );
+  transactItems(request).some((a) => {
+    const id = (a.Put as { Item?: { contestId?: { S?: string } } } | undefined)?.Item?.contestId?.S;
+    return tableOf(a) === tables.names.contests && id !== undefined && !isReplyClockId(id);
+  });
 const isReminderCommit = (request: ProxyRequest, tables: TestTables): boolean =>
   transactItems(request).some((a) => a.Update !== undefined && tableOf(a) === tables.names.reminders);
+/** A Query of a contest's reminders (one of its bucket keys; not the byDue sweep of retired shards). */
 const isReminderRead = (request: ProxyRequest, tables: TestTables): boolean =>
-  request.operation === 'Query' && request.body?.TableName === tables.names.reminders;
+  request.operation === 'Query' && request.body?.TableName === tables.names.reminders && request.body.IndexName === undefined;
 
 function report(seam: string, sent: readonly Sent[], extra: Record<string, unknown> = {}): void {
   const byStart: Record<string, number> = {};
@@ -338,7 +340,7 @@ describe('the seams between the app, the sync and delivery (bundles, simulated c
     const moments: string[] = [];
     const setAt = async (moment: string, userId: string, minutesBefore = 30) => {
       moments.push(moment);
-      await world.app.setReminder({ contestId: X, userId, minutesBefore });
+      await world.app.setReminder({ contestId: cf(X), userId, minutesBefore });
     };
     const done = new Set<string>();
     let reminderCommits = 0;
@@ -392,7 +394,7 @@ describe('the seams between the app, the sync and delivery (bundles, simulated c
       expect(s.afterDue, s.userId).toBeGreaterThanOrEqual(0);
       expect(s.afterDue, s.userId).toBeLessThan(MINUTE + 5);
       const row = await world.row(X, s.userId);
-      expect(s.eventId).toBe(reminderDueId(X, s.userId, String(row?.intent), newStart));
+      expect(s.eventId).toBe(reminderDueId(cf(X), s.userId, String(row?.intent), newStart));
     }
     expect(sent.find((s) => s.userId === 'seed-0')?.minutesBefore).toBe(31);
   });
@@ -408,7 +410,7 @@ describe('the seams between the app, the sync and delivery (bundles, simulated c
       { id: 4103, start: H + 9 * HOUR },
     ];
     expect((await world.sync(list, { interval: H })).summary?.outcome).toBe('succeeded');
-    const set = (userId: string, minutesBefore: number) => world.app.setReminder({ contestId: Y, userId, minutesBefore });
+    const set = (userId: string, minutesBefore: number) => world.app.setReminder({ contestId: cf(Y), userId, minutesBefore });
     const intents: Record<string, string[]> = {};
     const noteIntent = async (userId: string) => {
       const intent = String((await world.row(Y, userId))?.intent);
@@ -427,9 +429,9 @@ describe('the seams between the app, the sync and delivery (bundles, simulated c
 
     // Sent; then each user acts again at H+5 min 20 s.
     world.at(H + 5 * MINUTE + 20);
-    expect(await world.app.cancelReminder({ contestId: Y, userId: 'b-same' })).toEqual({ cancelled: true });
+    expect(await world.app.cancelReminder({ contestId: cf(Y), userId: 'b-same' })).toEqual({ cancelled: true });
     expect((await set('b-same', 15)).changed).toBe(true); // the same lead after a cancel: a new intent, due at once
-    expect(await world.app.cancelReminder({ contestId: Y, userId: 'b-other' })).toEqual({ cancelled: true });
+    expect(await world.app.cancelReminder({ contestId: cf(Y), userId: 'b-other' })).toEqual({ cancelled: true });
     expect((await set('b-other', 13)).changed).toBe(true); // another lead after a cancel: due at H+7 min
     expect((await set('b-inplace', 16)).changed).toBe(true); // the lead changed in place: due at H+4 min, at once
     expect((await set('b-dup', 15)).changed).toBe(false); // sent, the same intent again: nothing
@@ -464,7 +466,7 @@ describe('the seams between the app, the sync and delivery (bundles, simulated c
     expect(of('b-dup').map((s) => s.minutesBefore)).toEqual([15]);
     // Each intent once, under its own id.
     for (const userId of ['b-same', 'b-other', 'b-inplace', 'b-dup'])
-      expect(of(userId).map((s) => s.eventId)).toEqual(intents[userId]!.map((intent) => reminderDueId(Y, userId, intent, start)));
+      expect(of(userId).map((s) => s.eventId)).toEqual(intents[userId]!.map((intent) => reminderDueId(cf(Y), userId, intent, start)));
   });
 
   it('c. a split commit stopped after its first transaction, a doubt pause that rewrites the contest, a good sync: the change is told once', async () => {
@@ -505,7 +507,7 @@ describe('the seams between the app, the sync and delivery (bundles, simulated c
     // 2. Its retry, the second reply: the change is told with the contest; killed after that first transaction.
     world.at(hour + 2 * MINUTE);
     expect((await world.sync(moved, { interval: hour, leaseSeconds: 2, hook: killAfterFirstCommit })).signal).toBe('SIGKILL');
-    const told = (await world.contestEvents()).filter((e) => e.detail.contestId === Z);
+    const told = (await world.contestEvents()).filter((e) => e.detail.contestId === cf(Z));
     expect(told.map((e) => e.detailType)).toEqual(['ContestAnnounced', 'ContestRescheduled']);
     // 3. Codeforces fails: the doubt pause rewrites the contest (its gate removed) without publishing.
     world.at(hour + 4 * MINUTE);
@@ -525,7 +527,7 @@ describe('the seams between the app, the sync and delivery (bundles, simulated c
     }
     await world.deliverEveryMinute(newStart - 111 * MINUTE, newStart - 109 * MINUTE);
 
-    const events = (await world.contestEvents()).filter((e) => e.detail.contestId === Z);
+    const events = (await world.contestEvents()).filter((e) => e.detail.contestId === cf(Z));
     const sent = await world.sent();
     report('c', sent, { contestEvents: events.map((e) => `${e.detailType}#${String(e.detail.sequence)}`) });
     expect(events.map((e) => e.detailType)).toEqual(['ContestAnnounced', 'ContestRescheduled']);

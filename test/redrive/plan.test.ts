@@ -18,13 +18,22 @@ const HOUR = 3600;
 const DAY = 86_400;
 const START = NOW + 2 * HOUR;
 
+/** A detail's contest as the redrive reads it: a number (an event of the release before qualified ids) is Codeforces'. */
+const qualified = (id: unknown): string => (typeof id === 'number' ? `codeforces:${id}` : String(id));
+
 function outboxItem(overrides: { detailType?: string; detail?: Record<string, unknown>; eventId?: string; ageSeconds?: number } = {}) {
   const detailType = overrides.detailType ?? 'ReminderDue';
-  const detail = overrides.detail ?? { contestId: 2051, userId: 'ana', minutesBefore: 30, startTimeSeconds: START, dueAt: START - 1800 };
+  const detail = overrides.detail ?? {
+    contestId: 'codeforces:2051',
+    userId: 'ana',
+    minutesBefore: 30,
+    startTimeSeconds: START,
+    dueAt: START - 1800,
+  };
   const eventId =
     overrides.eventId ??
     (detailType === 'ReminderDue'
-      ? reminderDueId(Number(detail.contestId), String(detail.userId), 'intent-1', Number(detail.startTimeSeconds))
+      ? reminderDueId(qualified(detail.contestId), String(detail.userId), 'intent-1', Number(detail.startTimeSeconds))
       : 'contest:abc');
   const source = detailType === 'ReminderDue' ? 'contest-sync.reminders' : 'contest-sync.contests';
   return {
@@ -46,8 +55,8 @@ const record = (item: Record<string, unknown>): OutboxRecord => {
 };
 /** The contest and the row as they are when the reminder was sent and nothing changed since. */
 const agreeing = {
-  contest: { contestId: 2051, dueStart: START },
-  reminder: { contestId: 2051, userId: 'ana', intent: 'intent-1', notifiedStart: START },
+  contest: { contestId: 'codeforces:2051', dueStart: START },
+  reminder: { contestId: 'codeforces:2051', userId: 'ana', intent: 'intent-1', notifiedStart: START },
 };
 
 describe('verdictOf', () => {
@@ -79,11 +88,11 @@ describe('verdictOf', () => {
   it('follows the rule: refused when the contest is gone, paused or moved since', () => {
     const item = record(outboxItem());
     expect(verdictOf(item, NOW_MS, { reminder: agreeing.reminder })).toMatchObject({ resend: false, reason: 'contest-gone' });
-    expect(verdictOf(item, NOW_MS, { ...agreeing, contest: { contestId: 2051 } })).toMatchObject({
+    expect(verdictOf(item, NOW_MS, { ...agreeing, contest: { contestId: 'codeforces:2051' } })).toMatchObject({
       resend: false,
       reason: 'contest-paused',
     });
-    expect(verdictOf(item, NOW_MS, { ...agreeing, contest: { contestId: 2051, dueStart: START + 2 * HOUR } })).toMatchObject({
+    expect(verdictOf(item, NOW_MS, { ...agreeing, contest: { contestId: 'codeforces:2051', dueStart: START + 2 * HOUR } })).toMatchObject({
       resend: false,
       reason: 'contest-moved',
     });
@@ -103,8 +112,21 @@ describe('verdictOf', () => {
     });
   });
 
+  it('takes an event of the release before qualified ids (contestId a number) as the Codeforces contest it named, under the same id', () => {
+    const detail = { contestId: 2051, userId: 'ana', minutesBefore: 30, startTimeSeconds: START, dueAt: START - 1800 };
+    const item = record(outboxItem({ detail }));
+    expect(item.eventId).toBe(reminderDueId('codeforces:2051', 'ana', 'intent-1', START));
+    expect(verdictOf(item, NOW_MS, agreeing)).toEqual({ resend: true });
+    // The same id under another platform's contest names another reminder: not this row's.
+    const other = record(outboxItem({ detail: { ...detail, contestId: 'atcoder:2051' }, eventId: item.eventId }));
+    expect(verdictOf(other, NOW_MS, agreeing)).toMatchObject({
+      resend: false,
+      reason: 'reminder-changed',
+    });
+  });
+
   it('takes a row written before intents by the id it was sent under', () => {
-    const legacyId = reminderDueId(2051, 'ana', undefined, START);
+    const legacyId = reminderDueId('codeforces:2051', 'ana', undefined, START);
     const item = record(outboxItem({ eventId: legacyId }));
     const { intent: _intent, ...legacyRow } = agreeing.reminder;
     expect(verdictOf(item, NOW_MS, { ...agreeing, reminder: legacyRow })).toEqual({ resend: true });

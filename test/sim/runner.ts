@@ -48,6 +48,9 @@ import {
 } from './glitches.js';
 import { iso, Tracer } from './trace.js';
 import { buildTruth, DAY, HOUR, listAt, listedAt, startAt, upcomingAt, type ApiEntry, type Truth, type UpcomingEntry } from './truth.js';
+import { cf as qualified, codeforcesNumber } from '../support/ids.js';
+import { contestKeys } from '../../lambda/reminders/table.js';
+import { isReplyClockId } from '../../lambda/contests/model.js';
 
 export interface SimOptions {
   seed: number;
@@ -434,16 +437,22 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     if (tracer === undefined) return;
     const at = Math.floor(clock.now() / 1000);
     for (const contestId of tracer.contests) {
-      const got = await doc.send(new GetCommand({ TableName: tables.contests, Key: { contestId }, ConsistentRead: true }));
-      const rows = await doc.send(
-        new QueryCommand({
-          TableName: tables.reminders,
-          KeyConditionExpression: 'contestId = :c',
-          ExpressionAttributeValues: { ':c': contestId },
-          ConsistentRead: true,
-        }),
+      const got = await doc.send(
+        new GetCommand({ TableName: tables.contests, Key: { contestId: qualified(contestId) }, ConsistentRead: true }),
       );
-      tracer.stored(at, who, contestId, got.Item, rows.Items ?? []);
+      const rows: Record<string, unknown>[] = [];
+      for (const key of contestKeys(qualified(contestId))) {
+        const page = await doc.send(
+          new QueryCommand({
+            TableName: tables.reminders,
+            KeyConditionExpression: 'contestKey = :k',
+            ExpressionAttributeValues: { ':k': key },
+            ConsistentRead: true,
+          }),
+        );
+        rows.push(...(page.Items ?? []));
+      }
+      tracer.stored(at, who, contestId, got.Item, rows);
     }
   };
 
@@ -467,7 +476,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         }),
       );
       for (const item of page.Items ?? [])
-        view.set(Number(item.contestId), { name: String(item.name), startTimeSeconds: Number(item.startTimeSeconds) });
+        view.set(codeforcesNumber(item.contestId), { name: String(item.name), startTimeSeconds: Number(item.startTimeSeconds) });
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
     return view;
@@ -548,18 +557,20 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     const body = request.body;
     const mode = request.operation === 'Query' ? 'read' : 'commit';
     let target: Shown | undefined;
-    if (mode === 'read' && body?.TableName === tables.reminders) {
+    if (mode === 'read' && body?.TableName === tables.reminders && body.IndexName === undefined) {
       const values = unmarshall((body.ExpressionAttributeValues ?? {}) as Record<string, AttributeValue>);
-      const contestId = Number(Object.values(values)[0]);
+      // The sync reads a contest's reminders one bucket key at a time: a user acts once per contest read, on its first bucket.
+      const key = String(Object.values(values)[0]);
+      const contestId = key.endsWith('#00') ? codeforcesNumber(key) : Number.NaN;
       target = shown.find((entry) => entry.contestId === contestId);
     } else if (request.operation === 'TransactWriteItems' && Array.isArray(body?.TransactItems)) {
       const puts = (body.TransactItems as { Put?: { TableName?: string; Item?: Record<string, AttributeValue> } }[])
         .map((action) => action.Put)
         .filter((put) => put?.TableName === tables.contests && put.Item !== undefined)
         .map((put) => unmarshall(put!.Item!))
-        .filter((item) => Number(item.contestId) !== 0 && typeof item.startTimeSeconds === 'number');
+        .filter((item) => !isReplyClockId(item.contestId) && typeof item.startTimeSeconds === 'number');
       const item = puts[Math.floor(fickleRandom() * puts.length)];
-      if (item !== undefined) target = { contestId: Number(item.contestId), startTimeSeconds: Number(item.startTimeSeconds) };
+      if (item !== undefined) target = { contestId: codeforcesNumber(item.contestId), startTimeSeconds: Number(item.startTimeSeconds) };
     }
     if (target === undefined || fickleRandom() >= fickleRates.perSync) return;
     fickle.actions[`during-sync-${mode}`] = (fickle.actions[`during-sync-${mode}`] ?? 0) + 1;
@@ -605,14 +616,14 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       const update = action.Update;
       if (update !== undefined && update.TableName === tables.reminders && update.Key !== undefined) {
         const key = unmarshall(update.Key);
-        claimed.push({ contestId: Number(key.contestId), userId: String(key.userId) });
+        claimed.push({ contestId: codeforcesNumber(key.contestKey), userId: String(key.userId) });
       }
       const put = action.Put;
       if (put !== undefined && put.TableName === tables.outbox && put.Item !== undefined) {
         const item = unmarshall(put.Item);
         const detail = JSON.parse(String(item[OUTBOX_ITEM.detail])) as Record<string, unknown>;
         if (item[OUTBOX_ITEM.detailType] === 'ReminderDue')
-          events.set(`${String(detail.contestId)}/${String(detail.userId)}`, String(item[OUTBOX_ITEM.eventId]));
+          events.set(`${codeforcesNumber(detail.contestId)}/${String(detail.userId)}`, String(item[OUTBOX_ITEM.eventId]));
       }
     }
     const at = Math.floor(clock.now() / 1000);
@@ -708,7 +719,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     if (contestEventIds.has(id)) contestEvents.repeated += 1;
     contestEventIds.add(id);
     contestEvents.received[type] = (contestEvents.received[type] ?? 0) + 1;
-    const contest = truthById.get(Number(event.detail.contestId));
+    const contest = truthById.get(codeforcesNumber(event.detail.contestId));
     // What it says, against the truth when the user reads it: withdrawn, or upcoming at that start.
     const says = type === 'ContestWithdrawn' ? 'withdrawn' : Number(event.detail.startTimeSeconds);
     const isTrue =
@@ -739,14 +750,14 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       }
       if (broken?.notifier === 'remindAt') return; // that app listens to its own notifier only
       const d = event.detail;
-      if (tracer?.has(Number(d.contestId)) === true)
+      if (tracer?.has(codeforcesNumber(d.contestId)) === true)
         tracer.note(
           Math.floor(receivedAtMs / 1000),
-          Number(d.contestId),
+          codeforcesNumber(d.contestId),
           `  user ${String(d.userId)} told: start ${iso(d.startTimeSeconds)} (${String(d.minutesBefore)} min)`,
         );
       checker.reminderFired(
-        Number(d.contestId),
+        codeforcesNumber(d.contestId),
         String(d.userId),
         Math.floor(receivedAtMs / 1000),
         typeof d.startTimeSeconds === 'number' ? d.startTimeSeconds : undefined,
@@ -805,13 +816,13 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         await doc.send(
           new UpdateCommand({
             TableName: tables.reminders,
-            Key: { contestId: reminder.contestId, userId: reminder.userId },
+            Key: { contestKey: reminder.contestKey, userId: reminder.userId },
             UpdateExpression: 'SET notifiedAt = :now',
             ConditionExpression: 'attribute_not_exists(notifiedAt) AND remindAt = :at',
             ExpressionAttributeValues: { ':now': nowSeconds, ':at': reminder.remindAt },
           }),
         );
-        checker.reminderFired(Number(reminder.contestId), String(reminder.userId), nowSeconds);
+        checker.reminderFired(codeforcesNumber(reminder.contestId), String(reminder.userId), nowSeconds);
       } catch (error) {
         if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
         ownNotifier.claimsLost += 1;
@@ -846,10 +857,10 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         );
         if (entry.table === tables.contests) {
           swept.contests += 1;
-          sweptContests.add(Number(entry.key.contestId));
+          sweptContests.add(codeforcesNumber(entry.key.contestId));
         } else if (entry.table === tables.reminders) {
           swept.reminders += 1;
-          sweptReminders.add(`${String(entry.key.contestId)}/${String(entry.key.userId)}`);
+          sweptReminders.add(`${codeforcesNumber(entry.key.contestKey)}/${String(entry.key.userId)}`);
         } else {
           swept.coordination += 1;
         }
@@ -946,7 +957,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       await eventPath.deliverUntil(clock.now());
       const nowSeconds = Math.floor(clock.now() / 1000);
       const contests = await scanTable(tables.contests);
-      const now = new Set(contests.map((item) => Number(item.contestId)));
+      const now = new Set(contests.filter((item) => !isReplyClockId(item.contestId)).map((item) => codeforcesNumber(item.contestId)));
       const gone = [...storedContests].filter((id) => !now.has(id) && !sweptContests.has(id));
       checker.contestsDeleted(gone, (id) => {
         const contest = byId.get(id);
@@ -959,10 +970,10 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         const coordination = await scanTable(tables.coordination);
         for (const item of coordination) noteExpiry(tables.coordination, { pk: item.pk }, 'ttl', item.ttl, nowSeconds);
         const reminders = await scanTable(tables.reminders);
-        const keys = reminders.map((item) => `${String(item.contestId)}/${String(item.userId)}`);
+        const keys = reminders.map((item) => `${codeforcesNumber(item.contestId)}/${String(item.userId)}`);
         checker.remindersStored(hour, new Set(keys), sweptReminders);
         for (const item of reminders)
-          noteExpiry(tables.reminders, { contestId: item.contestId, userId: item.userId }, 'expiresAt', item.expiresAt, nowSeconds);
+          noteExpiry(tables.reminders, { contestKey: item.contestKey, userId: item.userId }, 'expiresAt', item.expiresAt, nowSeconds);
         const month = Math.floor(hour / monthHours);
         const lastOfMonth = Math.floor((hour + 24) / monthHours) > month || hour === hours - 1;
         if (lastOfMonth) {

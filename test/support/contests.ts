@@ -1,6 +1,9 @@
 /** Codeforces-shaped contests and table snapshots for tests. */
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TestTables } from './tables.js';
+import { isReplyClockId } from '../../lambda/contests/model.js';
+import { dueShardOf, reminderKey } from '../../lambda/reminders/table.js';
+import { cf, type TestId } from './ids.js';
 
 export interface ApiContest {
   id: number;
@@ -57,19 +60,19 @@ export async function scanAll(doc: DynamoDBDocumentClient, table: string): Promi
   return items.sort((a, b) => JSON.stringify([a.contestId, a.userId]).localeCompare(JSON.stringify([b.contestId, b.userId])));
 }
 
-/** The Contests and Reminders tables (the Contests table without the sync's reply clock, contestId 0). */
+/** The Contests and Reminders tables (the Contests table without the syncs' reply clocks, `clock#<platform>`). */
 export async function snapshot(tables: TestTables) {
   return {
-    contests: (await scanAll(tables.doc, tables.names.contests)).filter((item) => item.contestId !== 0),
+    contests: (await scanAll(tables.doc, tables.names.contests)).filter((item) => !isReplyClockId(item.contestId)),
     reminders: await scanAll(tables.doc, tables.names.reminders),
   };
 }
 
-export async function addReminder(tables: TestTables, contestId: number, userId: string, minutesBefore: number, startTimeSeconds: number) {
+export async function addReminder(tables: TestTables, id: TestId, userId: string, minutesBefore: number, startTimeSeconds: number) {
   await tables.doc.send(
     new PutCommand({
       TableName: tables.names.reminders,
-      Item: { contestId, userId, minutesBefore, remindAt: startTimeSeconds - 60 * minutesBefore },
+      Item: { ...reminderKey(cf(id), userId), contestId: cf(id), minutesBefore, remindAt: startTimeSeconds - 60 * minutesBefore },
     }),
   );
 }
@@ -80,10 +83,12 @@ export async function addReminder(tables: TestTables, contestId: number, userId:
  */
 export async function setReminder(
   tables: TestTables,
-  contestId: number,
+  id: TestId,
   userId: string,
   minutesBefore: number,
+  dueShards = 1,
 ): Promise<Record<string, unknown>> {
+  const contestId = cf(id);
   const { Item: contest } = await tables.doc.send(
     new GetCommand({ TableName: tables.names.contests, Key: { contestId }, ConsistentRead: true }),
   );
@@ -92,23 +97,23 @@ export async function setReminder(
   const remindAt = start - 60 * minutesBefore;
   const due = contest.remindersPaused === undefined && contest.vanishedAt === undefined;
   const item = {
+    ...reminderKey(contestId, userId),
     contestId,
-    userId,
     minutesBefore,
     remindAt,
     expiresAt: contest.expiresAt,
-    ...(due ? { dueAt: remindAt, dueShard: 0, dueStart: start } : {}),
+    ...(due ? { dueAt: remindAt, dueShard: dueShardOf(userId, dueShards), dueStart: start } : {}),
   };
   await tables.doc.send(new PutCommand({ TableName: tables.names.reminders, Item: item }));
   return item;
 }
 
 /** The notifier's claim (docs/tables.md): sent, for the start it was due at. */
-export async function markNotified(tables: TestTables, contestId: number, userId: string, at: number, start: number): Promise<void> {
+export async function markNotified(tables: TestTables, id: TestId, userId: string, at: number, start: number): Promise<void> {
   await tables.doc.send(
     new UpdateCommand({
       TableName: tables.names.reminders,
-      Key: { contestId, userId },
+      Key: reminderKey(cf(id), userId),
       UpdateExpression: 'SET notifiedAt = :at, notifiedStart = :start, paused = :notified REMOVE dueAt, dueShard, dueStart',
       ExpressionAttributeValues: { ':at': at, ':start': start, ':notified': 'notified' },
     }),

@@ -17,7 +17,7 @@ export class CodedError extends Error {
 }
 
 export interface Calls {
-  writes: { op: 'set' | 'cancel'; contestId: number; userId: string; minutesBefore?: number }[];
+  writes: { op: 'set' | 'cancel'; contestId: string; userId: string; minutesBefore?: number }[];
   rebuilds: string[];
 }
 
@@ -27,14 +27,13 @@ export function memoryWritePath(
   calls: Calls,
 ): ReminderWritePath & { rows: Map<string, ReminderView & { userId: string }> } {
   const rows = new Map<string, ReminderView & { userId: string }>();
-  const key = (contestId: number, userId: string) => `${contestId}/${userId}`;
+  const key = (contestId: string, userId: string) => `${contestId}/${userId}`;
   return {
     rows,
     async setReminder({ contestId, userId, minutesBefore }) {
       const contest = contests.find((c) => c.contestId === contestId);
-      if (contest === undefined) throw new CodedError('contest-not-found', `contest codeforces:${contestId} not found`);
-      if (now() / 1000 >= contest.startTimeSeconds)
-        throw new CodedError('contest-started', `contest codeforces:${contestId} has already started`);
+      if (contest === undefined) throw new CodedError('contest-not-found', `contest ${contestId} not found`);
+      if (now() / 1000 >= contest.startTimeSeconds) throw new CodedError('contest-started', `contest ${contestId} has already started`);
       const stored = rows.get(key(contestId, userId));
       if (stored?.minutesBefore === minutesBefore) return { reminder: stored, changed: false };
       const row = {
@@ -54,7 +53,9 @@ export function memoryWritePath(
       return { cancelled };
     },
     async listReminders({ userId, limit = 50, cursor }) {
-      const mine = [...rows.values()].filter((r) => r.userId === userId).sort((a, b) => a.contestId - b.contestId);
+      const mine = [...rows.values()]
+        .filter((r) => r.userId === userId)
+        .sort((a, b) => (a.contestId < b.contestId ? -1 : a.contestId > b.contestId ? 1 : 0));
       const from = cursor === undefined ? 0 : Number(Buffer.from(cursor, 'base64url').toString());
       const page = mine.slice(from, from + limit);
       const next = from + limit < mine.length ? Buffer.from(String(from + limit)).toString('base64url') : undefined;

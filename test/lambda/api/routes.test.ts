@@ -15,16 +15,16 @@ import { CodedError, listReader, memoryWritePath, recordingFeeds, type Calls } f
 import { httpEvent, lambdaContext, type RequestSpec } from './events.js';
 
 const NOW = 1_796_126_400_000; // 2026-12-01T12:00:00Z
-const round = (contestId: number, inHours: number): ContestRecord => ({
-  contestId,
-  name: `Round ${contestId}`,
+const round = (id: number, inHours: number, platform = 'codeforces'): ContestRecord => ({
+  contestId: `${platform}:${id}`,
+  name: `Round ${id}`,
   type: 'CF',
   phase: 'BEFORE',
   startTimeSeconds: NOW / 1000 + inHours * 3600,
   durationSeconds: 7200,
-  url: `https://codeforces.com/contest/${contestId}`,
+  url: `https://codeforces.com/contest/${id}`,
 });
-const contests = [round(2120, 24), round(2121, 48), round(2000, -1)];
+const contests = [round(2120, 24), round(2121, 48), round(2000, -1), round(199, 72), round(199, 72, 'atcoder')];
 
 let calls: Calls;
 let api: ApiHandler;
@@ -94,7 +94,7 @@ describe('GET /contests', () => {
     ['limit=101', ['limit']],
     ['limit=ten', ['limit']],
     ['status=soon', ['status']],
-    ['platform=atcoder', ['platform']],
+    ['platform=topcoder', ['platform']],
     ['cursor=%00%00', ['cursor']],
     [`cursor=${'a'.repeat(API_LIMITS.maxCursorChars + 1)}`, ['cursor']],
     ['evil=1', ['query']],
@@ -123,8 +123,24 @@ describe('PUT /me/reminders/{contestId}', () => {
     });
     const again = await put('codeforces%3A2120', { minutesBefore: 15 });
     expect(again.json.changed).toBe(false);
-    expect(calls.writes).toEqual([{ op: 'set', contestId: 2120, userId: 'alice', minutesBefore: 15 }]);
+    expect(calls.writes).toEqual([{ op: 'set', contestId: 'codeforces:2120', userId: 'alice', minutesBefore: 15 }]);
     expect(calls.rebuilds).toEqual(['alice', 'alice']);
+  });
+
+  it('two platforms whose ids collide as numbers are two contests: two reminders, each listed under its own id', async () => {
+    expect((await put('codeforces:199', { minutesBefore: 15 })).json).toMatchObject({
+      reminder: { contestId: 'codeforces:199', platform: 'codeforces' },
+    });
+    expect((await put('atcoder:199', { minutesBefore: 30 })).json).toMatchObject({
+      reminder: { contestId: 'atcoder:199', platform: 'atcoder' },
+    });
+    const list = await call({ method: 'GET', path: '/me/reminders', sub: 'alice' });
+    expect(S.remindersPageSchema.parse(list.json).reminders.map((r) => [r.contestId, r.platform, r.minutesBefore])).toEqual([
+      ['atcoder:199', 'atcoder', 30],
+      ['codeforces:199', 'codeforces', 15],
+    ]);
+    expect((await call({ method: 'DELETE', path: '/me/reminders/atcoder:199', sub: 'alice' })).statusCode).toBe(204);
+    expect(writePath.rows.has('codeforces:199/alice')).toBe(true);
   });
 
   it('changes the lead time', async () => {
@@ -135,12 +151,13 @@ describe('PUT /me/reminders/{contestId}', () => {
 
   it.each([
     ['2120', 'bare id'],
-    ['codeforces:0', 'zero'],
-    ['codeforces:02120', 'leading zero'],
-    ['codeforces:1e3', 'exponent'],
-    ['codeforces:-1', 'negative'],
-    ['codeforces:9999999999', 'too large'],
-    ['atcoder:1', 'unknown platform'],
+    ['codeforces:', 'no platform id'],
+    ['codeforces:-1', 'a platform id starting with a dash'],
+    ['codeforces:21%2020', 'a space'],
+    ['codeforces:2120%232', 'a #'],
+    ['CODEFORCES:2120', 'a platform in capitals'],
+    ['topcoder:1', 'unknown platform'],
+    [`atcoder:${'a'.repeat(65)}`, 'a platform id over 64 characters'],
     ['codeforces:2120%3Bdrop', 'trailing junk'],
     ['codeforces%3A2120%00', 'NUL'],
     ['%F0%9F%92%A5', 'emoji'],
@@ -196,6 +213,11 @@ describe('PUT /me/reminders/{contestId}', () => {
 
   it.each([
     ['codeforces:999', 'contest-not-found'],
+    // Ids of any known platform, in its own terms: a contest the write path does not know is not found.
+    ['codeforces:0', 'contest-not-found'],
+    ['codeforces:02120', 'contest-not-found'],
+    ['codeforces:9999999999', 'contest-not-found'],
+    ['atcoder:2120', 'contest-not-found'],
     ['codeforces:2000', 'contest-started'],
   ] as const)('answers the write path refusing %s with %s', async (id, code) => {
     expectError(await put(id, { minutesBefore: 15 }), code);
@@ -238,7 +260,8 @@ describe('DELETE /me/reminders/{contestId} and GET /me/reminders', () => {
   });
 
   it('refuses a bad id on DELETE', async () => {
-    expectError(await call({ method: 'DELETE', path: '/me/reminders/codeforces:x', sub: 'alice' }), 'invalid-input');
+    expectError(await call({ method: 'DELETE', path: '/me/reminders/codeforces:', sub: 'alice' }), 'invalid-input');
+    expectError(await call({ method: 'DELETE', path: '/me/reminders/topcoder:1', sub: 'alice' }), 'invalid-input');
   });
 
   it("lists only the caller's reminders, a page at a time", async () => {

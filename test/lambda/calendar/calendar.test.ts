@@ -12,20 +12,24 @@ import { apply, type ContestEvent, type Projection } from '../../../lambda/calen
 import { tokenHash } from '../../../lambda/calendar/store.js';
 import { calendarWorld } from './doubles.js';
 import { parseFeed } from './ics.js';
+import { cf } from '../../support/ids.js';
+import { platformIdOf } from '../../../lambda/sources/ids.js';
 
 const DAY = 86_400;
 const T0 = Date.UTC(2026, 11, 1, 12) / 1000; // Tuesday 2026-12-01 12:00 UTC
 let ids = 0;
 type Kind = ContestEvent['detail-type'];
 
+/** A contest event as the bus delivers it: a Codeforces contest by its number, or any contest by its qualified id. */
 function contestEvent(
   kind: Kind,
-  contestId: number,
+  id: number | string,
   startTimeSeconds: number,
   atSeconds: number,
   extra: Partial<ContestEvent['detail']> = {},
 ): ContestEvent {
   ids += 1;
+  const contestId = cf(id);
   return {
     source: 'contest-sync.contests',
     'detail-type': kind,
@@ -33,8 +37,8 @@ function contestEvent(
     detail: {
       eventId: `contest:${String(ids).padStart(32, '0')}`,
       contestId,
-      name: `Codeforces Round ${contestId}`,
-      url: `https://codeforces.com/contest/${contestId}`,
+      name: `Codeforces Round ${platformIdOf(contestId)}`,
+      url: `https://codeforces.com/contest/${platformIdOf(contestId)}`,
       type: 'CF',
       startTimeSeconds,
       ...(kind === 'ContestWithdrawn' ? {} : { durationSeconds: 7200 }),
@@ -48,7 +52,7 @@ describe('the published projection', () => {
   it('numbers SEQUENCE from the event’s detail.sequence when it carries one (1 = first announcement → 0)', () => {
     const announced = apply(empty, contestEvent('ContestAnnounced', 1, T0 + DAY, T0, { sequence: 1 }), T0).projection;
     const moved = apply(announced, contestEvent('ContestRescheduled', 1, T0 + 2 * DAY, T0 + 60, { sequence: 2 }), T0).projection;
-    expect(moved.contests['1']).toMatchObject({ sequence: 1, startTimeSeconds: T0 + 2 * DAY, status: 'CONFIRMED', publishedSequence: 2 });
+    expect(moved.contests[cf(1)]).toMatchObject({ sequence: 1, startTimeSeconds: T0 + 2 * DAY, status: 'CONFIRMED', publishedSequence: 2 });
     const late = apply(moved, contestEvent('ContestRescheduled', 1, T0 + 3 * DAY, T0 + 30, { sequence: 2 }), T0);
     expect(late.changed).toBe(false);
     const older = apply(moved, contestEvent('ContestAnnounced', 1, T0 + DAY, T0 + 999, { sequence: 1 }), T0);
@@ -59,7 +63,7 @@ describe('the published projection', () => {
     const a = contestEvent('ContestAnnounced', 1, T0 + DAY, T0);
     const b = contestEvent('ContestRescheduled', 1, T0 + 2 * DAY, T0 + 3600);
     const afterB = apply(apply(empty, a, T0).projection, b, T0).projection;
-    expect(afterB.contests['1']!.sequence).toBe(1);
+    expect(afterB.contests[cf(1)]!.sequence).toBe(1);
     expect(apply(afterB, a, T0).changed).toBe(false); // a duplicate of the first, after the second
     expect(apply(afterB, b, T0).changed).toBe(false); // b again
   });
@@ -70,8 +74,8 @@ describe('the published projection', () => {
     p = apply(p, contestEvent('ContestWithdrawn', 2, T0, T0 - 10), T0).projection;
     expect(
       Object.keys(apply(p, contestEvent('ContestAnnounced', 3, T0 + DAY, T0), T0 + 7 * DAY + 3600).projection.contests).sort(),
-    ).toEqual(['1', '3']);
-    expect(Object.keys(apply(p, contestEvent('ContestAnnounced', 3, T0 + DAY, T0), T0 + 8 * DAY).projection.contests)).toEqual(['3']);
+    ).toEqual([cf(1), cf(3)]);
+    expect(Object.keys(apply(p, contestEvent('ContestAnnounced', 3, T0 + DAY, T0), T0 + 8 * DAY).projection.contests)).toEqual([cf(3)]);
   });
 });
 
@@ -79,7 +83,7 @@ describe('a simulated week of published events, through the builder', () => {
   it('keeps UIDs, raises SEQUENCE on each published move, cancels a withdrawal, and shows nothing never published', async () => {
     const world = calendarWorld(T0 * 1000);
     const feeds = createFeeds(world.deps);
-    world.reminders.set('alice', [{ contestId: 2120, minutesBefore: 30, remindAt: 0, state: 'scheduled' }]);
+    world.reminders.set('alice', [{ contestId: cf(2120), minutesBefore: 30, remindAt: 0, state: 'scheduled' }]);
     await feeds.issue('alice');
     const builder = createBuilder(world.deps, { info: () => undefined, warn: () => undefined, error: () => undefined });
     const deliver = async (...events: ContestEvent[]) =>
@@ -219,5 +223,52 @@ describe('feed tokens', () => {
     world.clock.ms += 61_000;
     expect((await feeds.read({ platform: 'codeforces' }, etag)).status).toBe('not-modified');
     expect(world.objects.reads).toBe(reads + 1);
+  });
+});
+
+describe('qualified ids in the calendar', () => {
+  it("reads an event and a projection of the release before qualified ids (numbers) as Codeforces', UIDs unchanged", async () => {
+    const world = calendarWorld(T0 * 1000);
+    // The door table as that release left it: keyed and named by the number.
+    const before = apply({ contests: {} }, contestEvent('ContestAnnounced', 2120, T0 + DAY, T0 - 60), T0).projection;
+    const legacy = { '2120': { ...before.contests[cf(2120)]!, contestId: 2120 } } as unknown as Projection['contests'];
+    await world.deps.door.saveProjection('codeforces', { contests: legacy }, 0);
+    const { projection } = await world.deps.door.projection('codeforces');
+    expect(Object.keys(projection.contests)).toEqual([cf(2120)]);
+    // An event still in flight from that release: detail.contestId a number.
+    const inFlight = {
+      ...contestEvent('ContestRescheduled', 2120, T0 + 2 * DAY, T0),
+      detail: { ...contestEvent('ContestRescheduled', 2120, T0 + 2 * DAY, T0).detail, contestId: 2120 },
+    };
+    await handleMessage(world.deps, JSON.stringify(inFlight));
+    const feed = parseFeed(world.objects.objects.get(FEED_OBJECTS.public('codeforces'))!);
+    expect(feed.events.map((e) => [e.uid, e.sequence, e.start])).toEqual([
+      ['codeforces-2120@contest-sync', 1, new Date((T0 + 2 * DAY) * 1000).toISOString()],
+    ]);
+  });
+
+  it('two platforms whose ids collide as numbers are two contests: each in its own public feed, both in the feed of a user reminded of both', async () => {
+    const world = calendarWorld(T0 * 1000);
+    const feeds = createFeeds(world.deps);
+    world.reminders.set('alice', [
+      { contestId: cf(199), minutesBefore: 30, remindAt: 0, state: 'scheduled' },
+      { contestId: 'atcoder:199', minutesBefore: 10, remindAt: 0, state: 'scheduled' },
+    ]);
+    await feeds.issue('alice');
+    await applyContestEvent(world.deps, contestEvent('ContestAnnounced', 199, T0 + DAY, T0));
+    await applyContestEvent(
+      world.deps,
+      contestEvent('ContestAnnounced', 'atcoder:199', T0 + 2 * DAY, T0, { name: 'AtCoder Beginner Contest 199' }),
+    );
+    const publicUids = (platform: string) => parseFeed(world.objects.objects.get(FEED_OBJECTS.public(platform))!).events.map((e) => e.uid);
+    expect(publicUids('codeforces')).toEqual(['codeforces-199@contest-sync']);
+    expect(publicUids('atcoder')).toEqual(['atcoder-199@contest-sync']);
+    // Each event asked for alice's feed; the rebuild shows both, each with its own alarm.
+    for (const message of world.sent) await handleMessage(world.deps, message.body);
+    const mine = parseFeed(world.objects.objects.get(FEED_OBJECTS.user(world.door.feeds.get('alice')!.hash))!);
+    expect(mine.events.map((e) => [e.uid, e.alarms])).toEqual([
+      ['codeforces-199@contest-sync', [-1800]],
+      ['atcoder-199@contest-sync', [-600]],
+    ]);
   });
 });

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { ReminderView } from '../../../lambda/api/ports.js';
 import type { CalendarDeps, QueueMessage } from '../../../lambda/calendar/feeds.js';
-import type { Projection } from '../../../lambda/calendar/projection.js';
+import { projectionOf, type Projection } from '../../../lambda/calendar/projection.js';
 import type { DoorTable, FeedObjects, UserFeed } from '../../../lambda/calendar/store.js';
 
 export function memoryObjects(): FeedObjects & { objects: Map<string, string>; reads: number } {
@@ -35,12 +35,13 @@ export function memoryObjects(): FeedObjects & { objects: Map<string, string>; r
 
 export function memoryDoor(): DoorTable & {
   feeds: Map<string, UserFeed>;
-  published: { projection: Projection; version: number };
+  /** Each platform's projection as stored (read as the door table's store reads it: projectionOf). */
+  published: Map<string, { projection: Projection; version: number }>;
   reads: number;
 } {
   const door = {
     feeds: new Map<string, UserFeed>(),
-    published: { projection: { contests: {} }, version: 0 },
+    published: new Map<string, { projection: Projection; version: number }>(),
     reads: 0,
     async userFeed(userId: string) {
       door.reads += 1;
@@ -56,13 +57,14 @@ export function memoryDoor(): DoorTable & {
       door.feeds.delete(userId);
       return old;
     },
-    async projection() {
+    async projection(platform: string) {
       door.reads += 1;
-      return structuredClone(door.published);
+      const stored = structuredClone(door.published.get(platform) ?? { projection: { contests: {} }, version: 0 });
+      return { projection: projectionOf(stored.projection.contests), version: stored.version };
     },
-    async saveProjection(_platform: string, projection: Projection, version: number) {
-      if (version !== door.published.version) return false;
-      door.published = { projection: structuredClone(projection), version: version + 1 };
+    async saveProjection(platform: string, projection: Projection, version: number) {
+      if (version !== (door.published.get(platform)?.version ?? 0)) return false;
+      door.published.set(platform, { projection: structuredClone(projection), version: version + 1 });
       return true;
     },
   };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { CodeforcesContest } from '../../../lambda/sources/codeforces/schema.js';
 import { listedContest } from '../../../lambda/sources/codeforces/source.js';
@@ -13,7 +14,8 @@ import {
 } from '../../../lambda/contests/events.js';
 import { CONTEST_EVENT } from '../../../lambda/contests/event-schemas.js';
 import type { ContestItem } from '../../../lambda/contests/model.js';
-import { DAY, HOUR, MIN, PlannerWorld, honestList, type TrueContest } from './replay.js';
+import { DAY, HOUR, MIN, PlannerWorld, cf, honestList, type TrueContest } from './replay.js';
+import { platformIdOf } from '../../../lambda/sources/ids.js';
 
 const T0 = Date.parse('2026-12-01T00:00:00Z') / 1000;
 const fixed = (id: number, start: number): TrueContest => ({ id, durationSeconds: 2 * HOUR, startAt: () => start });
@@ -44,16 +46,16 @@ const item = (overrides: Partial<ContestItem> = {}): ContestItem => ({
   ...overrides,
 });
 
-/** What each contest's users heard, in order: `<type> <from?>→<to?>` per contest. */
-function heard(world: PlannerWorld): Record<number, string[]> {
-  const byContest: Record<number, string[]> = {};
+/** What each contest's users heard, in order: `<type> <from?>→<to?>` per contest (by its Codeforces id). */
+function heard(world: PlannerWorld): Record<string, string[]> {
+  const byContest: Record<string, string[]> = {};
   for (const { detailType, detail } of world.events) {
-    const d = detail as { contestId: number; startTimeSeconds: number; previousStartTimeSeconds?: number };
+    const d = detail as { contestId: string; startTimeSeconds: number; previousStartTimeSeconds?: number };
     const line =
       detailType === CONTEST_EVENT.rescheduled
         ? `${detailType} ${d.previousStartTimeSeconds! - T0}→${d.startTimeSeconds - T0}`
         : `${detailType} ${d.startTimeSeconds - T0}`;
-    (byContest[d.contestId] ??= []).push(line);
+    (byContest[platformIdOf(d.contestId)] ??= []).push(line);
   }
   return byContest;
 }
@@ -84,10 +86,10 @@ describe('the view of a contest: what the evidence agrees on', () => {
       vanishedAt: T0,
       missingSyncs: 2,
     });
-    const deleted = announce({ stored: [{ ...gone, publishedSeq: 1 }], puts: [], deletes: [7], nowSeconds: T0 + 2 * HOUR });
+    const deleted = announce({ stored: [{ ...gone, publishedSeq: 1 }], puts: [], deletes: [cf(7)], nowSeconds: T0 + 2 * HOUR });
     expect(deleted.events).toEqual([]);
     expect(deleted.withdrawn).toEqual({
-      7: {
+      [cf(7)]: {
         since: T0,
         start: T0 + 3 * DAY,
         told: false,
@@ -117,17 +119,17 @@ describe('the view of a contest: what the evidence agrees on', () => {
     expect(told.events.map((e) => [e.detailType, e.detail.startTimeSeconds])).toEqual([[CONTEST_EVENT.withdrawn, T0 + 3 * DAY]]);
     expect(announce({ stored: [], puts: [], deletes: [], withdrawn: told.withdrawn, nowSeconds: T0 + DAY + HOUR }).events).toEqual([]);
     // A start before the day is over: told at the start.
-    const soon = announce({ stored: [{ ...gone, published: T0 + 5 * HOUR }], puts: [], deletes: [7], nowSeconds: T0 + 2 * HOUR });
+    const soon = announce({ stored: [{ ...gone, published: T0 + 5 * HOUR }], puts: [], deletes: [cf(7)], nowSeconds: T0 + 2 * HOUR });
     expect(announce({ stored: [], puts: [], deletes: [], withdrawn: soon.withdrawn, nowSeconds: T0 + 5 * HOUR }).events).toHaveLength(1);
     expect(told.events[0]!.detail).toMatchObject({
-      contestId: 7,
+      contestId: cf(7),
       contest: 'codeforces:7',
       sequence: 2,
       name: 'Round 7',
       url: 'https://codeforces.com/contest/7',
     });
-    expect(told.events[0]!.id).toBe(contestEventId(7, 2));
-    expect(told.withdrawn[7]).toMatchObject({ told: true, seq: 2 });
+    expect(told.events[0]!.id).toBe(contestEventId(cf(7), 2));
+    expect(told.withdrawn[cf(7)]).toMatchObject({ told: true, seq: 2 });
     // Stored again (a run wrote its put, then stopped before the clock): not withdrawn, never told.
     expect(announce({ stored: [item()], puts: [], deletes: [], withdrawn: deleted.withdrawn, nowSeconds: T0 + DAY }).events).toEqual([]);
     // Malformed entries are dropped, never believed.
@@ -157,6 +159,14 @@ describe('the view of a contest: what the evidence agrees on', () => {
     expect(announce({ stored: [legacy], puts: [{ ...legacy, updatedAt: 'y' }], deletes: [], nowSeconds: T0 }).events).toEqual([]);
   });
 
+  it("a Codeforces contest's event ids are what they were before ids were qualified (its number); another platform's name the qualified id", () => {
+    const digest = (named: unknown[]) => `contest:${createHash('sha256').update(JSON.stringify(named)).digest('hex').slice(0, 32)}`;
+    expect(contestEventId(cf(7), 2)).toBe(digest([7, 2]));
+    expect(contestEventId('atcoder:7', 2)).toBe(digest(['atcoder:7', 2]));
+    expect(contestEventId('atcoder:abc199', 1)).toBe(digest(['atcoder:abc199', 1]));
+    expect(contestEventId('atcoder:7', 2)).not.toBe(contestEventId(cf(7), 2));
+  });
+
   it('ids name the change that was published: the contest and its number; rewrites between change nothing, the next change is another', () => {
     const input = {
       stored: [item({ published: T0 + DAY, publishedSeq: 1 })],
@@ -166,7 +176,7 @@ describe('the view of a contest: what the evidence agrees on', () => {
     };
     const first = announce(input);
     expect(first.events).toHaveLength(1);
-    expect(first.events[0]!.id).toBe(contestEventId(7, 2));
+    expect(first.events[0]!.id).toBe(contestEventId(cf(7), 2));
     expect(first.events[0]!.id).toMatch(/^contest:[0-9a-f]{32}$/);
     // A retry, later, after rewrites that published nothing (a doubt pause, a hold, a vanish marker): the same id.
     expect(announce({ ...input, nowSeconds: T0 + 5 }).events).toEqual(first.events);
@@ -176,11 +186,12 @@ describe('the view of a contest: what the evidence agrees on', () => {
     const after = first.puts[0]!;
     expect(after).toMatchObject({ published: T0 + 2 * DAY, publishedSeq: 2 });
     const back = announce({ stored: [after], puts: [item({ publishedSeq: 2 })], deletes: [], nowSeconds: T0 + HOUR });
-    expect(back.events.map((e) => [e.detailType, e.id])).toEqual([[CONTEST_EVENT.rescheduled, contestEventId(7, 3)]]);
+    expect(back.events.map((e) => [e.detailType, e.id])).toEqual([[CONTEST_EVENT.rescheduled, contestEventId(cf(7), 3)]]);
     expect(first.events[0]!.detail).toEqual({
-      contestId: 7,
+      contestId: cf(7),
       contest: 'codeforces:7',
       platform: 'codeforces',
+      platformId: '7',
       sequence: 2,
       name: 'Round 7',
       url: 'https://codeforces.com/contest/7',

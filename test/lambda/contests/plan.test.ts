@@ -5,7 +5,7 @@ import type { CodeforcesContest } from '../../../lambda/sources/codeforces/schem
 import { listedContest } from '../../../lambda/sources/codeforces/source.js';
 import type { ContestItem } from '../../../lambda/contests/model.js';
 import { DEFAULT_PLAN_SETTINGS, planContests, toItem, type ContestPlan } from '../../../lambda/contests/plan.js';
-import { DAY, HOUR, MIN, PlannerWorld, entryAt, honestList, promiseBroken, type TrueContest } from './replay.js';
+import { DAY, HOUR, MIN, PlannerWorld, cf, entryAt, honestList, promiseBroken, type TrueContest } from './replay.js';
 
 const NOW = Date.parse('2026-11-29T14:00:00Z');
 const NOW_S = NOW / 1000;
@@ -32,7 +32,7 @@ const stored = (c: CodeforcesContest, updatedAt = '2026-11-28T00:00:00.000Z'): C
     ? {}
     : { dueStart: c.startTimeSeconds }),
 });
-const ids = (list: CodeforcesContest[]) => new Set(list.map((c) => c.id));
+const ids = (list: CodeforcesContest[]) => new Set(list.map((c) => cf(c.id)));
 const NOTHING: ContestPlan = {
   upserts: [],
   bookkeeping: [],
@@ -56,8 +56,9 @@ describe('planContests', () => {
     const result = plan([contest(1)], []);
     expect(result.upserts).toEqual([
       {
-        contestId: 1,
+        contestId: cf(1),
         platform: 'codeforces',
+        platformId: '1',
         name: 'Codeforces Round 1 (Div. 2)',
         type: 'CF',
         phase: 'BEFORE',
@@ -71,7 +72,7 @@ describe('planContests', () => {
       },
     ]);
     // A new contest may have reminders of an earlier listing under its id: they are read.
-    expect(result.remindersToCheck).toEqual([1]);
+    expect(result.remindersToCheck).toEqual([cf(1)]);
   });
 
   it('rewrites nothing when nothing changed (updatedAt is not compared), and reads no reminder', () => {
@@ -87,8 +88,8 @@ describe('planContests', () => {
   it('an item written before the firing rule is rewritten once with its start confirmed, and its reminders are read', () => {
     const legacy = toItem(listedContest(contest(1)), DEFAULT_PLAN_SETTINGS, 'x');
     const result = plan([contest(1)], [legacy]);
-    expect(result.bookkeeping).toMatchObject([{ contestId: 1, confirmedStart: NOW_S + 3600 }]);
-    expect(result.remindersToCheck).toEqual([1]);
+    expect(result.bookkeeping).toMatchObject([{ contestId: cf(1), confirmedStart: NOW_S + 3600 }]);
+    expect(result.remindersToCheck).toEqual([cf(1)]);
   });
 
   it('a renamed contest is rewritten, its reminders untouched; a rescheduled one awaits a second reply for its new start', () => {
@@ -99,9 +100,9 @@ describe('planContests', () => {
       before.map((c) => stored(c)),
     );
     expect(first.upserts.map((u) => [u.contestId, u.confirmedStart, u.remindersPaused])).toEqual([
-      [1, NOW_S + 3600, undefined],
+      [cf(1), NOW_S + 3600, undefined],
       // Later: due at the new start at once (the later time), so the app may write due reminders at it.
-      [2, NOW_S + 7200, undefined],
+      [cf(2), NOW_S + 7200, undefined],
     ]);
     expect(first.upserts[1]?.pending).toEqual({
       held: false,
@@ -110,10 +111,10 @@ describe('planContests', () => {
       replies: 1,
       since: NOW_S,
     });
-    expect(first.remindersToCheck).toEqual([2]);
+    expect(first.remindersToCheck).toEqual([cf(2)]);
     const next = plan(after, first.upserts, NOW + HOUR * 1000);
     expect(next.bookkeeping.map((b) => [b.contestId, b.confirmedStart, b.pending, b.remindersPaused])).toEqual([
-      [2, NOW_S + 99_000, undefined, undefined],
+      [cf(2), NOW_S + 99_000, undefined, undefined],
     ]);
   });
 
@@ -122,15 +123,20 @@ describe('planContests', () => {
       contest(1, { phase: 'FINISHED', startTimeSeconds: NOW_S - 2 * DAY }),
       contest(2, { phase: 'FINISHED', startTimeSeconds: NOW_S - 30 * DAY }),
     ];
-    expect(plan(fetched, []).upserts.map((u) => u.contestId)).toEqual([1]);
+    expect(plan(fetched, []).upserts.map((u) => u.contestId)).toEqual([cf(1)]);
   });
 
   it('marks stored unfinished contests that vanished, but not ones listed with invalid data', () => {
     const storedItems = [stored(contest(1)), stored(contest(2)), stored(contest(3))];
     const fetched = [contest(1)];
-    const result = planContests({ fetched: fetched.map(listedContest), listedIds: new Set([1, 2]), stored: storedItems, nowMs: NOW });
-    expect(result.vanished).toMatchObject([{ contestId: 3, vanishedAt: NOW_S, missingSyncs: 1, remindersPaused: 'vanished' }]);
-    expect(result.remindersToCheck).toEqual([3]);
+    const result = planContests({
+      fetched: fetched.map(listedContest),
+      listedIds: new Set([1, 2].map(cf)),
+      stored: storedItems,
+      nowMs: NOW,
+    });
+    expect(result.vanished).toMatchObject([{ contestId: cf(3), vanishedAt: NOW_S, missingSyncs: 1, remindersPaused: 'vanished' }]);
+    expect(result.remindersToCheck).toEqual([cf(3)]);
   });
 
   it('deletes a vanished contest after missingSyncsBeforeDelete consecutive misses; its reminders are read (to be paused, never deleted)', () => {
@@ -139,11 +145,11 @@ describe('planContests', () => {
     for (let miss = 1; miss <= 3; miss += 1) {
       const result = plan(fetched, items, NOW + miss * HOUR * 1000);
       if (miss < 3) {
-        expect(result.vanished).toMatchObject([{ contestId: 2, missingSyncs: miss }]);
+        expect(result.vanished).toMatchObject([{ contestId: cf(2), missingSyncs: miss }]);
         items = [items[0]!, ...result.vanished];
       } else {
-        expect(result.cancelled).toEqual([2]);
-        expect(result.remindersToCheck).toEqual([2]);
+        expect(result.cancelled).toEqual([cf(2)]);
+        expect(result.remindersToCheck).toEqual([cf(2)]);
       }
     }
   });
@@ -151,10 +157,10 @@ describe('planContests', () => {
   it('restores a vanished contest that comes back, without the marker', () => {
     const vanished = { ...stored(contest(2)), vanishedAt: NOW_S - 3600, missingSyncs: 1, remindersPaused: 'vanished' as const };
     const result = plan([contest(2)], [vanished]);
-    expect(result.restored).toEqual([2]);
+    expect(result.restored).toEqual([cf(2)]);
     expect(result.upserts[0]).not.toHaveProperty('vanishedAt');
     expect(result.upserts[0]).not.toHaveProperty('remindersPaused');
-    expect(result.remindersToCheck).toEqual([2]);
+    expect(result.remindersToCheck).toEqual([cf(2)]);
   });
 
   it('writes a contest the API listed twice once (two writes of one item cannot share a transaction)', () => {
@@ -165,11 +171,11 @@ describe('planContests', () => {
   it('holds the drops of a suspiciously shrunken list (the app keeps showing them; reminders paused), and writes the rest', () => {
     const storedItems = [1, 2, 3, 4, 5].map((id) => stored(contest(id)));
     const result = plan([contest(1), contest(6)], storedItems);
-    expect(result.held.map((h) => [h.contestId, h.kind])).toEqual([2, 3, 4, 5].map((id) => [id, 'drop']));
+    expect(result.held.map((h) => [h.contestId, h.kind])).toEqual([2, 3, 4, 5].map((id) => [cf(id), 'drop']));
     expect(result.bookkeeping.map((b) => [b.contestId, b.remindersPaused, b.vanishedAt])).toEqual(
-      [2, 3, 4, 5].map((id) => [id, 'held', undefined]),
+      [2, 3, 4, 5].map((id) => [cf(id), 'held', undefined]),
     );
-    expect(result.upserts.map((u) => u.contestId)).toEqual([6]);
+    expect(result.upserts.map((u) => u.contestId)).toEqual([cf(6)]);
   });
 });
 
@@ -188,22 +194,22 @@ describe('planContests: a listing breaks a run of misses (review: the held-entry
         NOW_S + (i + 1) * HOUR,
       );
       expect(result.plan?.cancelled).toEqual([]);
-      if (i === 1) expect(result.plan?.held.map((h) => [h.contestId, h.kind])).toEqual([[8, 'phase']]);
+      if (i === 1) expect(result.plan?.held.map((h) => [h.contestId, h.kind])).toEqual([[cf(8), 'phase']]);
     });
-    expect(world.contests.get(8)).toMatchObject({ vanishedAt: NOW_S + 3 * HOUR, missingSyncs: 2 });
+    expect(world.contests.get(cf(8))).toMatchObject({ vanishedAt: NOW_S + 3 * HOUR, missingSyncs: 2 });
   });
 
   it('miss / invalid / miss / invalid / miss does not delete a contest Codeforces listed', () => {
     let items = [stored(contest(1)), stored(contest(2))];
     for (let i = 0; i < 5; i += 1) {
-      const listedIds = i % 2 === 0 ? new Set([1]) : new Set([1, 2]);
+      const listedIds = new Set((i % 2 === 0 ? [1] : [1, 2]).map(cf));
       const result = planContests({ fetched: [listedContest(contest(1))], listedIds, stored: items, nowMs: NOW + i * HOUR * 1000 });
       expect(result.cancelled).toEqual([]);
       const after = new Map(items.map((item) => [item.contestId, item]));
       for (const item of [...result.upserts, ...result.bookkeeping, ...result.vanished]) after.set(item.contestId, item);
       items = [...after.values()];
     }
-    expect(items.find((c) => c.contestId === 2)).toMatchObject({ missingSyncs: 1 });
+    expect(items.find((c) => c.contestId === cf(2))).toMatchObject({ missingSyncs: 1 });
   });
 });
 
@@ -217,8 +223,8 @@ describe('planContests: contests stuck unfinished long after their end', () => {
   it('a stored one past its TTL is marked once (its reminders get its TTL, orphans bounded), then never rewritten', () => {
     const item = stored(stuck);
     const first = plan([{ ...stuck, name: 'renamed' }], [item]);
-    expect(first.bookkeeping).toMatchObject([{ contestId: 1308, name: item.name, remindersPaused: 'expired' }]);
-    expect(first.remindersToCheck).toEqual([1308]);
+    expect(first.bookkeeping).toMatchObject([{ contestId: cf(1308), name: item.name, remindersPaused: 'expired' }]);
+    expect(first.remindersToCheck).toEqual([cf(1308)]);
     expect(plan([{ ...stuck, name: 'renamed' }], first.bookkeeping)).toEqual({ ...NOTHING, unchanged: 1 });
   });
 
@@ -251,13 +257,18 @@ describe('planContests: contests stuck unfinished long after their end', () => {
     const parsed = parseContestList([...raw.result, ...stuckEntries], { nowSeconds: nowS });
     if (!parsed.ok) throw new Error('fixture did not parse');
     const { contests, listedIds } = parsed.value;
-    const first = planContests({ fetched: contests.map(listedContest), listedIds: new Set(listedIds), stored: [], nowMs: nowS * 1000 });
-    expect(first.upserts.some((u) => u.contestId === 1308 || u.contestId === 1309)).toBe(false);
+    const first = planContests({
+      fetched: contests.map(listedContest),
+      listedIds: new Set(listedIds.map(cf)),
+      stored: [],
+      nowMs: nowS * 1000,
+    });
+    expect(first.upserts.some((u) => u.contestId === cf(1308) || u.contestId === cf(1309))).toBe(false);
     let items = first.upserts;
     for (let hour = 1; hour <= 3; hour += 1) {
       const next = planContests({
         fetched: contests.map(listedContest),
-        listedIds: new Set(listedIds),
+        listedIds: new Set(listedIds.map(cf)),
         stored: items,
         nowMs: (nowS + hour * 3600) * 1000,
       });
@@ -342,7 +353,7 @@ function brokenPromises(
 ): string[] {
   const problems: string[] = [];
   for (const reminder of world.reminders.values()) {
-    const c = truth.find((t) => t.id === reminder.contestId)!;
+    const c = truth.find((t) => cf(t.id) === reminder.contestId)!;
     problems.push(...promiseBroken(world.fired, reminder, (t) => c.startAt(t), bounds(c)));
   }
   return problems;
@@ -409,8 +420,8 @@ describe('the review: a wrong upstream repeated for hours costs lateness only (n
       world.run(T0, 7, (t, hour) => (hour >= 1 && hour < 7 ? lie(truth, t) : honestList(truth, t)));
       world.run(T0 + 7 * HOUR, 1, (t) => honestList(truth, t));
       for (const c of truth.slice(0, 5)) {
-        expect(world.contests.get(c.id)).toMatchObject({ startTimeSeconds: c.startAt(0), phase: entryAt(c, T0 + 7 * HOUR + 2).phase });
-        expect(world.contests.get(c.id)?.vanishedAt).toBeUndefined();
+        expect(world.contests.get(cf(c.id))).toMatchObject({ startTimeSeconds: c.startAt(0), phase: entryAt(c, T0 + 7 * HOUR + 2).phase });
+        expect(world.contests.get(cf(c.id))?.vanishedAt).toBeUndefined();
       }
     }
   });
@@ -459,7 +470,7 @@ describe('the review: honest change near the start', () => {
     const problems = brokenPromises(world, truth, () => ({ firstShown }));
     expect(problems).toEqual([]);
     // The three moved rounds' 1-day reminders had fired for the old start; each fires once more for the new one.
-    expect(world.fired.filter((f) => f.userId === 'c' && f.contestId !== 204)).toHaveLength(6);
+    expect(world.fired.filter((f) => f.userId === 'c' && f.contestId !== cf(204))).toHaveLength(6);
   });
 
   for (const [when, announced] of [
@@ -497,7 +508,7 @@ describe('the review: honest change near the start', () => {
     for (const c of truth.slice(0, 4)) c.listedAt = (t) => t < withdrawnAt;
     const world = worldWith(truth);
     world.run(T0, 100, (t) => honestList(truth, t));
-    expect(world.fired.filter((f) => f.contestId <= 104)).toEqual([]);
+    expect(world.fired.filter((f) => [101, 102, 103, 104].map(cf).includes(f.contestId))).toEqual([]);
     expect(world.remindersOf(101).every((r) => r.dueAt === undefined)).toBe(true);
     expect(world.reminders.size).toBe(14);
   });
@@ -545,7 +556,7 @@ describe('the review: one believable lie per contest', () => {
     });
     expect(brokenPromises(world, truth, (c) => (c.id === 101 ? { episodeEnd: T0 + 5 * HOUR + 2 } : {}))).toEqual([]);
     // The undo landed at once: the 10-minute reminder fired on time.
-    const a = world.fired.find((f) => f.contestId === 101 && f.userId === 'a')!;
+    const a = world.fired.find((f) => f.contestId === cf(101) && f.userId === 'a')!;
     expect(a.at - (T0 + 5 * HOUR + 25 * MIN)).toBeLessThanOrEqual(10 * MIN);
   });
 });
@@ -564,7 +575,7 @@ describe('at most once per start: a reminder sent for a lie is not sent again fo
           : e,
       );
     });
-    const sends = world.fired.filter((f) => f.contestId === target && f.userId === 'c');
+    const sends = world.fired.filter((f) => f.contestId === cf(target) && f.userId === 'c');
     const start = truth.find((c) => c.id === target)!.startAt(0);
     expect(sends.map((f) => f.start)).toEqual([start, start + 3 * HOUR]);
     expect(world.remindersOf(target).find((r) => r.userId === 'c')).toMatchObject({
@@ -582,7 +593,7 @@ describe('the review: reminders of a contest that returns, and orphans', () => {
     c.listedAt = (t) => t < T0 + HOUR || t >= T0 + 6 * HOUR;
     const world = worldWith(truth);
     world.run(T0, 5, (t) => honestList(truth, t));
-    expect(world.contests.has(103)).toBe(false);
+    expect(world.contests.has(cf(103))).toBe(false);
     expect(world.remindersOf(103).map((r) => r.paused)).toEqual(['vanished', 'vanished', 'vanished']);
     world.sync(honestList(truth, T0 + 6 * HOUR + 2), T0 + 6 * HOUR + 2);
     expect(world.remindersOf(103).map((r) => r.dueAt)).toEqual(USERS.map(([, m]) => c.startAt(0) - 60 * m));
@@ -595,21 +606,21 @@ describe('the review: reminders of a contest that returns, and orphans', () => {
     const truth = UPCOMING();
     truth[3]!.listedAt = (t) => t < T0 + HOUR;
     const world = worldWith(truth);
-    const expiresAt = world.contests.get(104)!.expiresAt;
+    const expiresAt = world.contests.get(cf(104))!.expiresAt;
     world.run(T0, 5, (t) => honestList(truth, t));
-    expect(world.contests.has(104)).toBe(false);
+    expect(world.contests.has(cf(104))).toBe(false);
     expect(world.remindersOf(104).map((r) => r.expiresAt)).toEqual([expiresAt, expiresAt, expiresAt]);
     // A contest stuck unfinished: its reminders are paused when it passes its TTL, with that TTL.
     const stuck = { ...stored(contest(7, { startTimeSeconds: T0 - 8 * DAY, phase: 'PENDING_SYSTEM_TEST' })) };
-    world.contests.set(7, stuck);
-    world.reminders.set('7/z', { contestId: 7, userId: 'z', minutesBefore: 10, remindAt: stuck.startTimeSeconds - 600 });
+    world.contests.set(cf(7), stuck);
+    world.reminders.set(`${cf(7)}/z`, { contestId: cf(7), userId: 'z', minutesBefore: 10, remindAt: stuck.startTimeSeconds - 600 });
     world.sync(
       [...honestList(truth, T0 + 5 * HOUR), entryAt(fixed(7, stuck.startTimeSeconds), T0 + 5 * HOUR)].map((e) =>
         e.id === 7 ? { ...e, phase: 'PENDING_SYSTEM_TEST' as const } : e,
       ),
       T0 + 5 * HOUR,
     );
-    expect(world.reminders.get('7/z')).toMatchObject({ paused: 'expired', expiresAt: stuck.expiresAt });
+    expect(world.reminders.get(`${cf(7)}/z`)).toMatchObject({ paused: 'expired', expiresAt: stuck.expiresAt });
   });
 });
 
@@ -646,7 +657,7 @@ describe('a lie longer than any bound after an honest postponement (F5): only la
     const problems = world.remindersOf(501).flatMap((r) => promiseBroken(world.fired, r, (t) => moved.startAt(t), { episodeEnd }));
     expect(problems).toEqual([]);
     // All four sent once, for the true start, late: at the first notifier pass after the truth returned.
-    const sends = world.fired.filter((f) => f.contestId === 501);
+    const sends = world.fired.filter((f) => f.contestId === cf(501));
     expect(sends.map((f) => f.userId).sort()).toEqual(['a', 'b', 'd', 'soon']);
     expect(sends.every((f) => f.start === newStart && f.at > episodeEnd && f.at <= episodeEnd + 10 * MIN)).toBe(true);
   });
@@ -676,7 +687,7 @@ describe('a lie longer than any bound after an honest postponement (F5): only la
       .remindersOf(501)
       .flatMap((r) => promiseBroken(world.fired, r, (t) => moved.startAt(t), { episodeEnd: T0 + 15 * HOUR + 2 }));
     expect(problems).toEqual([]);
-    const sends = world.fired.filter((f) => f.contestId === 501);
+    const sends = world.fired.filter((f) => f.contestId === cf(501));
     expect(sends.map((f) => f.userId).sort()).toEqual(['a', 'b', 'd']);
     expect(sends.every((f) => f.start === newStart && f.at >= newStart - 60 * MIN - 10 * MIN)).toBe(true);
   });

@@ -2,11 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { ContestItem, ReminderItem } from '../../../lambda/contests/model.js';
 import { gateOf, remindersPausedOf, withGate } from '../../../lambda/contests/gate.js';
 import { followContest, planReminders } from '../../../lambda/contests/reminders.js';
+import { bucketOf, contestKeyOf } from '../../../lambda/reminders/table.js';
+import { cf } from '../../support/ids.js';
+
+const key = (userId: string) => contestKeyOf(cf(7), userId);
 
 const T = 1_800_000_000;
 const contest = (overrides: Partial<ContestItem> = {}): ContestItem => ({
-  contestId: 7,
+  contestId: cf(7),
   platform: 'codeforces',
+  platformId: '7',
   name: 'Round 7',
   type: 'CF',
   phase: 'BEFORE',
@@ -19,11 +24,12 @@ const contest = (overrides: Partial<ContestItem> = {}): ContestItem => ({
   ...overrides,
 });
 const reminder = (overrides: Partial<ReminderItem> = {}): ReminderItem => ({
-  contestId: 7,
+  contestId: cf(7),
   userId: 'u',
   minutesBefore: 10,
   remindAt: T - 600,
   ...overrides,
+  contestKey: key(overrides.userId ?? 'u'),
 });
 const settings = { dueShards: 1, finishedRetentionSeconds: 7 * 86_400 };
 const NOW = T - 86_400;
@@ -74,7 +80,7 @@ describe('gateOf: due only when every current piece of evidence says so', () => 
 describe('planReminders', () => {
   it('makes due, pauses, keeps remindAt and expiresAt true, and never re-arms the start it was sent for', () => {
     const updates = planReminders(
-      7,
+      cf(7),
       contest(),
       [
         reminder({ userId: 'a' }),
@@ -86,14 +92,16 @@ describe('planReminders', () => {
     );
     expect(updates).toEqual([
       {
-        contestId: 7,
+        contestId: cf(7),
+        contestKey: key('a'),
         userId: 'a',
         minutesBefore: 10,
         set: { expiresAt: T + 9 * 86_400, dueAt: T - 600, dueShard: 0, dueStart: T },
         remove: [],
       },
       {
-        contestId: 7,
+        contestId: cf(7),
+        contestKey: key('b'),
         userId: 'b',
         minutesBefore: 10,
         notifiedStart: T,
@@ -102,10 +110,33 @@ describe('planReminders', () => {
       },
     ]);
     const due = reminder({ dueAt: T - 600, dueShard: 0, dueStart: T, expiresAt: T + 9 * 86_400 });
-    expect(planReminders(7, contest(), [due], settings, NOW)).toEqual([]);
-    expect(planReminders(7, undefined, [due], settings, NOW)).toEqual([
-      { contestId: 7, userId: 'u', minutesBefore: 10, set: { paused: 'vanished' }, remove: ['dueAt', 'dueShard', 'dueStart'] },
+    expect(planReminders(cf(7), contest(), [due], settings, NOW)).toEqual([]);
+    expect(planReminders(cf(7), undefined, [due], settings, NOW)).toEqual([
+      {
+        contestId: cf(7),
+        contestKey: key('u'),
+        userId: 'u',
+        minutesBefore: 10,
+        set: { paused: 'vanished' },
+        remove: ['dueAt', 'dueShard', 'dueStart'],
+      },
     ]);
+  });
+
+  it("a due row's byDue shard is its user's bucket mod the setting: one round's rows spread over every delivery job", () => {
+    const users = Array.from({ length: 64 }, (_, i) => `user-${i}`);
+    const updates = planReminders(
+      cf(7),
+      contest(),
+      users.map((userId) => reminder({ userId })),
+      { ...settings, dueShards: 4 },
+      NOW,
+    );
+    expect(updates.map((u) => u.set.dueShard)).toEqual(users.map((userId) => bucketOf(userId) % 4));
+    expect(new Set(updates.map((u) => u.set.dueShard))).toEqual(new Set([0, 1, 2, 3]));
+    // Each update names the row's own bucket key: the contest's reminders are spread over 16 partition keys.
+    expect(updates.every((u) => u.contestKey === key(u.userId))).toBe(true);
+    expect(new Set(updates.map((u) => u.contestKey)).size).toBeGreaterThan(8);
   });
 
   it('a contest re-listed at the start its paused reminders were kept at: the reminders confirm the start, the contest is written with it first, then they are due, even once started', () => {
@@ -114,20 +145,27 @@ describe('planReminders', () => {
     const kept = reminder({ paused: 'vanished', expiresAt: T + 9 * 86_400 });
     const following = followContest(
       'gate',
-      { contestId: 7, contest: relisted, reminders: [kept] },
+      { contestId: cf(7), contest: relisted, reminders: [kept] },
       { ...settings, doubtSeconds: 4200 },
       T + 60,
     );
     expect(following.contest).toMatchObject({ confirmedStart: T, dueStart: T });
     expect(following.contest?.remindersPaused).toBeUndefined();
     expect(following.updates).toEqual([
-      { contestId: 7, userId: 'u', minutesBefore: 10, set: { dueAt: T - 600, dueShard: 0, dueStart: T }, remove: ['paused'] },
+      {
+        contestId: cf(7),
+        contestKey: key('u'),
+        userId: 'u',
+        minutesBefore: 10,
+        set: { dueAt: T - 600, dueShard: 0, dueStart: T },
+        remove: ['paused'],
+      },
     ]);
     // Kept at another start, or not kept for a vanished contest: nothing is confirmed.
     expect(
       followContest(
         'gate',
-        { contestId: 7, contest: relisted, reminders: [reminder({ paused: 'vanished', remindAt: T - 7200 })] },
+        { contestId: cf(7), contest: relisted, reminders: [reminder({ paused: 'vanished', remindAt: T - 7200 })] },
         { ...settings, doubtSeconds: 4200 },
         T + 60,
       ).contest,
@@ -135,7 +173,7 @@ describe('planReminders', () => {
     expect(
       followContest(
         'gate',
-        { contestId: 7, contest: relisted, reminders: [reminder({ paused: 'held' })] },
+        { contestId: cf(7), contest: relisted, reminders: [reminder({ paused: 'held' })] },
         { ...settings, doubtSeconds: 4200 },
         T + 60,
       ).contest,

@@ -7,6 +7,9 @@
  */
 import type { CodeforcesContest } from '../../../lambda/sources/codeforces/schema.js';
 import { listedContest, replyDating } from '../../../lambda/sources/codeforces/source.js';
+import { cf, type TestId } from '../../support/ids.js';
+
+export { cf, type TestId };
 import { DEFAULT_PLAN_SETTINGS, planContests, type ContestPlan, type PlanSettings } from '../../../lambda/contests/plan.js';
 import { SKEW_SECONDS, judgeReply, type ReplyVerdict } from '../../../lambda/contests/evidence.js';
 import { announce } from '../../../lambda/contests/events.js';
@@ -49,7 +52,7 @@ export function honestList(contests: readonly TrueContest[], t: number): Codefor
 }
 
 export interface Fired {
-  contestId: number;
+  contestId: string;
   userId: string;
   at: number;
   /** The dueStart it was sent for. */
@@ -62,7 +65,7 @@ export interface SyncResult {
 }
 
 export class PlannerWorld {
-  readonly contests = new Map<number, ContestItem>();
+  readonly contests = new Map<string, ContestItem>();
   readonly reminders = new Map<string, ReminderItem>();
   readonly fired: Fired[] = [];
   /** The contest events the syncs published, as the outbox keeps them (one per id), with the time of their sync. */
@@ -70,7 +73,7 @@ export class PlannerWorld {
   replyMadeAt: number | undefined;
   /** The reply clock's register of withdrawn, deleted contests. */
   withdrawn: Record<string, unknown> = {};
-  private handoff = new Set<number>();
+  private handoff = new Set<string>();
 
   constructor(readonly settings: PlanSettings = DEFAULT_PLAN_SETTINGS) {}
 
@@ -81,7 +84,7 @@ export class PlannerWorld {
     const stored = [...this.contests.values()];
     const plan = planContests({
       fetched: list.map(listedContest),
-      listedIds: new Set(options.listedIds ?? list.map((c) => c.id)),
+      listedIds: new Set((options.listedIds ?? list.map((c) => c.id)).map(cf)),
       stored,
       nowMs: nowSeconds * 1000,
       ...(this.replyMadeAt !== undefined ? { lastSeenMs: this.replyMadeAt * 1000 } : {}),
@@ -132,12 +135,13 @@ export class PlannerWorld {
     return { verdict, plan };
   }
 
-  remindersOf(contestId: number): ReminderItem[] {
-    return [...this.reminders.values()].filter((r) => r.contestId === contestId);
+  remindersOf(id: TestId): ReminderItem[] {
+    return [...this.reminders.values()].filter((r) => r.contestId === cf(id));
   }
 
   /** The app sets a reminder by the contract: due at once unless the contest pauses its reminders. */
-  setReminder(contestId: number, userId: string, minutesBefore: number): ReminderItem {
+  setReminder(id: TestId, userId: string, minutesBefore: number): ReminderItem {
+    const contestId = cf(id);
     const contest = this.contests.get(contestId);
     if (contest === undefined) throw new Error(`contest ${contestId} is not stored`);
     const remindAt = contest.startTimeSeconds - 60 * minutesBefore;
@@ -193,12 +197,12 @@ export class PlannerWorld {
  */
 export function promiseBroken(
   fired: readonly Fired[],
-  reminder: { contestId: number; userId: string; minutesBefore: number },
+  reminder: { contestId: TestId; userId: string; minutesBefore: number },
   startAt: (t: number) => number,
   bounds: { episodeEnd?: number; firstShown?: number } = {},
 ): string[] {
   const name = `${reminder.contestId}/${reminder.userId}`;
-  const sends = fired.filter((f) => f.contestId === reminder.contestId && f.userId === reminder.userId);
+  const sends = fired.filter((f) => f.contestId === cf(reminder.contestId) && f.userId === reminder.userId);
   const problems: string[] = [];
   const perStart = new Map<number, number>();
   for (const send of sends) {

@@ -2,6 +2,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MAX_DUE_SHARDS } from '../../../lambda/contract.js';
+import { REMINDER_BUCKETS, bucketOf, contestKeyOf, dueShardOf } from '../../../lambda/reminders/table.js';
+import { cf } from '../../support/ids.js';
 import {
   CONTEST_CHECK_BYTES,
   MAX_CLAIMS_PER_TRANSACTION,
@@ -14,20 +16,20 @@ import {
   contestsOf,
   claimBytes,
   deliverable,
-  dueShardOf,
   itemBytes,
   packClaims,
   reminderDueEvent,
   reminderDueId,
-  servedShards,
   validRow,
   type ContestView,
   type DueRow,
 } from '../../../lambda/delivery/due.js';
 
 const START = 1_900_000_000;
+const CF2051 = cf(2051);
 const row = (overrides: Record<string, unknown> = {}) => ({
-  contestId: 2051,
+  contestId: CF2051,
+  contestKey: contestKeyOf(typeof overrides.contestId === 'string' ? overrides.contestId : CF2051, String(overrides.userId ?? 'alice')),
   userId: 'alice',
   minutesBefore: 60,
   remindAt: START - 3600,
@@ -37,7 +39,8 @@ const row = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 const contest: ContestView = {
-  contestId: 2051,
+  contestId: CF2051,
+  platform: 'codeforces',
   name: 'Codeforces Round 2051',
   url: 'https://codeforces.com/contest/2051',
   dueStart: START,
@@ -51,14 +54,26 @@ const valid = (overrides: Record<string, unknown> = {}): DueRow => {
 
 describe('validRow', () => {
   it('believes a row with every attribute present and sane', () => {
-    expect(valid()).toMatchObject({ contestId: 2051, userId: 'alice', minutesBefore: 60, dueAt: START - 3600, dueStart: START });
+    expect(valid()).toMatchObject({
+      contestId: CF2051,
+      contestKey: contestKeyOf(CF2051, 'alice'),
+      userId: 'alice',
+      minutesBefore: 60,
+      dueAt: START - 3600,
+      dueStart: START,
+    });
     expect(valid().bytes).toBe(itemBytes(row()));
   });
 
   it.each([
+    ['contestId', { contestId: 2051 }],
     ['contestId', { contestId: '2051' }],
-    ['contestId', { contestId: -1 }],
-    ['contestId', { contestId: 1.5 }],
+    ['contestId', { contestId: 'topcoder:2051' }],
+    ['contestId', { contestId: 'codeforces:' }],
+    ['contestId', { contestId: 'codeforces:a b' }],
+    ['contestKey', { contestKey: undefined }],
+    ['contestKey', { contestKey: `${CF2051}#99` }],
+    ['contestKey', { contestKey: contestKeyOf(cf(2052), 'alice') }],
     ['userId', { userId: undefined }],
     ['userId', { userId: '' }],
     ['userId', { userId: 7 }],
@@ -85,6 +100,13 @@ describe('validRow', () => {
     expect(validRow(row(overrides))).toMatchObject({ ok: false, reason });
   });
 
+  it('believes a row of any known platform whose id is not a number', () => {
+    expect(valid({ contestId: 'atcoder:abc199' })).toMatchObject({
+      contestId: 'atcoder:abc199',
+      contestKey: contestKeyOf('atcoder:abc199', 'alice'),
+    });
+  });
+
   it('a row notified for an earlier start is due again for the new one', () => {
     expect(validRow(row({ notifiedStart: START - 86_400 })).ok).toBe(true);
   });
@@ -103,7 +125,7 @@ describe("contestAgrees: the rule (a row may fire only at its contest's dueStart
   it.each([
     ['contest-missing', undefined],
     // The sync removed dueStart: held change, vanished, started, expired, or not written since the upgrade.
-    ['contest-paused', { contestId: 2051, name: 'n', url: 'u' }],
+    ['contest-paused', { contestId: CF2051, platform: 'codeforces', name: 'n', url: 'u' }],
     // The contest moved: the row is due at the old start (a row the app wrote while the sync moved it).
     ['contest-moved', { ...contest, dueStart: START + 7200 }],
     ['contest-moved', { ...contest, dueStart: START - 600 }],
@@ -124,10 +146,10 @@ describe("contestAgrees: the rule (a row may fire only at its contest's dueStart
     }
   });
   it("checks the contest's dueStart again when the claims commit: one ConditionCheck per contest", () => {
-    expect(claimCheck('contests', 2051, START)).toEqual({
+    expect(claimCheck('contests', CF2051, START)).toEqual({
       ConditionCheck: {
         TableName: 'contests',
-        Key: { contestId: 2051 },
+        Key: { contestId: CF2051 },
         ConditionExpression: 'dueStart = :dueStart',
         ExpressionAttributeValues: { ':dueStart': START },
       },
@@ -143,9 +165,9 @@ describe('reminderDueId and the event', () => {
       .slice(0, 32)}`;
 
   it('names the intent and the start: the same intent and start give the same id, a new intent or start a new one', () => {
-    const id = reminderDueId(2051, 'alice', INTENT, START);
+    const id = reminderDueId(cf(2051), 'alice', INTENT, START);
     expect(id).toMatch(/^reminder-due:[0-9a-f]{32}$/);
-    expect(reminderDueId(2051, 'alice', INTENT, START)).toBe(id);
+    expect(reminderDueId(cf(2051), 'alice', INTENT, START)).toBe(id);
     expect(
       `reminder-due:${createHash('sha256')
         .update(JSON.stringify([2051, 'alice', INTENT, START]))
@@ -156,32 +178,47 @@ describe('reminderDueId and the event', () => {
     expect(
       new Set([
         id,
-        reminderDueId(2051, 'alice', 'another-intent', START),
-        reminderDueId(2051, 'alice', INTENT, START + 60),
-        reminderDueId(2051, 'bob', INTENT, START),
-        reminderDueId(2052, 'alice', INTENT, START),
-        reminderDueId(2051, 'alice', undefined, START),
+        reminderDueId(cf(2051), 'alice', 'another-intent', START),
+        reminderDueId(cf(2051), 'alice', INTENT, START + 60),
+        reminderDueId(cf(2051), 'bob', INTENT, START),
+        reminderDueId(cf(2052), 'alice', INTENT, START),
+        reminderDueId(cf(2051), 'alice', undefined, START),
       ]).size,
     ).toBe(6);
     // No separator trick: ("1", "2#3") and ("12", "#3") differ; nor does an intent shift into the user id.
-    expect(reminderDueId(1, '2#3', INTENT, START)).not.toBe(reminderDueId(12, '#3', INTENT, START));
-    expect(reminderDueId(2051, 'alice', 'x', START)).not.toBe(reminderDueId(2051, 'alicex', undefined, START));
-    expect(reminderDueId(2051, 'u'.repeat(1024), 'i'.repeat(64), START).length).toBe(id.length);
+    expect(reminderDueId(cf(1), '2#3', INTENT, START)).not.toBe(reminderDueId(cf(12), '#3', INTENT, START));
+    expect(reminderDueId(cf(2051), 'alice', 'x', START)).not.toBe(reminderDueId(cf(2051), 'alicex', undefined, START));
+    expect(reminderDueId(cf(2051), 'u'.repeat(1024), 'i'.repeat(64), START).length).toBe(id.length);
+  });
+
+  it("a Codeforces contest's ids are what they were before ids were qualified (its number); another platform's name its qualified id", () => {
+    // The hash above is of [2051, …]: the number, as the release before qualified ids made it.
+    const atcoder = reminderDueId('atcoder:2051', 'alice', INTENT, START);
+    expect(atcoder).toBe(
+      `reminder-due:${createHash('sha256')
+        .update(JSON.stringify(['atcoder:2051', 'alice', INTENT, START]))
+        .digest('hex')
+        .slice(0, 32)}`,
+    );
+    expect(atcoder).not.toBe(reminderDueId(CF2051, 'alice', INTENT, START));
+    const event = reminderDueEvent(valid({ contestId: 'atcoder:2051' }), { ...contest, contestId: 'atcoder:2051', platform: 'atcoder' });
+    expect(event.detail).toMatchObject({ contestId: 'atcoder:2051', contest: 'atcoder:2051', platform: 'atcoder', platformId: '2051' });
   });
 
   it('keeps the id it always had for a row written before intents: (contestId, userId, dueStart)', () => {
-    expect(reminderDueId(2051, 'alice', undefined, START)).toBe(legacy(2051, 'alice', START));
+    expect(reminderDueId(cf(2051), 'alice', undefined, START)).toBe(legacy(2051, 'alice', START));
     expect(reminderDueEvent(valid(), contest).id).toBe(legacy(2051, 'alice', START));
   });
 
   it('carries the contest (platform-qualified), user, lead time, start, name and URL; never the intent', () => {
     expect(reminderDueEvent(valid({ intent: INTENT }), contest)).toEqual({
-      id: reminderDueId(2051, 'alice', INTENT, START),
+      id: reminderDueId(cf(2051), 'alice', INTENT, START),
       detailType: 'ReminderDue',
       detail: {
-        contestId: 2051,
+        contestId: 'codeforces:2051',
         contest: 'codeforces:2051',
         platform: 'codeforces',
+        platformId: '2051',
         userId: 'alice',
         minutesBefore: 60,
         startTimeSeconds: START,
@@ -209,15 +246,15 @@ describe('reminderDueId and the event', () => {
     const largest = claimBytes(valid(), 256 * 1024);
     expect(largest).toBeGreaterThan(2 * 256 * 1024);
     // Packed by these bytes, a batch of the largest holds at most 3 claims: well within 4 MB.
-    expect(packClaims(Array.from({ length: 10 }, () => ({ contestId: 1, bytes: largest }))).map((b) => b.length)).toEqual([3, 3, 3, 1]);
+    expect(packClaims(Array.from({ length: 10 }, () => ({ contestId: cf(1), bytes: largest }))).map((b) => b.length)).toEqual([3, 3, 3, 1]);
   });
 });
 
 const claimsOf = (perContest: readonly number[], bytes = 300) =>
-  perContest.flatMap((count, c) => Array.from({ length: count }, (_, i) => ({ contestId: 1000 + c, bytes, i })));
+  perContest.flatMap((count, c) => Array.from({ length: count }, (_, i) => ({ contestId: cf(1000 + c), bytes, i })));
 /** The actions a batch takes besides the lease check: 2 per claim, 1 per contest. */
-const actionsOf = (batch: readonly { contestId: number }[]) => 2 * batch.length + contestsOf(batch);
-const bytesOf = (batch: readonly { contestId: number; bytes: number }[]) =>
+const actionsOf = (batch: readonly { contestId: string }[]) => 2 * batch.length + contestsOf(batch);
+const bytesOf = (batch: readonly { contestId: string; bytes: number }[]) =>
   batch.reduce((sum, c) => sum + c.bytes, 0) + contestsOf(batch) * CONTEST_CHECK_BYTES;
 
 describe('packClaims', () => {
@@ -241,7 +278,7 @@ describe('packClaims', () => {
   });
 
   it("groups each contest's claims (in the order contests first appear), so that they share one check; a contest that does not fit goes on in the next", () => {
-    const mixed = [1, 2, 1, 3, 2, 1].map((c, i) => ({ contestId: c, bytes: 100, i }));
+    const mixed = [1, 2, 1, 3, 2, 1].map((c, i) => ({ contestId: cf(c), bytes: 100, i }));
     expect(packClaims(mixed).map((b) => b.map((c) => c.i))).toEqual([[0, 2, 5, 1, 4, 3]]);
     // Two contests of 30: 30 × 2 + 1 = 61 actions, then 38 left: 18 claims of the second (37 actions), 12 in the next.
     const batches = packClaims(claimsOf([30, 30]));
@@ -250,7 +287,7 @@ describe('packClaims', () => {
   });
 
   it('keeps every transaction within the byte budget, checks included, in order', () => {
-    const claims = [100, 200, 300, 50, 400, 10].map((bytes, i) => ({ contestId: 1, bytes, i }));
+    const claims = [100, 200, 300, 50, 400, 10].map((bytes, i) => ({ contestId: cf(1), bytes, i }));
     const budget = CONTEST_CHECK_BYTES + 500;
     const batches = packClaims(claims, 49, budget);
     expect(batches.map((b) => b.map((c) => c.i))).toEqual([
@@ -267,7 +304,7 @@ describe('packClaims', () => {
     const budget = CONTEST_CHECK_BYTES + 500;
     expect(
       packClaims(
-        [10, 900, 10].map((bytes) => ({ contestId: 1, bytes })),
+        [10, 900, 10].map((bytes) => ({ contestId: cf(1), bytes })),
         49,
         budget,
       ).map((b) => b.length),
@@ -281,35 +318,21 @@ describe('packClaims', () => {
 });
 
 describe('dueShardOf', () => {
-  it('is contestId mod dueShards', () => {
-    expect([0, 1, 2, 3, 4].map((id) => dueShardOf(id, 1))).toEqual([0, 0, 0, 0, 0]);
-    expect([2051, 2052, 2053, 2054].map((id) => dueShardOf(id, 4))).toEqual([3, 0, 1, 2]);
-  });
-});
-
-describe('servedShards', () => {
-  it("serves the job's own partition and those above the setting a larger one left rows in", () => {
-    expect(MAX_DUE_SHARDS).toBe(16);
-    expect(servedShards(0, 1)).toEqual(Array.from({ length: 16 }, (_, i) => i));
-    expect(servedShards(0, 4)).toEqual([0, 4, 8, 12]);
-    expect(servedShards(3, 4)).toEqual([3, 7, 11, 15]);
-    expect(servedShards(5, 16)).toEqual([5]);
-  });
-
-  it('reads every partition below MAX_DUE_SHARDS exactly once across the jobs, whatever the setting', () => {
+  it("is the row's bucket mod dueShards: one round's rows over every shard, each below the setting", () => {
+    expect(MAX_DUE_SHARDS).toBe(REMINDER_BUCKETS);
+    const users = Array.from({ length: 200 }, (_, i) => `user-${i}`);
+    expect(users.map((u) => dueShardOf(u, 1))).toEqual(users.map(() => 0));
     for (let dueShards = 1; dueShards <= MAX_DUE_SHARDS; dueShards += 1) {
-      const all = Array.from({ length: dueShards }, (_, shard) => servedShards(shard, dueShards)).flat();
-      expect(all.sort((a, b) => a - b)).toEqual(Array.from({ length: MAX_DUE_SHARDS }, (_, i) => i));
-      // Lowered from any larger setting: every partition a row can be in is still served.
-      for (let before = dueShards; before <= MAX_DUE_SHARDS; before += 1)
-        for (let contestId = 1; contestId < 40; contestId += 1) expect(all).toContain(dueShardOf(contestId, before));
+      const shards = new Set(users.map((u) => dueShardOf(u, dueShards)));
+      expect(shards).toEqual(new Set(Array.from({ length: dueShards }, (_, i) => i)));
+      expect(users.every((u) => dueShardOf(u, dueShards) === bucketOf(u) % dueShards)).toBe(true);
     }
   });
 
-  it('refuses a shard or a setting out of range', () => {
-    expect(() => servedShards(0, 0)).toThrow(RangeError);
-    expect(() => servedShards(0, 17)).toThrow(RangeError);
-    expect(() => servedShards(4, 4)).toThrow(RangeError);
-    expect(() => servedShards(-1, 4)).toThrow(RangeError);
+  it("a user's bucket is the first byte of SHA-256 of the user id mod 16, the same for every contest; its key two digits", () => {
+    const first = createHash('sha256').update('alice').digest()[0]! % 16;
+    expect(bucketOf('alice')).toBe(first);
+    expect(contestKeyOf(CF2051, 'alice')).toBe(`codeforces:2051#${String(first).padStart(2, '0')}`);
+    expect(contestKeyOf('atcoder:abc199', 'alice').endsWith(`#${String(first).padStart(2, '0')}`)).toBe(true);
   });
 });

@@ -28,6 +28,8 @@ import {
 import { deliverDue } from '../../../lambda/delivery/deliver.js';
 import { reminderDueId } from '../../../lambda/delivery/due.js';
 import { DUE_INDEX, DeliveryReadError, DynamoDueStore, commitClaims } from '../../../lambda/delivery/dynamo-due.js';
+import { contestKeyOf } from '../../../lambda/reminders/table.js';
+import { cf } from '../../support/ids.js';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
 const mock = mockClient(doc);
@@ -36,11 +38,12 @@ const store = new DynamoDueStore(doc, tables);
 const START = 1_900_000_000;
 const NOW_MS = (START - 3000) * 1000;
 const now = () => NOW_MS;
-/** The sync's reply clock (Contests item 0): a reply applied 20 minutes ago, fresh evidence. */
-const clock = { contestId: 0, replyMadeAt: NOW_MS / 1000 - 1200 };
+/** The Codeforces sync's reply clock (Contests item `clock#codeforces`): a reply applied 20 minutes ago, fresh evidence. */
+const clock = { contestId: 'clock#codeforces', replyMadeAt: NOW_MS / 1000 - 1200 };
 
 const row = (i: number, overrides: Record<string, unknown> = {}) => ({
-  contestId: 2051,
+  contestId: cf(2051),
+  contestKey: contestKeyOf(typeof overrides.contestId === 'string' ? overrides.contestId : cf(2051), `user-${i}`),
   userId: `user-${i}`,
   minutesBefore: 60,
   remindAt: START - 3600,
@@ -50,7 +53,8 @@ const row = (i: number, overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 const contest = {
-  contestId: 2051,
+  contestId: cf(2051),
+  platform: 'codeforces',
   name: 'Codeforces Round 2051',
   url: 'https://codeforces.com/contest/2051',
   startTimeSeconds: START,
@@ -94,12 +98,12 @@ function cancelled(codes: string[]) {
   });
 }
 /** Refuses, once, the ConditionCheck of the listed contests in the next transaction that holds one. */
-function refuseChecksOf(contestIds: readonly number[]) {
+function refuseChecksOf(contestIds: readonly string[]) {
   let refusedOnce = false;
   mock.on(TransactWriteCommand).callsFake((input: TransactWriteCommandInput) => {
     const items = input.TransactItems ?? [];
     const hit = items.map((item) =>
-      item.ConditionCheck?.TableName === 'contests' && contestIds.includes(Number(item.ConditionCheck.Key?.contestId))
+      item.ConditionCheck?.TableName === 'contests' && contestIds.includes(String(item.ConditionCheck.Key?.contestId))
         ? 'ConditionalCheckFailed'
         : 'None',
     );
@@ -133,7 +137,10 @@ beforeEach(() => mock.reset());
 
 describe('DynamoDueStore', () => {
   it('reads one page of the byDue index: the shard, due at or before now; never a Scan', async () => {
-    mock.on(QueryCommand).resolves({ Items: [row(1)], LastEvaluatedKey: { dueShard: 0, dueAt: 1, contestId: 2051, userId: 'user-1' } });
+    mock.on(QueryCommand).resolves({
+      Items: [row(1)],
+      LastEvaluatedKey: { dueShard: 0, dueAt: 1, contestKey: contestKeyOf(cf(2051), 'user-1'), userId: 'user-1' },
+    });
     const page = await store.duePage(3, START, undefined);
     expect(page.rows).toEqual([row(1)]);
     expect(page.next).toBeDefined();
@@ -147,9 +154,9 @@ describe('DynamoDueStore', () => {
   });
 
   it('reads contests 100 keys at a time and reads throttled keys again', async () => {
-    const ids = Array.from({ length: 150 }, (_, i) => i + 1);
+    const ids = Array.from({ length: 150 }, (_, i) => cf(i + 1));
     let first = true;
-    mock.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, { Keys: { contestId: number }[] }> }) => {
+    mock.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, { Keys: { contestId: string }[] }> }) => {
       const keys = input.RequestItems.contests!.Keys;
       if (first) {
         first = false;
@@ -171,17 +178,18 @@ describe('DynamoDueStore', () => {
     mock.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, { Keys: unknown[] }> }) => ({
       UnprocessedKeys: { contests: { Keys: input.RequestItems.contests!.Keys } },
     }));
-    await expect(store.contests([1, 2])).rejects.toThrow(DeliveryReadError);
-    await expect(store.contests([1, 2])).rejects.toThrow(/2 contests: still unprocessed after 5 rounds/);
+    await expect(store.contests([cf(1), cf(2)])).rejects.toThrow(DeliveryReadError);
+    await expect(store.contests([cf(1), cf(2)])).rejects.toThrow(/2 contests: still unprocessed after 5 rounds/);
   });
 
   it('claims a row only if it is still due as read, with the intent as read, and not notified for this start', () => {
-    const row = { contestId: 2051, userId: 'u', minutesBefore: 60, dueAt: START - 3600, dueStart: START, bytes: 0 };
+    const key = contestKeyOf(cf(2051), 'u');
+    const row = { contestId: cf(2051), contestKey: key, userId: 'u', minutesBefore: 60, dueAt: START - 3600, dueStart: START, bytes: 0 };
     const claim = store.claim({ ...row, intent: 'i-1' }, START - 3000);
     expect(claim).toEqual({
       Update: {
         TableName: 'reminders',
-        Key: { contestId: 2051, userId: 'u' },
+        Key: { contestKey: key, userId: 'u' },
         UpdateExpression: 'SET notifiedAt = :now, notifiedStart = :start, paused = :notified REMOVE dueAt, dueShard, dueStart',
         ConditionExpression:
           'dueAt = :seen AND dueStart = :start AND minutesBefore = :mb AND intent = :intent AND (attribute_not_exists(notifiedStart) OR notifiedStart <> :start) AND NOT contains(sentStarts, :start)',
@@ -203,7 +211,7 @@ describe('DynamoDueStore', () => {
 
   it("reads of a contest only what the rule and the event need: dueStart, name, URL (and the clock's replyMadeAt)", async () => {
     mock.on(BatchGetCommand).resolves({ Responses: { contests: [] } });
-    await store.contests([2051]);
+    await store.contests([cf(2051)]);
     const request = mock.commandCalls(BatchGetCommand)[0]!.args[0].input.RequestItems!.contests!;
     expect(request.ProjectionExpression).toBe('contestId, #name, #url, dueStart, replyMadeAt');
     expect(request.ConsistentRead).toBe(true);
@@ -215,10 +223,9 @@ describe('deliverDue', () => {
     signal: new AbortController().signal,
     deadline: NOW_MS + 60_000,
     commit: packageCommit(),
-    ...(firstPage !== undefined ? { firstPages: new Map([[0, firstPage]]) } : {}),
+    ...(firstPage !== undefined ? { firstPage } : {}),
   });
-  // 16 shards: this job serves partition 0 alone (the partitions above a smaller setting: below).
-  const deps = { store, shard: 0, dueShards: 16, eventSource: 'contest-sync', now };
+  const deps = { store, shard: 0, eventSource: 'contest-sync', now };
 
   it('claims 120 due rows in 3 transactions (49 claims + 49 events + the contest check + the lease each), one contest read, no second query', async () => {
     mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, contest] } });
@@ -241,13 +248,13 @@ describe('deliverDue', () => {
     for (const input of transactions()) {
       const items = input.TransactItems ?? [];
       const events = items.flatMap((item) => (item.Put ? [String(item.Put.Item?.eventId)] : []));
-      expect(events).toEqual(userIdsOf(input).map((userId) => reminderDueId(2051, userId, undefined, START)));
+      expect(events).toEqual(userIdsOf(input).map((userId) => reminderDueId(cf(2051), userId, undefined, START)));
       expect(items[0]?.ConditionCheck?.TableName).toBe('coordination');
       // The rule, checked when the claims commit: the contest's dueStart is still the rows'.
       expect(checksOf(input)).toEqual([
         {
           TableName: 'contests',
-          Key: { contestId: 2051 },
+          Key: { contestId: cf(2051) },
           ConditionExpression: 'dueStart = :dueStart',
           ExpressionAttributeValues: { ':dueStart': START },
         },
@@ -262,15 +269,15 @@ describe('deliverDue', () => {
           clock,
           contest,
           // Moved: the sync wrote the new start on the contest; the row (written by the app meanwhile) is due at the old one.
-          { ...contest, contestId: 3001, dueStart: START + 7200 },
+          { ...contest, contestId: cf(3001), dueStart: START + 7200 },
           // Paused: no dueStart (a held change, vanished, started; or not yet written by a sync).
-          { ...contest, contestId: 3002, dueStart: undefined, remindersPaused: 'held' },
-          { ...contest, contestId: 3003, dueStart: undefined, vanishedAt: START - 100 },
+          { ...contest, contestId: cf(3002), dueStart: undefined, remindersPaused: 'held' },
+          { ...contest, contestId: cf(3003), dueStart: undefined, vanishedAt: START - 100 },
         ],
       },
     });
     mock.on(TransactWriteCommand).resolves({});
-    const rows = [row(1), row(2, { contestId: 3001 }), row(3, { contestId: 3002 }), row(4, { contestId: 3003 }), row(5)];
+    const rows = [row(1), row(2, { contestId: cf(3001) }), row(3, { contestId: cf(3002) }), row(4, { contestId: cf(3003) }), row(5)];
     const counts = await deliverDue(run({ rows }), deps);
     expect(counts).toMatchObject({
       due: 5,
@@ -283,19 +290,19 @@ describe('deliverDue', () => {
   });
 
   it("a contest whose check fails (it moved or paused after the read) loses all of its claims in the batch; the other contests' go out", async () => {
-    const other = { ...contest, contestId: 3001, name: 'Round 3001', url: 'https://codeforces.com/contest/3001' };
+    const other = { ...contest, contestId: cf(3001), name: 'Round 3001', url: 'https://codeforces.com/contest/3001' };
     mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, contest, other] } });
-    refuseChecksOf([2051]);
-    const rows = [row(1), row(2, { contestId: 3001 }), row(3), row(4, { contestId: 3001 }), row(5)];
+    refuseChecksOf([cf(2051)]);
+    const rows = [row(1), row(2, { contestId: cf(3001) }), row(3), row(4, { contestId: cf(3001) }), row(5)];
     const counts = await deliverDue(run({ rows }), deps);
     expect(counts).toMatchObject({ delivered: 2, lost: 3, retries: 1, transactions: 1, contestChecks: 1 });
     const [refused, committed] = transactions();
-    expect(checksOf(refused!).map((check) => check.Key?.contestId)).toEqual([2051, 3001]);
+    expect(checksOf(refused!).map((check) => check.Key?.contestId)).toEqual([cf(2051), cf(3001)]);
     // The retry carries only the other contest's claims and its check: nothing of 2051 is written.
-    expect(checksOf(committed!).map((check) => check.Key?.contestId)).toEqual([3001]);
+    expect(checksOf(committed!).map((check) => check.Key?.contestId)).toEqual([cf(3001)]);
     expect(userIdsOf(committed!)).toEqual(['user-2', 'user-4']);
     expect((committed!.TransactItems ?? []).filter((item) => item.Put).map((item) => item.Put?.Item?.eventId)).toEqual(
-      ['user-2', 'user-4'].map((userId) => reminderDueId(3001, userId, undefined, START)),
+      ['user-2', 'user-4'].map((userId) => reminderDueId(cf(3001), userId, undefined, START)),
     );
   });
 
@@ -306,36 +313,68 @@ describe('deliverDue', () => {
     expect(counts).toMatchObject({ delivered: 2 });
     const items = transactions()[0]!.TransactItems ?? [];
     expect(items.filter((item) => item.Put).map((item) => item.Put?.Item?.eventId)).toEqual([
-      reminderDueId(2051, 'user-1', 'i-1', START),
-      reminderDueId(2051, 'user-2', undefined, START),
+      reminderDueId(cf(2051), 'user-1', 'i-1', START),
+      reminderDueId(cf(2051), 'user-2', undefined, START),
     ]);
     const conditions = items.flatMap((item) => (item.Update ? [item.Update.ConditionExpression] : []));
     expect(conditions[0]).toContain('intent = :intent');
     expect(conditions[1]).toContain('attribute_not_exists(intent)');
   });
 
-  it('with the default DUE_SHARDS = 1, reads all 16 partitions: rows a larger setting left in 3 are delivered', async () => {
+  it("reads only its own partition, whatever DUE_SHARDS was before: rows of retired ones are the sync's to move", async () => {
     mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, contest] } });
     mock.on(TransactWriteCommand).resolves({});
     mock.on(QueryCommand).callsFake((input: { ExpressionAttributeValues: { ':shard': number } }) => ({
-      Items: input.ExpressionAttributeValues[':shard'] === 3 ? [row(3, { dueShard: 3 })] : [],
+      Items: [row(input.ExpressionAttributeValues[':shard'], { dueShard: input.ExpressionAttributeValues[':shard'] })],
     }));
-    const counts = await deliverDue(run({ rows: [row(1)] }), { ...deps, dueShards: 1 });
-    expect(mock.commandCalls(QueryCommand).map((call) => call.args[0].input.ExpressionAttributeValues?.[':shard'])).toEqual(
-      Array.from({ length: 15 }, (_, i) => i + 1),
-    );
-    expect(counts).toMatchObject({ queries: 16, due: 2, delivered: 2, transactions: 2 });
+    const counts = await deliverDue(run(), { ...deps, shard: 1 });
+    expect(mock.commandCalls(QueryCommand).map((call) => call.args[0].input.ExpressionAttributeValues?.[':shard'])).toEqual([1]);
+    expect(counts).toMatchObject({ queries: 1, due: 1, delivered: 1 });
   });
 
-  it('serves the partitions a larger DUE_SHARDS left rows in: job 1 of 4 reads 1, 5, 9 and 13', async () => {
-    mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, contest] } });
+  it('rows of two platforms whose ids collide as numbers are two contests: two checks, two ids, each claimed on its own key', async () => {
+    const atcoder = {
+      ...contest,
+      contestId: 'atcoder:199',
+      platform: 'atcoder',
+      name: 'AtCoder 199',
+      url: 'https://atcoder.jp/contests/199',
+    };
+    const codeforces = { ...contest, contestId: cf(199), name: 'Codeforces Round 199' };
+    mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, { ...clock, contestId: 'clock#atcoder' }, atcoder, codeforces] } });
     mock.on(TransactWriteCommand).resolves({});
-    mock.on(QueryCommand).callsFake((input: { ExpressionAttributeValues: { ':shard': number } }) => ({
-      Items: input.ExpressionAttributeValues[':shard'] === 9 ? [row(9, { dueShard: 9 })] : [],
-    }));
-    const counts = await deliverDue(run(), { ...deps, shard: 1, dueShards: 4 });
-    expect(mock.commandCalls(QueryCommand).map((call) => call.args[0].input.ExpressionAttributeValues?.[':shard'])).toEqual([1, 5, 9, 13]);
-    expect(counts).toMatchObject({ queries: 4, due: 1, delivered: 1 });
+    const counts = await deliverDue(run({ rows: [row(1, { contestId: 'atcoder:199' }), row(1, { contestId: cf(199) })] }), deps);
+    expect(counts).toMatchObject({ delivered: 2, contestChecks: 2 });
+    const items = transactions()[0]!.TransactItems ?? [];
+    expect(checksOf(transactions()[0]!).map((check) => check.Key?.contestId)).toEqual(['atcoder:199', cf(199)]);
+    expect(items.flatMap((item) => (item.Update ? [item.Update.Key?.contestKey] : []))).toEqual([
+      contestKeyOf('atcoder:199', 'user-1'),
+      contestKeyOf(cf(199), 'user-1'),
+    ]);
+    const events = items.flatMap((item) => (item.Put ? [JSON.parse(String(item.Put.Item?.detail)) as Record<string, unknown>] : []));
+    expect(events.map((e) => [e.contestId, e.platform, e.platformId, e.name])).toEqual([
+      ['atcoder:199', 'atcoder', '199', 'AtCoder 199'],
+      ['codeforces:199', 'codeforces', '199', 'Codeforces Round 199'],
+    ]);
+    expect(new Set(items.flatMap((item) => (item.Put ? [item.Put.Item?.eventId] : [])))).toEqual(
+      new Set([reminderDueId('atcoder:199', 'user-1', undefined, START), reminderDueId(cf(199), 'user-1', undefined, START)]),
+    );
+  });
+
+  it("each source's evidence is its own: rows of a platform whose reply clock is stale wait, the others go out", async () => {
+    const atcoder = { ...contest, contestId: 'atcoder:abc199', platform: 'atcoder' };
+    mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, atcoder, contest] } });
+    mock.on(TransactWriteCommand).resolves({});
+    const counts = await deliverDue(run({ rows: [row(1, { contestId: 'atcoder:abc199' }), row(2)] }), deps);
+    expect(counts).toMatchObject({ delivered: 1, deferred: 1, deferredReasons: { 'evidence-stale': 1 } });
+    expect(transactions().flatMap(userIdsOf)).toEqual(['user-2']);
+    // Both clocks asked for in the contests' request.
+    expect(mock.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.contests?.Keys).toEqual([
+      { contestId: 'clock#atcoder' },
+      { contestId: 'clock#codeforces' },
+      { contestId: 'atcoder:abc199' },
+      { contestId: cf(2051) },
+    ]);
   });
 
   it('drops the rows whose claim was refused and commits the rest of the batch', async () => {
@@ -355,8 +394,8 @@ describe('deliverDue', () => {
         contests: [
           clock,
           contest,
-          { ...contest, contestId: 7, name: 'x'.repeat(300 * 1024) },
-          { ...contest, contestId: 8, vanishedAt: START - 100, dueStart: undefined },
+          { ...contest, contestId: cf(7), name: 'x'.repeat(300 * 1024) },
+          { ...contest, contestId: cf(8), vanishedAt: START - 100, dueStart: undefined },
         ],
       },
     });
@@ -365,9 +404,9 @@ describe('deliverDue', () => {
       row(1),
       row(2, { minutesBefore: -1 }),
       row(3, { userId: undefined }),
-      row(4, { contestId: 7 }),
-      row(5, { contestId: 8 }),
-      row(6, { contestId: 9 }),
+      row(4, { contestId: cf(7) }),
+      row(5, { contestId: cf(8) }),
+      row(6, { contestId: cf(9) }),
       row(7),
     ];
     const counts = await deliverDue(run({ rows }), deps);
@@ -393,8 +432,8 @@ describe('deliverDue', () => {
       // The clock is read in the same request as the contests.
       expect(mock.commandCalls(BatchGetCommand)).toHaveLength(1);
       expect(mock.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.contests?.Keys).toEqual([
-        { contestId: 0 },
-        { contestId: 2051 },
+        { contestId: 'clock#codeforces' },
+        { contestId: cf(2051) },
       ]);
     }
     // At 70 minutes exactly the evidence is still fresh.
@@ -419,14 +458,14 @@ describe('deliverDue', () => {
 });
 
 describe('commitClaims', () => {
-  const claim = (userId: string, contestId = 1) => ({
+  const claim = (userId: string, contestId = cf(1)) => ({
     contestId,
     action: { Update: { TableName: 'reminders', Key: { userId }, UpdateExpression: 'SET x = :x' } } as TransactAction,
     event: { id: userId, detailType: 'ReminderDue' as const, detail: {} as never },
-    row: { contestId, userId, minutesBefore: 0, dueAt: START, dueStart: START, bytes: 1 },
+    row: { contestId, contestKey: contestKeyOf(contestId, userId), userId, minutesBefore: 0, dueAt: START, dueStart: START, bytes: 1 },
     bytes: 1,
   });
-  const check = (contestId: number, dueStart: number): TransactAction => ({
+  const check = (contestId: string, dueStart: number): TransactAction => ({
     ConditionCheck: {
       TableName: 'contests',
       Key: { contestId },
@@ -448,7 +487,7 @@ describe('commitClaims', () => {
   });
 
   it("sends one check per contest before the claims, and drops a refused check's contest with all its claims", async () => {
-    const batch = [claim('a', 1), claim('b', 2), claim('c', 1), claim('d', 3)];
+    const batch = [claim('a', cf(1)), claim('b', cf(2)), claim('c', cf(1)), claim('d', cf(3))];
     const sent: TransactAction[][] = [];
     const commit = async (actions: readonly TransactAction[], options?: CommitOptions): Promise<CommitResult> => {
       sent.push([...actions]);
@@ -463,15 +502,15 @@ describe('commitClaims', () => {
       contestChecks: 1,
     });
     expect(sent[0]!.map((action) => action.ConditionCheck?.Key?.contestId ?? action.Update?.Key?.userId)).toEqual([
-      1,
-      2,
-      3,
+      cf(1),
+      cf(2),
+      cf(3),
       'a',
       'b',
       'c',
       'd',
     ]);
-    expect(sent[1]!.map((action) => action.ConditionCheck?.Key?.contestId ?? action.Update?.Key?.userId)).toEqual([2, 'b']);
+    expect(sent[1]!.map((action) => action.ConditionCheck?.Key?.contestId ?? action.Update?.Key?.userId)).toEqual([cf(2), 'b']);
   });
 
   it('rethrows what is not a lost row: a lost lease, or a refusal of something else', async () => {

@@ -20,6 +20,9 @@ import {
 import { createReminderClient, randomIntent, type ReminderDeps } from '../../../lambda/reminders/client.js';
 import { encodeCursor } from '../../../lambda/reminders/input.js';
 import { InvalidInputError, ReminderConflictError } from '../../../lambda/reminders/errors.js';
+import { contestKeyOf } from '../../../lambda/reminders/table.js';
+
+const CF = (id: number) => `codeforces:${id}`;
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
 const mock = mockClient(doc);
@@ -27,7 +30,7 @@ const tables = { contests: 'Contests', reminders: 'Reminders' };
 const START = 1_900_000_000;
 const NOW_MS = (START - 86_400) * 1000;
 const contest = {
-  contestId: 2051,
+  contestId: CF(2051),
   platform: 'codeforces',
   phase: 'BEFORE',
   startTimeSeconds: START,
@@ -68,24 +71,25 @@ beforeEach(() => {
 describe('setReminder', () => {
   it('reads both items strongly consistent, then commits the ConditionCheck on the contest as read and the Put conditioned on no row', async () => {
     mock.on(TransactWriteCommand).resolves({});
-    const result = await client().setReminder({ contestId: 2051, userId: 'alice', minutesBefore: 30 });
+    const result = await client().setReminder({ contestId: CF(2051), userId: 'alice', minutesBefore: 30 });
     expect(result).toEqual({
       changed: true,
-      reminder: { contestId: 2051, contest: 'codeforces:2051', minutesBefore: 30, remindAt: START - 1800, state: 'scheduled' },
+      reminder: { contestId: CF(2051), minutesBefore: 30, remindAt: START - 1800, state: 'scheduled' },
     });
     const reads = mock.commandCalls(GetCommand).map((call) => call.args[0].input);
     expect(reads.map((read) => [read.TableName, read.ConsistentRead])).toEqual([
       ['Contests', true],
       ['Reminders', true],
     ]);
-    expect(reads[1]!.Key).toEqual({ contestId: 2051, userId: 'alice' });
+    expect(reads[0]!.Key).toEqual({ contestId: CF(2051) });
+    expect(reads[1]!.Key).toEqual({ contestKey: contestKeyOf(CF(2051), 'alice'), userId: 'alice' });
     const [transaction] = mock.commandCalls(TransactWriteCommand).map((call) => call.args[0].input);
     expect(transaction).toEqual({
       TransactItems: [
         {
           ConditionCheck: {
             TableName: 'Contests',
-            Key: { contestId: 2051 },
+            Key: { contestId: CF(2051) },
             ConditionExpression:
               '#start = :start AND #expires = :expires AND #phase = :phase AND attribute_not_exists(#vanished) AND #dueStart = :dueStart AND attribute_not_exists(#paused)',
             ExpressionAttributeNames: {
@@ -103,7 +107,8 @@ describe('setReminder', () => {
           Put: {
             TableName: 'Reminders',
             Item: {
-              contestId: 2051,
+              contestKey: contestKeyOf(CF(2051), 'alice'),
+              contestId: CF(2051),
               userId: 'alice',
               minutesBefore: 30,
               intent: 'intent-1',
@@ -124,10 +129,10 @@ describe('setReminder', () => {
   it('conditions a change on the intent read, and a paused contest on its pause', async () => {
     mock.on(GetCommand, { TableName: tables.contests }).resolves({ Item: { ...contest, dueStart: undefined, remindersPaused: 'held' } });
     mock.on(GetCommand, { TableName: tables.reminders }).resolves({
-      Item: { contestId: 2051, userId: 'alice', minutesBefore: 60, intent: 'old', remindAt: START - 3600, paused: 'held' },
+      Item: { contestId: CF(2051), userId: 'alice', minutesBefore: 60, intent: 'old', remindAt: START - 3600, paused: 'held' },
     });
     mock.on(TransactWriteCommand).resolves({});
-    expect((await client().setReminder({ contestId: 2051, userId: 'alice', minutesBefore: 30 })).reminder.state).toBe('paused');
+    expect((await client().setReminder({ contestId: CF(2051), userId: 'alice', minutesBefore: 30 })).reminder.state).toBe('paused');
     const [transaction] = mock.commandCalls(TransactWriteCommand).map((call) => call.args[0].input);
     expect(transaction!.TransactItems![0]!.ConditionCheck!.ConditionExpression).toContain(
       'attribute_not_exists(#dueStart) AND #paused = :paused',
@@ -142,9 +147,9 @@ describe('setReminder', () => {
 
   it('sends no write when the same intent is stored', async () => {
     mock.on(GetCommand, { TableName: tables.reminders }).resolves({
-      Item: { contestId: 2051, userId: 'alice', minutesBefore: 30, intent: 'old', remindAt: START - 1800, dueAt: START - 1800 },
+      Item: { contestId: CF(2051), userId: 'alice', minutesBefore: 30, intent: 'old', remindAt: START - 1800, dueAt: START - 1800 },
     });
-    expect(await client().setReminder({ contestId: 2051, userId: 'alice', minutesBefore: 30 })).toMatchObject({ changed: false });
+    expect(await client().setReminder({ contestId: CF(2051), userId: 'alice', minutesBefore: 30 })).toMatchObject({ changed: false });
     expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(0);
   });
 
@@ -154,7 +159,7 @@ describe('setReminder', () => {
       .on(GetCommand, { TableName: tables.contests })
       .resolvesOnce({ Item: contest })
       .resolves({ Item: { ...contest, startTimeSeconds: START + 3600, dueStart: START + 3600 } });
-    const result = await client().setReminder({ contestId: 2051, userId: 'alice', minutesBefore: 30 });
+    const result = await client().setReminder({ contestId: CF(2051), userId: 'alice', minutesBefore: 30 });
     expect(result.reminder.remindAt).toBe(START + 3600 - 1800);
     expect(mock.commandCalls(GetCommand)).toHaveLength(4);
     const puts = mock.commandCalls(TransactWriteCommand).map((call) => call.args[0].input.TransactItems![1]!.Put!.Item);
@@ -171,8 +176,10 @@ describe('setReminder', () => {
     mock
       .on(GetCommand, { TableName: tables.reminders })
       .resolvesOnce({})
-      .resolves({ Item: { contestId: 2051, userId: 'alice', minutesBefore: 30, intent: 'intent-1', remindAt: START - 1800, dueAt: 1 } });
-    expect(await client().setReminder({ contestId: 2051, userId: 'alice', minutesBefore: 30 })).toMatchObject({ changed: true });
+      .resolves({
+        Item: { contestId: CF(2051), userId: 'alice', minutesBefore: 30, intent: 'intent-1', remindAt: START - 1800, dueAt: 1 },
+      });
+    expect(await client().setReminder({ contestId: CF(2051), userId: 'alice', minutesBefore: 30 })).toMatchObject({ changed: true });
     expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(1);
   });
 
@@ -183,14 +190,14 @@ describe('setReminder', () => {
       .rejectsOnce(awsError('ThrottlingException'))
       .rejectsOnce(awsError('InternalServerError', 500))
       .resolves({});
-    expect((await client().setReminder({ contestId: 2051, userId: 'alice', minutesBefore: 30 })).changed).toBe(true);
+    expect((await client().setReminder({ contestId: CF(2051), userId: 'alice', minutesBefore: 30 })).changed).toBe(true);
     expect(sleeps).toEqual([50, 100, 200]);
   });
 
   it('gives up after the budget with a typed conflict naming why, the last error as cause', async () => {
     mock.on(TransactWriteCommand).rejects(cancelled('None', 'TransactionConflict'));
     const contended = await client()
-      .setReminder({ contestId: 2051, userId: 'alice', minutesBefore: 30 })
+      .setReminder({ contestId: CF(2051), userId: 'alice', minutesBefore: 30 })
       .catch((error: unknown) => error);
     expect(contended).toBeInstanceOf(ReminderConflictError);
     expect(contended).toMatchObject({ code: 'conflict', attempts: 5 });
@@ -200,7 +207,7 @@ describe('setReminder', () => {
 
     mock.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
     const moving = await client({ retry: { attempts: 3, baseMs: 10, capMs: 10 } })
-      .setReminder({ contestId: 2051, userId: 'alice', minutesBefore: 30 })
+      .setReminder({ contestId: CF(2051), userId: 'alice', minutesBefore: 30 })
       .catch((error: unknown) => error);
     expect(moving).toMatchObject({ code: 'conflict', attempts: 3, reason: 'the contest or the reminder changed meanwhile' });
     expect((moving as Error).cause).toBeInstanceOf(TransactionCanceledException);
@@ -208,21 +215,21 @@ describe('setReminder', () => {
 
   it('rethrows what is neither a refused condition nor contention, at once', async () => {
     mock.on(TransactWriteCommand).rejects(awsError('ValidationException'));
-    await expect(client().setReminder({ contestId: 2051, userId: 'alice', minutesBefore: 30 })).rejects.toMatchObject({
+    await expect(client().setReminder({ contestId: CF(2051), userId: 'alice', minutesBefore: 30 })).rejects.toMatchObject({
       name: 'ValidationException',
     });
     expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(1);
   });
 
   it('refuses bad input before any request', async () => {
-    await expect(client().setReminder({ contestId: 2051, userId: '', minutesBefore: 30 })).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(client().setReminder({ contestId: CF(2051), userId: '', minutesBefore: 30 })).rejects.toBeInstanceOf(InvalidInputError);
     expect(mock.calls()).toHaveLength(0);
   });
 
   it('stamps a 128-bit base64url intent by default, a new one per call', async () => {
     mock.on(TransactWriteCommand).resolves({});
-    await client({ newIntent: undefined }).setReminder({ contestId: 2051, userId: 'alice', minutesBefore: 30 });
-    await client({ newIntent: undefined }).setReminder({ contestId: 2051, userId: 'bob', minutesBefore: 30 });
+    await client({ newIntent: undefined }).setReminder({ contestId: CF(2051), userId: 'alice', minutesBefore: 30 });
+    await client({ newIntent: undefined }).setReminder({ contestId: CF(2051), userId: 'bob', minutesBefore: 30 });
     const stamped = mock
       .commandCalls(TransactWriteCommand)
       .map((call) => call.args[0].input.TransactItems![1]!.Put!.Item!.intent as string);
@@ -240,13 +247,13 @@ describe('cancelReminder', () => {
     mock
       .on(DeleteCommand)
       .rejectsOnce(awsError('TransactionConflictException'))
-      .resolvesOnce({ Attributes: { contestId: 2051 } })
+      .resolvesOnce({ Attributes: { contestId: CF(2051) } })
       .resolves({});
-    expect(await client().cancelReminder({ contestId: 2051, userId: 'alice' })).toEqual({ cancelled: true });
-    expect(await client().cancelReminder({ contestId: 2051, userId: 'alice' })).toEqual({ cancelled: false });
+    expect(await client().cancelReminder({ contestId: CF(2051), userId: 'alice' })).toEqual({ cancelled: true });
+    expect(await client().cancelReminder({ contestId: CF(2051), userId: 'alice' })).toEqual({ cancelled: false });
     expect(mock.commandCalls(DeleteCommand).map((call) => call.args[0].input)[0]).toEqual({
       TableName: 'Reminders',
-      Key: { contestId: 2051, userId: 'alice' },
+      Key: { contestKey: contestKeyOf(CF(2051), 'alice'), userId: 'alice' },
       ReturnValues: 'ALL_OLD',
     });
     expect(sleeps).toHaveLength(1);
@@ -257,22 +264,23 @@ describe('listReminders', () => {
   it('queries byUser on the caller’s partition, rebuilds the start key from the cursor, leaves out expired rows', async () => {
     mock.on(QueryCommand).resolves({
       Items: [
-        { contestId: 2051, userId: 'alice', minutesBefore: 30, remindAt: START - 1800, dueAt: START - 1800, expiresAt: START + 86_400 },
-        { contestId: 2052, userId: 'alice', minutesBefore: 30, remindAt: START - 1800, expiresAt: NOW_MS / 1000 - 1 },
-        { contestId: 2053, userId: 'alice', minutesBefore: 'x' },
+        { contestId: CF(2051), userId: 'alice', minutesBefore: 30, remindAt: START - 1800, dueAt: START - 1800, expiresAt: START + 86_400 },
+        { contestId: CF(2052), userId: 'alice', minutesBefore: 30, remindAt: START - 1800, expiresAt: NOW_MS / 1000 - 1 },
+        { contestId: CF(2053), userId: 'alice', minutesBefore: 'x' },
       ],
-      LastEvaluatedKey: { userId: 'alice', contestId: 2053 },
+      LastEvaluatedKey: { userId: 'alice', contestId: CF(2053), contestKey: contestKeyOf(CF(2053), 'alice') },
     });
-    const page = await client().listReminders({ userId: 'alice', limit: 3, cursor: encodeCursor('alice', 2050) });
-    expect(page.reminders.map((r) => r.contestId)).toEqual([2051]);
-    expect(page.cursor).toBe(encodeCursor('alice', 2053));
+    const page = await client().listReminders({ userId: 'alice', limit: 3, cursor: encodeCursor('alice', CF(2050)) });
+    expect(page.reminders.map((r) => r.contestId)).toEqual([CF(2051)]);
+    expect(page.cursor).toBe(encodeCursor('alice', CF(2053)));
     expect(mock.commandCalls(QueryCommand)[0]!.args[0].input).toEqual({
       TableName: 'Reminders',
       IndexName: 'byUser',
       KeyConditionExpression: 'userId = :userId',
       ExpressionAttributeValues: { ':userId': 'alice' },
       Limit: 3,
-      ExclusiveStartKey: { userId: 'alice', contestId: 2050 },
+      // The index's start key: its own keys and the table's, the bucket key rebuilt from the caller's user id.
+      ExclusiveStartKey: { userId: 'alice', contestId: CF(2050), contestKey: contestKeyOf(CF(2050), 'alice') },
     });
     mock.on(QueryCommand).resolves({ Items: [] });
     expect(await client().listReminders({ userId: 'alice' })).toEqual({ reminders: [] });
@@ -280,7 +288,7 @@ describe('listReminders', () => {
   });
 
   it('refuses another user’s cursor before any request', async () => {
-    await expect(client().listReminders({ userId: 'bob', cursor: encodeCursor('alice', 2050) })).rejects.toMatchObject({
+    await expect(client().listReminders({ userId: 'bob', cursor: encodeCursor('alice', CF(2050)) })).rejects.toMatchObject({
       code: 'invalid-input',
       fields: ['cursor'],
     });

@@ -7,11 +7,15 @@
 import { describe, expect, it } from 'vitest';
 import { contestStateOf, decideSet, expired, rowConditionOf, viewOf, type SetContext } from '../../../lambda/reminders/decide.js';
 import { ContestNotFoundError, ContestStartedError, type ReminderError } from '../../../lambda/reminders/errors.js';
+import { bucketOf, contestKeyOf } from '../../../lambda/reminders/table.js';
+
+const CF2051 = 'codeforces:2051';
+const KEY = contestKeyOf(CF2051, 'alice');
 
 const START = 1_900_000_000;
 const NOW = START - 86_400;
 const contest = (overrides: Record<string, unknown> = {}) => ({
-  contestId: 2051,
+  contestId: CF2051,
   platform: 'codeforces',
   name: 'Round 2051',
   phase: 'BEFORE',
@@ -22,7 +26,7 @@ const contest = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 const context = (overrides: Partial<SetContext> = {}): SetContext => ({
-  input: { contestId: 2051, userId: 'alice', minutesBefore: 30 },
+  input: { contestId: CF2051, userId: 'alice', minutesBefore: 30 },
   contest: contest(),
   row: undefined,
   nowSeconds: NOW,
@@ -32,7 +36,7 @@ const context = (overrides: Partial<SetContext> = {}): SetContext => ({
 });
 /** A row as the write path wrote it for `minutesBefore`, then as delivery left it once sent. */
 const storedRow = (minutesBefore: number, overrides: Record<string, unknown> = {}) => ({
-  contestId: 2051,
+  contestId: CF2051,
   userId: 'alice',
   minutesBefore,
   intent: 'old-intent',
@@ -60,9 +64,10 @@ const write = (decision: ReturnType<typeof decideSet>) => {
 
 describe('decideSet', () => {
   it('a new reminder on a contest whose reminders may fire: due at dueStart − lead, on its shard, with the new intent', () => {
-    const decision = write(decideSet(context({ dueShards: 4, input: { contestId: 2051, userId: 'alice', minutesBefore: 30 } })));
+    const decision = write(decideSet(context({ dueShards: 4, input: { contestId: CF2051, userId: 'alice', minutesBefore: 30 } })));
     expect(decision.row).toEqual({
-      contestId: 2051,
+      contestKey: KEY,
+      contestId: CF2051,
       userId: 'alice',
       minutesBefore: 30,
       intent: 'new-intent',
@@ -70,23 +75,32 @@ describe('decideSet', () => {
       expiresAt: START + 7200 + 7 * 86_400,
       dueAt: START - 1800,
       dueStart: START,
-      dueShard: 2051 % 4,
+      dueShard: bucketOf('alice') % 4,
     });
     expect(decision.rowCondition).toEqual({ kind: 'absent' });
     expect(decision.contest).toEqual({
-      contestId: 2051,
+      contestId: CF2051,
       startTimeSeconds: START,
       expiresAt: START + 7200 + 7 * 86_400,
       phase: 'BEFORE',
       dueStart: START,
     });
     expect(decision.view).toEqual({
-      contestId: 2051,
-      contest: 'codeforces:2051',
+      contestId: CF2051,
       minutesBefore: 30,
       remindAt: START - 1800,
       state: 'scheduled',
     });
+  });
+
+  it('a contest of another platform whose id collides as a number is its own: its own key, checked by its own id', () => {
+    const input = { contestId: 'atcoder:2051', userId: 'alice', minutesBefore: 30 };
+    const atcoder = write(decideSet(context({ input, contest: contest({ contestId: 'atcoder:2051', platform: 'atcoder' }) })));
+    expect(atcoder.row).toMatchObject({ contestKey: contestKeyOf('atcoder:2051', 'alice'), contestId: 'atcoder:2051' });
+    expect(atcoder.row.contestKey).not.toBe(KEY);
+    expect(atcoder.contest.contestId).toBe('atcoder:2051');
+    // The Codeforces contest of the same number is no answer to it.
+    expect(decideSet(context({ input }))).toMatchObject({ kind: 'refused' });
   });
 
   it('dueAt follows the contest’s dueStart, remindAt its shown start (they differ while a move awaits confirmation)', () => {
@@ -99,7 +113,8 @@ describe('decideSet', () => {
   it('a contest whose reminders may not fire (no dueStart): the row without dueAt, paused as the contest says', () => {
     const decision = write(decideSet(context({ contest: contest({ dueStart: undefined, remindersPaused: 'held' }) })));
     expect(decision.row).toEqual({
-      contestId: 2051,
+      contestKey: KEY,
+      contestId: CF2051,
       userId: 'alice',
       minutesBefore: 30,
       intent: 'new-intent',
@@ -110,7 +125,15 @@ describe('decideSet', () => {
     expect(decision.view.state).toBe('paused');
     // An item the sync wrote before dueStart existed: not due, no reason to copy.
     const legacy = write(decideSet(context({ contest: contest({ dueStart: undefined }) })));
-    expect(Object.keys(legacy.row).sort()).toEqual(['contestId', 'expiresAt', 'intent', 'minutesBefore', 'remindAt', 'userId']);
+    expect(Object.keys(legacy.row).sort()).toEqual([
+      'contestId',
+      'contestKey',
+      'expiresAt',
+      'intent',
+      'minutesBefore',
+      'remindAt',
+      'userId',
+    ]);
     expect(legacy.view.state).toBe('paused');
   });
 
@@ -131,7 +154,8 @@ describe('decideSet', () => {
   it('a new lead time is a new intent: the whole row rewritten, re-timed, the sent bookkeeping gone, conditioned on the intent read', () => {
     const decision = write(decideSet(context({ row: sentRow(60) })));
     expect(decision.row).toEqual({
-      contestId: 2051,
+      contestKey: KEY,
+      contestId: CF2051,
       userId: 'alice',
       minutesBefore: 30,
       intent: 'new-intent',
@@ -149,7 +173,7 @@ describe('decideSet', () => {
   it('a row written before intents existed is an intent: the same lead time is a no-op, a new one stamps an intent', () => {
     const legacy = storedRow(30, { intent: undefined });
     expect(decideSet(context({ row: legacy })).kind).toBe('unchanged');
-    const changed = write(decideSet(context({ row: legacy, input: { contestId: 2051, userId: 'alice', minutesBefore: 45 } })));
+    const changed = write(decideSet(context({ row: legacy, input: { contestId: CF2051, userId: 'alice', minutesBefore: 45 } })));
     expect(changed.row.intent).toBe('new-intent');
     expect(changed.rowCondition).toEqual({ kind: 'legacy', minutesBefore: 30 });
   });
@@ -162,18 +186,21 @@ describe('decideSet', () => {
   });
 
   it('a row that cannot be shown (written by hand without a usable time) is replaced, conditioned on it as read', () => {
-    const broken = { contestId: 2051, userId: 'alice', minutesBefore: 30 };
+    const broken = { contestId: CF2051, userId: 'alice', minutesBefore: 30 };
     const decision = write(decideSet(context({ row: broken })));
     expect(decision.rowCondition).toEqual({ kind: 'legacy', minutesBefore: 30 });
   });
 
-  it('refuses a contest that is not stored, not a Codeforces contest, or vanished: contest-not-found', () => {
+  it('refuses a contest that is not stored, not of the platform its id names, or vanished: contest-not-found', () => {
     const refusals = [
       undefined,
-      { contestId: 2051, replyMadeAt: NOW }, // not a contest the app shows
+      { contestId: 'clock#codeforces', replyMadeAt: NOW }, // the reply clock: not a contest the app shows
+      contest({ platform: 'atcoder' }),
+      contest({ contestId: 2051 }),
       contest({ vanishedAt: NOW - 60, dueStart: undefined, remindersPaused: 'vanished' }),
       contest({ startTimeSeconds: 'soon' }),
-      contest({ contestId: 2052 }),
+      contest({ contestId: 'codeforces:2052' }),
+      contest({ contestId: 'atcoder:2051', platform: 'atcoder' }),
     ].map((item) => decideSet(context({ contest: item })));
     for (const decision of refusals) {
       expect(decision.kind).toBe('refused');
@@ -208,16 +235,14 @@ describe('decideSet', () => {
 describe('viewOf', () => {
   it('shows scheduled, paused and sent rows without internal attributes', () => {
     expect(viewOf(storedRow(30))).toEqual({
-      contestId: 2051,
-      contest: 'codeforces:2051',
+      contestId: CF2051,
       minutesBefore: 30,
       remindAt: START - 1800,
       state: 'scheduled',
     });
     expect(viewOf(storedRow(30, { dueAt: undefined, paused: 'held' }))?.state).toBe('paused');
     expect(viewOf(sentRow(30))).toEqual({
-      contestId: 2051,
-      contest: 'codeforces:2051',
+      contestId: CF2051,
       minutesBefore: 30,
       remindAt: START - 1800,
       state: 'sent',
@@ -235,15 +260,15 @@ describe('viewOf', () => {
   });
 
   it('shows nothing of a row without a usable lead time or time', () => {
-    expect(viewOf({ contestId: 2051, userId: 'alice', minutesBefore: '30', remindAt: START })).toBeUndefined();
-    expect(viewOf({ contestId: 2051, userId: 'alice', minutesBefore: 30 })).toBeUndefined();
+    expect(viewOf({ contestId: CF2051, userId: 'alice', minutesBefore: '30', remindAt: START })).toBeUndefined();
+    expect(viewOf({ contestId: CF2051, userId: 'alice', minutesBefore: 30 })).toBeUndefined();
   });
 });
 
 describe('helpers', () => {
   it('contestStateOf keeps what the transaction checks, rowConditionOf the row as read, expired the TTL', () => {
     expect(contestStateOf(contest({ remindersPaused: 'held', dueStart: undefined, vanishedAt: NOW }))).toEqual({
-      contestId: 2051,
+      contestId: CF2051,
       startTimeSeconds: START,
       expiresAt: START + 7200 + 7 * 86_400,
       phase: 'BEFORE',
@@ -254,6 +279,6 @@ describe('helpers', () => {
     expect(rowConditionOf(storedRow(30))).toEqual({ kind: 'intent', intent: 'old-intent' });
     expect(expired(storedRow(30, { expiresAt: NOW }), NOW)).toBe(true);
     expect(expired(storedRow(30, { expiresAt: NOW + 1 }), NOW)).toBe(false);
-    expect(expired({ contestId: 1 }, NOW)).toBe(false);
+    expect(expired({ contestId: 'codeforces:1' }, NOW)).toBe(false);
   });
 });

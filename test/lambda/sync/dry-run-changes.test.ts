@@ -9,6 +9,7 @@ import type { ContestItem } from '../../../lambda/contests/model.js';
 import { createHandler } from '../../../lambda/sync/handler.js';
 import { DRY_RUN_LISTED } from '../../../lambda/sync/summary.js';
 import type { StorePort } from '../../../lambda/sync/sync.js';
+import { cf } from '../../support/ids.js';
 
 const NOW_S = Math.floor(Date.now() / 1000);
 
@@ -22,6 +23,8 @@ function deps(fetchedCount: number, stored: ContestItem[]) {
     contestAction: () => ({}),
     reminderAction: () => ({}),
     clockAction: () => ({}),
+    retiredRows: async () => [],
+    shardMoveAction: () => ({}),
   };
   const contests = Array.from({ length: fetchedCount }, (_, i) => ({
     id: 10_000 + i,
@@ -47,8 +50,9 @@ function deps(fetchedCount: number, stored: ContestItem[]) {
 describe('dry-run changes', () => {
   it(`lists the first ${DRY_RUN_LISTED} writes and cancellations with their totals, and writes nothing`, async () => {
     const stale = (id: number): ContestItem => ({
-      contestId: id,
+      contestId: cf(id),
       platform: 'codeforces',
+      platformId: String(id),
       name: `gone ${id}`,
       type: 'CF',
       phase: 'BEFORE',

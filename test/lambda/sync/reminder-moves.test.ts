@@ -10,6 +10,8 @@ import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynam
 import { DynamoFencedWriter, type TransactAction } from '@contest-sync/scheduled-singleton';
 import type { ReminderUpdate } from '../../../lambda/contests/reminders.js';
 import { DynamoContestStore } from '../../../lambda/sync/store.js';
+import { contestKeyOf } from '../../../lambda/reminders/table.js';
+import { cf } from '../../support/ids.js';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
 const mock = mockClient(doc);
@@ -39,14 +41,16 @@ describe('the contest store through the fenced writer', () => {
     await store.apply(
       [
         {
-          contestId: 7,
+          contestId: cf(7),
+          contestKey: contestKeyOf(cf(7), 'alice'),
           userId: 'alice',
           minutesBefore: 30,
           set: { remindAt: 100, dueAt: 100, dueShard: 0, dueStart: 1900 },
           remove: ['paused'],
         },
         {
-          contestId: 7,
+          contestId: cf(7),
+          contestKey: contestKeyOf(cf(7), 'bob'),
           userId: 'bob',
           minutesBefore: 10,
           notifiedStart: 1800,
@@ -60,7 +64,7 @@ describe('the contest store through the fenced writer', () => {
     expect(items?.[1]).toEqual({
       Update: {
         TableName: 'reminders',
-        Key: { contestId: 7, userId: 'alice' },
+        Key: { contestKey: contestKeyOf(cf(7), 'alice'), userId: 'alice' },
         UpdateExpression: 'SET #remindAt = :remindAt, #dueAt = :dueAt, #dueShard = :dueShard, #dueStart = :dueStart REMOVE #paused',
         ConditionExpression:
           'attribute_exists(userId) AND minutesBefore = :mb AND attribute_not_exists(intent) AND attribute_not_exists(notifiedStart)',

@@ -11,6 +11,10 @@ import { createHandler } from '../../../lambda/sync/handler.js';
 import { DynamoContestStore } from '../../../lambda/sync/store.js';
 import type { RunSummary } from '../../../lambda/sync/summary.js';
 import type { StorePort } from '../../../lambda/sync/sync.js';
+import type { RetiredRow } from '../../../lambda/sync/store.js';
+import { bucketOf, contestKeyOf } from '../../../lambda/reminders/table.js';
+import { platformIdOf } from '../../../lambda/sources/ids.js';
+import { cf } from '../../support/ids.js';
 import {
   FencedWriteError,
   type FencedWriterPort,
@@ -24,8 +28,9 @@ const interval = '2026-11-29T14:00:00Z';
 
 /** The contest the stand-in list holds, as stored after a sync: a run over it writes nothing. */
 const storedRound1: ContestItem = {
-  contestId: 1,
+  contestId: cf(1),
   platform: 'codeforces',
+  platformId: '1',
   name: 'Round 1',
   type: 'CF',
   phase: 'BEFORE',
@@ -40,14 +45,18 @@ const storedRound1: ContestItem = {
 
 /**
  * The reply clock as a sync just now left it: an undated reply is dated by our own fetch, so a run
- * over the same list within the skew has nothing to write, not even the clock.
+ * over the same list within the skew has nothing to write, not even the clock. It records the
+ * byDue setting it ensured (1, the default): no retired shard to sweep.
  */
-const clockNow = (): ReplyClockItem => ({ contestId: 0, replyMadeAt: Math.floor(Date.now() / 1000), updatedAt: 'x' });
+const CLOCK = 'clock#codeforces';
+const clockNow = (): ReplyClockItem => ({ contestId: CLOCK, replyMadeAt: Math.floor(Date.now() / 1000), updatedAt: 'x', dueShards: 1 });
 
 interface Options {
   stored?: (ContestItem | ReplyClockItem)[];
   handoff?: string[];
   reminders?: ReminderItem[];
+  /** Rows the byDue index holds in each retired partition. */
+  retired?: Record<number, RetiredRow[]>;
   entries?: { id: number; startTimeSeconds: number; relativeTimeSeconds?: number; name?: string }[];
   fail?: Error;
   env?: Record<string, string>;
@@ -84,13 +93,18 @@ function harness(
   const actions = new DynamoContestStore({} as never, { contests: 'contests', reminders: 'reminders' });
   const store: StorePort = {
     scanContests: async () => options.stored ?? [],
-    remindersOf: vi.fn(async (contestId: number) => {
-      order.push(`read reminders of ${contestId}`);
+    remindersOf: vi.fn(async (contestId: string) => {
+      order.push(`read reminders of ${platformIdOf(contestId)}`);
       return (options.reminders ?? []).filter((r) => r.contestId === contestId);
     }),
     contestAction: (write) => actions.contestAction(write),
     reminderAction: (update) => actions.reminderAction(update),
-    clockAction: (clock, updatedAt) => actions.clockAction(clock, updatedAt),
+    clockAction: (platform, clock, updatedAt) => actions.clockAction(platform, clock, updatedAt),
+    retiredRows: vi.fn(async (shard: number) => {
+      order.push(`sweep ${shard}`);
+      return options.retired?.[shard] ?? [];
+    }),
+    shardMoveAction: (row, dueShards) => actions.shardMoveAction(row, dueShards),
   };
   const entries = options.entries ?? [{ id: 1, startTimeSeconds: START }];
   const handler = createHandler({
@@ -128,10 +142,13 @@ function harness(
   return { lease, writer, store, order, invoke };
 }
 
+/** An action as the order names it: the contest by its Codeforces id, a reminder by its contest and user. */
 function kindOf(action: TransactAction): string {
-  if (action.Put !== undefined) return Number(action.Put.Item?.contestId) === 0 ? 'clock' : `put:${String(action.Put.Item?.contestId)}`;
-  if (action.Delete !== undefined) return `delete:${String(action.Delete.Key?.contestId)}`;
-  return `update:${String(action.Update?.Key?.contestId)}/${String(action.Update?.Key?.userId)}`;
+  if (action.Put !== undefined)
+    return action.Put.Item?.contestId === CLOCK ? 'clock' : `put:${platformIdOf(String(action.Put.Item?.contestId))}`;
+  if (action.Delete !== undefined) return `delete:${platformIdOf(String(action.Delete.Key?.contestId))}`;
+  const contest = String(action.Update?.Key?.contestKey).split('#')[0]!;
+  return `${action.Update?.UpdateExpression === 'SET dueShard = :shard' ? 'move' : 'update'}:${platformIdOf(contest)}/${String(action.Update?.Key?.userId)}`;
 }
 
 const scheduled = { source: 'aws.events', 'detail-type': 'Scheduled Event', time: '2026-11-29T14:30:00Z' };
@@ -203,7 +220,11 @@ describe('the sync on the wrapper: release', () => {
   it('a dry run takes no lease and writes nothing, not even a run record', async () => {
     const h = harness();
     const summary = await h.invoke({ interval, dryRun: true });
-    expect(summary).toMatchObject({ outcome: 'succeeded', dryRun: true, changes: { write: [expect.objectContaining({ contestId: 1 })] } });
+    expect(summary).toMatchObject({
+      outcome: 'succeeded',
+      dryRun: true,
+      changes: { write: [expect.objectContaining({ contestId: cf(1) })] },
+    });
     expect(summary.fence).toBeUndefined();
     expect(h.lease.acquire).not.toHaveBeenCalled();
     expect(h.lease.release).not.toHaveBeenCalled();
@@ -234,7 +255,8 @@ describe('the sync on the wrapper: release', () => {
 describe('the sync on the wrapper: what it writes, in which order', () => {
   const moved = { ...storedRound1, startTimeSeconds: START - 3600, confirmedStart: START - 3600, dueStart: START - 3600 };
   const reminder = (userId: string, extra: Partial<ReminderItem> = {}): ReminderItem => ({
-    contestId: 1,
+    contestId: cf(1),
+    contestKey: contestKeyOf(cf(1), userId),
     userId,
     minutesBefore: 10,
     remindAt: START - 3600 - 600,
@@ -261,7 +283,7 @@ describe('the sync on the wrapper: what it writes, in which order', () => {
     expect(update.ExpressionAttributeValues).toMatchObject({ ':intent': 'intent-a' });
   });
 
-  it('a moved reminder takes its byDue partition from the stack’s DUE_SHARDS (contestId mod it)', async () => {
+  it('a moved reminder takes its byDue partition from the stack’s DUE_SHARDS (its bucket mod it)', async () => {
     const h = harness(
       async () => true,
       async () => false,
@@ -269,7 +291,7 @@ describe('the sync on the wrapper: what it writes, in which order', () => {
     );
     expect(await h.invoke(scheduled)).toMatchObject({ outcome: 'succeeded', counts: { remindersMoved: 1 } });
     const update = h.writer.commit.mock.calls[1]![0][0]!.Update!;
-    expect(update.ExpressionAttributeValues).toMatchObject({ ':dueShard': 1 });
+    expect(update.ExpressionAttributeValues).toMatchObject({ ':dueShard': bucketOf('a') % 4 });
   });
 
   it('a change no reminder follows: the contest, its event and the clock marking the interval done in one transaction', async () => {
@@ -306,19 +328,27 @@ describe('the sync on the wrapper: what it writes, in which order', () => {
     const summary = await h.invoke(scheduled);
     expect(summary).toMatchObject({ outcome: 'succeeded', counts: { remindersRaced: 1 } });
     expect(h.order).toEqual(['commit put:1', 'read reminders of 1', 'commit update:1/b', 'commit clock']);
-    expect(fenceCheck.mock.calls.at(-1)?.[1]?.handoff).toContain('1');
+    expect(fenceCheck.mock.calls.at(-1)?.[1]?.handoff).toContain(cf(1));
   });
 
   it('resolves a handed-over contest once its reminders were read again', async () => {
-    const vanished = { ...storedRound1, contestId: 7, url: 'x', vanishedAt: 1, missingSyncs: 1, remindersPaused: 'vanished' as const };
+    const vanished = {
+      ...storedRound1,
+      contestId: cf(7),
+      platformId: '7',
+      url: 'x',
+      vanishedAt: 1,
+      missingSyncs: 1,
+      remindersPaused: 'vanished' as const,
+    };
     delete (vanished as Partial<ContestItem>).dueStart;
     const h = harness(
       async () => true,
       async () => false,
-      { stored: [storedRound1, vanished, clockNow()], handoff: ['7'] },
+      { stored: [storedRound1, vanished, clockNow()], handoff: [cf(7)] },
     );
     expect(await h.invoke(scheduled)).toMatchObject({ outcome: 'succeeded', counts: { contestsVanished: 1, contestsRechecked: 1 } });
-    expect(vi.mocked(h.lease.release).mock.calls[0]?.[1].resolved).toEqual(['7']);
+    expect(vi.mocked(h.lease.release).mock.calls[0]?.[1].resolved).toEqual([cf(7)]);
   });
 
   it('an undated reply that is not stale is dated by the fetch: the reply clock moves, so delivery sees fresh evidence', async () => {
@@ -329,20 +359,20 @@ describe('the sync on the wrapper: what it writes, in which order', () => {
     );
     const before = Math.floor(Date.now() / 1000);
     expect(await h.invoke(scheduled)).toMatchObject({ outcome: 'succeeded' });
-    const clock = h.writer.commit.mock.calls.flatMap((call) => [...call[0]]).find((action) => action.Put?.Item?.contestId === 0);
+    const clock = h.writer.commit.mock.calls.flatMap((call) => [...call[0]]).find((action) => action.Put?.Item?.contestId === CLOCK);
     const madeAt = Number(clock?.Put?.Item?.replyMadeAt);
     expect(madeAt).toBeGreaterThanOrEqual(before);
     expect(madeAt).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
   });
 
   it('a stale reply (made before the newest applied one) is never applied: counted, named, the handoff kept', async () => {
-    const clock: ReplyClockItem = { contestId: 0, replyMadeAt: START - 100, updatedAt: 'x' };
+    const clock: ReplyClockItem = { contestId: CLOCK, replyMadeAt: START - 100, updatedAt: 'x', dueShards: 1 };
     const h = harness(
       async () => true,
       async () => false,
       {
         stored: [{ ...storedRound1, remindersPaused: 'held' }, clock],
-        handoff: ['1'],
+        handoff: [cf(1)],
         entries: [{ id: 1, startTimeSeconds: START + 99_999, relativeTimeSeconds: -200_000 }],
       },
     );
@@ -373,5 +403,114 @@ describe('the sync on the wrapper: what it writes, in which order', () => {
     expect(paused).toMatchObject({ remindersPaused: 'held' });
     expect(paused.dueStart).toBeUndefined();
     expect(fenceCheck.mock.calls.every(([, extras]) => extras?.doneInterval === undefined)).toBe(true);
+  });
+});
+
+describe('the sync on the wrapper: rows a lowered DUE_SHARDS left in retired byDue partitions', () => {
+  const clock = (recorded: Partial<ReplyClockItem>): ReplyClockItem => ({ ...clockNow(), ...recorded });
+  const clockWritten = (h: ReturnType<typeof harness>) =>
+    h.writer.commit.mock.calls.flatMap((call) => [...call[0]]).find((action) => action.Put?.Item?.contestId === CLOCK)?.Put?.Item;
+  const row = (userId: string, dueShard: number): RetiredRow => ({ contestKey: contestKeyOf(cf(1), userId), userId, dueShard });
+
+  it('lowered from 4 to 1: sweeps partitions 1 to 3, moves each row found into its current one, and records the setting (and the one before, for the next run)', async () => {
+    const h = harness(
+      async () => true,
+      async () => false,
+      { stored: [storedRound1, clock({ dueShards: 4 })], retired: { 2: [row('u', 2)] } },
+    );
+    expect(await h.invoke(scheduled)).toMatchObject({ outcome: 'succeeded', counts: { remindersResharded: 1 } });
+    expect(h.order).toEqual(['sweep 1', 'sweep 2', 'commit move:1/u', 'sweep 3', 'commit clock']);
+    const move = h.writer.commit.mock.calls[0]![0][0]!.Update!;
+    expect(move).toMatchObject({
+      Key: { contestKey: contestKeyOf(cf(1), 'u'), userId: 'u' },
+      ConditionExpression: 'dueShard = :seen AND attribute_exists(dueAt)',
+      ExpressionAttributeValues: { ':shard': 0, ':seen': 2 },
+    });
+    expect(clockWritten(h)).toMatchObject({ dueShards: 1, retiredDueShards: 4 });
+  });
+
+  it('the following run sweeps once more (writers still on the old setting during a deploy), then records nothing retired', async () => {
+    const h = harness(
+      async () => true,
+      async () => false,
+      { stored: [storedRound1, clock({ dueShards: 1, retiredDueShards: 4 })] },
+    );
+    expect(await h.invoke(scheduled)).toMatchObject({ outcome: 'succeeded', counts: { remindersResharded: 0 } });
+    expect(h.order).toEqual(['sweep 1', 'sweep 2', 'sweep 3', 'commit clock']);
+    expect(clockWritten(h)).toMatchObject({ dueShards: 1 });
+    expect(clockWritten(h)?.retiredDueShards).toBeUndefined();
+  });
+
+  it('an unchanged setting sweeps nothing and writes nothing: no extra request', async () => {
+    const h = harness(
+      async () => true,
+      async () => false,
+      { stored: [storedRound1, clock({ dueShards: 1 })] },
+    );
+    expect(await h.invoke(scheduled)).toMatchObject({ outcome: 'succeeded' });
+    expect(h.order).toEqual([]);
+    expect(h.store.retiredRows).not.toHaveBeenCalled();
+  });
+
+  it('a raised setting sweeps nothing; a clock that never recorded one sweeps every partition above the setting', async () => {
+    const raised = harness(
+      async () => true,
+      async () => false,
+      { stored: [storedRound1, clock({ dueShards: 2 })], env: { DUE_SHARDS: '4' } },
+    );
+    expect(await raised.invoke(scheduled)).toMatchObject({ outcome: 'succeeded' });
+    expect(raised.store.retiredRows).not.toHaveBeenCalled();
+    expect(clockWritten(raised)).toMatchObject({ dueShards: 4 });
+    const { dueShards: _recorded, ...before } = clockNow();
+    const unknown = harness(
+      async () => true,
+      async () => false,
+      { stored: [storedRound1, before], env: { DUE_SHARDS: '4' } },
+    );
+    expect(await unknown.invoke(scheduled)).toMatchObject({ outcome: 'succeeded' });
+    expect(unknown.order.filter((step) => step.startsWith('sweep'))).toEqual(Array.from({ length: 12 }, (_, i) => `sweep ${i + 4}`));
+  });
+
+  it("a platform's first sync (no clock, no stored contest: no due row anywhere) sweeps nothing and records the setting; the next run writes nothing", async () => {
+    const first = harness(
+      async () => true,
+      async () => false,
+      { stored: [], env: { DUE_SHARDS: '2' } },
+    );
+    expect(await first.invoke(scheduled)).toMatchObject({ outcome: 'succeeded' });
+    expect(first.store.retiredRows).not.toHaveBeenCalled();
+    expect(first.order.filter((step) => step.startsWith('sweep'))).toEqual([]);
+    const recorded = clockWritten(first);
+    expect(recorded).toMatchObject({ dueShards: 2 });
+    expect(recorded?.retiredDueShards).toBeUndefined();
+    // A clock copied without a record, or contests stored without a clock: rows may be anywhere.
+    const orphans = harness(
+      async () => true,
+      async () => false,
+      { stored: [storedRound1], env: { DUE_SHARDS: '2' } },
+    );
+    expect(await orphans.invoke(scheduled)).toMatchObject({ outcome: 'succeeded' });
+    expect(orphans.order.filter((step) => step.startsWith('sweep'))).toEqual(Array.from({ length: 14 }, (_, i) => `sweep ${i + 2}`));
+  });
+
+  it('a move refused because the row changed meanwhile (claimed, moved, set again) is dropped, the others committed', async () => {
+    const h = harness(
+      async () => true,
+      async () => false,
+      { stored: [storedRound1, clock({ dueShards: 2 })], retired: { 1: [row('a', 1), row('b', 1)] } },
+    );
+    let refusedOnce = false;
+    h.writer.commit.mockImplementation(async (written, fence) => {
+      const raced = written.find((action) => action.Update?.Key?.userId === 'a');
+      if (!refusedOnce && raced !== undefined) {
+        refusedOnce = true;
+        throw new FencedWriteError('a write was refused by its condition', { refused: [raced] });
+      }
+      fence(true);
+      h.order.push(`commit ${written.map(kindOf).join(' ')}`);
+      return { transactions: 1 };
+    });
+    expect(await h.invoke(scheduled)).toMatchObject({ outcome: 'succeeded', counts: { remindersResharded: 1, remindersRaced: 0 } });
+    expect(h.order).toEqual(['sweep 1', 'commit move:1/b', 'commit clock']);
   });
 });

@@ -125,15 +125,15 @@ describe('DynamoLease', () => {
     const start = clock;
     const first = await lease.acquire('run-a', 'console', undefined);
     if (!first.acquired) throw new Error('expected the lease');
-    const put = (id: number) => ({
+    const put = (id: string) => ({
       Put: { TableName: tables.names.contests, Item: { contestId: id, platform: 'codeforces', startTimeSeconds: 1 } },
     });
-    await tables.doc.send(new TransactWriteCommand({ TransactItems: [lease.fenceCheck(first.lease), put(900_001)] }));
+    await tables.doc.send(new TransactWriteCommand({ TransactItems: [lease.fenceCheck(first.lease), put('fenced:900001')] }));
     clock = start + 10_000; // expired: even with nobody else holding it, the old holder may not write
     await expect(
-      tables.doc.send(new TransactWriteCommand({ TransactItems: [lease.fenceCheck(first.lease), put(900_002)] })),
+      tables.doc.send(new TransactWriteCommand({ TransactItems: [lease.fenceCheck(first.lease), put('fenced:900002')] })),
     ).rejects.toMatchObject({ name: 'TransactionCanceledException' });
-    const got = await tables.doc.send(new GetCommand({ TableName: tables.names.contests, Key: { contestId: 900_002 } }));
+    const got = await tables.doc.send(new GetCommand({ TableName: tables.names.contests, Key: { contestId: 'fenced:900002' } }));
     expect(got.Item).toBeUndefined();
     clock = start;
   });
