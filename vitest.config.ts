@@ -36,6 +36,7 @@ const unitFiles = [
   'test/lambda/**/*.test.ts',
   'test/status/**/*.test.ts',
   'test/redrive/**/*.test.ts',
+  'test/migrate/**/*.test.ts',
   'test/docs/**/*.test.ts',
   // The repository's scripts (scripts/): the function-length budget.
   'test/scripts/**/*.test.ts',

@@ -3,8 +3,8 @@
  * bundle, all on one DynamoDB Local started here, with DynamoDB requests counted on the wire by
  * the proxy (local/dynamo-proxy.ts). Prints Markdown on stdout (progress on stderr) and writes
  * .local/bench/results.json (git-ignored), or bench/results.json with `--record` (the figures
- * docs/performance.md cites). `npm run bench -- --only delivery` (or `door`) measures that section
- * alone and writes it into the results of the last whole run.
+ * docs/performance.md cites). `npm run bench -- --only delivery` (or `door`, `webhooks`, `peers`)
+ * measures that section alone and writes it into the results of the last whole run.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
@@ -18,20 +18,23 @@ import type { BenchResults } from './report.js';
 import type { DeliveryCostInputs } from './delivery-cost.js';
 import { parseCommandLine, refuse } from '../cli/args.js';
 
+const SECTIONS = ['delivery', 'door', 'webhooks', 'peers'] as const;
+type Section = (typeof SECTIONS)[number];
+
 const COMMAND = {
   command: 'npm run bench',
   npmScript: 'bench',
-  synopsis: '[-- --only delivery|door] [--record]',
+  synopsis: `[-- --only ${SECTIONS.join('|')}] [--record]`,
   help: [
-    '--only S   measure one section alone (delivery or door), written beside the other sections of the last whole run',
+    `--only S   measure one section alone (${SECTIONS.join(', ')}), written beside the other sections of the last whole run`,
     '--record   write bench/results.json, the figures docs/performance.md cites (default: .local/bench/results.json, git-ignored)',
   ],
   options: { only: { type: 'string' }, record: { type: 'boolean', default: false } },
 } as const;
 
 const args = parseCommandLine(COMMAND);
-if (args.only !== undefined && args.only !== 'delivery' && args.only !== 'door')
-  refuse(COMMAND, `--only takes delivery or door, got ${args.only}`);
+if (args.only !== undefined && !(SECTIONS as readonly string[]).includes(args.only))
+  refuse(COMMAND, `--only takes ${SECTIONS.join(', ')}, got ${args.only}`);
 
 /**
  * Where the results go: bench/results.json (tracked: what docs/performance.md cites) with
@@ -62,10 +65,11 @@ const { runContention } = await import('./contention.js');
 const { runLongCommit } = await import('./long-commit.js');
 const { startBenchEnvironment } = await import('./environment.js');
 const { runPeers } = await import('./peers.js');
-const { renderReport } = await import('./report.js');
+const { renderPeers, renderReport } = await import('./report.js');
 const { round } = await import('./stats.js');
 const { runSteadyState } = await import('./steady-state.js');
 const { measureDoor, renderDoor } = await import('./door.js');
+const { measureWebhooks, renderWebhooks, WEBHOOK_LATENCIES_MS } = await import('./webhooks.js');
 const { DELIVERY_BUDGET_MS, PER_ROW_SAMPLE, SPREAD_PER_CONTEST, SPREAD_REMINDERS, runDelivery } = await import('./delivery.js');
 const { MINUTE_RUNS_PER_MONTH, deliveryMonthlyCost } = await import('./delivery-cost.js');
 
@@ -165,6 +169,13 @@ const DELIVERY_METHOD =
 
 type DeliverySection = BenchResults['delivery'];
 
+/** How the webhooks section is measured (results.method.webhooks). */
+const WEBHOOKS_METHOD =
+  'createRelay with the deployed poster (undici request, 10 s timeout) over real HTTP to the example receiver (every signature ' +
+  `verified), its handler answering after ${WEBHOOK_LATENCIES_MS.map((ms) => `${ms / 1000} s`).join(', ')}; one batch of 10 per ` +
+  "row, paced at the stack's rate for one invocation, with the deadline Lambda gives (getRemainingTimeInMillis): the stack's " +
+  'timeout, and 60 s; events/s = delivered / wall time, for the stack times its concurrent invocations';
+
 /**
  * The delivery section: 20,000 due at once, an idle minute, per-row transactions on a sample,
  * reminders spread over many contests; each pass checked exactly once, and the monthly cost.
@@ -206,25 +217,57 @@ async function measureDelivery(env: Awaited<ReturnType<typeof startBenchEnvironm
   return { ...delivery, cost: { inputs: deliveryInputs, rows, totalUsd: totalUsd(rows) } };
 }
 
+/** Our lease's cycles beside the lock clients (bench/peers.ts), on tables of their own. */
+async function measurePeers(env: Awaited<ReturnType<typeof startBenchEnvironment>>) {
+  progress('peers: lease cycles of ours, dynamodb-lock-client and @deliveryhero/dynamodb-lock');
+  const admin = env.dynamo.client();
+  try {
+    return await runPeers({
+      proxy: env.proxy,
+      admin,
+      coordinationTable: (await env.createTables('peers')).coordination,
+      workers: PEER_WORKERS,
+      rounds: PEER_ROUNDS,
+      cyclesPerWorker,
+    });
+  } finally {
+    admin.destroy();
+  }
+}
+
 /**
- * `npm run bench -- --only delivery` (or `door`): one section alone (a machine shared with other
- * work may not afford the whole run), written beside the other sections of the last whole run,
- * with its own date and load (`sections.<name>`).
+ * `npm run bench -- --only delivery` (or `door`, `webhooks`, `peers`): one section alone (a machine
+ * shared with other work may not afford the whole run), written beside the other sections of the
+ * last whole run, with its own date and load (`sections.<name>`).
  */
-async function sectionOnly(name: 'delivery' | 'door'): Promise<void> {
+async function sectionOnly(name: Section): Promise<void> {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   process.env.AWS_REGION ??= 'us-east-1';
   const startedAt = performance.now();
   const loadAtStart = loadavg();
-  progress('starting DynamoDB Local, the counting proxy, and synthesizing the template');
-  const env = await startBenchEnvironment();
+  // The webhooks need neither DynamoDB nor the template.
+  if (name !== 'webhooks') progress('starting DynamoDB Local, the counting proxy, and synthesizing the template');
+  const env = name === 'webhooks' ? undefined : await startBenchEnvironment();
   try {
     const results = lastResults();
     if (name === 'delivery') {
-      results.delivery = await measureDelivery(env);
+      results.delivery = await measureDelivery(env!);
       results.method.delivery = DELIVERY_METHOD;
+    } else if (name === 'webhooks') {
+      results.webhooks = await measureWebhooks(progress);
+      results.method.webhooks = WEBHOOKS_METHOD;
+    } else if (name === 'peers') {
+      const peers = await measurePeers(env!);
+      Object.assign(results, {
+        lease: peers.lease,
+        cycles: peers.cycles,
+        peers: peers.peers,
+        controls: peers.controls,
+        guarantees: peers.guarantees,
+      });
+      results.method.peers = peers.method;
     } else {
-      results.door = await measureDoor(env, progress, BUNDLE_RUNS);
+      results.door = await measureDoor(env!, progress, BUNDLE_RUNS);
     }
     results.sections = {
       ...results.sections,
@@ -237,9 +280,17 @@ async function sectionOnly(name: 'delivery' | 'door'): Promise<void> {
     writeResults(results);
     progress(`wrote the ${name} section of ${relative(process.cwd(), fileURLToPath(RESULTS))}`);
     // The section measured (the whole report renders every section of the last whole run).
-    process.stdout.write(name === 'door' ? renderDoor(results.door!) : renderReport(results));
+    process.stdout.write(
+      name === 'door'
+        ? renderDoor(results.door!)
+        : name === 'webhooks'
+          ? renderWebhooks(results.webhooks!)
+          : name === 'peers'
+            ? `${renderPeers(results)}\n`
+            : renderReport(results),
+    );
   } finally {
-    await env.close();
+    await env?.close();
   }
 }
 
@@ -270,6 +321,7 @@ async function main(): Promise<void> {
 
     const delivery = await measureDelivery(env);
     const door = await measureDoor(env, progress, BUNDLE_RUNS);
+    const webhooks = await measureWebhooks(progress);
 
     progress(`contention: ${CONTENTION_PLAN.map((p) => `${p.invocations}×${p.rounds}`).join(', ')} (invocations × rounds)`);
     const contention = await runContention({
@@ -286,17 +338,7 @@ async function main(): Promise<void> {
     );
     const longCommit = await runLongCommit({ proxy: env.proxy, tables: await env.createTables('long-commit'), ...LONG_COMMIT });
 
-    progress('peers: lease cycles of ours, dynamodb-lock-client and @deliveryhero/dynamodb-lock');
-    const admin = env.dynamo.client();
-    const peers = await runPeers({
-      proxy: env.proxy,
-      admin,
-      coordinationTable: (await env.createTables('peers')).coordination,
-      workers: PEER_WORKERS,
-      rounds: PEER_ROUNDS,
-      cyclesPerWorker,
-    });
-    admin.destroy();
+    const peers = await measurePeers(env);
 
     const inputs = costInputs(env.template, { steadyState, runOutput });
     const costRows = monthlyCost(inputs);
@@ -306,6 +348,7 @@ async function main(): Promise<void> {
       durationSeconds: round((performance.now() - startedAt) / 1000, 1),
       method: {
         delivery: DELIVERY_METHOD,
+        webhooks: WEBHOOKS_METHOD,
         requests: 'counted on the wire by the proxy in front of DynamoDB Local (local/dynamo-proxy.ts), by X-Amz-Target operation',
         latency: 'wall-clock on DynamoDB Local on this machine: for local comparison only, not AWS latency',
         longCommit:
@@ -337,6 +380,7 @@ async function main(): Promise<void> {
       longCommit,
       steadyState,
       lease: peers.lease,
+      cycles: peers.cycles,
       peers: peers.peers,
       controls: peers.controls,
       guarantees: peers.guarantees,
@@ -346,6 +390,7 @@ async function main(): Promise<void> {
       cost: { pricesAsOf: PRICES_AS_OF, region: 'us-east-1', prices: PRICES, inputs, rows: costRows, totalUsd: totalUsd(costRows) },
       delivery,
       door,
+      webhooks,
     };
     writeResults(results);
     progress(`wrote ${relative(process.cwd(), fileURLToPath(RESULTS))} in ${results.durationSeconds} s`);
@@ -356,7 +401,7 @@ async function main(): Promise<void> {
   }
 }
 
-(args.only === 'delivery' || args.only === 'door' ? sectionOnly(args.only) : main()).catch((error: unknown) => {
+(args.only !== undefined ? sectionOnly(args.only as Section) : main()).catch((error: unknown) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 });

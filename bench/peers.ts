@@ -2,17 +2,22 @@
  * Our lease beside two npm DynamoDB lock libraries, on the same DynamoDB Local, through the same
  * counting proxy, in the same run:
  *
- *   ours                               DynamoLease (lambda/lease/dynamo-lease.ts): acquire(runId, 'manual') + release
+ *   ours                               DynamoLease (packages/scheduled-singleton/src/runtime/dynamo-lease.ts),
+ *                                      three cycles (CYCLES below): the lock alone, a scheduled interval,
+ *                                      and a run's settle
  *   dynamodb-lock-client FailClosed    0.7.3, aws-sdk v2 DocumentClient
  *   dynamodb-lock-client FailOpen      0.7.3, aws-sdk v2 DocumentClient (README settings: lease 10 s, heartbeat 3 s)
  *   @deliveryhero/dynamodb-lock        2.0.0, v3 DynamoDBDocument (defaults: lease 20 s, prolong every 5 s)
  *
- * One cycle = acquire a free lock, then release it. Each worker cycles on its own lock key, so
+ * One cycle = acquire a free lock, then release it (ours: as CYCLES says). Each worker cycles on its own lock key, so
  * nobody waits for anybody: the libraries treat a held lock very differently (ours refuses at
  * once, FailClosed retries after acquirePeriodMs, FailOpen and deliveryhero sleep a whole lease
  * before stealing), so a same-key race would time their sleeps, not their cost. W = 1 and W = 8
  * concurrent workers; the contenders take turns in rotated order, R rounds of K cycles per worker,
- * after a warm-up (which also leaves FailOpen's lock items in place, as in steady use).
+ * after a warm-up (WARM_UP cycles of each, one worker: DynamoDB Local's JIT compiles the paths of
+ * UpdateItem and of PutItem/DeleteItem before anything is timed; it also leaves FailOpen's lock items
+ * in place, as in steady use). Write units and the lease item's size are read afterwards, apart
+ * (ReturnConsumedCapacity would add work to the timed requests).
  *
  * The v2 client gets a keep-alive agent (v2 opens a connection per request by default; v3 keeps
  * them alive), so that both SDKs pay the same for connections. Two controls run in the same
@@ -26,9 +31,11 @@ import { CreateTableCommand, waitUntilTableExists, type DynamoDBClient } from '@
 import { DeleteCommand, DynamoDBDocument, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoProxy } from '../local/dynamo-proxy.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb-local.js';
-import { DynamoLease, leaseTiming } from '@contest-sync/scheduled-singleton';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { DynamoLease, itemSizeBytes, leaseTiming, ledgerRetentionMs } from '@contest-sync/scheduled-singleton';
 import { benchClient } from '../local/counting-client.js';
-import { addCounts, ratio, sortedCounts, summarize, total } from './stats.js';
+import { addCounts, ratio, round, sortedCounts, summarize, total } from './stats.js';
 
 interface Contender {
   name: string;
@@ -38,8 +45,29 @@ interface Contender {
   close(): void;
 }
 
+/** What each of our cycles does: the same 2 requests as FailClosed's, or what a run's settle sends. */
+export const CYCLES = {
+  lock: {
+    name: 'contest-sync DynamoLease',
+    does: "acquire a free lease (UpdateItem: holder, expiry, fence + 1, ALL_NEW), release it (UpdateItem on holder + fence): FailClosed's cycle",
+  },
+  scheduled: {
+    name: 'contest-sync DynamoLease, a scheduled interval',
+    does:
+      'acquire for the next hourly interval, refusing it if done (the ledger in the condition), release marking it done and ' +
+      'recording lastRun: what a sync that wrote nothing asks of the lease item; the ledger at its steady state',
+  },
+  settled: {
+    name: 'contest-sync DynamoLease, as a run settles',
+    does: 'the scheduled cycle, its release in one TransactWriteItems with the run record: exactly what runExclusively sends for a run with nothing to write',
+  },
+} as const;
+export type OurCycle = keyof typeof CYCLES;
+
 export interface CycleResult {
   name: string;
+  /** What one cycle does (ours). */
+  does?: string;
   workers: number;
   cycles: number;
   requestsPerCycle: number;
@@ -54,10 +82,23 @@ export interface PeerResult extends CycleResult {
   ratioToOurs: number | null;
 }
 
+/** One of our cycles at one number of workers, beside FailClosed at the same number. */
+export interface OurCycleResult extends CycleResult {
+  cycle: OurCycle;
+  /** Our p50 / FailClosed's p50 (at or below 1.00: ours is as fast or faster). */
+  ratioToFailClosed: number | null;
+  /** DynamoDB Local's consumed write units per cycle (measured apart). */
+  writeUnitsPerCycle: number;
+  /** The lease item's size as DynamoDB counts it, after the cycles. */
+  leaseItemBytes: number;
+}
+
 export interface PeersResult {
   method: string;
   /** Our lease, W = 1 (and `concurrent`: W = 8). */
   lease: CycleResult & { concurrent: CycleResult };
+  /** Each of our cycles (CYCLES) at each number of workers. */
+  cycles?: OurCycleResult[];
   peers: PeerResult[];
   /** Bare PutItem + DeleteItem per SDK (no lock logic), same rotation. */
   controls: PeerResult[];
@@ -177,22 +218,79 @@ export const GUARANTEES: Guarantee[] = [
 // Contenders
 // ---------------------------------------------------------------------------------------------
 
-function ours(endpoint: string, table: string, workers: number): Contender {
-  const { client } = benchClient(endpoint);
+const HOUR_MS = 3_600_000;
+/** Where the virtual clocks of the scheduled cycles start: each cycle is the next hour. */
+const VIRTUAL_START_MS = Date.parse('2026-11-30T00:00:00Z');
+
+/** One of our cycles (CYCLES) on `workers` keys of its own, on `client`. */
+function ours(
+  client: DynamoDBClient,
+  table: string,
+  workers: number,
+  cycle: OurCycle,
+  prefix = 'bench#peer',
+): Contender & { keys: string[] } {
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   const timing = leaseTiming(30);
-  const leases = Array.from({ length: workers }, (_, i) => new DynamoLease({ doc, table, timing, now: Date.now, key: `bench#peer#${i}` }));
+  const clocks = Array.from({ length: workers }, () => VIRTUAL_START_MS);
+  const keys = Array.from({ length: workers }, (_, i) => `${prefix}#${cycle}#${i}`);
+  // The scheduled cycles run on a virtual clock, one hour per cycle, as an hourly job's lease does.
+  const now = (worker: number) => (cycle === 'lock' ? Date.now : () => clocks[worker]!);
+  const leases = keys.map((key, i) => new DynamoLease({ doc, table, timing, now: now(i), key, ledgerRetentionMs: ledgerRetentionMs(60) }));
   return {
-    name: OURS,
+    name: CYCLES[cycle].name,
     kind: 'ours',
+    keys,
     async cycle(worker) {
       const lease = leases[worker]!;
-      const acquired = await lease.acquire(randomUUID(), 'manual', undefined);
-      if (!acquired.acquired) throw new Error(`${OURS}: acquire refused (${acquired.reason})`);
-      if (!(await lease.release(acquired.lease))) throw new Error(`${OURS}: release refused`);
+      const runId = randomUUID();
+      if (cycle === 'lock') {
+        const acquired = await lease.acquire(runId, 'manual', undefined);
+        if (!acquired.acquired) throw new Error(`${this.name}: acquire refused (${acquired.reason})`);
+        if (!(await lease.release(acquired.lease))) throw new Error(`${this.name}: release refused`);
+        return;
+      }
+      clocks[worker]! += HOUR_MS;
+      const interval = new Date(Math.floor(clocks[worker]! / HOUR_MS) * HOUR_MS).toISOString().replace('.000Z', 'Z');
+      const acquired = await lease.acquire(runId, 'schedule', interval);
+      if (!acquired.acquired) throw new Error(`${this.name}: acquire refused (${acquired.reason})`);
+      const fence = acquired.lease.fence;
+      const lastRun = { runId, outcome: 'succeeded', fence, interval, finishedAtMs: clocks[worker]! };
+      const runRecord =
+        cycle === 'settled'
+          ? { pk: `run#bench#${interval}#${worker}`, runId, fence, source: 'schedule', outcome: 'succeeded', interval }
+          : undefined;
+      const released = await lease.release(acquired.lease, {
+        doneInterval: interval,
+        lastRun,
+        ...(runRecord !== undefined ? { runRecord } : {}),
+      });
+      if (!released) throw new Error(`${this.name}: release refused`);
     },
-    close: () => client.destroy(),
+    close: () => undefined,
   };
+}
+
+/**
+ * Write units per cycle and the lease item's size, for one of our cycles: a few cycles more on a
+ * client that asks for ConsumedCapacity (not timed), then the first worker's item read back.
+ */
+async function writeUnits(endpoint: string, table: string, cycle: OurCycle) {
+  const tracking = benchClient(endpoint, { trackCapacity: true });
+  const probe = ours(tracking.client, table, 1, cycle, 'bench#units');
+  try {
+    for (let i = 0; i < 10; i += 1) await probe.cycle(0);
+    tracking.reset();
+    const cycles = 20;
+    for (let i = 0; i < cycles; i += 1) await probe.cycle(0);
+    const writeUnitsPerCycle = round(tracking.capacity.write / cycles, 2);
+    const out = await tracking.client.send(
+      new GetItemCommand({ TableName: table, Key: { pk: { S: probe.keys[0]! } }, ConsistentRead: true }),
+    );
+    return { writeUnitsPerCycle, leaseItemBytes: out.Item === undefined ? 0 : itemSizeBytes(unmarshall(out.Item)) };
+  } finally {
+    tracking.client.destroy();
+  }
 }
 
 type LockClientModule = typeof import('dynamodb-lock-client').default;
@@ -366,6 +464,9 @@ function toResult(name: string, workers: number, tally: Tally): CycleResult {
   };
 }
 
+/** Warm-up cycles of each contender, one worker, before anything is timed (DynamoDB Local's JIT). */
+const WARM_UP = 200;
+
 export async function runPeers(options: {
   proxy: DynamoProxy;
   admin: DynamoDBClient;
@@ -379,13 +480,19 @@ export async function runPeers(options: {
   const { proxy } = options;
   const maxWorkers = Math.max(...options.workers);
   const tables = await createPeerTables(options.admin, `bench-peers-${randomUUID().slice(0, 6)}`);
+  const { client } = benchClient(proxy.endpoint);
+  const ourCycles = (Object.keys(CYCLES) as OurCycle[]).map((cycle) => ({
+    cycle,
+    contender: ours(client, options.coordinationTable, maxWorkers, cycle),
+  }));
   const contenders: Contender[] = [
-    ours(proxy.endpoint, options.coordinationTable, maxWorkers),
+    ...ourCycles.map(({ contender }) => contender),
     ...(await dynamodbLockClient(proxy.endpoint, tables.lockClient)),
     await deliveryhero(proxy.endpoint, tables.deliveryhero),
     controlV3(proxy.endpoint, tables.lockClient),
   ];
   try {
+    for (const contender of contenders) await batch(contender, 1, WARM_UP);
     const results: (CycleResult & { kind: Contender['kind'] })[] = [];
     for (const workers of options.workers) {
       const cycles = options.cyclesPerWorker(workers);
@@ -406,20 +513,39 @@ export async function runPeers(options: {
     }
 
     const strip = ({ kind: _kind, ...rest }: CycleResult & { kind: Contender['kind'] }): CycleResult => rest;
-    const ourAt = (workers: number) => strip(results.find((r) => r.kind === 'ours' && r.workers === workers)!);
+    const at = (name: string, workers: number) => strip(results.find((r) => r.name === name && r.workers === workers)!);
+    const ourAt = (workers: number) => at(CYCLES.lock.name, workers);
     const compared = (kind: Contender['kind']) =>
       results.filter((r) => r.kind === kind).map((r) => ({ ...strip(r), ratioToOurs: ratio(r.p50Ms, ourAt(r.workers).p50Ms) }));
+    const cycleResults: OurCycleResult[] = [];
+    for (const { cycle, contender } of ourCycles) {
+      const units = await writeUnits(proxy.endpoint, options.coordinationTable, cycle);
+      for (const workers of options.workers) {
+        const result = at(contender.name, workers);
+        const failClosed = at(FAIL_CLOSED, workers);
+        cycleResults.push({
+          ...result,
+          cycle,
+          does: CYCLES[cycle].does,
+          ratioToFailClosed: ratio(result.p50Ms, failClosed.p50Ms),
+          ...units,
+        });
+      }
+    }
     const [single, concurrent] = [ourAt(Math.min(...options.workers)), ourAt(maxWorkers)];
     return {
       method:
-        `acquire + release of a free lock; ${options.workers.join(' and ')} concurrent workers, each on its own key; ` +
-        `${options.rounds} rounds in rotated order after a warm-up; requests counted on the wire by the proxy`,
+        `acquire + release of a free lock (ours: each cycle of CYCLES); ${options.workers.join(' and ')} concurrent workers, each on its own key; ` +
+        `${WARM_UP} cycles of each first (one worker), then ${options.rounds} rounds in rotated order; requests counted on the wire by the proxy; ` +
+        'write units (DynamoDB Local ConsumedCapacity) and the lease item size measured apart after the rounds',
       lease: { ...single, concurrent },
+      cycles: cycleResults,
       peers: compared('peer'),
       controls: compared('control'),
       guarantees: GUARANTEES,
     };
   } finally {
     for (const contender of contenders) contender.close();
+    client.destroy();
   }
 }

@@ -9,6 +9,7 @@ import type { PeersResult } from './peers.js';
 import type { SteadyStateResult, SyncCost } from './steady-state.js';
 import type { DeliveryResult } from './delivery.js';
 import { renderDoor, type DoorResult } from './door.js';
+import { renderWebhooks, type WebhookResult } from './webhooks.js';
 import { ruleWriteUnitsPerReminder, type DeliveryCostInputs } from './delivery-cost.js';
 
 export interface BenchResults {
@@ -31,6 +32,8 @@ export interface BenchResults {
   longCommit?: LongCommitResult;
   steadyState: SteadyStateResult;
   lease: PeersResult['lease'];
+  /** Absent from results written before each of our cycles was measured. */
+  cycles?: PeersResult['cycles'];
   peers: PeersResult['peers'];
   controls: PeersResult['controls'];
   guarantees: PeersResult['guarantees'];
@@ -41,10 +44,15 @@ export interface BenchResults {
   delivery: DeliveryResult & { cost: { inputs: DeliveryCostInputs; rows: CostRow[]; totalUsd: number } };
   /** Sections measured apart from the whole run (`npm run bench -- --only delivery`), with their own date and load. */
   sections?: Partial<
-    Record<'delivery' | 'door', { date: string; durationSeconds: number; loadAverage1m: { atStart: number; atEnd: number } }>
+    Record<
+      'delivery' | 'door' | 'webhooks' | 'peers',
+      { date: string; durationSeconds: number; loadAverage1m: { atStart: number; atEnd: number } }
+    >
   >;
   /** The app's door (bench/door.ts); absent from results written before it was measured. */
   door?: DoorResult;
+  /** The webhook relay per receiver latency (bench/webhooks.ts); absent from results written before it was measured. */
+  webhooks?: WebhookResult;
 }
 
 /** A GitHub-flavoured Markdown table; `|` in cells is escaped. */
@@ -104,51 +112,7 @@ export function renderReport(results: BenchResults): string {
   );
   if (results.method.steadyState !== undefined) parts.push(`How: ${results.method.steadyState}.`);
 
-  parts.push('### Lease acquire + release cycle, side by side');
-  const ours = [results.lease, results.lease.concurrent];
-  parts.push(
-    markdownTable(
-      ['lock', 'workers', 'cycles', 'requests per cycle', 'p50', 'p99', 'p50 ratio to ours'],
-      [
-        ...ours.map((r) => [r.name, r.workers, r.cycles, r.requestsPerCycle, ms(r.p50Ms), ms(r.p99Ms), '1.00']),
-        ...[...results.peers, ...results.controls].map((p) => [
-          p.name,
-          p.workers,
-          p.cycles,
-          p.requestsPerCycle,
-          ms(p.p50Ms),
-          ms(p.p99Ms),
-          p.ratioToOurs?.toFixed(2) ?? null,
-        ]),
-      ],
-    ),
-  );
-
-  if (results.method.peers !== undefined) parts.push(`How: ${results.method.peers}.`);
-
-  parts.push('### What each lock guarantees (from its source)');
-  parts.push(
-    markdownTable(
-      [
-        'lock',
-        'owner-checked release',
-        'heartbeat',
-        'fencing of data writes',
-        'per-interval dedupe',
-        'takeover after a crash',
-        'while another holds it',
-      ],
-      results.guarantees.map((g) => [
-        g.name,
-        g.ownerCheckedRelease,
-        g.heartbeat,
-        g.fencingOfDataWrites,
-        g.perIntervalDedupe,
-        g.takeoverAfterCrash,
-        g.whileHeld,
-      ]),
-    ),
-  );
+  parts.push(renderPeers(results));
 
   const bundle = results.bundle;
   parts.push('### Deployed bundle');
@@ -249,7 +213,87 @@ export function renderReport(results: BenchResults): string {
     ),
   );
   if (results.door !== undefined) parts.push(renderDoor(results.door));
+  if (results.webhooks !== undefined) parts.push(renderWebhooks(results.webhooks));
   return `${parts.join('\n\n')}\n`;
+}
+
+/** Our lease beside the lock clients: our cycles against FailClosed, every contender, what each guarantees. */
+export function renderPeers(
+  results: Pick<BenchResults, 'lease' | 'cycles' | 'peers' | 'controls' | 'guarantees' | 'method' | 'sections'>,
+): string {
+  const parts: string[] = [];
+  parts.push('### Lease acquire + release cycle, side by side');
+  const measured = results.sections?.peers;
+  if (measured !== undefined)
+    parts.push(
+      `Measured apart (\`npm run bench -- --only peers\`) on ${measured.date} in ${measured.durationSeconds} s, load average ${measured.loadAverage1m.atStart} → ${measured.loadAverage1m.atEnd}.`,
+    );
+  if (results.cycles !== undefined) {
+    parts.push(
+      markdownTable(
+        ['our cycle', 'workers', 'requests per cycle', 'write units per cycle', 'lease item', 'p50', 'p99', 'ours ÷ FailClosed (p50)'],
+        results.cycles.map((c) => [
+          c.name,
+          c.workers,
+          c.requestsPerCycle,
+          c.writeUnitsPerCycle,
+          `${c.leaseItemBytes} B`,
+          ms(c.p50Ms),
+          ms(c.p99Ms),
+          c.ratioToFailClosed?.toFixed(2) ?? null,
+        ]),
+      ),
+    );
+    const seen = new Set<string>();
+    for (const c of results.cycles) {
+      if (c.does === undefined || seen.has(c.name)) continue;
+      seen.add(c.name);
+      parts.push(`- ${c.name}: ${c.does}.`);
+    }
+  }
+  const ours = [results.lease, results.lease.concurrent];
+  parts.push(
+    markdownTable(
+      ['lock', 'workers', 'cycles', 'requests per cycle', 'p50', 'p99', 'p50 ratio to ours'],
+      [
+        ...ours.map((r) => [r.name, r.workers, r.cycles, r.requestsPerCycle, ms(r.p50Ms), ms(r.p99Ms), '1.00']),
+        ...[...results.peers, ...results.controls].map((p) => [
+          p.name,
+          p.workers,
+          p.cycles,
+          p.requestsPerCycle,
+          ms(p.p50Ms),
+          ms(p.p99Ms),
+          p.ratioToOurs?.toFixed(2) ?? null,
+        ]),
+      ],
+    ),
+  );
+  if (results.method.peers !== undefined) parts.push(`How: ${results.method.peers}.`);
+  parts.push('### What each lock guarantees (from its source)');
+  parts.push(
+    markdownTable(
+      [
+        'lock',
+        'owner-checked release',
+        'heartbeat',
+        'fencing of data writes',
+        'per-interval dedupe',
+        'takeover after a crash',
+        'while another holds it',
+      ],
+      results.guarantees.map((g) => [
+        g.name,
+        g.ownerCheckedRelease,
+        g.heartbeat,
+        g.fencingOfDataWrites,
+        g.perIntervalDedupe,
+        g.takeoverAfterCrash,
+        g.whileHeld,
+      ]),
+    ),
+  );
+  return parts.join('\n\n');
 }
 
 /** A lease through a large commit: per-commit turns beside per-transaction turns. */

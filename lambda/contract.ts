@@ -18,6 +18,12 @@ export const ENV = {
   acceptHeldAfterReplies: 'ACCEPT_HELD_AFTER_REPLIES',
   /** Partitions of the Reminders `byDue` index: a due row's `dueShard` is its bucket mod `DUE_SHARDS` (docs/delivery.md). */
   dueShards: 'DUE_SHARDS',
+  /**
+   * The previous release's tables (numeric keys), set by the stack of the release that copies them
+   * (docs/runbook.md, "Upgrading to qualified keys"): where they are named, the upgrade's gate applies.
+   */
+  legacyContestsTable: 'LEGACY_CONTESTS_TABLE_NAME',
+  legacyRemindersTable: 'LEGACY_REMINDERS_TABLE_NAME',
 } as const;
 
 export const DEFAULTS = {

@@ -10,6 +10,7 @@ import { App } from 'aws-cdk-lib';
 import { configFromContext } from './config.js';
 import { ContestSyncStack, stackNameOf } from './contest-sync-stack.js';
 import { addNagChecks } from './nag.js';
+import { addWiringChecks } from './wiring.js';
 
 export const CDK_JSON_PATH = fileURLToPath(new URL('../cdk.json', import.meta.url));
 
@@ -44,6 +45,8 @@ export function createContestSyncApp(options: ContestSyncAppOptions = {}): { app
   // The only place that reads context: the stack and its constructs take typed props.
   const config = configFromContext(app.node);
   const stack = new ContestSyncStack(app, stackNameOf(config.stage), { config });
+  // Always, nag or not: a wiring AWS refuses fails every synthesis, the local runs' included.
+  addWiringChecks(app);
   if (options.nag ?? true) addNagChecks(app);
   return { app, stack };
 }

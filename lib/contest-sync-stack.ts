@@ -9,11 +9,21 @@ import { CfnOutput, Duration, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ENV, EVENT_SOURCES, LEASE_PK, METRIC, METRICS_NAMESPACE, RUN_PK_PREFIX, SERVICE_NAME } from '../lambda/contract.js';
+import {
+  ENV,
+  EVENT_SOURCES,
+  LEASE_PK,
+  MAX_DUE_SHARDS,
+  METRIC,
+  METRICS_NAMESPACE,
+  RUN_PK_PREFIX,
+  SERVICE_NAME,
+} from '../lambda/contract.js';
 import type { ContestSyncConfig } from './config.js';
 import { DataTables } from './constructs/data-tables.js';
 import { Door } from './constructs/door.js';
@@ -25,7 +35,15 @@ import { DELIVERY_ENV } from '../lambda/delivery/env.js';
 import { REMINDER_DUE_DETAIL_SCHEMA, deliveryLeaseKey, deliveryRunRecordPrefix } from '../lambda/delivery/schema.js';
 import { EVENT_WINDOWS } from '../lambda/event-windows.js';
 import { REMINDERS_BY_DUE_INDEX } from './constructs/data-tables.js';
-import { SYNC_DUE_INDEX_ACTIONS, TABLE_ACTIONS, TABLE_ROLES, type TableRole } from './table-access.js';
+import { MIGRATION_MARKER_PK } from '../lambda/migration/keys.js';
+import {
+  MIGRATION_ACTIONS,
+  MIGRATION_GATE_ACTIONS,
+  SYNC_DUE_INDEX_ACTIONS,
+  TABLE_ACTIONS,
+  TABLE_ROLES,
+  type TableRole,
+} from './table-access.js';
 
 export const STACK_ID = 'ContestSync';
 export { EVENT_SOURCES };
@@ -151,6 +169,7 @@ export class ContestSyncStack extends Stack {
     this.monitoring.addReminderDelivery(this.delivery);
     const bus = this.events.eventBus;
     this.door = new Door(this, 'Door', { config, tables: this.tables, bus, alarmTopic: this.monitoring.topic });
+    this.gateReminderWrites(this.door.apiFunction);
     if (config.webhookUrl !== '') {
       const { webhookUrl: url, webhookRatePerSecond: ratePerSecond, logRetentionDays: logRetention } = config;
       this.webhooks = new Webhooks(this, 'Webhooks', { url, ratePerSecond, bus, alarmTopic: this.monitoring.topic, logRetention });
@@ -162,7 +181,6 @@ export class ContestSyncStack extends Stack {
     // Also in the template, on every resource with a tag manager.
     Tags.of(this).add('app', APP_TAG);
     Tags.of(this).add('stage', stageTag);
-
     this.addOutputs(config);
   }
 
@@ -196,6 +214,9 @@ export class ContestSyncStack extends Stack {
         [ENV.missingSyncsBeforeDelete]: String(config.missingSyncsBeforeDelete),
         [ENV.acceptHeldAfterReplies]: String(config.acceptHeldAfterReplies),
         [ENV.dueShards]: String(config.dueShards),
+        // The upgrade's copy source: while its marker is not done, the sync copies (docs/runbook.md).
+        [ENV.legacyContestsTable]: this.tables.legacyContests.tableName,
+        [ENV.legacyRemindersTable]: this.tables.legacyReminders.tableName,
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: config.logLevel,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
@@ -216,6 +237,7 @@ export class ContestSyncStack extends Stack {
           actions: [...SYNC_DUE_INDEX_ACTIONS],
           resources: [`${this.tables.reminders.tableArn}/index/${REMINDERS_BY_DUE_INDEX}`],
         }),
+        ...this.migrationStatements(),
       ],
       deployRunAfter: [this.tables],
       metrics: {
@@ -232,6 +254,64 @@ export class ContestSyncStack extends Stack {
       outbox: { delivery: this.events, source: EVENT_SOURCES.contests, schemas: CONTEST_EVENT_SCHEMAS },
       consoleTestEvents: consoleTestEventPayloads(),
     });
+  }
+
+  /**
+   * The upgrade's copy (lambda/migration/, MIGRATION_ACTIONS): the previous tables read, the new
+   * Reminders' copies put, the marker and the delivery shards' leases in Coordination (their keys
+   * only; the job's own lease and run records are the construct's grant).
+   */
+  private migrationStatements(): iam.PolicyStatement[] {
+    const { legacyContests, legacyReminders, reminders, coordination } = this.tables;
+    const keys = (leadingKeys: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': leadingKeys } });
+    return [
+      new iam.PolicyStatement({
+        sid: 'MigrationLegacyTables',
+        actions: [...MIGRATION_ACTIONS.legacy],
+        resources: [legacyContests.tableArn, legacyReminders.tableArn],
+      }),
+      new iam.PolicyStatement({
+        sid: 'MigrationReminderCopies',
+        actions: [...MIGRATION_ACTIONS.reminders],
+        resources: [reminders.tableArn],
+      }),
+      new iam.PolicyStatement({
+        sid: 'MigrationMarker',
+        actions: [...MIGRATION_ACTIONS.marker],
+        resources: [coordination.tableArn],
+        conditions: keys([MIGRATION_MARKER_PK]),
+      }),
+      new iam.PolicyStatement({
+        sid: 'MigrationShardLeases',
+        actions: [...MIGRATION_ACTIONS.shardLeases],
+        resources: [coordination.tableArn],
+        conditions: keys(Array.from({ length: MAX_DUE_SHARDS }, (_, shard) => deliveryLeaseKey(shard))),
+      }),
+    ];
+  }
+
+  /**
+   * The upgrade (docs/runbook.md, "Upgrading to qualified keys"): the HTTP API's reminder writes
+   * wait for the copy (503 `migrating`): it learns that the upgrade
+   * applies from the previous tables' names (it is granted nothing on them) and reads the marker,
+   * its one key in Coordination, until it says `done`.
+   */
+  private gateReminderWrites(fn: lambda.Function): void {
+    // The copy waits for the functions that write beside it to run this release's code (the API's
+    // gate, the delivery jobs on the new tables).
+    this.sync.deployRun?.executeAfter(fn, ...this.delivery.map((job) => job.function));
+    const { legacyContests, legacyReminders, coordination } = this.tables;
+    fn.addEnvironment(ENV.legacyContestsTable, legacyContests.tableName);
+    fn.addEnvironment(ENV.legacyRemindersTable, legacyReminders.tableName);
+    fn.addEnvironment(ENV.coordinationTable, coordination.tableName);
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        sid: 'MigrationMarker',
+        actions: [...MIGRATION_GATE_ACTIONS],
+        resources: [coordination.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [MIGRATION_MARKER_PK] } },
+      }),
+    );
   }
 
   /** Where the app (and other stacks) read the table names of this stage: one SSM parameter per table. */

@@ -29,6 +29,23 @@ export const TABLE_ACTIONS: Readonly<Record<TableRole, readonly string[]>> = {
 export const SYNC_DUE_INDEX_ACTIONS = ['dynamodb:Query'] as const;
 
 /**
+ * What the sync sends for the upgrade to qualified keys (lambda/migration/; docs/runbook.md,
+ * "Upgrading to qualified keys"), besides TABLE_ACTIONS: the consistent Scans of the previous
+ * release's tables (nothing else on them), the reminders' copies (a conditional Put in the page's
+ * transaction) on the new Reminders table, and in Coordination the marker (read, and put in the
+ * page's transaction) and the delivery shards' leases (the barrier acquires and releases each once).
+ */
+export const MIGRATION_ACTIONS = {
+  legacy: ['dynamodb:Scan'],
+  reminders: ['dynamodb:PutItem'],
+  marker: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+  shardLeases: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+} as const;
+
+/** What the HTTP API sends for the upgrade's gate: the marker's read, until it says `done`. */
+export const MIGRATION_GATE_ACTIONS = ['dynamodb:GetItem'] as const;
+
+/**
  * What the reminder write path (lambda/reminders/: setReminder, cancelReminder, listReminders)
  * sends, granted to whoever calls it (the HTTP API's function) by DataTables.grantReminderWritePath:
  * strongly consistent reads of a contest and a row, a set's transaction (a ConditionCheck on the

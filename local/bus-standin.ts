@@ -3,17 +3,36 @@
  * `PutEvents` calls of the AWS SDK (JSON 1.1 protocol, `AWS_ENDPOINT_URL_EVENTBRIDGE`), wraps each
  * entry in the envelope EventBridge gives it (a new `id` per entry), and delivers it to the
  * targets of the rules that match it. The rules come from the synthesized template
- * (`AWS::Events::Rule` on the bus: EventPattern and Targets), matched by local/event-pattern.ts.
+ * (`AWS::Events::Rule` on the bus: EventPattern, and each target with its SqsParameters and
+ * dead-letter queue), matched by local/event-pattern.ts. What it refuses, and where AWS says so:
+ *
+ *   - Amazon EventBridge API Reference — PutEvents
+ *     https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_PutEvents.html
+ *     1 to 10 entries; an entry without Source, DetailType or Detail is refused (InvalidArgument),
+ *     a Detail that is not a JSON object too (MalformedDetail), each in `FailedEntryCount`.
+ *   - Amazon EventBridge User Guide — Calculating Amazon EventBridge PutEvents event entry size
+ *     https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-putevent-size.html
+ *     the entries of a request, sized as that page sizes them, within 256 KB.
+ *   - Amazon EventBridge API Reference — SqsParameters
+ *     https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_SqsParameters.html
+ *     an SQS target gets the event with the target's MessageGroupId and no deduplication id: the
+ *     queue stand-in (local/door/queue-standin.ts) then refuses what SQS refuses (a FIFO queue
+ *     without content-based deduplication refuses every event).
+ *   - Amazon EventBridge User Guide — Using dead-letter queues to process undelivered events
+ *     https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-rule-dlq.html
+ *     a delivery that still fails after its retries goes to the target's dead-letter queue.
  *
  * Like the real bus it is at least once and unordered, and both are injectable: `duplicate`
  * (the probability that a delivery is made twice), `reorder` (random delays), `failEntry` (an
  * entry answered with an ErrorCode in `FailedEntryCount`, to exercise the relay's partial
- * failures). A target that throws is retried (`retries`, as EventBridge retries a Lambda target),
- * then counted as failed.
+ * failures). A target that throws is retried (`retries`: a few at once, where EventBridge retries
+ * with backoff for up to the target's MaximumRetryAttempts and MaximumEventAgeInSeconds), then
+ * counted as failed, with the dead-letter queue it went to.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { referenced } from '../lib/wiring.js';
 import { matches, type Pattern } from './event-pattern.js';
 
 export interface BusRule {
@@ -22,6 +41,15 @@ export interface BusRule {
   pattern: Pattern;
   /** Logical ids of its targets (the `Fn::GetAtt [id, Arn]` of each). */
   targets: string[];
+  /** What the template says of a target, by its logical id: its SqsParameters and its dead-letter queue. */
+  parameters?: Record<string, TargetParameters>;
+}
+
+/** A rule target's settings in the template. */
+export interface TargetParameters {
+  sqsParameters?: { MessageGroupId?: string };
+  /** The logical id of its dead-letter queue. */
+  deadLetterQueue?: string;
 }
 
 /** An event as EventBridge delivers it. */
@@ -57,7 +85,8 @@ export interface PutEntry {
   Resources?: string[];
 }
 
-export type Target = (event: BusEvent) => Promise<void>;
+/** A target: the event as delivered, and the target's settings (an SQS target passes its SqsParameters on to SendMessage). */
+export type Target = (event: BusEvent, parameters: TargetParameters) => Promise<void>;
 
 export interface BusStandin {
   endpoint: string;
@@ -65,8 +94,8 @@ export interface BusStandin {
   readonly accepted: BusEvent[];
   /** Every delivery that reached a target without throwing. */
   readonly delivered: { rule: string; target: string; event: BusEvent }[];
-  /** Deliveries that still failed after the retries. */
-  readonly failed: { rule: string; target: string; event: BusEvent; error: string }[];
+  /** Deliveries that still failed after the retries, and the target's dead-letter queue they went to. */
+  readonly failed: { rule: string; target: string; event: BusEvent; error: string; deadLetterQueue?: string }[];
   /** Entries refused with an ErrorCode (injected or invalid). */
   readonly refused: { entry: PutEntry; code: string }[];
   requests: number;
@@ -90,13 +119,22 @@ export function rulesFromTemplate(template: { Resources: Record<string, CfnResou
     )
     .map(([name, resource]) => {
       const props = resource.Properties ?? {};
-      const targets = ((props.Targets as { Arn?: { 'Fn::GetAtt'?: [string, string] } }[] | undefined) ?? []).map(
-        (target) => target.Arn?.['Fn::GetAtt']?.[0] ?? '',
+      const declared = (props.Targets as Record<string, any>[] | undefined) ?? [];
+      const targets = declared.map((target) => referenced(target.Arn) ?? '');
+      const parameters = Object.fromEntries(
+        declared.map((target, i) => {
+          const deadLetterQueue = referenced(target.DeadLetterConfig?.Arn);
+          const settings: TargetParameters = {
+            ...(target.SqsParameters === undefined ? {} : { sqsParameters: target.SqsParameters as { MessageGroupId?: string } }),
+            ...(deadLetterQueue === undefined ? {} : { deadLetterQueue }),
+          };
+          return [targets[i]!, settings];
+        }),
       );
       const pattern =
         typeof props.EventPattern === 'string' ? (JSON.parse(props.EventPattern) as Pattern) : (props.EventPattern as Pattern);
       if (pattern === undefined) throw new Error(`rule ${name} on the bus has no EventPattern`);
-      return { name, pattern, targets };
+      return { name, pattern, targets, parameters };
     });
 }
 
@@ -145,6 +183,7 @@ export async function startBusStandin(options: {
       const random = faults.random ?? Math.random;
       if ((faults.reorderMs ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * (faults.reorderMs ?? 0))));
       const handler = options.targets[target];
+      const parameters = rule.parameters?.[target] ?? {};
       if (handler === undefined) {
         state.failed.push({ rule: rule.name, target, event, error: `no target ${target}` });
         return;
@@ -152,12 +191,20 @@ export async function startBusStandin(options: {
       for (let attempt = 1; ; attempt += 1) {
         try {
           // Each delivery gets its own copy, as a target receives its own JSON.
-          await handler(JSON.parse(JSON.stringify(event)) as BusEvent);
+          await handler(JSON.parse(JSON.stringify(event)) as BusEvent, parameters);
           state.delivered.push({ rule: rule.name, target, event });
           return;
         } catch (error) {
           if (attempt > retries) {
-            state.failed.push({ rule: rule.name, target, event, error: String((error as Error)?.message ?? error) });
+            const { deadLetterQueue } = parameters;
+            const message = String((error as Error)?.message ?? error);
+            state.failed.push({
+              rule: rule.name,
+              target,
+              event,
+              error: message,
+              ...(deadLetterQueue === undefined ? {} : { deadLetterQueue }),
+            });
             return;
           }
           await new Promise((resolve) => setTimeout(resolve, (options.retryDelayMs ?? 50) * attempt));

@@ -13,6 +13,17 @@
  *     exists, cidr (IPv4), wildcard;
  *   - `$or` takes a list of patterns, any of which may match.
  *
+ * Where AWS documents them:
+ *   - Amazon EventBridge User Guide — Creating Amazon EventBridge event patterns
+ *     https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-event-patterns.html
+ *     (fields AND, values OR, arrays, nesting, exact values; `exists: false` for a missing field)
+ *   - Amazon EventBridge User Guide — Comparison operators for use in event patterns
+ *     https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-create-pattern-operators.html
+ *     (prefix, suffix, equals-ignore-case, anything-but, numeric, exists, cidr, wildcard, $or)
+ *   - AWS Lambda Developer Guide — Control which events Lambda sends to your function (event filtering)
+ *     https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html
+ *     (the same syntax for an event source mapping's FilterCriteria: local/stream-poller.ts)
+ *
  * Tested against AWS's documented examples in test/local/event-pattern.test.ts. A pattern this
  * matcher does not understand is refused with an error naming the operator, never guessed at.
  */

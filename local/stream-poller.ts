@@ -3,16 +3,25 @@
  * DynamoDB Local serves DynamoDB Streams on its own endpoint). It reads the table's stream with
  * `@aws-sdk/client-dynamodb-streams` from TRIM_HORIZON, shard by shard, and invokes a function
  * with batches shaped as Lambda's DynamoDB event, behaving as the synthesized
- * `AWS::Lambda::EventSourceMapping` says (mappingFromTemplate):
+ * `AWS::Lambda::EventSourceMapping` says (mappingFromTemplate), by AWS's documentation:
  *
- *   - FilterCriteria: records that match no filter are dropped (checkpointed, never invoked);
- *   - BatchSize: at most that many records per invocation;
- *   - ReportBatchItemFailures: a returned `batchItemFailures` checkpoints before the lowest of
- *     them, and the batch is retried from there;
- *   - MaximumRetryAttempts and BisectBatchOnFunctionError: a failing batch (thrown, or a partial
- *     failure) is split in two and retried, finitely; what still fails is given up to `onFailure`
- *     (the on-failure destination: shard, sequence range), and the shard moves on.
- * One batch per shard at a time (ParallelizationFactor 1), in stream order.
+ *   - AWS Lambda Developer Guide — Using AWS Lambda with Amazon DynamoDB (and its "Handling
+ *     errors", "Partial batch responses" and "Event filtering" pages)
+ *     https://docs.aws.amazon.com/lambda/latest/dg/with-ddb.html
+ *     FilterCriteria: records that match no filter are dropped (checkpointed, never invoked);
+ *     ReportBatchItemFailures: a returned `batchItemFailures` checkpoints before the lowest of
+ *     them, and the batch is retried from there (an identifier that names no record of the batch
+ *     fails the whole batch); MaximumRetryAttempts and BisectBatchOnFunctionError: a failing batch
+ *     (thrown, or a partial failure) is split in two and retried, finitely; what still fails is
+ *     given up to `onFailure` (the on-failure destination: shard, sequence range), and the shard
+ *     moves on; MaximumRecordAgeInSeconds: a record older than that when its batch is handed over
+ *     is given up the same way.
+ *   - AWS Lambda API Reference — CreateEventSourceMapping
+ *     https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html
+ *     BatchSize 1 to 10,000 (default 100 for DynamoDB streams), MaximumRetryAttempts -1 (until the
+ *     record expires) to 10,000, MaximumRecordAgeInSeconds -1 or 60 to 604,800: a template outside
+ *     them is refused here as Lambda refuses it.
+ * One batch per shard at a time, in stream order: a ParallelizationFactor above 1 is refused (not served here).
  */
 import {
   DescribeStreamCommand,
@@ -31,6 +40,24 @@ export interface MappingConfig {
   bisect: boolean;
   reportBatchItemFailures: boolean;
   filters: Pattern[];
+  /** Records older than this (seconds) are given up; -1: never (until the stream drops them). */
+  maxRecordAgeSeconds?: number;
+}
+
+/** CreateEventSourceMapping's documented ranges for a stream source; a mapping outside them is refused as Lambda refuses it. */
+export function checkStreamMapping(config: MappingConfig, parallelization = 1): void {
+  const within = (value: number, low: number, high: number) => Number.isInteger(value) && value >= low && value <= high;
+  const problems = [
+    within(config.batchSize, 1, 10_000) ? undefined : `BatchSize ${config.batchSize} (1 to 10,000)`,
+    config.maxRetryAttempts === -1 || within(config.maxRetryAttempts, 0, 10_000)
+      ? undefined
+      : `MaximumRetryAttempts ${config.maxRetryAttempts} (-1, or 0 to 10,000)`,
+    config.maxRecordAgeSeconds === undefined || config.maxRecordAgeSeconds === -1 || within(config.maxRecordAgeSeconds, 60, 604_800)
+      ? undefined
+      : `MaximumRecordAgeInSeconds ${config.maxRecordAgeSeconds} (-1, or 60 to 604,800)`,
+    parallelization === 1 ? undefined : `ParallelizationFactor ${parallelization} (the stand-in reads a shard with one batch at a time)`,
+  ].filter((p): p is string => p !== undefined);
+  if (problems.length > 0) throw new Error(`the event source mapping is refused: ${problems.join('; ')}`);
 }
 
 interface CfnResource {
@@ -49,16 +76,16 @@ export function mappingFromTemplate(
   if (found === undefined) throw new Error(`no event source mapping reads the stream of ${tableLogicalId}`);
   const p = found.Properties!;
   const fn = p.FunctionName as { Ref?: string } | string;
-  return {
-    functionLogicalId: typeof fn === 'string' ? fn : (fn.Ref ?? ''),
-    config: {
-      batchSize: Number(p.BatchSize ?? 100),
-      maxRetryAttempts: Number(p.MaximumRetryAttempts ?? -1),
-      bisect: p.BisectBatchOnFunctionError === true,
-      reportBatchItemFailures: ((p.FunctionResponseTypes as string[] | undefined) ?? []).includes('ReportBatchItemFailures'),
-      filters: ((p.FilterCriteria?.Filters as { Pattern: string }[] | undefined) ?? []).map((f) => JSON.parse(f.Pattern) as Pattern),
-    },
+  const config: MappingConfig = {
+    batchSize: Number(p.BatchSize ?? 100),
+    maxRetryAttempts: Number(p.MaximumRetryAttempts ?? -1),
+    bisect: p.BisectBatchOnFunctionError === true,
+    reportBatchItemFailures: ((p.FunctionResponseTypes as string[] | undefined) ?? []).includes('ReportBatchItemFailures'),
+    filters: ((p.FilterCriteria?.Filters as { Pattern: string }[] | undefined) ?? []).map((f) => JSON.parse(f.Pattern) as Pattern),
+    maxRecordAgeSeconds: Number(p.MaximumRecordAgeInSeconds ?? -1),
   };
+  checkStreamMapping(config, Number(p.ParallelizationFactor ?? 1));
+  return { functionLogicalId: typeof fn === 'string' ? fn : (fn.Ref ?? ''), config };
 }
 
 /** A stream record in the shape Lambda passes to a function. */
@@ -105,6 +132,23 @@ function toLambda(record: StreamRecord, arn: string): LambdaStreamRecord {
   };
 }
 
+/** What the on-failure destination is sent of records given up: their shard and sequence range. */
+function givenUpOf(shardId: string, batch: LambdaStreamRecord[], reason: string): GivenUp {
+  const [first, last] = [batch[0]?.dynamodb.SequenceNumber ?? '', batch.at(-1)?.dynamodb.SequenceNumber ?? ''];
+  return { shardId, startSequenceNumber: first, endSequenceNumber: last, batchSize: batch.length, reason };
+}
+
+/** The records of a batch young enough to be handed over, and those older than `maxAgeSeconds` (-1: none is too old). */
+export function byAge(
+  records: LambdaStreamRecord[],
+  maxAgeSeconds: number,
+  nowSeconds: number,
+): { batch: LambdaStreamRecord[]; old: LambdaStreamRecord[] } {
+  if (maxAgeSeconds < 0) return { batch: records, old: [] };
+  const tooOld = (r: LambdaStreamRecord) => Number(r.dynamodb.ApproximateCreationDateTime ?? Infinity) < nowSeconds - maxAgeSeconds;
+  return { batch: records.filter((r) => !tooOld(r)), old: records.filter(tooOld) };
+}
+
 export async function startStreamPoller(options: {
   endpoint: string;
   dynamo: DynamoDBClient;
@@ -129,19 +173,15 @@ export async function startStreamPoller(options: {
   const pollMs = options.pollMs ?? 100;
 
   const giveUp = (shardId: string, batch: LambdaStreamRecord[], reason: string) => {
-    const given = {
-      shardId,
-      startSequenceNumber: batch[0]?.dynamodb.SequenceNumber ?? '',
-      endSequenceNumber: batch.at(-1)?.dynamodb.SequenceNumber ?? '',
-      batchSize: batch.length,
-      reason,
-    };
+    const given = givenUpOf(shardId, batch, reason);
     givenUp.push(given);
     options.onFailure?.(given);
   };
 
   /** One batch, with its retries and bisection; returns when it is done or given up. */
-  const handleBatch = async (shardId: string, batch: LambdaStreamRecord[], attempt = 0): Promise<void> => {
+  const handleBatch = async (shardId: string, whole: LambdaStreamRecord[], attempt = 0): Promise<void> => {
+    const { batch, old } = byAge(whole, config.maxRecordAgeSeconds ?? -1, Date.now() / 1000);
+    if (old.length > 0) giveUp(shardId, old, 'record older than MaximumRecordAgeInSeconds');
     if (batch.length === 0) return;
     stats.invocations += 1;
     stats.records += batch.length;

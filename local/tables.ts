@@ -206,6 +206,18 @@ export function localTableNames(namePrefix: string, withOutbox = false, withDoor
   return { ...names, ...(withOutbox ? { outbox: `${namePrefix}-outbox` } : {}), ...(withDoor ? { door: `${namePrefix}-door` } : {}) };
 }
 
+/** The tables of the upgrade to qualified keys, locally (`npm run migrate -- --local`): the previous release's beside this one's. */
+export function localMigrationTables(namePrefix: string) {
+  const names = localTableNames(namePrefix);
+  return {
+    legacyContests: `${namePrefix}-legacyContests`,
+    legacyReminders: `${namePrefix}-legacyReminders`,
+    contests: names.contests,
+    reminders: names.reminders,
+    coordination: names.coordination,
+  };
+}
+
 /**
  * Creates the template's tables as `${namePrefix}-contests` etc. (on-demand), waits until they
  * are ACTIVE and enables TTL where the template has it. Fails if a table already exists, unless

@@ -168,7 +168,12 @@ export function findDeliveryFunction(template: CfnTemplate, shard = 0): { logica
   return { logicalId, resource };
 }
 
-/** A function's environment as the template sets it, every `{ Ref: id }` resolved through `nameOf` (an unknown one left as its id). */
+const LEGACY_TABLE_ENV = new Set<string>([ENV.legacyContestsTable, ENV.legacyRemindersTable]);
+
+/**
+ * A function's environment as the template sets it, every `{ Ref: id }` resolved through `nameOf`
+ * (an unknown one left as its id; the previous release's table names left out unless they resolve).
+ */
 export function resolvedEnvironment(
   template: CfnTemplate,
   logicalId: string,
@@ -178,6 +183,8 @@ export function resolvedEnvironment(
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(variables)) {
     const ref = (value as { Ref?: string } | null)?.Ref;
+    // The previous release's tables only where they resolve: a local run without them has no upgrade to wait for.
+    if (LEGACY_TABLE_ENV.has(name) && (ref === undefined || nameOf[ref] === undefined)) continue;
     env[name] = ref !== undefined ? (nameOf[ref] ?? ref) : String(value);
   }
   return env;

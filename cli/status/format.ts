@@ -2,8 +2,9 @@
  * `npm run status`, the pure part: from the lease item and the run records of the Coordination
  * table to the text an operator reads. No I/O (cli/status/read.ts fetches, bin/status.ts prints).
  */
+import { ledgerSlots } from '@contest-sync/scheduled-singleton';
 
-/** The lease item as stored (attributes the status shows; see lambda/lease/record.ts). */
+/** The lease item as stored (attributes the status shows; see the package's runtime/record.ts). */
 export interface LeaseView {
   holder?: string;
   expiresAtMs?: number;
@@ -12,8 +13,10 @@ export interface LeaseView {
   releasedAtMs?: number;
   source?: string;
   interval?: string;
-  /** The interval ledger: slots (epoch minutes) of the intervals that succeeded. */
-  ledger?: ReadonlySet<number> | readonly number[];
+  /** The interval ledger: `done` and `doneAtMs` (compact), or `ledger` (slots, epoch minutes, as a set). */
+  ledger?: ReadonlySet<number>;
+  done?: string;
+  doneAtMs?: number;
   lastRun?: { runId?: string; outcome?: string; fence?: number; interval?: string | null; finishedAtMs?: number };
 }
 
@@ -167,7 +170,7 @@ export function formatStatus(view: StatusView, now: number): string {
       ? '–'
       : `${last.outcome ?? '?'}, fence ${last.fence ?? '?'}${last.interval ? `, interval ${last.interval}` : ''}, finished ${utc(last.finishedAtMs)}${last.finishedAtMs !== undefined ? ` (${ago(last.finishedAtMs, now)})` : ''}, run ${last.runId ?? '?'}`,
   ]);
-  const done = lease?.ledger === undefined ? [] : [...lease.ledger].map(Number).sort((a, b) => a - b);
+  const done = [...ledgerSlots(lease)].sort((a, b) => a - b);
   const latest = done.at(-1);
   fields.push([
     'intervals done',

@@ -5,7 +5,7 @@
  * without its details.
  */
 import { MethodNotAllowedError, NotFoundError, RequestValidationError, type Router } from '@aws-lambda-powertools/event-handler/http';
-import { ApiError, apiErrorOf } from './errors.js';
+import { ApiError, apiErrorOf, RETRY_AFTER_SECONDS } from './errors.js';
 import type { RouterEnv } from './ports.js';
 
 export interface ApiLog {
@@ -13,11 +13,16 @@ export interface ApiLog {
   error(message: string, extra?: Record<string, unknown>): void;
 }
 
-/** The answer of an ApiError: its status, its JSON body, never cached. */
+/** The answer of an ApiError: its status, its JSON body, never cached; `Retry-After` where the code says when to try again. */
 export function errorResponse(error: ApiError): Response {
+  const retryAfter = RETRY_AFTER_SECONDS[error.code];
   return new Response(JSON.stringify(error.toBody()), {
     status: error.status,
-    headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+    headers: {
+      'content-type': 'application/json',
+      'cache-control': 'no-store',
+      ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }),
+    },
   });
 }
 

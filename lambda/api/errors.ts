@@ -5,6 +5,8 @@
  */
 import { bound } from '@contest-sync/scheduled-singleton';
 
+export type ApiErrorCode = keyof typeof ERROR_STATUS;
+
 export const ERROR_STATUS = {
   'invalid-input': 400,
   'malformed-body': 400,
@@ -20,9 +22,12 @@ export const ERROR_STATUS = {
   'unsupported-media-type': 415,
   internal: 500,
   unavailable: 503,
+  /** The upgrade to qualified keys is copying the previous release's tables (docs/runbook.md): writes wait. */
+  migrating: 503,
 } as const;
 
-export type ApiErrorCode = keyof typeof ERROR_STATUS;
+/** The codes answered with `Retry-After` (seconds): the request is right, the moment is not. */
+export const RETRY_AFTER_SECONDS: Partial<Record<ApiErrorCode, number>> = { migrating: 30 };
 
 export class ApiError extends Error {
   override readonly name = 'ApiError';

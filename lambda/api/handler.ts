@@ -9,6 +9,7 @@ import { createFeeds } from '../calendar/feeds.js';
 import { CALENDAR_ENV } from '../calendar/contract.js';
 import { doorClients } from '../calendar/clients.js';
 import { createApiHandler, type ApiHandler } from './app.js';
+import { environmentGate } from '../migration/store.js';
 import { dynamoContestReader } from './contests.js';
 
 function fromEnvironment(env: NodeJS.ProcessEnv): ApiHandler {
@@ -19,6 +20,7 @@ function fromEnvironment(env: NodeJS.ProcessEnv): ApiHandler {
     reminders: clients.reminders,
     feeds: createFeeds(clients.calendar),
     now: Date.now,
+    migration: environmentGate(env, clients.doc),
     log: { warn: (message, extra = {}) => logger.warn(message, extra), error: (message, extra = {}) => logger.error(message, extra) },
   });
 }

@@ -14,6 +14,8 @@ import { contestView, feedUrls, reminderView } from './views.js';
 import { installErrorHandlers, type ApiLog } from './answers.js';
 import { feedRoutes } from './feed-routes.js';
 import { openApiDocument } from './openapi.js';
+import { isUserId, USER_ID_RULE } from '../reminders/user-id.js';
+import { NO_GATE, type MigrationGate } from '../migration/gate.js';
 
 export interface ApiDeps {
   contests: ContestReader;
@@ -22,21 +24,25 @@ export interface ApiDeps {
   /** Epoch milliseconds. */
   now: () => number;
   log: ApiLog;
+  /**
+   * The upgrade's gate on the reminder writes (docs/runbook.md, "Upgrading to qualified keys"): while
+   * the copy is not done, a set or cancel answers 503 `migrating`. @default NO_GATE (always open)
+   */
+  migration?: MigrationGate;
 }
 
 type Env = RouterEnv;
 type Ctx = Parameters<Parameters<Router<Env>['use']>[0]>[0]['reqCtx'];
 
-const MAX_SUB_BYTES = 256;
-const CONTROL = /\p{Cc}/u;
-
-/** The user: the verified token's `sub`. A request that reached a `/me/` route without one is refused. */
+/**
+ * The user: the verified token's `sub`, a user id as the whole product defines it
+ * (lambda/reminders/user-id.ts). A request that reached a user's route without one is refused
+ * before anything is read or written.
+ */
 export function userOf(event: unknown): string {
   const sub = (event as Partial<APIGatewayProxyEventV2WithJWTAuthorizer>).requestContext?.authorizer?.jwt?.claims?.sub;
   if (typeof sub !== 'string' || sub === '') throw new ApiError('unauthorized', 'a bearer token with a subject (sub) is required');
-  if (Buffer.byteLength(sub, 'utf8') > MAX_SUB_BYTES || CONTROL.test(sub)) {
-    throw new ApiError('unauthorized', `the token's sub must be 1 to ${MAX_SUB_BYTES} bytes without control characters`);
-  }
+  if (!isUserId(sub)) throw new ApiError('unauthorized', `the token's sub must be ${USER_ID_RULE}`);
   return sub;
 }
 
@@ -62,7 +68,16 @@ const jsonBody = async ({ reqCtx, next }: { reqCtx: Ctx; next: () => Promise<unk
   await next();
 };
 
+/** Reminder writes wait for the upgrade's copy: one marker read per container until it is done, none after (lambda/migration/gate.ts). */
+const writesOpenAfter =
+  (gate: MigrationGate) =>
+  async ({ next }: { next: () => Promise<unknown> }) => {
+    if (!(await gate.done())) throw new ApiError('migrating', 'reminders are being copied to their new table; try again shortly');
+    await next();
+  };
+
 function reminderRoutes(app: Router<Env>, deps: ApiDeps): void {
+  const writesOpen = writesOpenAfter(deps.migration ?? NO_GATE);
   app.get(
     '/me/reminders',
     [withUser],
@@ -80,7 +95,7 @@ function reminderRoutes(app: Router<Env>, deps: ApiDeps): void {
 
   app.put(
     '/me/reminders/:contestId',
-    [withUser, jsonBody],
+    [withUser, jsonBody, writesOpen],
     async (reqCtx) => {
       const userId = reqCtx.get('userId')!;
       const { contestId } = parseQualifiedId(reqCtx.valid.req.path.contestId)!;
@@ -95,7 +110,7 @@ function reminderRoutes(app: Router<Env>, deps: ApiDeps): void {
 
   app.delete(
     '/me/reminders/:contestId',
-    [withUser],
+    [withUser, writesOpen],
     async (reqCtx) => {
       const userId = reqCtx.get('userId')!;
       const { contestId } = parseQualifiedId(reqCtx.valid.req.path.contestId)!;

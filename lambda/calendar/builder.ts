@@ -8,9 +8,10 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { applyContestEvent, buildUserFeed, type CalendarDeps } from './feeds.js';
+import { isUserId } from '../reminders/user-id.js';
 import { contestEventSchema } from './projection.js';
 
-const rebuildSchema = z.object({ rebuild: z.literal('user'), userId: z.string().min(1).max(1024) }).strict();
+const rebuildSchema = z.object({ rebuild: z.literal('user'), userId: z.string().refine(isUserId) }).strict();
 
 export interface BuilderLog {
   info(message: string, extra?: Record<string, unknown>): void;

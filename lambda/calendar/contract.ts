@@ -38,5 +38,10 @@ export const CONTESTS_GROUP = 'contests';
 
 /** How long a published contest stays in the feeds after its end (a cancelled one after its start). */
 export const KEEP_AFTER_END_SECONDS = 7 * 86_400;
-/** Most contests one platform's projection holds (it is one DynamoDB item, far below 400 KB). */
-export const MAX_PUBLISHED = 500;
+/**
+ * Most bytes one platform's projection holds, measured as its JSON in UTF-8 (never less than what
+ * DynamoDB counts of the same map): it is one DynamoDB item, which may not exceed 400 KB. About
+ * 1,000 contests with the names Codeforces gives; 160 at the longest names the sync publishes
+ * (512 characters of 3 bytes each).
+ */
+export const MAX_PROJECTION_BYTES = 300_000;

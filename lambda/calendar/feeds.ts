@@ -5,6 +5,8 @@
  * rebuilt). Feeds are objects regenerated on change, so a poll reads one object and no table.
  */
 import { createHash } from 'node:crypto';
+import { InvalidInputError } from '../reminders/errors.js';
+import { isUserId, USER_ID_RULE } from '../reminders/user-id.js';
 import type { Platform } from '../sources/platforms.js';
 import { platformOf } from '../sources/ids.js';
 import { CONTESTS_GROUP, FEED_OBJECTS, type UserRebuildMessage } from './contract.js';
@@ -73,6 +75,15 @@ export const rebuildMessage = (userId: string): QueueMessage => ({
   group: userGroup(userId),
 });
 
+/**
+ * The user id a feed is addressed by, checked before the first read or write: the door table's
+ * key `user#<id>#feed` is only as distinct as the ids are (lambda/reminders/user-id.ts).
+ */
+function checkedUser(userId: string): string {
+  if (!isUserId(userId)) throw new InvalidInputError(`userId must be a string of ${USER_ID_RULE}`, ['userId']);
+  return userId;
+}
+
 /** The user's reminders: qualified contest id → lead time in minutes. */
 async function remindersOf(deps: FeedDeps, userId: string): Promise<Map<string, number>> {
   const byContest = new Map<string, number>();
@@ -99,7 +110,7 @@ async function projectionsOf(deps: FeedDeps, contestIds: Iterable<string>): Prom
  * revoked URL never comes back.
  */
 export async function buildUserFeed(deps: FeedDeps, userId: string): Promise<'built' | 'no-feed' | 'superseded'> {
-  const feed = await deps.door.userFeed(userId);
+  const feed = await deps.door.userFeed(checkedUser(userId));
   if (feed === undefined) return 'no-feed';
   const reminders = await remindersOf(deps, userId);
   const projection = await projectionsOf(deps, reminders.keys());
@@ -159,6 +170,7 @@ export function createFeeds(deps: FeedDeps): Feeds {
     read: (feed, ifNoneMatch) =>
       'platform' in feed ? readPublic(feed.platform, ifNoneMatch) : deps.objects.get(FEED_OBJECTS.user(tokenHash(feed.token)), ifNoneMatch),
     async issue(userId) {
+      checkedUser(userId);
       const token = (deps.newToken ?? newFeedToken)();
       const createdAt = deps.now();
       const replaced = await deps.door.replaceUserFeed(userId, { hash: tokenHash(token), createdAt });
@@ -167,14 +179,14 @@ export function createFeeds(deps: FeedDeps): Feeds {
       return { token, createdAt };
     },
     async revoke(userId) {
-      const removed = await deps.door.removeUserFeed(userId);
+      const removed = await deps.door.removeUserFeed(checkedUser(userId));
       if (removed !== undefined) await deps.objects.delete(FEED_OBJECTS.user(removed.hash));
       return removed !== undefined;
     },
     async status(userId) {
-      const feed = await deps.door.userFeed(userId);
+      const feed = await deps.door.userFeed(checkedUser(userId));
       return feed === undefined ? undefined : { createdAt: feed.createdAt };
     },
-    rebuild: (userId) => deps.send([rebuildMessage(userId)]),
+    rebuild: async (userId) => deps.send([rebuildMessage(checkedUser(userId))]),
   };
 }

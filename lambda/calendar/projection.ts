@@ -3,10 +3,12 @@
  * the product published"): folded from the contest events on the bus, never read from the Contests
  * table. Each event is applied once and in order: by `detail.sequence` when the event carries it
  * (1 = first announcement, +1 per published change), otherwise by commit time (`time`, then the
- * event id); an older or repeated event changes nothing. Pure.
+ * event id); an older or repeated event changes nothing. The projection is one DynamoDB item,
+ * bounded by its bytes (MAX_PROJECTION_BYTES): past the bound, what the calendar can best spare
+ * is left out first (`pruned`). Pure.
  */
 import * as z from 'zod';
-import { KEEP_AFTER_END_SECONDS, MAX_PUBLISHED } from './contract.js';
+import { KEEP_AFTER_END_SECONDS, MAX_PROJECTION_BYTES } from './contract.js';
 import { currentContestId } from '../sources/ids.js';
 
 export interface PublishedContest {
@@ -92,13 +94,39 @@ export function publishedAfter(stored: PublishedContest | undefined, event: Cont
   };
 }
 
-/** Contests past their time in the feeds, and the oldest beyond the bound, are left out. */
+const byId = (a: PublishedContest, b: PublishedContest) => (a.contestId < b.contestId ? -1 : a.contestId > b.contestId ? 1 : 0);
+
+const endOf = (c: PublishedContest) => c.startTimeSeconds + (c.status === 'CANCELLED' ? 0 : c.durationSeconds);
+
+/** What the calendar needs most, first: contests not yet over, soonest first; then those over, the latest ended first. */
+export function keptFirst(nowSeconds: number): (a: PublishedContest, b: PublishedContest) => number {
+  return (a, b) => {
+    const [aOver, bOver] = [endOf(a) < nowSeconds, endOf(b) < nowSeconds];
+    if (aOver !== bOver) return aOver ? 1 : -1;
+    if (!aOver) return a.startTimeSeconds - b.startTimeSeconds || byId(a, b);
+    return endOf(b) - endOf(a) || byId(a, b);
+  };
+}
+
+/** The bytes a contest adds to the projection's JSON: `"<id>":{...},`. */
+export const entryBytes = (c: PublishedContest): number => Buffer.byteLength(`${JSON.stringify(c.contestId)}:${JSON.stringify(c)},`);
+
+/**
+ * Contests past their time in the feeds are left out; then, in the order of `keptFirst`, as many
+ * as MAX_PROJECTION_BYTES holds are kept (so no name the sync publishes can make the item too
+ * large for DynamoDB).
+ */
 export function pruned(projection: Projection, nowSeconds: number): Projection {
-  const endOf = (c: PublishedContest) => c.startTimeSeconds + (c.status === 'CANCELLED' ? 0 : c.durationSeconds);
-  const kept = Object.values(projection.contests)
+  const candidates = Object.values(projection.contests)
     .filter((c) => endOf(c) + KEEP_AFTER_END_SECONDS >= nowSeconds)
-    .sort((a, b) => b.startTimeSeconds - a.startTimeSeconds)
-    .slice(0, MAX_PUBLISHED);
+    .sort(keptFirst(nowSeconds));
+  const kept: PublishedContest[] = [];
+  let bytes = 2; // {}
+  for (const contest of candidates) {
+    bytes += entryBytes(contest);
+    if (bytes > MAX_PROJECTION_BYTES) break;
+    kept.push(contest);
+  }
   return { contests: Object.fromEntries(kept.map((c) => [c.contestId, c])) };
 }
 

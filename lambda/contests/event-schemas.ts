@@ -84,6 +84,12 @@ export const CONTEST_EVENT_SCHEMAS = {
       ...contest,
       startTimeSeconds: { type: 'integer', description: 'The start it was published with (epoch s)' },
       startTime: { type: 'string', format: 'date-time' },
+      replacedBy: {
+        type: 'string',
+        pattern: QUALIFIED_ID_PATTERN,
+        description:
+          'Present when the platform listed the round again under a new id (same platform, name and start): the contest that replaced it',
+      },
     },
   },
 } as const;

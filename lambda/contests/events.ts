@@ -119,6 +119,13 @@ export interface Announcements {
   withdrawn: WithdrawnRegister;
   /** Whether the register differs from the one read (the clock must be written). */
   withdrawnChanged: boolean;
+  /**
+   * The register as this run's deletes leave it, before anything is told (undefined: no delete
+   * added an entry). It is written in the transaction of each delete (lambda/sync/act.ts), so a
+   * contest is never deleted without the register keeping its published start and its event
+   * sequence: a run that stops after the delete and before its clock loses neither.
+   */
+  withdrawnAtDelete?: WithdrawnRegister;
 }
 
 export interface AnnounceInput {
@@ -165,24 +172,29 @@ export function announce(input: AnnounceInput): Announcements {
   // A contest stored again (a run that wrote its put but stopped before the clock) is not withdrawn.
   for (const id of [...register.keys()]) if (stored.has(id)) register.delete(id);
   const events: OutboxEvent[] = [];
+  const replacements = replacementsOf(stored, input.puts);
   const puts = input.puts.map((item) => {
     const before = stored.get(item.contestId);
     const entry = before === undefined ? register.get(item.contestId) : undefined;
     const published = entry !== undefined ? publishedOfEntry(entry) : publishedOf(before);
     const seq = entry !== undefined ? entry.seq : (before?.publishedSeq ?? 0);
-    const view = viewOf(item);
+    const replacedBy = replacements.get(item.contestId);
+    // Re-listed under a new id: withdrawn at once, naming the round that replaced it.
+    const view: ContestView = replacedBy !== undefined ? { kind: 'withdrawn' } : viewOf(item);
     const change = changeOf(published, view);
-    if (change !== undefined) events.push(eventOf(item, change, seq + 1));
+    if (change !== undefined) events.push(eventOf(item, change, seq + 1, replacedBy));
     // Listed again: the register forgets it once the item carries what was published.
     register.delete(item.contestId);
     const told = change !== undefined ? seq + 1 : seq;
     return { ...item, published: publishedAfter(published, view), ...(told > 0 ? { publishedSeq: told } : {}) };
   });
+  let deleted = 0;
   for (const contestId of input.deletes) {
     const before = stored.get(contestId);
     if (before === undefined) continue;
     const published = publishedOf(before);
     if (published === 'none') continue; // never announced: its withdrawal is no news
+    deleted += 1;
     register.set(contestId, {
       since: before.vanishedAt ?? input.nowSeconds,
       start: typeof published === 'number' ? published : before.startTimeSeconds,
@@ -193,6 +205,7 @@ export function announce(input: AnnounceInput): Announcements {
       platform: before.platform,
     });
   }
+  const withdrawnAtDelete = deleted > 0 ? bounded(register) : undefined;
   const due = [...register].filter(([, entry]) => withdrawnDue(entry, input.nowSeconds)).slice(0, WITHDRAWN_TOLD_PER_RUN);
   for (const [id, entry] of due) {
     const contest = { contestId: id, platform: entry.platform, name: entry.name, url: entry.url } as ContestItem;
@@ -200,17 +213,53 @@ export function announce(input: AnnounceInput): Announcements {
     events.push(eventOf(contest, changeOf(entry.start, { kind: 'withdrawn' })!, entry.seq + 1));
     register.set(id, { ...entry, told: true, seq: entry.seq + 1 });
   }
-  const kept = [...register].sort(([, a], [, b]) => Number(a.told) - Number(b.told) || b.since - a.since).slice(0, WITHDRAWN_KEPT_MAX);
-  const withdrawn = Object.fromEntries(kept.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const withdrawn = bounded(register);
   const withdrawnChanged =
     JSON.stringify(withdrawn) !== JSON.stringify(Object.fromEntries(registerOf(input.withdrawn, Number.NEGATIVE_INFINITY)));
-  return { events, puts, withdrawn, withdrawnChanged };
+  return { events, puts, withdrawn, withdrawnChanged, ...(withdrawnAtDelete !== undefined ? { withdrawnAtDelete } : {}) };
+}
+
+/** The register as stored: at most WITHDRAWN_KEPT_MAX entries (those not yet told first, then the newest), by id. */
+function bounded(register: ReadonlyMap<string, WithdrawnEntry>): WithdrawnRegister {
+  const kept = [...register].sort(([, a], [, b]) => Number(a.told) - Number(b.told) || b.since - a.since).slice(0, WITHDRAWN_KEPT_MAX);
+  return Object.fromEntries(kept.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
 
+/**
+ * Rounds re-listed under a new id (docs/events.md, "A round listed again under a new id"): a
+ * contest missing from this reply (vanished or still missing) whose platform, name and start are
+ * those of a contest this reply lists under another id, upcoming and scheduled at that start —
+ * the evidence that the platform re-created the round. Missing id → the id that replaced it (one
+ * replacement each: several candidates are no evidence).
+ */
+export function replacementsOf(stored: ReadonlyMap<string, ContestItem>, puts: readonly ContestItem[]): Map<string, string> {
+  const after = new Map(stored);
+  for (const item of puts) after.set(item.contestId, item);
+  const listed = [...after.values()].filter((c) => c.vanishedAt === undefined && viewOf(c).kind === 'scheduled');
+  const replaced = new Map<string, string>();
+  for (const missing of puts) {
+    if (missing.vanishedAt === undefined || missing.phase !== 'BEFORE') continue;
+    const same = listed.filter(
+      (c) =>
+        c.contestId !== missing.contestId &&
+        c.platform === missing.platform &&
+        c.name === missing.name &&
+        c.startTimeSeconds === missing.startTimeSeconds,
+    );
+    if (same.length === 1) replaced.set(missing.contestId, same[0]!.contestId);
+  }
+  return replaced;
+}
+
 /** The event of a change: `sequence` is its number among the contest's events (its id). */
-function eventOf(contest: ContestItem, change: { type: ContestEventType; from?: number; to?: number }, sequence: number): OutboxEvent {
+function eventOf(
+  contest: ContestItem,
+  change: { type: ContestEventType; from?: number; to?: number },
+  sequence: number,
+  replacedBy?: string,
+): OutboxEvent {
   const { contestId, platform } = contest;
   // `contest` repeats `contestId` for consumers of the release before ids were qualified (deprecated).
   const base = {
@@ -225,7 +274,16 @@ function eventOf(contest: ContestItem, change: { type: ContestEventType; from?: 
   const id = contestEventId(contest.contestId, sequence);
   switch (change.type) {
     case CONTEST_EVENT.withdrawn:
-      return { id, detailType: change.type, detail: { ...base, startTimeSeconds: change.from!, startTime: iso(change.from!) } };
+      return {
+        id,
+        detailType: change.type,
+        detail: {
+          ...base,
+          startTimeSeconds: change.from!,
+          startTime: iso(change.from!),
+          ...(replacedBy !== undefined ? { replacedBy } : {}),
+        },
+      };
     case CONTEST_EVENT.rescheduled:
       return {
         id,

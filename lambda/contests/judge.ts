@@ -73,6 +73,12 @@ export interface Judgement {
     required: boolean;
     /** The byDue setting the clock records once the retired shards are swept (retired-shards.ts). */
     shards: ShardRecord;
+    /**
+     * The clock as read with the register as this run's deletes leave it (announce's
+     * `withdrawnAtDelete`): written in each transaction that deletes a contest, so the register
+     * never loses a deleted contest's published start and event sequence.
+     */
+    atDelete?: { replyMadeAt: number; withdrawn: Readonly<Record<string, unknown>>; shards: ShardRecord };
   };
   /** The byDue partitions a lowered setting left behind: swept after the reminders (act step). */
   retired: RetiredShards;
@@ -155,6 +161,10 @@ function judgeApplied(evidence: Evidence, verdict: ReplyVerdict & { stale: false
   const recorded = shardRecordOf(evidence, options.settings.dueShards);
   const retired = retiredShards(recorded, options.settings.dueShards);
   const shardsChanged = shardRecordChanged(recorded, retired.after);
+  const atDelete =
+    options.publishing && announced.withdrawnAtDelete !== undefined && clock.replyMadeAt !== undefined
+      ? { replyMadeAt: clock.replyMadeAt, withdrawn: announced.withdrawnAtDelete, shards: shardsAsRead(clock) }
+      : undefined;
   return {
     verdict,
     plan,
@@ -169,10 +179,19 @@ function judgeApplied(evidence: Evidence, verdict: ReplyVerdict & { stale: false
       events: registerEvents,
       required: anything || clockFresh || shardsChanged,
       shards: retired.after,
+      ...(atDelete !== undefined ? { atDelete } : {}),
     },
     retired,
     rechecked: follow.map(({ contestId }) => contestId).filter((id) => !plan.remindersToCheck.includes(id)),
     kept: plan.remindersToCheck.filter((id) => stored.some((item) => item.contestId === id)),
+  };
+}
+
+/** The byDue setting the clock recorded, as read (a clock written mid-run keeps it). */
+function shardsAsRead(clock: Evidence['clock']): ShardRecord {
+  return {
+    ...(clock.dueShards !== undefined ? { dueShards: clock.dueShards } : {}),
+    ...(clock.retiredDueShards !== undefined ? { retiredDueShards: clock.retiredDueShards } : {}),
   };
 }
 

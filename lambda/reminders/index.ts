@@ -34,3 +34,4 @@ export {
   type SetInput,
 } from './input.js';
 export { REMINDER_BUCKETS, REMINDERS_BY_USER_INDEX, bucketOf, contestKeyOf } from './table.js';
+export { isUserId, USER_ID_RULE } from './user-id.js';

@@ -9,9 +9,10 @@ import * as z from 'zod';
 import { ROW_LIMITS } from '../delivery/due.js';
 import { MAX_QUALIFIED_ID_CHARS, parseQualifiedId } from '../sources/ids.js';
 import { InvalidInputError } from './errors.js';
+import { isUserId, MAX_USER_ID_BYTES, USER_ID_RULE } from './user-id.js';
 
-/** A user id: 1..256 bytes of UTF-8, no control characters (CONTRACT: the app's `sub`). */
-export const MAX_USER_ID_BYTES = 256;
+/** A user id (the app's `sub`): the product's one definition, ./user-id.ts. */
+export { MAX_USER_ID_BYTES };
 /** Lead time: a whole number of minutes, at most a week. */
 export const MAX_MINUTES_BEFORE = ROW_LIMITS.maxMinutesBefore;
 /** listReminders' page size: 1..100, 50 unless asked. */
@@ -20,21 +21,15 @@ export const DEFAULT_LIST_LIMIT = 50;
 /** No cursor this module makes is longer (a qualified id and a tag, base64url); a longer one is refused before it is decoded. */
 const MAX_CURSOR_CHARS = 4 * Math.ceil((MAX_QUALIFIED_ID_CHARS + 20) / 3);
 
-const CONTROL = /\p{Cc}/u;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /** A platform-qualified contest id of a known platform: `codeforces:2120`, `atcoder:abc199` (lambda/sources/ids.ts). */
 const contestId = z.string().refine((text) => parseQualifiedId(text) !== undefined);
-const userId = z
-  .string()
-  .min(1)
-  .refine((text) => Buffer.byteLength(text, 'utf8') <= MAX_USER_ID_BYTES && !CONTROL.test(text) && !LONE_SURROGATE.test(text));
+const userId = z.string().refine(isUserId);
 const minutesBefore = z.number().int().min(0).max(MAX_MINUTES_BEFORE);
 
 /** What each field must be, in the words of a refusal. */
 const PROBLEMS: Record<string, string> = {
   contestId: 'contestId must be a platform-qualified contest id such as codeforces:2120',
-  userId: `userId must be a string of 1 to ${MAX_USER_ID_BYTES} bytes of UTF-8 without control characters`,
+  userId: `userId must be a string of ${USER_ID_RULE}`,
   minutesBefore: `minutesBefore must be an integer from 0 to ${MAX_MINUTES_BEFORE}`,
   limit: `limit must be an integer from 1 to ${MAX_LIST_LIMIT}`,
   cursor: 'cursor must be one that listReminders returned',

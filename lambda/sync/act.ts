@@ -1,14 +1,16 @@
 /**
  * The act step of a sync (docs/design.md, "One sync: gather, judge, act"): the judgement's writes,
  * fenced by the lease, in this order —
- *   1. the contests, each put in one transaction with the events it publishes;
+ *   1. the contests, each put in one transaction with the events it publishes, each delete with
+ *      the reply clock as read carrying the register that remembers the deleted contest;
  *   2. the reminders of the contests whose gate changed, read after (1) committed and brought to
  *      their contest in batches (a reminder the app writes meanwhile is written against the
  *      contest as (1) left it, so it is right already);
  *   3. the rows a lowered DUE_SHARDS left in retired `byDue` partitions, moved into their current
  *      one (only when the reply clock records a higher setting: contests/retired-shards.ts);
  *   4. the reply clock (with the events its register tells, and the setting it ensured), marking
- *      the interval done — in the last transaction of (1) when nothing else follows and it fits.
+ *      the interval done — in the last transaction of (1) when nothing else follows and it fits,
+ *      in the release when it is the run's only write.
  * A run that stops anywhere leaves the contests it followed handed over to the next run, which
  * reads their reminders again. A dry run reads what (2) would read and writes nothing.
  */
@@ -27,8 +29,11 @@ import type { ReminderItem } from '../contests/model.js';
 import type { Source } from '../sources/source.js';
 import type { ClockWrite as ClockItem, RetiredRow } from './store.js';
 
-/** What acting needs of the run: its fenced commit, and whether it may write. */
-export type ActJob = Pick<WorkContext, 'signal' | 'deadline' | 'commit' | 'keep'> & { dryRun: boolean };
+/**
+ * What acting needs of the run: its fenced commit, what it leaves to the release, and whether it
+ * may write.
+ */
+export type ActJob = Pick<WorkContext, 'signal' | 'deadline' | 'commit' | 'keep' | 'releaseWith'> & { dryRun: boolean };
 
 /** What acting writes through. */
 export interface ActDeps {
@@ -122,11 +127,29 @@ async function commitContests(job: ActJob, deps: ActDeps, judgement: Judgement, 
     const rider = index === batches.length - 1 && fits ? clock : undefined;
     rode = rider !== undefined;
     const events = [...own, ...(rider?.events ?? [])];
-    const actions = [...batch.map(({ write }) => deps.store.contestAction(write)), ...(rider === undefined ? [] : [rider.action])];
+    // A delete commits with the register that remembers the contest (unless the whole clock rides along).
+    const register = rider === undefined && batch.some(({ write }) => 'delete' in write) ? registerAtDelete(deps, judgement) : undefined;
+    const actions = [
+      ...batch.map(({ write }) => deps.store.contestAction(write)),
+      ...(rider === undefined ? [] : [rider.action]),
+      ...(register === undefined ? [] : [register]),
+    ];
     const options: CommitOptions = { handoff, ...(events.length > 0 ? { events } : {}), ...(rider?.final === true ? { final: true } : {}) };
     await commit(job, actions, options, acted);
   }
   return rode;
+}
+
+/**
+ * The reply clock as read, with the register as the run's deletes leave it and nothing told yet:
+ * the delete of a contest whose start was published and the register entry that keeps its start
+ * and its event sequence are one fenced transaction, so a run stopped between the delete and its
+ * clock cannot make a contest listed again start its events at 0 (ids it already used).
+ */
+function registerAtDelete(deps: ActDeps, judgement: Judgement): TransactAction | undefined {
+  const atDelete = judgement.clock?.atDelete;
+  if (atDelete === undefined) return undefined;
+  return deps.store.clockAction(deps.source.platform, atDelete, new Date(deps.now()).toISOString());
 }
 
 /** 2. Each followed contest's reminders, read now and brought to it (the firing rule, or doubt). */
@@ -179,12 +202,19 @@ async function sweepRetired(job: ActJob, deps: ActDeps, judgement: Judgement, ac
 /**
  * 3. The reply clock, last: it records the reply as applied, tells what its register tells, hands
  * over the contests left unfinished, and marks the interval done (a run that wrote nothing marks
- * it in the release).
+ * it in the release). When it is the run's only write (an unchanged hourly sync) and tells
+ * nothing, it rides in the release: the same fenced transaction that frees the lease, writes the
+ * run record and marks the interval done, or none of it — one request fewer
+ * (docs/performance.md). A run that failed (`final` false) commits it now, as its doubt.
  */
 async function commitClock(job: ActJob, deps: ActDeps, judgement: Judgement, final: boolean, acted: Acted): Promise<void> {
   const wrote = acted.transactions > 0 || acted.unfinished.length > 0;
   const clock = clockWrite(job, deps, judgement, final, acted);
   if (clock === undefined || !(judgement.clock?.required === true || wrote)) return;
+  if (final && !wrote && clock.events.length === 0) {
+    job.releaseWith([clock.action]);
+    return;
+  }
   const handoff = acted.unfinished.map(String);
   const options: CommitOptions = {
     final,

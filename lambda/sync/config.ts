@@ -13,6 +13,8 @@ export interface Config {
   acceptHeldAfterReplies: number;
   /** Partitions of the `byDue` index (DUE_SHARDS, 1 to MAX_DUE_SHARDS): a due row's `dueShard` is its bucket mod dueShards (lambda/reminders/table.ts). */
   dueShards: number;
+  /** The previous release's tables the upgrade copies from (both or neither): absent, no migration gate. */
+  legacy?: { contests: string; reminders: string };
   /** Where the contest events go (set by the stack's `outbox`: docs/events.md); absent, none are published. */
   outbox?: OutboxSettings;
 }
@@ -51,6 +53,8 @@ const schema = z.object({
     .min(1, 'must be >= 1')
     .max(MAX_DUE_SHARDS, `must be <= ${MAX_DUE_SHARDS}`)
     .default(DEFAULTS.dueShards),
+  [ENV.legacyContestsTable]: tableName.optional(),
+  [ENV.legacyRemindersTable]: tableName.optional(),
 });
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -63,6 +67,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const c = parsed.data;
+  const legacyContests = c[ENV.legacyContestsTable];
+  const legacyReminders = c[ENV.legacyRemindersTable];
+  if ((legacyContests === undefined) !== (legacyReminders === undefined))
+    throw new ConfigError(
+      `invalid configuration: ${ENV.legacyContestsTable} and ${ENV.legacyRemindersTable} are set together or not at all`,
+    );
   let outbox: OutboxSettings | undefined;
   try {
     outbox = outboxSettings(env);
@@ -71,6 +81,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return {
     ...(outbox !== undefined ? { outbox } : {}),
+    ...(legacyContests !== undefined && legacyReminders !== undefined
+      ? { legacy: { contests: legacyContests, reminders: legacyReminders } }
+      : {}),
     tables: { contests: c[ENV.contestsTable], reminders: c[ENV.remindersTable], coordination: c[ENV.coordinationTable] },
     codeforcesApiUrl: c[ENV.codeforcesApiUrl].replace(/\/+$/, ''),
     leaseDurationSeconds: c[ENV.leaseDurationSeconds],

@@ -16,6 +16,8 @@ import { ConfigError, readConfig, type Config } from './config.js';
 import { DEFAULT_PLAN_SETTINGS, type PlanSettings } from '../contests/plan.js';
 import { JOB_DEFAULTS } from '../contract.js';
 import { SYNC_CONSOLE_OPTIONS } from './invocation.js';
+import type { MigrationJob } from '../migration/job.js';
+import { migrateFirst, migrationOf, type Migrating } from './migrating.js';
 import { logSummary } from './observe.js';
 import { failurePhase } from './phases.js';
 import {
@@ -60,23 +62,31 @@ export interface HandlerOptions {
   fetchReply?: SyncDeps['source']['fetchReply'];
 }
 
-/** What the work returns: what the sync did, and whether it was a dry run. */
-type SyncValue = Synced & { dryRun: boolean };
+/** What the work returns: what the sync did (nothing while the upgrade copies), whether it was a dry run, the upgrade's progress. */
+type SyncValue = Partial<Synced> & { dryRun: boolean; migration?: Migrating['migration'] };
+
+/** The sync's parts, and the upgrade's job where the stack names the previous release's tables. */
+type SyncJobDeps = SyncDeps & { migration?: MigrationJob };
 
 /** The handler: every result has the summary's shape (the hooks below give it). */
 export type Handler = (event: unknown, context: LambdaContextLike) => Promise<RunSummary>;
 
 export function createHandler(options: HandlerOptions = {}): Handler {
   const now = options.now ?? Date.now;
-  const handler: ScheduledSingletonHandler<SyncValue> = scheduledSingleton<SyncValue, undefined, SyncDeps>(
-    async (job) => ({ ...(await syncContests({ ...job, acceptHeld: job.options.acceptHeld === true }, job.config)), dryRun: job.dryRun }),
+  const handler: ScheduledSingletonHandler<SyncValue> = scheduledSingleton<SyncValue, undefined, SyncJobDeps>(
+    async (job) => {
+      const { migration, sync } = await migrateFirst({ ...job, acceptHeld: job.options.acceptHeld === true }, job.config.migration);
+      const synced = sync === undefined ? {} : await syncContests(sync, job.config);
+      return { ...synced, dryRun: job.dryRun, ...(migration === undefined ? {} : { migration }) };
+    },
     {
       configure: (env, { dynamo }) => syncDeps(readConfig(env), dynamo, options, now),
       consoleOptions: SYNC_CONSOLE_OPTIONS,
       summary: (synced, run) => ({
         counts: countsOf(synced, run.heartbeats),
         ...judgedOf(synced),
-        ...(synced.dryRun ? { changes: changesOf(synced) } : {}),
+        ...(synced.dryRun && synced.judgement !== undefined ? { changes: changesOf(synced as Synced) } : {}),
+        ...(synced.migration === undefined ? {} : { migration: synced.migration }),
       }),
       failure: (error, run) => ({
         reason: run.reason === 'work' ? failurePhase(error) : run.reason,
@@ -122,9 +132,11 @@ function thrownFor(result: RunResult, error: unknown): Error {
 }
 
 /** The sync's parts, built once per container on the wrapper's DynamoDB client. */
-function syncDeps(config: Config, dynamo: DynamoDBClient, options: HandlerOptions, now: () => number): SyncDeps {
+function syncDeps(config: Config, dynamo: DynamoDBClient, options: HandlerOptions, now: () => number): SyncJobDeps {
   const doc = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
+  const migration = migrationOf(config, doc, now);
   return {
+    ...(migration === undefined ? {} : { migration }),
     store: options.store ?? new DynamoContestStore(doc, { contests: config.tables.contests, reminders: config.tables.reminders }),
     source: {
       platform: PLATFORM,

@@ -5,8 +5,10 @@
  */
 import type { JobLogger, RunResult } from '@contest-sync/scheduled-singleton';
 
-export function summaryMessage(result: Pick<RunResult, 'outcome'>): 'ran' | 'skipped' | 'failed' {
-  return result.outcome === 'succeeded' ? 'ran' : result.outcome;
+/** `migrating`: a run that worked on the upgrade's copy (docs/runbook.md, "Upgrading to qualified keys"). */
+export function summaryMessage(result: Pick<RunResult, 'outcome'>): 'ran' | 'migrating' | 'skipped' | 'failed' {
+  if (result.outcome !== 'succeeded') return result.outcome;
+  return (result as { migration?: unknown }).migration === undefined ? 'ran' : 'migrating';
 }
 
 export function logSummary(result: RunResult, log: JobLogger): void {

@@ -4,6 +4,7 @@
  */
 import type { HeldChange } from '../contests/plan.js';
 import type { ReminderUpdate } from '../contests/reminders.js';
+import type { MigrationProgress } from '../migration/migrate.js';
 import type { FailurePhase } from './phases.js';
 import type { Synced } from './sync.js';
 
@@ -98,6 +99,11 @@ export interface RunSummary {
     events: { detailType: string; contestId: string }[];
     eventsTotal: number;
   };
+  /**
+   * A run during the upgrade to qualified keys (docs/runbook.md): what the copy did (this run's
+   * counts and the upgrade's), or, for a dry run, that the copy is not done (nothing was synced).
+   */
+  migration?: MigrationProgress | { state: 'copying'; dryRun: true };
   counts: RunCounts;
   durationMs: number;
 }

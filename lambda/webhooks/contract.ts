@@ -11,8 +11,20 @@ export const WEBHOOK_ENV = {
 } as const;
 
 export const WEBHOOK_TIMINGS = {
-  /** One request's timeout (seconds). */
+  /** One request's timeout (seconds): the receiver's documented time to answer. */
   requestTimeoutSeconds: 10,
+  /** Messages one invocation is given (the event source mapping's batch). */
+  batchSize: 10,
+  /**
+   * What an invocation keeps after its last request: the backoff of a failed delivery (one SQS
+   * call) and its answer (seconds). A request starts only with the receiver's whole timeout and
+   * this left.
+   */
+  finishMarginSeconds: 3,
+  /** The relay's timeout: a whole batch at the receiver's slowest answer, with the margin (seconds). */
+  relayTimeoutSeconds: 120,
+  /** The queue's visibility timeout: six times the relay's, as Lambda asks of a queue it polls (seconds). */
+  visibilityTimeoutSeconds: 720,
   /** A failed delivery waits 15 s, then twice as long each time, at most an hour (seconds). */
   firstRetrySeconds: 15,
   maxRetrySeconds: 3600,

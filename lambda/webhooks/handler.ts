@@ -1,17 +1,20 @@
 /**
  * The webhook relay's entry (docs/events.md, "Webhooks"): its settings from the environment the
  * stack sets, the secret from Secrets Manager (Powertools Parameters, kept 5 minutes), the request
- * through Node's fetch with a timeout, the retry's backoff through SQS.
+ * through undici's `request` with the receiver's timeout (it follows no redirect: a 3xx is the
+ * receiver's answer, and not an acceptance), the retry's backoff through SQS, the invocation's
+ * deadline from Lambda's context.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
+import { Agent, request, type Dispatcher } from '../sources/undici-lean.cjs';
 import { WEBHOOK_ENV, WEBHOOK_TIMINGS } from './contract.js';
-import { createRelay } from './relay.js';
+import { createRelay, type Invocation, type RelayDeps } from './relay.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
@@ -27,6 +30,24 @@ export const secretValueSchema = z
   .object({ current: z.string().min(24).max(256), previous: z.string().min(24).max(256).optional() })
   .strict();
 
+const TIMEOUT_MS = WEBHOOK_TIMINGS.requestTimeoutSeconds * 1000;
+
+/**
+ * One POST, answered by its status. undici's `request` never follows a redirect (no redirect
+ * interceptor is composed), so a receiver that answers 3xx is answered as it answered; the
+ * request is aborted once the receiver's documented timeout has passed.
+ */
+export function webhookPoster(options: { dispatcher?: Dispatcher; timeoutMs?: number } = {}): RelayDeps['post'] {
+  const timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
+  const dispatcher =
+    options.dispatcher ?? new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  return async (url, headers, body) => {
+    const answer = await request(url, { dispatcher, method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
+    await answer.body.dump();
+    return answer.statusCode;
+  };
+}
+
 function fromEnvironment(env: NodeJS.ProcessEnv) {
   const logger = new Logger({ serviceName: 'contest-sync-webhooks' });
   const secrets = new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) });
@@ -39,16 +60,7 @@ function fromEnvironment(env: NodeJS.ProcessEnv) {
       const { current, previous } = secretValueSchema.parse(value);
       return previous === undefined ? [current] : [current, previous];
     },
-    async post(url, headers, body) {
-      const answer = await fetch(url, {
-        method: 'POST',
-        headers,
-        body,
-        signal: AbortSignal.timeout(WEBHOOK_TIMINGS.requestTimeoutSeconds * 1000),
-      });
-      await answer.body?.cancel();
-      return answer.status;
-    },
+    post: webhookPoster(),
     async retryAfter(record, seconds) {
       await sqs.send(
         new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: seconds }),
@@ -61,5 +73,6 @@ function fromEnvironment(env: NodeJS.ProcessEnv) {
   });
 }
 
-let relay: ((event: SQSEvent) => Promise<SQSBatchResponse>) | undefined;
-export const handler = (event: SQSEvent): Promise<SQSBatchResponse> => (relay ??= fromEnvironment(process.env))(event);
+let relay: ((event: SQSEvent, invocation?: Invocation) => Promise<SQSBatchResponse>) | undefined;
+export const handler = (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
+  (relay ??= fromEnvironment(process.env))(event, context);

@@ -3,8 +3,11 @@
  * posted to the operator's endpoint signed by the Standard Webhooks scheme (an HMAC-SHA256 over the
  * id, a timestamp and the body, with every current secret: during a rotation, both), paced to the
  * endpoint's rate. `webhook-id` is the event's `detail.eventId`, the receiver's dedupe key. A
- * delivery that fails goes back to the queue with a growing delay; after the queue's last attempt
- * it is dead-lettered (alarmed).
+ * delivery that fails — an answer other than 2xx (a redirect included: it is never followed), no
+ * answer within the receiver's timeout — goes back to the queue with a growing delay; after the
+ * queue's last attempt it is dead-lettered (alarmed). A request starts only if it can finish
+ * before the invocation's deadline: what is left of the batch goes back to the queue unsent (a
+ * batch item failure, with no backoff), never sent again after an answer Lambda would lose.
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
@@ -56,6 +59,16 @@ export function backoffSeconds(failures: number): number {
 
 type Outcome = 'delivered' | 'failed' | 'invalid';
 
+/** What the relay reads of its invocation: Lambda's context. */
+export interface Invocation {
+  getRemainingTimeInMillis(): number;
+}
+
+/** Whether a request that starts after `waitMs` can take the receiver's whole timeout and still leave the margin. */
+export function fitsIn(remainingMs: number, waitMs: number): boolean {
+  return remainingMs - waitMs >= (WEBHOOK_TIMINGS.requestTimeoutSeconds + WEBHOOK_TIMINGS.finishMarginSeconds) * 1000;
+}
+
 async function deliver(deps: RelayDeps, record: SQSRecord, secrets: string[]): Promise<Outcome> {
   let event: z.infer<typeof busEventSchema>;
   try {
@@ -77,15 +90,21 @@ async function deliver(deps: RelayDeps, record: SQSRecord, secrets: string[]): P
   return 'failed';
 }
 
-export function createRelay(deps: RelayDeps): (event: SQSEvent) => Promise<SQSBatchResponse> {
+export function createRelay(deps: RelayDeps): (event: SQSEvent, invocation?: Invocation) => Promise<SQSBatchResponse> {
   const spacingMs = 1000 / Math.max(deps.ratePerSecond, 0.001);
-  return async (event) => {
+  return async (event, invocation) => {
     const secrets = await deps.secrets();
-    const counts: Record<Outcome, number> = { delivered: 0, failed: 0, invalid: 0 };
+    const counts: Record<Outcome | 'unsent', number> = { delivered: 0, failed: 0, invalid: 0, unsent: 0 };
     const failures: { itemIdentifier: string }[] = [];
     let last = -Infinity;
-    for (const record of event.Records) {
-      const wait = last + spacingMs - deps.now();
+    for (const [index, record] of event.Records.entries()) {
+      const wait = Math.max(0, last + spacingMs - deps.now());
+      if (invocation !== undefined && !fitsIn(invocation.getRemainingTimeInMillis(), wait)) {
+        const unsent = event.Records.slice(index);
+        counts.unsent = unsent.length;
+        failures.push(...unsent.map((r) => ({ itemIdentifier: r.messageId })));
+        break;
+      }
       if (wait > 0) await deps.sleep(wait);
       last = deps.now();
       const outcome = await deliver(deps, record, secrets);

@@ -134,8 +134,11 @@ export class Door extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.feedDeadLetters = new sqs.Queue(this, 'FeedDeadLetters', { fifo: true, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    // FIFO: one worker per feed, in order. Deduplicated on content: an EventBridge rule's target
+    // gives no deduplication id (docs/stack.md, "Wirings AWS refuses"); two events' bodies differ.
     this.feedQueue = new sqs.Queue(this, 'FeedQueue', {
       fifo: true,
+      contentBasedDeduplication: true,
       enforceSSL: true,
       // byUser is eventually consistent: a rebuild waits a moment for the reminder just written to show.
       deliveryDelay: Duration.seconds(3),

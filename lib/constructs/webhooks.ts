@@ -22,6 +22,9 @@ import { acknowledgeDeadLetterQueue, acknowledgeQueueConsumer, acknowledgeWebhoo
 import { WEBHOOK_ENV, WEBHOOK_TIMINGS } from '../../lambda/webhooks/contract.js';
 import { doorEntry, doorFunction } from './door.js';
 
+/** What the webhook rule takes: every event of the product. */
+export const WEBHOOK_EVENT_PATTERN = { source: [{ prefix: 'contest-sync.' }] };
+
 /** Relay invocations at once; the endpoint's rate is shared between them. */
 export const WEBHOOK_CONCURRENCY = 2;
 
@@ -45,7 +48,8 @@ export class Webhooks extends Construct {
     this.deadLetters = new sqs.Queue(this, 'DeadLetters', { enforceSSL: true, retentionPeriod: Duration.days(14) });
     this.queue = new sqs.Queue(this, 'Queue', {
       enforceSSL: true,
-      visibilityTimeout: Duration.seconds(120),
+      // At least the relay's timeout (Lambda refuses less), six times it as Lambda asks.
+      visibilityTimeout: Duration.seconds(WEBHOOK_TIMINGS.visibilityTimeoutSeconds),
       retentionPeriod: Duration.days(2),
       deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: WEBHOOK_TIMINGS.maxReceiveCount },
     });
@@ -58,7 +62,7 @@ export class Webhooks extends Construct {
     this.relay = doorFunction(this, 'Relay', {
       entry: doorEntry('webhooks/handler.ts'),
       description: 'contest-sync webhooks: posts the bus events, signed, to the app (docs/events.md)',
-      timeout: Duration.seconds(60),
+      timeout: Duration.seconds(WEBHOOK_TIMINGS.relayTimeoutSeconds),
       logRetention: props.logRetention,
       environment: {
         [WEBHOOK_ENV.url]: props.url,
@@ -70,14 +74,14 @@ export class Webhooks extends Construct {
     this.relay.addToRolePolicy(
       new iam.PolicyStatement({ sid: 'SigningSecret', actions: ['secretsmanager:GetSecretValue'], resources: [this.secret.secretArn] }),
     );
-    this.relay.addEventSource(
-      new SqsEventSource(this.queue, { batchSize: 10, maxConcurrency: WEBHOOK_CONCURRENCY, reportBatchItemFailures: true }),
-    );
+    // Partial batch responses: what the relay did not send, or could not deliver, comes back alone.
+    const mapping = { batchSize: WEBHOOK_TIMINGS.batchSize, maxConcurrency: WEBHOOK_CONCURRENCY, reportBatchItemFailures: true };
+    this.relay.addEventSource(new SqsEventSource(this.queue, mapping));
     const eventDeadLetters = new sqs.Queue(this, 'EventDeadLetters', { enforceSSL: true, retentionPeriod: Duration.days(14) });
     new events.Rule(this, 'AllEvents', {
       description: 'Every event of contest-sync, to the webhook relay',
       eventBus: props.bus,
-      eventPattern: { source: [{ prefix: 'contest-sync.' }] as unknown as string[] },
+      eventPattern: WEBHOOK_EVENT_PATTERN as unknown as events.EventPattern,
       targets: [
         new targets.SqsQueue(this.queue, { retryAttempts: 185, maxEventAge: Duration.hours(24), deadLetterQueue: eventDeadLetters }),
       ],

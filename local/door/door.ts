@@ -16,22 +16,23 @@ import type { SQSRecord } from 'aws-lambda';
 import { webhookReceiver } from '../../examples/webhook-receiver/receiver.js';
 import { reminderUsers, sqsSender } from '../../lambda/calendar/aws.js';
 import { createBuilder } from '../../lambda/calendar/builder.js';
-import { CALENDAR_ENV, CONTESTS_GROUP } from '../../lambda/calendar/contract.js';
+import { CALENDAR_ENV } from '../../lambda/calendar/contract.js';
 import type { CalendarDeps } from '../../lambda/calendar/feeds.js';
 import { dynamoDoorTable, s3FeedObjects } from '../../lambda/calendar/store.js';
-import { EVENT_SOURCES } from '../../lambda/contract.js';
 import { createReminderClient } from '../../lambda/reminders/index.js';
 import { createRelay } from '../../lambda/webhooks/relay.js';
-import type { BusEvent, BusRule, Target } from '../bus-standin.js';
+import { WEBHOOK_EVENT_PATTERN } from '../../lib/constructs/webhooks.js';
+import { referenced } from '../../lib/wiring.js';
+import { rulesFromTemplate, type BusEvent, type BusRule, type Target } from '../bus-standin.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../dynamodb-local.js';
 import { functionEnv } from '../local-events.js';
 import type { TableNames } from '../tables.js';
 import { bundleDirOfFunction, type CfnTemplate } from '../template.js';
 import { startFunctionProcess, type FunctionProcess } from './function-process.js';
-import { startGateway, type Gateway } from './gateway.js';
+import { gatewayFromTemplate, startGateway, type Gateway } from './gateway.js';
 import { startLocalIssuer, type LocalIssuer } from './issuer.js';
-import { startObjectStandin, type ObjectStandin } from './object-standin.js';
-import { startQueueStandin, type QueueStandin } from './queue-standin.js';
+import { bucketFromTemplate, startObjectStandin, type ObjectStandin } from './object-standin.js';
+import { queueFromTemplate, startQueueStandin, type QueueStandin } from './queue-standin.js';
 
 export const FEED_BUCKET = 'local-feeds';
 export const DEFAULT_PORT = 3100;
@@ -56,13 +57,13 @@ export interface LocalDoor {
   /** The API's base URL, e.g. http://localhost:3100. */
   url: string;
   issuer: LocalIssuer;
-  /** The bus's rules and targets of the door: contest events to the feed queue, every event to the webhook relay. */
+  /** The bus's rules and targets of the door, from the template: contest events to the feed queue, every event to the webhook relay. */
   bus: { rules: BusRule[]; targets: Record<string, Target> };
   /** What the example receiver accepted (verified), in order. */
   webhooks: BusEvent[];
   objects: ObjectStandin;
-  /** The feed queue: messages sent to it, and holding them back from the builder. */
-  queue: Pick<QueueStandin, 'sent' | 'hold'>;
+  /** The feed queue: messages sent to it, holding them back from the builder, what it dead-lettered. */
+  queue: Pick<QueueStandin, 'sent' | 'hold' | 'deadLetters' | 'deduplicated'>;
   /** Resolves once the feed queue has no message left to build. */
   settled(): Promise<void>;
   close(): Promise<void>;
@@ -78,6 +79,47 @@ export function apiFunctionId(template: CfnTemplate): string {
 }
 
 const localAws = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+
+/** The feed queue's logical id: the queue the API function's FEED_QUEUE_URL names. */
+export function feedQueueId(template: CfnTemplate): string {
+  const ref = template.Resources[apiFunctionId(template)].Properties.Environment.Variables[CALENDAR_ENV.feedQueueUrl];
+  const id = referenced(ref);
+  if (id === undefined || template.Resources[id]?.Type !== 'AWS::SQS::Queue')
+    throw new Error(`${CALENDAR_ENV.feedQueueUrl} names no queue of the template`);
+  return id;
+}
+
+/** The feed bucket's logical id: the bucket the API function's FEED_BUCKET_NAME names. */
+export function feedBucketId(template: CfnTemplate): string {
+  const id = referenced(template.Resources[apiFunctionId(template)].Properties.Environment.Variables[CALENDAR_ENV.feedBucket]);
+  if (id === undefined || template.Resources[id]?.Type !== 'AWS::S3::Bucket')
+    throw new Error(`${CALENDAR_ENV.feedBucket} names no bucket of the template`);
+  return id;
+}
+
+/** The product's bus (OutboxDelivery's) in the template. */
+export function busId(template: CfnTemplate): string {
+  const ids = Object.keys(template.Resources).filter((id) => template.Resources[id].Type === 'AWS::Events::EventBus');
+  if (ids.length !== 1) throw new Error(`expected one event bus in the template, found ${ids.length}`);
+  return ids[0]!;
+}
+
+/**
+ * The door's rules on the bus, as the template declares them: the one feeding the feed queue, and
+ * the webhook relay's. A template synthesized without `contestSync:webhookUrl` has no webhook
+ * rule; the local door then wires the one the Webhooks construct would (lib/constructs/webhooks.ts).
+ */
+function doorRules(template: CfnTemplate, queueId: string): BusRule[] {
+  const rules = rulesFromTemplate(template, busId(template));
+  const feeds = rules.filter((rule) => rule.targets.includes(queueId));
+  const webhooks = rules
+    .filter((rule) => rule.name.startsWith('WebhooksAllEvents'))
+    .map((rule) => ({ ...rule, targets: ['webhooks'], parameters: {} }));
+  return [
+    ...feeds,
+    ...(webhooks.length > 0 ? webhooks : [{ name: 'WebhooksAllEvents', pattern: WEBHOOK_EVENT_PATTERN, targets: ['webhooks'] }]),
+  ];
+}
 
 /** The feed builder's stores: the local tables, bucket and queue (the builder runs in this process). */
 function calendarDeps(options: DoorOptions, objects: ObjectStandin, queueUrl: string): CalendarDeps {
@@ -143,10 +185,13 @@ async function startWebhooks(received: BusEvent[]): Promise<{ server: Server; ta
 }
 
 export async function startLocalDoor(options: DoorOptions): Promise<LocalDoor> {
-  const objects = await startObjectStandin();
+  const objects = await startObjectStandin(bucketFromTemplate(options.template, feedBucketId(options.template), FEED_BUCKET));
   const quiet = { info: () => undefined, warn: (m: string) => options.log?.(m), error: (m: string) => options.log?.(m) };
   const built: { builder?: ReturnType<typeof createBuilder> } = {};
-  const queue = await startQueueStandin('feeds.fifo', (records) => built.builder!({ Records: records }));
+  const queueId = feedQueueId(options.template);
+  const queue = await startQueueStandin(queueFromTemplate(options.template, queueId), (records) => built.builder!({ Records: records }), {
+    name: 'feeds.fifo',
+  });
   built.builder = createBuilder(calendarDeps(options, objects, queue.url), quiet);
   const entry = `${bundleDirOfFunction(options.outdir, options.template, apiFunctionId(options.template))}/index.mjs`;
   const api: FunctionProcess = await startFunctionProcess({
@@ -158,6 +203,7 @@ export async function startLocalDoor(options: DoorOptions): Promise<LocalDoor> {
   const port = options.port ?? DEFAULT_PORT;
   const issuer = await startLocalIssuer(LOCAL_ISSUER);
   const gateway: Gateway = await startGateway({
+    api: gatewayFromTemplate(options.template),
     invoke: (event) => api.invoke(event),
     verify: (token) => issuer.verify(token),
     port,
@@ -172,11 +218,8 @@ export async function startLocalDoor(options: DoorOptions): Promise<LocalDoor> {
     objects,
     queue,
     bus: {
-      rules: [
-        { name: 'ContestEventsToFeeds', pattern: { source: [EVENT_SOURCES.contests] }, targets: ['feeds'] },
-        { name: 'AllEventsToWebhooks', pattern: { source: [{ prefix: 'contest-sync.' }] }, targets: ['webhooks'] },
-      ],
-      targets: { feeds: async (event) => queue.enqueue(JSON.stringify(event), CONTESTS_GROUP), webhooks: relay.target },
+      rules: doorRules(options.template, queueId),
+      targets: { [queueId]: async (event, target) => queue.fromRule(JSON.stringify(event), target.sqsParameters), webhooks: relay.target },
     },
     settled: () => queue.idle(),
     async close() {

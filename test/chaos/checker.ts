@@ -34,7 +34,7 @@
  * get through, when every attempt that failed was starved (`starvedIntervals`, `finalSyncStarved`).
  * Every other rule is free of timing and judged whatever the machine did.
  */
-import { slotOf } from '@contest-sync/scheduled-singleton';
+import { ledgerSlots, slotOf } from '@contest-sync/scheduled-singleton';
 import type { ContestRow, ReminderRow } from './dataset.js';
 import type { RunHistory, StoreOp } from './history.js';
 import { describeStarvation, slowLeaseAnswers, starvationOfRun, type Stall } from './starvation.js';
@@ -344,8 +344,7 @@ export function judge(history: TrialHistory, final: FinalTables, expected: Expec
     if (runIds.size > 1) add('duplicate-success', `interval ${interval} succeeded ${runIds.size} times: ${[...runIds].join(', ')}`);
   }
   // The interval ledger holds slots (epoch minutes) of the intervals that succeeded.
-  const done = final.lease?.ledger;
-  const doneSet = new Set([...(done instanceof Set ? done : Array.isArray(done) ? done : [])].map(Number));
+  const doneSet = ledgerSlots(final.lease);
   for (const interval of history.intervals) {
     if (doneSet.has(slotOf(interval))) continue;
     const message = `interval ${interval} never succeeded (not in the ledger after the quiet phase)`;

@@ -262,8 +262,10 @@ function planClassic(seed: number, options: { workers: number; baseTimeMs: numbe
   const hour = 3_600_000;
   const top = Math.floor(options.baseTimeMs / hour) * hour;
   const intervalCount = random.int(3, 5);
+  // The current hour and the ones before it, at most 4 hours back: what EventBridge and Lambda can
+  // still deliver (each keeps an event 2 hours), so that the interval ledger still remembers them.
   const intervals = Array.from({ length: intervalCount }, (_, i) =>
-    new Date(top - (intervalCount - i) * hour).toISOString().replace('.000Z', 'Z'),
+    new Date(top - (intervalCount - 1 - i) * hour).toISOString().replace('.000Z', 'Z'),
   );
 
   const spreadMs = random.int(3_000, 7_000);

@@ -184,13 +184,23 @@ describe('tables', () => {
     expect(reminders.UpdateReplacePolicy).toBe('Retain');
   });
 
-  it("grants the previous release's tables to no function and names them in no function's environment", () => {
+  it("grants the previous release's tables only to the sync, only Scan (the upgrade's copy), and names them only to the sync and the HTTP API", () => {
+    const [syncId, sync] = syncFunction();
+    const syncRole = sync.Properties.Role['Fn::GetAtt'][0];
     for (const id of Object.values(LEGACY_TABLES)) {
       for (const [policyId, policy] of Object.entries(full.findResources('AWS::IAM::Policy'))) {
-        expect(JSON.stringify(policy.Properties.PolicyDocument), `${policyId} grants ${id}`).not.toContain(id);
+        const onLegacy = (policy.Properties.PolicyDocument.Statement as any[]).filter((st) => JSON.stringify(st.Resource).includes(id));
+        if (policy.Properties.Roles.some((r: { Ref?: string }) => r.Ref === syncRole)) {
+          expect(
+            onLegacy.map((st) => [st.Sid, st.Action]),
+            policyId,
+          ).toEqual([['MigrationLegacyTables', 'dynamodb:Scan']]);
+        } else expect(onLegacy, `${policyId} grants ${id}`).toEqual([]);
       }
       for (const [fnId, fn] of Object.entries(full.findResources('AWS::Lambda::Function'))) {
-        expect(JSON.stringify(fn.Properties.Environment ?? {}), `${fnId} is told of ${id}`).not.toContain(id);
+        const told = JSON.stringify(fn.Properties.Environment ?? {}).includes(id);
+        const api = String(fn.Properties.Description ?? '').startsWith('contest-sync HTTP API');
+        expect(told, `${fnId} is told of ${id}`).toBe(fnId === syncId || api);
       }
     }
   });
@@ -233,6 +243,9 @@ describe('function', () => {
       [ENV.acceptHeldAfterReplies]: '3',
       // The byDue partitions (contestSync:dueShards), the same the delivery jobs get.
       [ENV.dueShards]: '1',
+      // The upgrade's copy source (docs/runbook.md, "Upgrading to qualified keys").
+      [ENV.legacyContestsTable]: { Ref: LEGACY_TABLES.contests },
+      [ENV.legacyRemindersTable]: { Ref: LEGACY_TABLES.reminders },
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
@@ -268,7 +281,7 @@ describe('function', () => {
 });
 
 describe('IAM', () => {
-  const statementsOfFunctionRole = (): any[] => {
+  const allStatementsOfFunctionRole = (): any[] => {
     const [, fn] = syncFunction();
     const roleId = fn.Properties.Role['Fn::GetAtt'][0];
     const policies = Object.values(ofType('AWS::IAM::Policy')).filter((p) =>
@@ -277,6 +290,38 @@ describe('IAM', () => {
     expect(policies).toHaveLength(1);
     return policies[0]!.Properties.PolicyDocument.Statement;
   };
+  /** The sync's own grants; the upgrade's (Sid `Migration…`) are pinned apart below. */
+  const statementsOfFunctionRole = (): any[] => allStatementsOfFunctionRole().filter((st) => !String(st.Sid).startsWith('Migration'));
+
+  it("grants the upgrade's copy exactly MIGRATION_ACTIONS: Scan of the previous tables, the copies' puts, the marker's and the shard leases' keys", () => {
+    const upgrade = allStatementsOfFunctionRole().filter((st) => String(st.Sid).startsWith('Migration'));
+    const arn = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+    const keys = (leadingKeys: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': leadingKeys } });
+    expect(upgrade).toEqual([
+      {
+        Sid: 'MigrationLegacyTables',
+        Effect: 'Allow',
+        Action: 'dynamodb:Scan',
+        Resource: [arn(LEGACY_TABLES.contests), arn(LEGACY_TABLES.reminders)],
+      },
+      { Sid: 'MigrationReminderCopies', Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: arn(tableIds().reminders) },
+      {
+        Sid: 'MigrationMarker',
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        Resource: arn(tableIds().coordination),
+        Condition: keys(['migration#qualified-keys']),
+      },
+      {
+        Sid: 'MigrationShardLeases',
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        Resource: arn(tableIds().coordination),
+        Condition: keys(Array.from({ length: 16 }, (_, shard) => `lease#reminder-delivery#${shard}`)),
+      },
+    ]);
+    for (const statement of upgrade) expect(JSON.stringify(statement.Resource)).not.toMatch(/"\*"|\/\*/);
+  });
   const actionsOf = (statement: any): string[] => [statement.Action].flat().sort();
 
   it.each(TABLE_ROLES)(

@@ -96,8 +96,9 @@ function handler(calls?: Call[], after?: After) {
             ...(key !== undefined ? { key } : {}),
           });
         }
+        // The run record's key as the document client writes it, or marshalled (the lease's own release).
         const releases = ((input.TransactItems ?? []) as { Put?: { Item?: { pk?: unknown } } }[]).some((i) =>
-          String(i.Put?.Item?.pk ?? '').startsWith('run#'),
+          (keyValue(i.Put?.Item?.pk) ?? '').startsWith('run#'),
         );
         if (releases && faults.failReleases)
           throw Object.assign(new Error('the process died before its release'), { name: 'ValidationException', $fault: 'client' });

@@ -34,6 +34,8 @@ const SERVICES = /^(dynamodb|s3|sqs):/;
  * bucket (403 otherwise), and a revoked or unknown feed must answer 404 (lib/constructs/door.ts).
  */
 const GRANTED_FOR_ANSWERS = ['feeds s3:ListBucket'];
+/** The upgrade's gate of the reminder writes: the marker's read, only where the previous tables are named (test/integration/upgrade.test.ts). */
+const GRANTED_FOR_THE_UPGRADE = ['coordination dynamodb:GetItem'];
 /** Granted to the builder's role for Lambda's poller of the feed queue (the event source mapping), not sent by its code. */
 const GRANTED_FOR_THE_MAPPING = ['ChangeMessageVisibility', 'DeleteMessage', 'GetQueueAttributes', 'GetQueueUrl', 'ReceiveMessage'].map(
   (action) => `queue sqs:${action}`,
@@ -170,7 +172,7 @@ describe("the door's roles against the calls the code makes", () => {
     const builderId = Object.keys(template.Resources).find(
       (id) => id.startsWith('DoorBuilder') && template.Resources[id]!.Type === 'AWS::Lambda::Function',
     )!;
-    expect([...api, ...GRANTED_FOR_ANSWERS].sort()).toEqual(granted(apiFunctionId(template), logicalIds));
+    expect([...api, ...GRANTED_FOR_ANSWERS, ...GRANTED_FOR_THE_UPGRADE].sort()).toEqual(granted(apiFunctionId(template), logicalIds));
     expect([...builder, ...GRANTED_FOR_THE_MAPPING].sort()).toEqual(granted(builderId, logicalIds));
     // A rotated feed's URL answers 404 (what ListBucket is for); so does the one the rotation during a rebuild superseded.
     expect((await fetch(String(first.body.url))).status).toBe(404);

@@ -218,7 +218,8 @@ describe('the synthesized IAM policy against the calls the code makes', () => {
 
     const roleOf = new Map<string, TableRole>(Object.entries(tables.names).map(([role, name]) => [name, role as TableRole]));
     const logicalIdOf = new Map(tableDefinitionsFromTemplate(synthesizedTemplate() as never).map((d) => [d.role, d.logicalId]));
-    const statements = functionStatements();
+    // The upgrade's grants (Sid Migration…) are checked against its own run in test/integration/upgrade.test.ts.
+    const statements = functionStatements().filter((statement) => !String((statement as { Sid?: string }).Sid).startsWith('Migration'));
     // The run after the lowered setting swept the byDue partitions above it: the index grant is used.
     expect(calls.some((call) => call.index === 'byDue' && call.action === 'dynamodb:Query')).toBe(true);
     const refused = calls.filter((call) => {

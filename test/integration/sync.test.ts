@@ -336,7 +336,9 @@ describe('refusals and writes that must not happen', () => {
     requests.client.middlewareStack.add(
       (next) => async (args) => {
         const items = (args.input as { TransactItems?: { Put?: { Item?: { pk?: unknown } } }[] }).TransactItems ?? [];
-        if (items.some((item) => String(item.Put?.Item?.pk).startsWith('run#'))) {
+        // The run record's key as the document client writes it, or marshalled (the lease's own release).
+        const pkOf = (pk: unknown) => (typeof pk === 'object' && pk !== null ? (pk as { S?: unknown }).S : pk);
+        if (items.some((item) => String(pkOf(item.Put?.Item?.pk)).startsWith('run#'))) {
           throw Object.assign(new Error('connection reset before the release'), { name: 'TimeoutError' });
         }
         return next(args);

@@ -80,7 +80,7 @@ describe('the scripts a person runs', () => {
       ['--from', '2026-12-01T10:00:00Z', '--outbox', 'T'],
       'give --outbox, --contests and --reminders together, or --stack',
     ],
-    ['npm run bench', ['--only', 'peers'], '--only takes delivery or door, got peers'],
+    ['npm run bench', ['--only', 'lease'], '--only takes delivery, door, webhooks, peers, got lease'],
     ['npm run bench', ['--recrod'], 'unknown option --recrod (did you mean --record?)'],
     ['npm run simulate', ['--days', '0'], '--days takes a whole number from 1 to 366, got 0'],
     ['npm run chaos', ['--aws', 'maybe'], '--aws takes on or off, got maybe'],

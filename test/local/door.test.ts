@@ -28,7 +28,8 @@ afterEach(async () => {
 
 /** A synced world behind the local door, its contest events delivered (feeds and webhooks). */
 async function syncedDoor(): Promise<LocalDoor> {
-  expect((await localHandler(world.tables, world.standin.baseUrl).invoke({})).summary?.outcome).toBe('succeeded');
+  const { summary, error } = await localHandler(world.tables, world.standin.baseUrl).invoke({});
+  expect(summary?.outcome, `the sync before the door: ${JSON.stringify(summary ?? error?.message)}`).toBe('succeeded');
   const template = synthesizedTemplate();
   const names = world.tables.names as TableNames;
   const endpoint = inject('dynamoEndpoint');
@@ -95,5 +96,26 @@ describe('the local door (npm start)', () => {
     expect(await reminderRows()).toEqual([]);
     const open = await callApi(door, undefined, 'GET', '/openapi.json');
     expect(open.status).toBe(200);
+  });
+
+  it("refuses a sub that is no user id (a lone surrogate) on every route, before any write: it never reaches user ?'s feed", async () => {
+    const door = await syncedDoor();
+    const question = await door.issuer.token('?');
+    expect((await callApi(door, question, 'POST', '/me/calendar')).status).toBe(201);
+    const doorItems = async () =>
+      (await world.tables.doc.send(new ScanCommand({ TableName: (world.tables.names as TableNames).door! }))).Items ?? [];
+    const before = await doorItems();
+    const lone = await door.issuer.token('\ud800');
+    for (const [method, path] of [
+      ['GET', '/me/calendar'],
+      ['POST', '/me/calendar'],
+      ['DELETE', '/me/calendar'],
+      ['GET', '/me/reminders'],
+    ] as const) {
+      const answer = await callApi(door, lone, method, path);
+      expect([method, path, answer.status, answer.body.error?.code]).toEqual([method, path, 401, 'unauthorized']);
+    }
+    expect(await doorItems()).toEqual(before);
+    expect((await callApi(door, question, 'GET', '/me/calendar')).body.active).toBe(true);
   });
 });

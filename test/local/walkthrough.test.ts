@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FEED_OBJECTS } from '../../lambda/calendar/contract.js';
 import { DEFAULT_PORT, FEED_BUCKET } from '../../local/door/door.js';
 import { DEMO_USER, doorCommands, followCalendars } from '../../local/door/walkthrough.js';
+import type { StoredObject } from '../../local/door/object-standin.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -49,8 +50,13 @@ describe('the calendar files follow the feeds', () => {
 
   it('rewrites a file when its feed changes, follows a new feed URL, and removes the user’s once revoked', async () => {
     dir = mkdtempSync(join(tmpdir(), 'contest-sync-calendar-'));
-    const objects = new Map<string, { body: Buffer; etag: string }>();
-    const put = (key: string, text: string) => objects.set(`${FEED_BUCKET}/${key}`, { body: Buffer.from(text), etag: `"${text}"` });
+    const objects = new Map<string, StoredObject>();
+    const put = (key: string, text: string) =>
+      objects.set(`${FEED_BUCKET}/${key}`, {
+        body: Buffer.from(text),
+        etag: `"${text}"`,
+        lastModified: Math.floor(Date.now() / 1000) * 1000,
+      });
     let hash: string | undefined = 'h1';
     const follower = followCalendars({
       door: { objects: { endpoint: '', objects, requests: new Map(), close: async () => undefined } },

@@ -303,8 +303,9 @@ describe('reminder delivery end to end on the bundles', () => {
         [reminder(c.c1, 'bad-notified-text', 60, { notifiedStart: 'yesterday' }), 'notifiedStart'],
         [reminder(c.c1, 'bad-already-sent', 60, { notifiedStart: s1 }), 'already-notified'],
         [reminder(c.c1, 'bad-sent-before', 60, { notifiedStart: s1 - DAY, sentStarts: new Set([s1, s1 - 2 * DAY]) }), 'already-notified'],
-        // Not a qualified id of a known platform (a number as the release before qualified ids wrote it, an unknown platform, none).
-        [reminder(c.c1, 'bad-contest-number', 60, { contestId: 2101 }), 'contestId'],
+        // Not a qualified id of a known platform (a bare number as text, an unknown platform, none). A
+        // number, as the release before qualified ids wrote it, cannot be stored: `byUser` keys on it as a String.
+        [reminder(c.c1, 'bad-contest-number', 60, { contestId: '2101' }), 'contestId'],
         [reminder(c.c1, 'bad-contest-platform', 60, { contestId: 'topcoder:2101' }), 'contestId'],
         [reminder(c.c1, 'bad-contest-empty', 60, { contestId: 'codeforces:' }), 'contestId'],
         // Under a key its contest and user do not name (another contest's bucket key): the claim would update another row.

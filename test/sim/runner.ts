@@ -15,7 +15,7 @@ import { DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { MockAgent } from 'undici';
-import { OUTBOX_ITEM, ScheduledRunFailedError, type RunResult } from '@contest-sync/scheduled-singleton';
+import { OUTBOX_ITEM, ScheduledRunFailedError, ledgerSlots, type RunResult } from '@contest-sync/scheduled-singleton';
 import { createHandler, SyncFailedError, type Handler } from '../../lambda/sync/handler.js';
 import { createDeliveryHandler } from '../../lambda/delivery/handler.js';
 import type { DeliveryCounts } from '../../lambda/delivery/deliver.js';
@@ -1098,7 +1098,7 @@ function storageOf(
     runRecordsBytes: runs.reduce((n, item) => n + sizeOf(item), 0),
     deliveryRunRecords: deliveryRuns.length,
     leaseItemBytes: lease === undefined ? 0 : sizeOf(lease),
-    ledgerEntries: setSize(lease?.ledger),
+    ledgerEntries: ledgerSlots(lease).size,
     handoffEntries: setSize(lease?.handoff),
   };
 }

@@ -10,6 +10,11 @@ export const JOB_ENV = {
   coordinationTable: 'COORDINATION_TABLE_NAME',
   leaseDurationSeconds: 'LEASE_DURATION_SECONDS',
   scheduleRateMinutes: 'SCHEDULE_RATE_MINUTES',
+  /**
+   * How long the schedule's events are kept, by the rule's target and again by Lambda (retries and
+   * duplicates arrive within twice this): how long the interval ledger remembers an interval.
+   */
+  maxEventAgeSeconds: 'MAX_EVENT_AGE_SECONDS',
   leaseKey: 'LEASE_KEY',
   runRecordPrefix: 'RUN_RECORD_PREFIX',
   /** The EMF namespace; Powertools' Metrics reads the same variable. */

@@ -11,6 +11,8 @@ import { ERROR_STATUS, type ApiErrorCode } from '../../../lambda/api/errors.js';
 import { ROUTE_DOCS, openApiDocument, type RouteKey } from '../../../lambda/api/openapi.js';
 import type { ContestRecord } from '../../../lambda/api/ports.js';
 import * as S from '../../../lambda/api/schemas.js';
+import { listInputSchema } from '../../../lambda/reminders/input.js';
+import { isUserId } from '../../../lambda/reminders/user-id.js';
 import { CodedError, listReader, memoryWritePath, recordingFeeds, type Calls } from './doubles.js';
 import { httpEvent, lambdaContext, type RequestSpec } from './events.js';
 
@@ -288,6 +290,8 @@ describe('who the user is', () => {
     ['an empty sub', ''],
     ['a sub over 256 bytes', 'é'.repeat(129)],
     ['a sub with a control character', 'alice\u0000'],
+    ['a sub with a lone high surrogate', '\ud800'],
+    ['a sub with a lone low surrogate inside', 'ali\udc00ce'],
   ])('refuses %s on every /me/ route and /contests, writing nothing', async (_what, sub) => {
     const requests: RequestSpec[] = [
       { method: 'GET', path: '/contests', sub },
@@ -302,6 +306,15 @@ describe('who the user is', () => {
     expect(calls.writes).toEqual([]);
     expect(feeds.tokens.size).toBe(0);
     expect(reader.requests).toEqual([]);
+  });
+
+  it('takes the same ids the write path takes (one definition of a user id)', async () => {
+    const ids = ['alice', 'auth0|6543 用户 😀', 'é'.repeat(128), '𝒳'.repeat(64), '\ud800', 'a\udfffb', '\u007f', 'a\u0085', '𝒳'.repeat(65)];
+    for (const sub of ids) {
+      const answer = await call({ method: 'GET', path: '/me/reminders', sub });
+      expect([sub, answer.statusCode]).toEqual([sub, isUserId(sub) ? 200 : 401]);
+      expect([sub, isUserId(sub)]).toEqual([sub, listInputSchema.safeParse({ userId: sub }).success]);
+    }
   });
 });
 
@@ -426,5 +439,44 @@ describe('the OpenAPI description', () => {
       { code: 'invalid-input', status: 400 },
       { code: 'not-found', status: 404 },
     ]);
+  });
+});
+
+describe('the upgrade to qualified keys: reminder writes wait for the copy', () => {
+  it('answers a set and a cancel 503 migrating with Retry-After while the copy is not done, asks the gate until done, then writes', async () => {
+    let done = false;
+    let asked = 0;
+    const gated = createApiHandler({
+      contests: reader,
+      reminders: writePath,
+      feeds,
+      now: () => NOW,
+      log: { warn: (_m, extra) => logged.push(extra ?? {}), error: (_m, extra) => logged.push(extra ?? {}) },
+      migration: { done: () => (asked++, Promise.resolve(done)) },
+    });
+    const send = async (spec: RequestSpec) => {
+      const result = await gated(httpEvent(spec), lambdaContext);
+      return { ...result, json: result.body ? JSON.parse(result.body) : undefined };
+    };
+    const set = {
+      method: 'PUT',
+      path: '/me/reminders/codeforces:2120',
+      sub: 'alice',
+      headers: json,
+      body: '{"minutesBefore":15}',
+    } as const;
+    const waiting = await send(set);
+    expectError(waiting, 'migrating');
+    expect(waiting.statusCode).toBe(503);
+    expect(waiting.headers?.['retry-after']).toBe('30');
+    expectError(await send({ method: 'DELETE', path: '/me/reminders/codeforces:2120', sub: 'alice' }), 'migrating');
+    expect(writePath.rows.size).toBe(0);
+    expect(calls.rebuilds).toEqual([]);
+    // Reads are not gated.
+    expect((await send({ method: 'GET', path: '/me/reminders', sub: 'alice' })).statusCode).toBe(200);
+    expect(asked).toBe(2);
+    done = true;
+    expect((await send(set)).statusCode).toBe(200);
+    expect(writePath.rows.size).toBe(1);
   });
 });

@@ -6,10 +6,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createBuilder, handleMessage } from '../../../lambda/calendar/builder.js';
-import { FEED_OBJECTS } from '../../../lambda/calendar/contract.js';
+import { FEED_OBJECTS, MAX_PROJECTION_BYTES } from '../../../lambda/calendar/contract.js';
 import { applyContestEvent, buildUserFeed, createFeeds, userGroup } from '../../../lambda/calendar/feeds.js';
-import { apply, type ContestEvent, type Projection } from '../../../lambda/calendar/projection.js';
+import {
+  apply,
+  entryBytes,
+  keptFirst,
+  pruned,
+  publishedAfter,
+  type ContestEvent,
+  type Projection,
+} from '../../../lambda/calendar/projection.js';
 import { tokenHash } from '../../../lambda/calendar/store.js';
+import { listInputSchema, parseInput } from '../../../lambda/reminders/input.js';
 import { calendarWorld } from './doubles.js';
 import { parseFeed } from './ics.js';
 import { cf } from '../../support/ids.js';
@@ -76,6 +85,41 @@ describe('the published projection', () => {
       Object.keys(apply(p, contestEvent('ContestAnnounced', 3, T0 + DAY, T0), T0 + 7 * DAY + 3600).projection.contests).sort(),
     ).toEqual([cf(1), cf(3)]);
     expect(Object.keys(apply(p, contestEvent('ContestAnnounced', 3, T0 + DAY, T0), T0 + 8 * DAY).projection.contests)).toEqual([cf(3)]);
+  });
+});
+
+describe('the projection’s byte bound', () => {
+  const long = (n: number) => `${n} ${'क'.repeat(505)}`; // 512 code units, 3 bytes of UTF-8 each
+  const size = (p: Projection) => Buffer.byteLength(JSON.stringify(p.contests));
+
+  it('holds at most MAX_PROJECTION_BYTES however long the names are, keeping the soonest upcoming, then the latest ended', () => {
+    let p: Projection = { contests: {} };
+    // 40 contests that ended in the last week, then 300 upcoming ones, announced in no particular order.
+    for (let i = 1; i <= 40; i += 1)
+      p = apply(p, contestEvent('ContestAnnounced', i, T0 - i * 3600 - 7200, T0 - 9 * DAY, { name: long(i) }), T0).projection;
+    const upcoming = Array.from({ length: 300 }, (_, i) => 1000 + ((i * 37) % 300));
+    for (const id of upcoming)
+      p = apply(p, contestEvent('ContestAnnounced', id, T0 + (id - 999) * 3600, T0, { name: long(id) }), T0).projection;
+    expect(size(p)).toBeLessThanOrEqual(MAX_PROJECTION_BYTES);
+    expect(size(p)).toBeGreaterThan(MAX_PROJECTION_BYTES - 2 * 2000);
+    const ids = Object.keys(p.contests)
+      .map((id) => Number(platformIdOf(id)))
+      .sort((a, b) => a - b);
+    // Every upcoming one it holds starts before every upcoming one it left out; the ended ones went first.
+    expect(ids[0]).toBeGreaterThanOrEqual(1000);
+    expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => 1000 + i));
+  });
+
+  it('keeps what has ended, the latest first, when room is left', () => {
+    const ended = Array.from({ length: 5 }, (_, i) =>
+      publishedAfter(undefined, contestEvent('ContestAnnounced', i + 1, T0 - (i + 1) * DAY, T0 - 9 * DAY)),
+    );
+    const next = publishedAfter(undefined, contestEvent('ContestAnnounced', 9, T0 + DAY, T0));
+    const order = [...ended, next].sort(keptFirst(T0)).map((c) => c.contestId);
+    expect(order).toEqual([9, 1, 2, 3, 4, 5].map(cf));
+    const all = { contests: Object.fromEntries([...ended, next].map((c) => [c.contestId, c])) };
+    expect(Object.keys(pruned(all, T0).contests).sort()).toEqual([1, 2, 3, 4, 5, 9].map(cf));
+    expect(entryBytes(next)).toBe(Buffer.byteLength(JSON.stringify({ [next.contestId]: next })) - 1);
   });
 });
 
@@ -223,6 +267,38 @@ describe('feed tokens', () => {
     world.clock.ms += 61_000;
     expect((await feeds.read({ platform: 'codeforces' }, etag)).status).toBe('not-modified');
     expect(world.objects.reads).toBe(reads + 1);
+  });
+});
+
+describe('who a feed belongs to', () => {
+  const refused: [string, string][] = [
+    ['empty', ''],
+    ['a lone high surrogate', '\ud800'],
+    ['a lone low surrogate inside', 'a\udc00b'],
+    ['a control character', 'alice\u0000'],
+    ['257 bytes', 'é'.repeat(128) + 'x'],
+  ];
+
+  it.each(refused)('refuses the user id %s before anything is written (no door item, no object, no message)', async (_shown, userId) => {
+    const world = calendarWorld(T0 * 1000);
+    // The write path's own check, as the real one refuses (lambda/reminders/input.ts).
+    world.deps.reminders = {
+      listReminders: async (input) => {
+        parseInput(listInputSchema, input, 'listReminders');
+        return { reminders: [] };
+      },
+    };
+    const feeds = createFeeds(world.deps);
+    for (const call of [() => feeds.issue(userId), () => feeds.revoke(userId), () => feeds.status(userId), () => feeds.rebuild(userId)]) {
+      await expect(call()).rejects.toMatchObject({ code: 'invalid-input' });
+    }
+    expect([world.door.feeds.size, world.objects.objects.size, world.sent.length]).toEqual([0, 0, 0]);
+  });
+
+  it('drops a rebuild message for a user id the product does not take', async () => {
+    const world = calendarWorld(T0 * 1000);
+    for (const [, userId] of refused) expect(await handleMessage(world.deps, JSON.stringify({ rebuild: 'user', userId }))).toBe('invalid');
+    expect(await handleMessage(world.deps, JSON.stringify({ rebuild: 'user', userId: '𝒳'.repeat(64) }))).toBe('no-feed');
   });
 });
 

@@ -334,3 +334,48 @@ describe('contest events over hours of replies (the model, then announce, as lam
     }
   });
 });
+
+describe('a round listed again under a new id (same platform, name and start)', () => {
+  const start = T0 + 3 * DAY;
+  const NAME = 'Codeforces Round 1000 (Div. 2)';
+  /** The round as a reply made at `t` lists it. */
+  const round = (id: number, t: number, name = NAME, at = start) => entry(id, at, { name, relativeTimeSeconds: t - at });
+
+  it('is told withdrawn at the first reply that shows it, naming the round that replaced it; its reminder is never sent', () => {
+    const world = new PlannerWorld();
+    world.sync([round(7, T0)], T0);
+    world.setReminder(7, 'alice', 30);
+    world.sync([round(8, T0 + HOUR)], T0 + HOUR);
+    const withdrawn = world.events.filter((e) => e.detailType === CONTEST_EVENT.withdrawn);
+    expect(withdrawn.map((e) => [e.detail.contestId, e.detail.replacedBy, e.detail.startTimeSeconds, e.detail.sequence])).toEqual([
+      [cf(7), cf(8), start, 2],
+    ]);
+    expect(withdrawn[0]!.at).toBe(T0 + HOUR); // days before the start, in time to set the reminder again
+    expect(heard(world)).toEqual({ 7: [`ContestAnnounced ${3 * DAY}`, `ContestWithdrawn ${3 * DAY}`], 8: [`ContestAnnounced ${3 * DAY}`] });
+    // Deleted after its misses, and its start passing: nothing more is told of it, and its reminder is never sent.
+    for (let hour = 2; hour < 3 * 24; hour += 1) {
+      world.sync([round(8, T0 + hour * HOUR)], T0 + hour * HOUR);
+      world.notify(T0 + hour * HOUR + 10);
+    }
+    world.notify(start - 60);
+    expect(world.contests.has(cf(7))).toBe(false);
+    expect(heard(world)[7]).toHaveLength(2);
+    expect(world.fired.filter((f) => f.contestId === cf(7))).toEqual([]);
+    // Listed again after all: back, under the next number.
+    const back = new PlannerWorld();
+    back.sync([round(7, T0)], T0);
+    back.sync([round(8, T0 + HOUR)], T0 + HOUR);
+    back.sync([round(7, T0 + 2 * HOUR), round(8, T0 + 2 * HOUR)], T0 + 2 * HOUR);
+    expect(heard(back)[7]).toEqual([`ContestAnnounced ${3 * DAY}`, `ContestWithdrawn ${3 * DAY}`, `ContestBack ${3 * DAY}`]);
+  });
+
+  it('is no evidence with another name, another start, or two candidates: the miss waits as any miss does', () => {
+    const t = T0 + HOUR;
+    for (const list of [[round(8, t, 'Codeforces Round 1001 (Div. 2)')], [round(8, t, NAME, start + HOUR)], [round(8, t), round(9, t)]]) {
+      const world = new PlannerWorld();
+      world.sync([round(7, T0)], T0);
+      world.sync(list, t);
+      expect(world.events.filter((e) => e.detailType === CONTEST_EVENT.withdrawn)).toEqual([]);
+    }
+  });
+});

@@ -21,6 +21,14 @@ describe('readConfig', () => {
     });
   });
 
+  it("reads the previous release's tables of the upgrade, both or neither", () => {
+    const legacy = { LEGACY_CONTESTS_TABLE_NAME: 'old-contests', LEGACY_REMINDERS_TABLE_NAME: 'old-reminders' };
+    expect(readConfig({ ...env, ...legacy }).legacy).toEqual({ contests: 'old-contests', reminders: 'old-reminders' });
+    expect(readConfig(env).legacy).toBeUndefined();
+    expect(() => readConfig({ ...env, LEGACY_CONTESTS_TABLE_NAME: 'old-contests' })).toThrow(/set together or not at all/);
+    expect(() => readConfig({ ...env, ...legacy, LEGACY_REMINDERS_TABLE_NAME: 'x' })).toThrow(/LEGACY_REMINDERS_TABLE_NAME/);
+  });
+
   it('reads DUE_SHARDS, the byDue partitions the stack runs (1 to 16)', () => {
     expect(readConfig({ ...env, DUE_SHARDS: '4' }).dueShards).toBe(4);
     expect(() => readConfig({ ...env, DUE_SHARDS: '0' })).toThrow(/DUE_SHARDS must be >= 1/);

@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import type { SQSRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { webhookReceiver } from '../../../examples/webhook-receiver/receiver.js';
-import { backoffSeconds, createRelay, deliveryHeaders, type RelayDeps } from '../../../lambda/webhooks/relay.js';
+import { WEBHOOK_TIMINGS } from '../../../lambda/webhooks/contract.js';
+import { backoffSeconds, createRelay, deliveryHeaders, fitsIn, type RelayDeps } from '../../../lambda/webhooks/relay.js';
 import { endpointOf, secretValueSchema } from '../../../lambda/webhooks/handler.js';
 
 // Base64 keys, as Standard Webhooks takes them (the stack generates 48 letters and digits: valid base64 too).
@@ -169,5 +170,90 @@ describe('the relay’s rules', () => {
     expect(secretValueSchema.parse({ current: OLD })).toEqual({ current: OLD });
     expect(() => secretValueSchema.parse({ current: 'short' })).toThrow();
     expect(() => secretValueSchema.parse({ current: OLD, extra: 1 })).toThrow();
+  });
+});
+
+describe('a slow receiver', () => {
+  /**
+   * Lambda and the queue on a virtual clock: each invocation gets a batch of up to 10 and a
+   * deadline 60 s on; one that runs past its deadline is stopped and its whole batch comes back
+   * (what Lambda does on a timeout), otherwise only the batch item failures do.
+   */
+  async function drain(latencyMs: number, events = 10) {
+    let clock = 0;
+    const received = new Map<string, number>();
+    const backoffs: number[] = [];
+    const relay = createRelay({
+      url: 'https://app.example.com/hooks',
+      secrets: async () => [OLD],
+      post: async (_url, headers) => {
+        clock += latencyMs;
+        received.set(headers['webhook-id']!, (received.get(headers['webhook-id']!) ?? 0) + 1);
+        return 204;
+      },
+      retryAfter: async (_record, seconds) => void backoffs.push(seconds),
+      ratePerSecond: 5,
+      now: () => clock,
+      sleep: async (ms) => void (clock += ms),
+      log: { info: () => undefined, warn: () => undefined },
+    });
+    let queue = Array.from({ length: events }, (_, n) => record(busEvent(`slow:${n}`)));
+    let invocations = 0;
+    while (queue.length > 0 && invocations < 50) {
+      invocations += 1;
+      const batch = queue.slice(0, 10);
+      const deadline = clock + 60_000;
+      const answer = await relay({ Records: batch }, { getRemainingTimeInMillis: () => deadline - clock });
+      const back = clock > deadline ? batch : batch.filter((r) => answer.batchItemFailures.some((f) => f.itemIdentifier === r.messageId));
+      queue = [...back, ...queue.slice(10)];
+      clock += 1_000;
+    }
+    return { received, backoffs, invocations };
+  }
+
+  it.each([100, 1_000, 7_000, 10_000])(
+    'sends each event once to a receiver answering in %i ms (within its documented 10 s)',
+    async (latencyMs) => {
+      const { received, backoffs } = await drain(latencyMs, 25);
+      expect(received.size).toBe(25);
+      expect([...received.values()].every((n) => n === 1)).toBe(true);
+      expect(backoffs).toEqual([]); // what it did not send was not a failure of the receiver's: no backoff
+    },
+  );
+
+  it('has the time for a whole batch at the receiver’s slowest answer (so nothing is handed back unsent)', () => {
+    const T = WEBHOOK_TIMINGS;
+    // The slowest pacing the stack sets: 1 request a second shared by its two concurrent invocations.
+    const spacingSeconds = 2;
+    expect(T.batchSize * Math.max(T.requestTimeoutSeconds, spacingSeconds) + T.finishMarginSeconds).toBeLessThanOrEqual(
+      T.relayTimeoutSeconds - 10,
+    );
+    expect(T.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * T.relayTimeoutSeconds);
+    expect(fitsIn((T.requestTimeoutSeconds + T.finishMarginSeconds) * 1000, 0)).toBe(true);
+    expect(fitsIn((T.requestTimeoutSeconds + T.finishMarginSeconds) * 1000, 1)).toBe(false);
+  });
+
+  it('sends nothing it could not finish before its deadline', async () => {
+    const sentAt: number[] = [];
+    let clock = 0;
+    const relay = createRelay({
+      url: 'https://app.example.com/hooks',
+      secrets: async () => [OLD],
+      post: async () => {
+        sentAt.push(clock);
+        clock += 7_000;
+        return 204;
+      },
+      retryAfter: async () => undefined,
+      ratePerSecond: 5,
+      now: () => clock,
+      sleep: async (ms) => void (clock += ms),
+      log: { info: () => undefined, warn: () => undefined },
+    });
+    const batch = Array.from({ length: 10 }, (_, n) => record(busEvent(`deadline:${n}`)));
+    const answer = await relay({ Records: batch }, { getRemainingTimeInMillis: () => 60_000 - clock });
+    expect(clock).toBeLessThanOrEqual(60_000);
+    for (const at of sentAt) expect(60_000 - at).toBeGreaterThanOrEqual(10_000); // each had the receiver's whole timeout left
+    expect(answer.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(batch.slice(sentAt.length).map((r) => r.messageId));
   });
 });

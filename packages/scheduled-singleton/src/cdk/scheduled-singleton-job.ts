@@ -410,6 +410,8 @@ export class ScheduledSingletonJob extends Construct {
       [envNames.coordinationTable]: this.coordinationTable.tableName,
       [envNames.leaseDurationSeconds]: String(this.leaseDurationSeconds),
       [envNames.scheduleRateMinutes]: String(props.periodMinutes),
+      // The rule's target and the function keep events this long: the ledger remembers twice that.
+      [envNames.maxEventAgeSeconds]: String((props.maxEventAge ?? ASYNC_MAX_EVENT_AGE).toSeconds()),
       [envNames.leaseKey]: props.leaseKey,
       [envNames.runRecordPrefix]: props.runRecordPrefix,
       [envNames.metricsNamespace]: props.metrics.namespace,

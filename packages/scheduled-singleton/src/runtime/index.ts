@@ -4,7 +4,7 @@
  * nothing), and the handler wrapper `scheduledSingleton` built on it. See the package README
  * for what it guarantees, the item layout, the timing rules and the failure modes.
  */
-export { runExclusively, runUnfenced } from './run.js';
+export { MAX_RELEASE_WRITES, runExclusively, runUnfenced } from './run.js';
 export { packInOrder } from './batches.js';
 export type { ExclusiveDeps, ExclusiveOptions, ExclusiveOutcome, ExclusiveRun, Settled } from './run.js';
 export type {
@@ -60,7 +60,8 @@ export {
   type LeaseTimingOptions,
   MIN_LEASE_DURATION_SECONDS,
 } from './timing.js';
-export { ledgerRetentionMs, slotOf } from './record.js';
+export { DEFAULT_MAX_EVENT_AGE_MS, ledgerRetentionMs, ledgerSlots, slotOf, type LedgerForms } from './ledger.js';
+export { itemSizeBytes } from './item-size.js';
 export { DYNAMO_CLIENT_SETTINGS, worstCallMs } from './client-budget.js';
 /** Every error the runtime throws: one base class, ScheduledSingletonError, to catch them all. */
 export {

@@ -80,6 +80,20 @@ export interface ReleaseOptions {
    * @default none
    */
   resolved?: readonly string[];
+  /**
+   * The work's last writes (`WorkContext.releaseWith`), committed in the release's own transaction
+   * with the run record, and only while the lease is held and unexpired (a fenced write). One of
+   * them refused by its own condition is a FencedWriteError: nothing is written, the lease is not
+   * released. They fit one transaction with the release and the run record (`MAX_RELEASE_WRITES`).
+   * @default none
+   */
+  actions?: readonly TransactAction[];
+  /**
+   * The outbox puts of the events published with `actions` (an event already written is dropped,
+   * as in any commit).
+   * @default none
+   */
+  outbox?: readonly TransactAction[];
 }
 
 export interface LeasePort {
@@ -203,4 +217,17 @@ export interface WorkContext {
    * Throws LeaseLostError if it no longer does. `options.events` are published with the writes.
    */
   readonly commit: (actions: readonly TransactAction[], options?: CommitOptions) => Promise<CommitResult>;
+  /**
+   * Leaves the run's last writes to its release: `actions` (and `options.events`) are committed in
+   * the release's own transaction — with the lease freed, the run record and the interval marked
+   * done — so that a run whose last write is small makes no request of its own for it. Nothing is
+   * written now: the writes land only if the work then returns successfully and the lease is still
+   * held at the release (unexpired). A release that DynamoDB refuses for one of them (its own
+   * condition) fails the run (reason `work`, a FencedWriteError with `refused`); the lease is then
+   * released without them and the interval is not marked done, so a retry runs it. A lost lease
+   * fails the run `lease-lost` and writes none of them. Call it again to add more; together they
+   * fit one transaction (`MAX_RELEASE_WRITES` actions and outbox puts), or it throws
+   * FencedWriteError and keeps none of this call's. A dry run's throws UnfencedWriteError.
+   */
+  readonly releaseWith: (actions: readonly TransactAction[], options?: Pick<CommitOptions, 'events'>) => void;
 }

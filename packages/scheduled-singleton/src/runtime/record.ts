@@ -8,11 +8,12 @@
  *   expiresAtMs   epoch ms after which the lease is free (decides expiry; `ttl` only collects garbage)
  *   fence         incremented by every acquisition; data writes check holder + fence
  *   acquiredAtMs, renewedAtMs, releasedAtMs, source, interval, lastRun
- *   ledger        number set: slots (epoch minutes) of the intervals that succeeded, within retention
+ *   done, doneAtMs  the interval ledger, compact: two characters per interval that succeeded (ledger.ts)
+ *   ledger        the interval ledger as a number set of epoch minutes (a long retention; earlier releases)
  *   handoff       string set: what runs handed over to the next one
  *   ttl           epoch seconds, far beyond expiry: garbage collection of an abandoned job only
  */
-import { EventValidationError } from './errors.js';
+import { ledgerHolds } from './ledger.js';
 import type { AcquireRefusal } from './ports.js';
 
 export interface LeaseItem {
@@ -26,7 +27,11 @@ export interface LeaseItem {
   source?: string;
   interval?: string;
   ledger?: Set<number>;
+  done?: string;
+  doneAtMs?: number;
   handoff?: Set<string>;
+  /** The last release's summary of its run (how a release whose answer was lost is confirmed). */
+  lastRun?: { runId?: string; fence?: number; [field: string]: unknown };
   ttl?: number;
 }
 
@@ -38,52 +43,22 @@ export function leaseTtlSeconds(expiresAtMs: number): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The interval ledger
-// ---------------------------------------------------------------------------------------------
-
-const MINUTE_MS = 60_000;
-/** Lambda keeps an async event at most 6 hours: no retry or duplicate arrives later than that. */
-export const MIN_LEDGER_RETENTION_MS = 6 * 3600 * 1000;
-export const MAX_LEDGER_RETENTION_MS = 7 * 24 * 3600 * 1000;
-/** Periods remembered, between the bounds above. */
-export const LEDGER_PERIODS = 200;
-
-/**
- * How long succeeded intervals are remembered for a schedule of `periodMinutes`: 200 periods,
- * at least 6 hours (every retry and duplicate arrives within it) and at most 7 days. At a
- * one-minute rate that is 360 slots (about 2 KB in the lease item); hourly, 168.
- */
-export function ledgerRetentionMs(periodMinutes: number): number {
-  return Math.min(MAX_LEDGER_RETENTION_MS, Math.max(MIN_LEDGER_RETENTION_MS, LEDGER_PERIODS * periodMinutes * MINUTE_MS));
-}
-
-/** The ledger slot of an interval (an ISO time on a period boundary): its epoch minute. */
-export function slotOf(interval: string): number {
-  const at = Date.parse(interval);
-  if (!Number.isFinite(at)) throw new EventValidationError(`not an interval: ${interval}`);
-  return Math.floor(at / MINUTE_MS);
-}
-
-/** The ledger after `interval` succeeded: the new slot plus those inside retention. */
-export function rememberDone(ledger: ReadonlySet<number>, interval: string, nowMs: number, retentionMs: number): Set<number> {
-  const oldest = Math.floor((nowMs - retentionMs) / MINUTE_MS);
-  const keep = new Set<number>();
-  for (const slot of ledger) if (slot >= oldest) keep.add(Number(slot));
-  keep.add(slotOf(interval));
-  return keep;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Conditions
 // ---------------------------------------------------------------------------------------------
 
 /**
  * Acquire: free (no holder) or expired by the expiry attribute; for a scheduled interval also
- * "not already done". One conditional write; on refusal DynamoDB returns the old item.
+ * "not already done" in the number set (`:slot`) and, when the interval is in the compact form's
+ * window, in `done` (`:token`) unless `done` is stale (`doneAtMs < :stale`). One conditional write;
+ * on refusal DynamoDB returns the old item.
  */
-export function acquireCondition(withInterval: boolean): string {
+export function acquireCondition(dedupe: { slot: boolean; token: boolean } | boolean): string {
   const free = '(attribute_not_exists(holder) OR expiresAtMs <= :now)';
-  return withInterval ? `${free} AND NOT contains(ledger, :slot)` : free;
+  const test = typeof dedupe === 'boolean' ? { slot: dedupe, token: dedupe } : dedupe;
+  const clauses = [free];
+  if (test.slot) clauses.push('NOT contains(ledger, :slot)');
+  if (test.token) clauses.push('(doneAtMs < :stale OR NOT contains(#done, :token))');
+  return clauses.join(' AND ');
 }
 
 /** Renew, release and every fenced data write: this run still holds this acquisition, unexpired. */
@@ -93,7 +68,7 @@ export const RELEASE_CONDITION = 'holder = :runId AND fence = :fence';
 
 /** Why an acquisition was refused, from the item the failed conditional write returned. */
 export function explainRefusal(old: LeaseItem | undefined, now: number, interval: string | undefined): AcquireRefusal {
-  if (interval !== undefined && old?.ledger?.has(slotOf(interval))) {
+  if (interval !== undefined && ledgerHolds(old, interval, now)) {
     return { reason: 'already-done', interval };
   }
   if (old?.holder !== undefined && old.expiresAtMs !== undefined && old.expiresAtMs > now) {

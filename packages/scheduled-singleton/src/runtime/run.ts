@@ -7,11 +7,19 @@
  * holder, `already-done` for an interval that succeeded), keeps it by heartbeat while the work
  * runs, gives the work an AbortSignal that fires when the lease is lost or the run's deadline comes,
  * commits the work's writes fenced by the lease (the interval marked done with the last one), and
- * releases with a run record. It never throws for an expected failure: the outcome says what
+ * releases with a run record — and with the work's last writes, if it left them to the release. It never throws for an expected failure: the outcome says what
  * happened. See the package README.
  */
 import { describe } from './aws-errors.js';
-import { LeaseLostError, LeaseUnavailableError, OutboxEventError, RunDeadlineError, UnfencedWriteError } from './errors.js';
+import {
+  FencedWriteError,
+  LeaseLostError,
+  LeaseUnavailableError,
+  OutboxEventError,
+  RunDeadlineError,
+  UnfencedWriteError,
+} from './errors.js';
+import { MAX_WRITES_PER_TRANSACTION, TRANSACTION_BYTE_BUDGET, actionBytes } from './fenced-writer.js';
 import { Heartbeat } from './heartbeat.js';
 import type {
   CommitOptions,
@@ -19,9 +27,11 @@ import type {
   HeldLease,
   InvocationSource,
   LeasePort,
+  OutboxEvent,
   ReleaseOptions,
   RunRecord,
   Sleep,
+  TransactAction,
   WorkContext,
 } from './ports.js';
 import { outboxPuts, type OutboxSettings } from './outbox.js';
@@ -111,6 +121,11 @@ export type ExclusiveOutcome<T> =
 
 const DEFAULT_RUN_RECORD_TTL_SECONDS = 30 * 24 * 3600;
 
+/** Actions and outbox puts a release can carry (`releaseWith`): the release update and the run record take the other two places. */
+export const MAX_RELEASE_WRITES = MAX_WRITES_PER_TRANSACTION - 1;
+/** Bytes of the release's transaction kept for the run record (its extras are bounded texts and counts). */
+const RUN_RECORD_RESERVE_BYTES = 64 * 1024;
+
 export async function runExclusively<T>(
   run: ExclusiveRun,
   work: (context: WorkContext) => Promise<T>,
@@ -174,6 +189,14 @@ interface Held<T> {
   resolved: () => string[];
   /** The interval was marked done with the work's last fenced write. */
   markedDone: boolean;
+  /** The writes the work left to the release (`releaseWith`), if any. */
+  riding?: Riding;
+}
+
+/** What the work left to its release: actions, and the events published with them. */
+interface Riding {
+  actions: TransactAction[];
+  events: OutboxEvent[];
 }
 
 /** Keeps the lease by heartbeat while the work runs, with a deadline, and fences its commits. */
@@ -192,7 +215,7 @@ async function hold<T>(
     Math.max(0, deadline - deps.now()),
   );
   const fenced = fencedContext(run, deps, lease, heartbeat, controller.signal, deadline, turns);
-  const held: Omit<Held<T>, 'current' | 'heartbeats' | 'abortReason' | 'markedDone'> = {
+  const held: Omit<Held<T>, 'current' | 'heartbeats' | 'abortReason' | 'markedDone' | 'riding'> = {
     received: lease,
     failed: false,
     resolved: fenced.resolved,
@@ -218,6 +241,7 @@ async function hold<T>(
     heartbeats: heartbeat.count,
     abortReason: controller.signal.reason,
     markedDone: fenced.markedDone(),
+    ...(fenced.riding() !== undefined ? { riding: fenced.riding() } : {}),
   };
 }
 
@@ -266,6 +290,7 @@ function fencedContext(
   const recorded = new Set<string>();
   const kept = new Set<string>();
   let markedDone = false;
+  let riding: Riding | undefined;
   const context: WorkContext = {
     runId: run.runId,
     signal,
@@ -308,13 +333,53 @@ function fencedContext(
       const duplicates = written.duplicateEvents ?? 0;
       return { transactions: written.transactions, events: { written: outbox.length - duplicates, duplicates } };
     },
+    releaseWith: (actions, options = {}) => {
+      riding = ridingWith(riding, actions, options.events ?? [], { run, deps, fence: held.fence });
+    },
   };
   // What a successful run dealt with: what it received and what it recorded, but what it keeps.
   const resolved = () => [...new Set([...held.handoff, ...recorded])].filter((entry) => !kept.has(entry));
-  return { context, resolved, markedDone: () => markedDone };
+  return { context, resolved, markedDone: () => markedDone, riding: () => riding };
 }
 
-/** Releases the lease with the run record, and tells what the run's outcome is. */
+/**
+ * What the release carries after one more `releaseWith`: checked now (the events as a commit checks
+ * them, everything within one transaction beside the release and the run record), so that a
+ * mistake fails the work where it was made, and keeps none of this call's writes.
+ */
+function ridingWith(
+  riding: Riding | undefined,
+  actions: readonly TransactAction[],
+  events: readonly OutboxEvent[],
+  at: { run: ExclusiveRun; deps: ExclusiveDeps; fence: number },
+): Riding {
+  const next = { actions: [...(riding?.actions ?? []), ...actions], events: [...(riding?.events ?? []), ...events] };
+  const outbox = ridingOutbox(next.events, at.deps, at.run.runId, at.fence);
+  const writes = [...next.actions, ...outbox];
+  const bytes = writes.reduce((sum, action) => sum + actionBytes(action), 0);
+  if (writes.length > MAX_RELEASE_WRITES || bytes > TRANSACTION_BYTE_BUDGET - RUN_RECORD_RESERVE_BYTES) {
+    throw new FencedWriteError(
+      `the release can carry at most ${MAX_RELEASE_WRITES} writes and events in one transaction (${TRANSACTION_BYTE_BUDGET - RUN_RECORD_RESERVE_BYTES} bytes): ` +
+        `got ${writes.length} (${bytes} bytes); commit the rest`,
+    );
+  }
+  return next;
+}
+
+/** The outbox puts of the events the release carries (a job without an outbox cannot publish). */
+function ridingOutbox(events: readonly OutboxEvent[], deps: ExclusiveDeps, runId: string, fence: number): TransactAction[] {
+  if (events.length === 0) return [];
+  if (deps.outbox === undefined) {
+    throw new OutboxEventError('this job has no outbox: give ScheduledSingletonJob an `outbox` to publish events');
+  }
+  return outboxPuts(events, deps.outbox, { runId, fence, nowMs: deps.now() });
+}
+
+/**
+ * Releases the lease with the run record (and the writes the work left to it), and tells what the
+ * run's outcome is. Writes the release carried but DynamoDB refused (their own condition) fail the
+ * run: it is settled again as a failure of the work, released without them.
+ */
 async function settle<T>(
   run: ExclusiveRun,
   deps: ExclusiveDeps,
@@ -330,6 +395,8 @@ async function settle<T>(
 
   const record = runRecord(run, deps, options, held, startedAt);
   const markDone = !failed && run.interval !== undefined;
+  // What the work left to the release goes only with a success.
+  const riding = failed ? undefined : held.riding;
   let released: boolean;
   try {
     // Whatever is left of Lambda's time (the work stopped `stopMarginMs` early to leave it).
@@ -340,6 +407,7 @@ async function settle<T>(
       runRecord: record,
       // What the previous runs handed over is dealt with once the work succeeded.
       resolved: failed ? [] : held.resolved(),
+      ...(riding !== undefined ? { actions: riding.actions, outbox: ridingOutbox(riding.events, deps, run.runId, fence) } : {}),
     };
     released = await releaseWithRetry(
       deps.lease,
@@ -349,10 +417,14 @@ async function settle<T>(
       deps.sleep ?? realSleep,
     );
   } catch (error) {
+    if (riding !== undefined && error instanceof FencedWriteError && error.refused.length > 0) {
+      return settle(run, deps, options, { ...held, failed: true, failure: error, riding: undefined }, startedAt);
+    }
     // The lease lapses on its own within its duration. An interval whose last data write did not
-    // mark it done is not done: report the failure, so that a retry runs.
+    // mark it done is not done, and writes left to the release are not written: report the
+    // failure, so that a retry runs.
     deps.log?.warn('could not release the lease; it will lapse', { error: describe(error) });
-    if (markDone && !held.markedDone) {
+    if (riding !== undefined || (markDone && !held.markedDone)) {
       return {
         outcome: 'failed',
         reason: 'lease',
@@ -363,8 +435,9 @@ async function settle<T>(
     }
     released = true;
   }
-  if (!released && !held.markedDone) {
-    const error = new LeaseLostError('lease lost before release: another run holds it now', run.runId, fence);
+  // Refused: the lease had passed on (or lapsed, for a release carrying writes, which must hold it).
+  if (!released && (!held.markedDone || riding !== undefined)) {
+    const error = new LeaseLostError('lease lost before release: another run holds it now, or it lapsed', run.runId, fence);
     return { outcome: 'failed', reason: 'lease-lost', error, fence, heartbeats };
   }
   if (failed) return { outcome: 'failed', reason: 'work', ...workFailure(failure, held.abortReason), fence, heartbeats };
@@ -436,6 +509,9 @@ export async function runUnfenced<T>(
       handoff: new Set(),
       keep: () => undefined,
       commit: () => Promise.reject(new UnfencedWriteError('a run without the lease cannot write')),
+      releaseWith: () => {
+        throw new UnfencedWriteError('a run without the lease cannot write');
+      },
     });
     if (controller.signal.aborted)
       return { outcome: 'failed', error: lateReturn(controller.signal.reason, deps.now() - deadline), deadline: true };
@@ -464,7 +540,8 @@ async function releaseWithRetry(
       if (await lease.release(held, options, signal)) return true;
       return await lease.releaseLanded(held, signal);
     } catch (error) {
-      if (attempt >= 3 || signal.aborted) throw error;
+      // A write the release carried was refused by its own condition: it would be refused again.
+      if (attempt >= 3 || signal.aborted || (error instanceof FencedWriteError && error.refused.length > 0)) throw error;
       await sleep(50 * attempt, signal);
     }
   }

@@ -21,7 +21,7 @@ import { EventValidationError } from './errors.js';
 import { parseInvocation, type ConsoleOptions, type Invocation } from './invocation.js';
 import { DEFAULT_OUTBOX_RETENTION_DAYS, validateSource, type OutboxSettings } from './outbox.js';
 import type { WorkContext } from './ports.js';
-import { ledgerRetentionMs } from './record.js';
+import { DEFAULT_MAX_EVENT_AGE_MS, ledgerRetentionMs } from './ledger.js';
 import { emfLine, jsonLogger, logLevelFrom, writeStdout, type JobLogger, type Write } from './report.js';
 import { guarded, resultOf, type PrecheckSettlement, type Settlement } from './result.js';
 import type { ResultHooks, RunResult } from './run-result.js';
@@ -351,6 +351,8 @@ function setup(
     throw error instanceof JobConfigError ? error : new JobConfigError(`${names.leaseDurationSeconds}: ${(error as Error).message}`);
   }
   const periodMinutes = positive('scheduleRateMinutes');
+  // Set by the construct; a function configured by hand without it has the construct's default.
+  const maxEventAgeMs = env[names.maxEventAgeSeconds] === undefined ? DEFAULT_MAX_EVENT_AGE_MS : positive('maxEventAgeSeconds') * 1000;
   const store = parts.coordination ?? dynamoCoordination(parts.dynamo());
   const contention = (operation: string, reason: string, attempt: number) =>
     log()?.warn('DynamoDB contention; retrying', { operation, reason, attempt });
@@ -359,7 +361,7 @@ function setup(
     key: read('leaseKey'),
     timing,
     now,
-    ledgerRetentionMs: ledgerRetentionMs(periodMinutes),
+    ledgerRetentionMs: ledgerRetentionMs(periodMinutes, maxEventAgeMs),
     onContention: contention,
     // Each fenced transaction at DEBUG: when it was sent and answered, and its data actions.
     onCommit: ({ sentAtMs, committedAtMs, actions }) => log()?.debug('committed', { sentAtMs, committedAtMs, actions: actions.length }),

@@ -95,6 +95,8 @@ export interface JobEnvOptions {
   table?: string;
   /** The metrics namespace. @default 'Jobs' */
   namespace?: string;
+  /** How long the schedule's events are kept (the construct's `maxEventAge`). @default 7200 */
+  maxEventAgeSeconds?: number;
   /** The `service` dimension and the log lines' service. @default 'job' */
   service?: string;
   /**
@@ -110,6 +112,7 @@ export function jobEnv(options: JobEnvOptions = {}): Record<string, string> {
     [JOB_ENV.coordinationTable]: options.table ?? 'coordination',
     [JOB_ENV.leaseDurationSeconds]: String(options.leaseSeconds ?? 30),
     [JOB_ENV.scheduleRateMinutes]: String(options.periodMinutes ?? 5),
+    [JOB_ENV.maxEventAgeSeconds]: String(options.maxEventAgeSeconds ?? 7200),
     [JOB_ENV.leaseKey]: options.leaseKey ?? 'lease#job',
     [JOB_ENV.runRecordPrefix]: options.runRecordPrefix ?? 'run#job#',
     [JOB_ENV.metricsNamespace]: options.namespace ?? 'Jobs',

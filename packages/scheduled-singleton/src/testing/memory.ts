@@ -3,11 +3,12 @@
  * `DynamoLease` and `DynamoFencedWriter` (one contract test runs on both), with no DynamoDB.
  *
  * - acquire: free (no holder) or expired by `expiresAtMs <= now` (the injected clock), and for an
- *   interval not in the ledger; every acquisition increments the fence; a repeated acquisition by
- *   the holder itself is its own;
+ *   interval within the ledger's retention, not in the ledger; every acquisition increments the
+ *   fence; a repeated acquisition by the holder itself is its own;
  * - renew: only the holder of this fence, unexpired (else LeaseLostError);
  * - release: only the holder of this fence (expired or not); records `lastRun` and the run record;
- *   marks the interval done; removes the handoff entries the run dealt with;
+ *   marks the interval done; removes the handoff entries the run dealt with; with the work's last
+ *   writes (`actions`, `outbox`), only while held and unexpired, recorded as one more transaction;
  * - fenced commit: each transaction of at most 99 actions commits only if its lease action still
  *   holds (holder, fence, unexpired), with what the action records on the lease item (the interval
  *   done, the handoff); else LeaseLostError and nothing of it is recorded.
@@ -35,15 +36,8 @@ import type {
   Turn,
   WriterResult,
 } from '../runtime/ports.js';
-import {
-  OWNED_CONDITION,
-  explainLoss,
-  explainRefusal,
-  ledgerRetentionMs,
-  rememberDone,
-  slotOf,
-  type LeaseItem,
-} from '../runtime/record.js';
+import { ledgerRetentionMs, rememberDone, slotOf, withinRetention } from '../runtime/ledger.js';
+import { OWNED_CONDITION, explainLoss, explainRefusal, type LeaseItem } from '../runtime/record.js';
 import type { LeaseTiming } from '../runtime/timing.js';
 
 /** The lease item as the in-memory store keeps it (the attributes DynamoLease writes). */
@@ -127,7 +121,9 @@ export class MemoryLease implements LeasePort {
     const now = this.now();
     const item = this.item();
     const free = item.holder === undefined || (item.expiresAtMs ?? 0) <= now;
-    const done = interval !== undefined && item.ledger.has(slotOf(interval));
+    // An interval older than the retention is not deduplicated (DynamoLease tests only the window).
+    const dedupe = interval !== undefined && withinRetention(interval, now, this.retentionMs);
+    const done = dedupe && item.ledger.has(slotOf(interval));
     if (free && !done) {
       const expiresAtMs = now + this.timing.durationMs;
       Object.assign(item, { holder: runId, expiresAtMs, acquiredAtMs: now, renewedAtMs: now, source, fence: item.fence + 1 });
@@ -137,7 +133,7 @@ export class MemoryLease implements LeasePort {
     }
     // A repeated acquisition (its first answer lost) finds this very run holding the lease.
     if (item.holder === runId && item.expiresAtMs !== undefined) return { acquired: true, lease: held(runId, item, item.expiresAtMs) };
-    return { acquired: false, ...explainRefusal(asLeaseItem(item), now, interval) };
+    return { acquired: false, ...explainRefusal(asLeaseItem(item), now, dedupe ? interval : undefined) };
   }
 
   async renew(lease: HeldLease, signal?: AbortSignal): Promise<HeldLease> {
@@ -159,7 +155,11 @@ export class MemoryLease implements LeasePort {
     signal?.throwIfAborted();
     const now = this.now();
     const item = this.item();
-    if (item.holder !== lease.runId || item.fence !== lease.fence) return false;
+    const carried = [...(options.outbox ?? []), ...(options.actions ?? [])];
+    // Carrying the work's last writes, the release is a fenced write: held and unexpired.
+    if (carried.length > 0 ? !owned(item, lease.runId, lease.fence, now) : item.holder !== lease.runId || item.fence !== lease.fence)
+      return false;
+    if (carried.length > 0) this.store.recordRelease(this.key, lease, now, options);
     Object.assign(item, { expiresAtMs: now, releasedAtMs: now });
     if (options.doneInterval !== undefined) item.ledger = rememberDone(lease.ledger, options.doneInterval, now, this.retentionMs);
     if (options.lastRun !== undefined) item.lastRun = { ...options.lastRun };
@@ -347,6 +347,24 @@ export class MemoryCoordination implements CoordinationStore {
       detailType: String(item[OUTBOX_ITEM.detailType]),
       detail: JSON.parse(String(item[OUTBOX_ITEM.detail])) as Record<string, unknown>,
     }));
+  }
+
+  /**
+   * A release that carried the work's last writes: one more transaction (its extras: the interval
+   * it marks done), its outbox puts written once per key as a commit's are.
+   * @internal
+   */
+  recordRelease(key: string, lease: HeldLease, now: number, options: ReleaseOptions): void {
+    const fresh = (options.outbox ?? []).filter((action) => !this.outbox.has(outboxKeyOf(action)));
+    for (const action of fresh) this.outbox.set(outboxKeyOf(action), action.Put!.Item as Record<string, unknown>);
+    this.transactions.push({
+      key,
+      runId: lease.runId,
+      fence: lease.fence,
+      committedAtMs: now,
+      actions: [...(options.actions ?? [])],
+      extras: options.doneInterval !== undefined ? { doneInterval: options.doneInterval } : {},
+    });
   }
 
   /** @internal */

@@ -17,6 +17,7 @@ import {
   FencedWriteError,
   LeaseLostError,
   OutboxEventError,
+  intervalOf,
   leaseTiming,
   outboxPuts,
   runExclusively,
@@ -157,7 +158,7 @@ describe('commit(actions, { events }) on DynamoDB Local', () => {
     const p = `c${randomBytes(3).toString('hex')}`;
     await commitOnce((ctx) => ctx.commit([], { events: [change(`${p}-1`)] }));
     const using = deps();
-    const interval = '2026-12-01T10:00:00Z';
+    const interval = intervalOf(Date.now(), 60); // within the ledger's retention
     const outcome = await runExclusively(
       { ...run('r'), source: 'schedule', interval },
       (ctx) => ctx.commit([], { final: true, events: [change(`${p}-1`)] }),
@@ -233,5 +234,94 @@ describe('commit(actions, { events }) on DynamoDB Local', () => {
     const outcome = await runExclusively(run('r'), (ctx) => ctx.commit([], { events: [change('nowhere')] }), without);
     expect((outcome as { error: Error }).error).toBeInstanceOf(OutboxEventError);
     expect((outcome as { error: Error }).error.message).toMatch(/this job has no outbox/);
+  });
+});
+
+describe('releaseWith(actions, { events }) on DynamoDB Local: the last write in the release', () => {
+  /** The requests a run sends, by command (the lease's and the writer's client). */
+  function counting(using: ExclusiveDeps): { deps: ExclusiveDeps; sent: string[] } {
+    const sent: string[] = [];
+    const spying = DynamoDBDocumentClient.from(localDynamoClient(inject('dynamoEndpoint')), {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+    const send = spying.send.bind(spying) as (command: unknown, options?: unknown) => Promise<unknown>;
+    (spying as unknown as { send: typeof send }).send = (command, options) => {
+      sent.push((command as { constructor: { name: string } }).constructor.name);
+      return send(command, options);
+    };
+    const lease = new DynamoLease({
+      doc: spying,
+      table: env.COORDINATION_TABLE_NAME!,
+      key: `${(using.lease as DynamoLease).key}-counted`,
+      timing: using.timing,
+      now: Date.now,
+    });
+    return { deps: { ...using, lease, writer: new DynamoFencedWriter(spying, { now: Date.now }) }, sent };
+  }
+
+  it('writes the data, its event, the run record and the interval done with the release: acquire + release, 2 requests', async () => {
+    const p = `h${randomBytes(3).toString('hex')}`;
+    const { deps: using, sent } = counting(deps());
+    const interval = intervalOf(Date.now(), 60);
+    const scheduled = { ...run('r'), source: 'schedule', interval };
+    const outcome = await runExclusively(
+      scheduled,
+      async (ctx) => ctx.releaseWith([beat(`${p}-1`, { fence: ctx.fence })], { events: [change(`${p}-1`)] }),
+      using,
+    );
+    expect(outcome).toMatchObject({ outcome: 'succeeded' });
+    expect(sent).toEqual(['UpdateItemCommand', 'TransactWriteCommand']); // acquire, then the release with everything
+    expect((await doc.send(new GetCommand({ TableName: env.OUTBOX_TABLE_NAME!, Key: { pk: `data#${p}-1` } }))).Item).toMatchObject({
+      fence: 1,
+    });
+    expect((await outbox(p)).map((item) => item.eventId)).toEqual([`${p}-1`]);
+    const record = await doc.send(
+      new GetCommand({ TableName: env.COORDINATION_TABLE_NAME!, Key: { pk: `${using.runRecordPrefix}${interval}` } }),
+    );
+    expect(record.Item).toMatchObject({ outcome: 'succeeded' });
+    expect(await runExclusively({ ...scheduled, runId: 'again' }, async () => undefined, using)).toEqual({
+      outcome: 'skipped',
+      reason: 'already-done',
+    });
+  });
+
+  it('drops an event already written (a retry of the same change) and commits the rest with the release', async () => {
+    const p = `i${randomBytes(3).toString('hex')}`;
+    await commitOnce((ctx) => ctx.commit([], { events: [change(`${p}-1`)] }), deps(), 'first-run');
+    const outcome = await runExclusively(
+      run('second-run'),
+      async (ctx) => ctx.releaseWith([beat(`${p}-2`)], { events: [change(`${p}-1`, { late: true }), change(`${p}-2`)] }),
+      deps(),
+    );
+    expect(outcome).toMatchObject({ outcome: 'succeeded' });
+    const items = await outbox(p);
+    expect(items.map((item) => item.eventId).sort()).toEqual([`${p}-1`, `${p}-2`]);
+    expect(items.find((item) => item.eventId === `${p}-1`)?.runId).toBe('first-run');
+  });
+
+  it('a write its own condition refuses fails the run and writes nothing of it; the lease is released, the interval not done', async () => {
+    const p = `j${randomBytes(3).toString('hex')}`;
+    const using = deps();
+    const interval = intervalOf(Date.now(), 60);
+    const scheduled = { ...run('r'), source: 'schedule', interval };
+    const refused: TransactAction = { Put: { ...beat(`${p}-y`).Put!, ConditionExpression: 'attribute_exists(pk)' } };
+    const outcome = await runExclusively(
+      scheduled,
+      async (ctx) => ctx.releaseWith([beat(`${p}-x`), refused], { events: [change(`${p}-1`)] }),
+      using,
+    );
+    expect(outcome).toMatchObject({ outcome: 'failed', reason: 'work' });
+    expect((outcome as { error: FencedWriteError }).error.refused).toEqual([refused]);
+    expect((await doc.send(new GetCommand({ TableName: env.OUTBOX_TABLE_NAME!, Key: { pk: `data#${p}-x` } }))).Item).toBeUndefined();
+    expect(await outbox(p)).toEqual([]);
+    const record = await doc.send(
+      new GetCommand({ TableName: env.COORDINATION_TABLE_NAME!, Key: { pk: `${using.runRecordPrefix}${interval}` } }),
+    );
+    expect(record.Item).toMatchObject({ outcome: 'failed' });
+    // Released (a contender takes it at once) and not done: the retry runs.
+    expect(await runExclusively({ ...scheduled, runId: 'retry' }, async () => 'ran', using)).toMatchObject({
+      outcome: 'succeeded',
+      value: 'ran',
+    });
   });
 });

@@ -7,14 +7,15 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { scheduledSingleton, ScheduledRunFailedError, type JobContext } from '@contest-sync/scheduled-singleton';
 import { scheduledTick } from '@contest-sync/scheduled-singleton/testing';
 
 const client = new DynamoDBClient({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
-// The wrapper builds its document client from `client`: every instance's send is mocked.
+// The wrapper builds its document client from `client`: every instance's send is mocked (the
+// lease sends its own requests through it as low-level commands).
 const mock = mockClient(DynamoDBDocumentClient);
 const env = {
   COORDINATION_TABLE_NAME: 'coordination',
@@ -53,7 +54,7 @@ describe('scheduledSingleton precheck', () => {
 
   it('a look that found work goes on to the lease, and the work receives what it found', async () => {
     // The lease is held by another run: the acquire (one UpdateItem) is refused with the holder.
-    mock.on(UpdateCommand).rejects(
+    mock.on(UpdateItemCommand).rejects(
       new ConditionalCheckFailedException({
         message: 'held',
         $metadata: {},
@@ -70,7 +71,7 @@ describe('scheduledSingleton precheck', () => {
     );
     const result = await handler(tick(), context);
     expect(result).toMatchObject({ outcome: 'skipped', reason: 'lease-held', holder: 'other-run' });
-    expect(mock.commandCalls(UpdateCommand)).toHaveLength(1);
+    expect(mock.commandCalls(UpdateItemCommand)).toHaveLength(1);
 
     const dry = await handler({ dryRun: true }, context);
     expect(dry).toMatchObject({ outcome: 'succeeded', dryRun: true });

@@ -4,12 +4,22 @@
  * deadline. The DynamoDB adapters are tested in dynamo-lease.test.ts and fenced-writer.test.ts.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConditionalCheckFailedException, TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  TransactionCanceledException,
+  TransactionConflictException,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   DynamoFencedWriter,
   DynamoLease,
+  FencedWriteError,
   LeaseLostError,
+  MAX_RELEASE_WRITES,
+  OutboxEventError,
   LeaseUnavailableError,
   MAX_WRITES_PER_TRANSACTION,
   leaseTiming,
@@ -208,11 +218,96 @@ describe('runExclusively release', () => {
   });
 });
 
+describe('runExclusively: the last writes ride with the release', () => {
+  const outbox = { table: 'outbox', source: 'jobs', retentionDays: 7 };
+  const event = { id: 'beat#1', detailType: 'Beat', detail: { beat: 1 } };
+  const releaseCall = (deps: ReturnType<typeof ports>, index = 0) => vi.mocked(deps.lease.release).mock.calls[index]?.[1];
+
+  it('leaves the actions and their events to the release, which marks the interval done: no transaction of their own', async () => {
+    const deps = { ...ports(), outbox };
+    const outcome = await runExclusively(run, async (ctx) => ctx.releaseWith([put], { events: [event] }), deps);
+    expect(outcome).toMatchObject({ outcome: 'succeeded' });
+    expect(deps.writer.commit).not.toHaveBeenCalled();
+    expect(releaseCall(deps)).toMatchObject({
+      doneInterval: interval,
+      actions: [put],
+      outbox: [{ Put: expect.objectContaining({ TableName: 'outbox', Item: expect.objectContaining({ pk: 'jobs#beat#1', fence: 5 }) }) }],
+      runRecord: expect.objectContaining({ outcome: 'succeeded' }),
+    });
+  });
+
+  it('writes none of them when the work fails after leaving them, or returns after its deadline', async () => {
+    const deps = ports();
+    const outcome = await runExclusively(
+      run,
+      async (ctx) => {
+        ctx.releaseWith([put]);
+        throw new Error('boom');
+      },
+      deps,
+    );
+    expect(outcome).toMatchObject({ outcome: 'failed', reason: 'work' });
+    expect(releaseCall(deps)).not.toHaveProperty('actions');
+    expect(releaseCall(deps)).not.toHaveProperty('doneInterval');
+  });
+
+  it('fails the run when DynamoDB refuses one of them, and releases again without them, the interval not done', async () => {
+    const deps = ports();
+    const refused = new FencedWriteError('a write was refused by its condition', { refused: [put] });
+    vi.mocked(deps.lease.release).mockRejectedValueOnce(refused);
+    const outcome = await runExclusively(run, async (ctx) => ctx.releaseWith([put]), deps);
+    expect(outcome).toMatchObject({ outcome: 'failed', reason: 'work', error: refused });
+    expect(deps.lease.release).toHaveBeenCalledTimes(2); // not retried: it would be refused again
+    expect(releaseCall(deps, 1)).not.toHaveProperty('actions');
+    expect(releaseCall(deps, 1)).not.toHaveProperty('doneInterval');
+    expect(releaseCall(deps, 1)?.runRecord).toMatchObject({ outcome: 'failed' });
+  });
+
+  it('reports lease-lost when the release carrying them is refused, even after a final commit marked the interval done', async () => {
+    const deps = ports();
+    vi.mocked(deps.lease.release).mockResolvedValueOnce(false);
+    vi.mocked(deps.lease.releaseLanded).mockResolvedValueOnce(false);
+    const outcome = await runExclusively(
+      run,
+      async (ctx) => {
+        await ctx.commit([put], { final: true });
+        ctx.releaseWith([put]);
+      },
+      deps,
+    );
+    expect(outcome).toMatchObject({ outcome: 'failed', reason: 'lease-lost' });
+  });
+
+  it('refuses, where they are left, more than one transaction can carry, and events without an outbox', async () => {
+    const deps = ports();
+    const many = Array.from({ length: MAX_RELEASE_WRITES + 1 }, (_, i) => ({ Put: { TableName: 'data', Item: { pk: `x${i}` } } }));
+    let thrown: unknown;
+    const outcome = await runExclusively(
+      run,
+      async (ctx) => {
+        ctx.releaseWith(many.slice(0, MAX_RELEASE_WRITES));
+        try {
+          ctx.releaseWith([many.at(-1)!]);
+        } catch (error) {
+          thrown = error;
+        }
+        ctx.releaseWith([], { events: [event] });
+      },
+      deps,
+    );
+    expect(thrown).toBeInstanceOf(FencedWriteError);
+    expect(String(thrown)).toMatch(/at most 98 writes/);
+    expect(outcome).toMatchObject({ outcome: 'failed', reason: 'work', error: expect.any(OutboxEventError) });
+  });
+});
+
 describe('runUnfenced', () => {
   it('runs the work without the lease and refuses writes', async () => {
     const outcome = await runUnfenced(run, (ctx) => ctx.commit([put]), { timing, now: Date.now });
     expect(outcome).toMatchObject({ outcome: 'failed', deadline: false });
     expect(String((outcome as { error: unknown }).error)).toMatch(/without the lease cannot write/);
+    const left = await runUnfenced(run, async (ctx) => ctx.releaseWith([put]), { timing, now: Date.now });
+    expect(String((left as { error: unknown }).error)).toMatch(/without the lease cannot write/);
   });
 });
 
@@ -237,17 +332,19 @@ class SlowDynamo {
     private readonly now: () => number,
   ) {}
 
+  /** The lease's own requests come as low-level commands, the fenced transactions as the document client's. */
   readonly send = async (command: unknown): Promise<Record<string, unknown>> => {
     if (command instanceof TransactWriteCommand) return this.transact(command.input.TransactItems ?? []);
-    if (!(command instanceof UpdateCommand)) throw new Error('unexpected command');
+    if (command instanceof TransactWriteItemsCommand) return {}; // the release with its run record
+    if (!(command instanceof UpdateItemCommand)) throw new Error('unexpected command');
     if (this.inFlight > 0) {
       this.conflicts += 1;
       throw new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata: {} });
     }
-    const values = (command.input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
+    const values = unmarshall(command.input.ExpressionAttributeValues ?? {});
     if (command.input.UpdateExpression?.includes('ADD fence')) {
       Object.assign(this, { holder: String(values[':runId']), fence: this.fence + 1, expiresAtMs: Number(values[':exp']) });
-      return { Attributes: { pk: 'lease#job', holder: this.holder, fence: this.fence, expiresAtMs: this.expiresAtMs } };
+      return { Attributes: marshall({ pk: 'lease#job', holder: this.holder, fence: this.fence, expiresAtMs: this.expiresAtMs }) };
     }
     if (!this.holds(values)) throw new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
     if (values[':exp'] !== undefined) {
@@ -263,7 +360,6 @@ class SlowDynamo {
 
   private async transact(items: readonly Record<string, { ExpressionAttributeValues?: Record<string, unknown> }>[]) {
     const lease = items[0]?.ConditionCheck ?? items[0]?.Update;
-    if (items[0]?.Update !== undefined && items.length === 2) return {}; // the release with its run record
     const startMs = this.now();
     this.inFlight += 1;
     await new Promise((resolve) => setTimeout(resolve, this.transactionMs));

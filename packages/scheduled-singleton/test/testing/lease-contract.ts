@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   LeaseLostError,
+  ledgerRetentionMs,
   leaseTiming,
   type FencedWriterPort,
   type HeldLease,
@@ -147,6 +148,37 @@ export function leaseContract(name: string, backend: () => ContractBackend): voi
       expect(await lease.acquire('run-d', 'schedule', other)).toEqual({ acquired: false, reason: 'already-done', interval: other });
       const d = await take(lease, 'run-d');
       expect([...d.ledger].sort()).toEqual([Date.parse(interval) / 60_000, Date.parse(other) / 60_000]);
+    });
+
+    it('forgets an interval once no duplicate can arrive: one older than the retention runs again (not deduplicated)', async () => {
+      const { lease } = open();
+      const start = clock;
+      const a = await take(lease, 'run-a', interval);
+      expect(await lease.release(a, { doneInterval: interval })).toBe(true);
+      clock = start + ledgerRetentionMs(60) + 10 * 60_000; // the hourly default: 5 h 05 min
+      expect(await take(lease, 'run-b', interval)).toMatchObject({ runId: 'run-b' });
+      clock = start;
+    });
+
+    it("releases with the work's last writes in one fenced transaction: written with the release, or not at all", async () => {
+      const { lease } = open();
+      const tag = Math.random().toString(36).slice(2, 8);
+      const a = await take(lease, 'run-a', interval);
+      const record = { pk: `run#contract#${tag}`, outcome: 'succeeded' };
+      expect(
+        await lease.release(a, { doneInterval: interval, runRecord: record, actions: [put(`data#${tag}#1`, { fence: a.fence })] }),
+      ).toBe(true);
+      expect(await backend().read(`data#${tag}#1`)).toMatchObject({ fence: a.fence });
+      expect(await lease.acquire('run-b', 'schedule', interval)).toEqual({ acquired: false, reason: 'already-done', interval });
+      // Carrying writes, the release needs the lease held and unexpired: expired (nobody took it), it writes nothing.
+      const b = await take(lease, 'run-b', other);
+      clock += timing.durationMs;
+      expect(await lease.release(b, { doneInterval: other, actions: [put(`data#${tag}#2`)] })).toBe(false);
+      expect(await backend().read(`data#${tag}#2`)).toBeUndefined();
+      const c = await take(lease, 'run-c', other);
+      expect(await lease.release(b, { actions: [put(`data#${tag}#3`)] })).toBe(false); // taken over
+      expect(await backend().read(`data#${tag}#3`)).toBeUndefined();
+      expect(await lease.release(c, { doneInterval: other })).toBe(true);
     });
 
     it('hands entries over: added by fenced writes, seen by the next holder, removed when resolved at release', async () => {
