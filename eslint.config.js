@@ -16,6 +16,8 @@ export default tseslint.config(
       'lambda/sources/undici-lean.cjs',
       '**/*.d.cts',
       'test/support/invoke-bundle.mjs',
+      'test/support/starvation-probe.mjs',
+      '**/*.d.mts',
       'local/door/function-host.mjs',
       'packages/*/scripts/*.mjs',
       'eslint.config.js',

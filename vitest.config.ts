@@ -43,6 +43,9 @@ const unitFiles = [
   // The bench's own helpers are tested beside them: no file under test/ imports bench code.
   'bench/**/*.test.ts',
   'test/chaos/checker.test.ts',
+  'test/chaos/starvation.test.ts',
+  // What npm start prints at the door, against README.md; the calendar files following the feeds.
+  'test/local/walkthrough.test.ts',
   'test/chaos/faults.test.ts',
   'test/chaos/delivery-checker.test.ts',
   // The simulated year's pure parts (truth, glitch schedule, invariant checker).

@@ -2,33 +2,76 @@
  * `npm run bench`: contention, steady state, reminder delivery, our lease beside npm peers, and the
  * bundle, all on one DynamoDB Local started here, with DynamoDB requests counted on the wire by
  * the proxy (local/dynamo-proxy.ts). Prints Markdown on stdout (progress on stderr) and writes
- * bench/results.json. `npm run bench -- --only delivery` (or `door`, `webhooks`, `peers`) measures
- * that section alone and writes it into the results of the last whole run.
+ * .local/bench/results.json (git-ignored), or bench/results.json with `--record` (the figures
+ * docs/performance.md cites). `npm run bench -- --only delivery` (or `door`, `webhooks`, `peers`)
+ * measures that section alone and writes it into the results of the last whole run.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { arch, cpus, loadavg, platform, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
-import { recordedContestList, startCodeforcesStandin } from '../local/codeforces-standin.js';
-import { measureBundle } from './bundle.js';
-import { PRICES, PRICES_AS_OF, RUNS_PER_MONTH_HOURLY, monthlyCost, totalUsd, type CostInputs } from './cost.js';
-import { measureDependencies } from '../local/bundle-deps.js';
-import { measureRunOutput } from './run-output.js';
-import { findSyncFunction, type CfnTemplate } from '../local/template.js';
-import { runContention } from './contention.js';
-import { runLongCommit } from './long-commit.js';
-import { startBenchEnvironment } from './environment.js';
-import { runPeers } from './peers.js';
-import { renderPeers, renderReport, type BenchResults } from './report.js';
-import { round } from './stats.js';
-import { runSteadyState } from './steady-state.js';
-import { measureDoor, renderDoor } from './door.js';
-import { measureWebhooks, renderWebhooks, WEBHOOK_LATENCIES_MS } from './webhooks.js';
-import { DELIVERY_BUDGET_MS, PER_ROW_SAMPLE, SPREAD_PER_CONTEST, SPREAD_REMINDERS, runDelivery } from './delivery.js';
-import { MINUTE_RUNS_PER_MONTH, deliveryMonthlyCost, type DeliveryCostInputs } from './delivery-cost.js';
+import type { CostInputs } from './cost.js';
+import type { CfnTemplate } from '../local/template.js';
+import type { BenchResults } from './report.js';
+import type { DeliveryCostInputs } from './delivery-cost.js';
+import { parseCommandLine, refuse } from '../cli/args.js';
 
-const RESULTS = new URL('./results.json', import.meta.url);
+const SECTIONS = ['delivery', 'door', 'webhooks', 'peers'] as const;
+type Section = (typeof SECTIONS)[number];
+
+const COMMAND = {
+  command: 'npm run bench',
+  npmScript: 'bench',
+  synopsis: `[-- --only ${SECTIONS.join('|')}] [--record]`,
+  help: [
+    `--only S   measure one section alone (${SECTIONS.join(', ')}), written beside the other sections of the last whole run`,
+    '--record   write bench/results.json, the figures docs/performance.md cites (default: .local/bench/results.json, git-ignored)',
+  ],
+  options: { only: { type: 'string' }, record: { type: 'boolean', default: false } },
+} as const;
+
+const args = parseCommandLine(COMMAND);
+if (args.only !== undefined && !(SECTIONS as readonly string[]).includes(args.only))
+  refuse(COMMAND, `--only takes ${SECTIONS.join(', ')}, got ${args.only}`);
+
+/**
+ * Where the results go: bench/results.json (tracked: what docs/performance.md cites) with
+ * `--record`; otherwise .local/bench/results.json (git-ignored), so that a run to look leaves the
+ * tree as it was. A section measured alone is written into the results it reads.
+ */
+const RECORDED = new URL('./results.json', import.meta.url);
+const RESULTS = args.record ? RECORDED : new URL('../.local/bench/results.json', import.meta.url);
+
+function writeResults(results: BenchResults): void {
+  mkdirSync(dirname(fileURLToPath(RESULTS)), { recursive: true });
+  writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+}
+
+/** The last whole run's results, beside which a section measured alone is written (the recorded ones if none ran here). */
+function lastResults(): BenchResults {
+  return JSON.parse(readFileSync(existsSync(RESULTS) ? RESULTS : RECORDED, 'utf8')) as BenchResults;
+}
+
+// What the bench measures loads once the command line is known to be good.
+const { recordedContestList, startCodeforcesStandin } = await import('../local/codeforces-standin.js');
+const { measureBundle } = await import('./bundle.js');
+const { PRICES, PRICES_AS_OF, RUNS_PER_MONTH_HOURLY, monthlyCost, totalUsd } = await import('./cost.js');
+const { measureDependencies } = await import('../local/bundle-deps.js');
+const { measureRunOutput } = await import('./run-output.js');
+const { findSyncFunction } = await import('../local/template.js');
+const { runContention } = await import('./contention.js');
+const { runLongCommit } = await import('./long-commit.js');
+const { startBenchEnvironment } = await import('./environment.js');
+const { runPeers } = await import('./peers.js');
+const { renderPeers, renderReport } = await import('./report.js');
+const { round } = await import('./stats.js');
+const { runSteadyState } = await import('./steady-state.js');
+const { measureDoor, renderDoor } = await import('./door.js');
+const { measureWebhooks, renderWebhooks, WEBHOOK_LATENCIES_MS } = await import('./webhooks.js');
+const { DELIVERY_BUDGET_MS, PER_ROW_SAMPLE, SPREAD_PER_CONTEST, SPREAD_REMINDERS, runDelivery } = await import('./delivery.js');
+const { MINUTE_RUNS_PER_MONTH, deliveryMonthlyCost } = await import('./delivery-cost.js');
 
 /** Contention rounds per N: each round is a new interval with N fresh (warmed) handler instances. */
 const CONTENTION_PLAN = [
@@ -192,13 +235,10 @@ async function measurePeers(env: Awaited<ReturnType<typeof startBenchEnvironment
   }
 }
 
-const SECTIONS = ['delivery', 'door', 'webhooks', 'peers'] as const;
-type Section = (typeof SECTIONS)[number];
-
 /**
- * `npm run bench -- --only delivery` (or `door`, `webhooks`, `peers`): one section alone (a machine shared with
- * other work may not afford the whole run), written into bench/results.json beside the other
- * sections of the last whole run, with its own date and load (`sections.<name>`).
+ * `npm run bench -- --only delivery` (or `door`, `webhooks`, `peers`): one section alone (a machine
+ * shared with other work may not afford the whole run), written beside the other sections of the
+ * last whole run, with its own date and load (`sections.<name>`).
  */
 async function sectionOnly(name: Section): Promise<void> {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
@@ -209,7 +249,7 @@ async function sectionOnly(name: Section): Promise<void> {
   if (name !== 'webhooks') progress('starting DynamoDB Local, the counting proxy, and synthesizing the template');
   const env = name === 'webhooks' ? undefined : await startBenchEnvironment();
   try {
-    const results = JSON.parse(readFileSync(RESULTS, 'utf8')) as BenchResults;
+    const results = lastResults();
     if (name === 'delivery') {
       results.delivery = await measureDelivery(env!);
       results.method.delivery = DELIVERY_METHOD;
@@ -237,8 +277,8 @@ async function sectionOnly(name: Section): Promise<void> {
         loadAverage1m: { atStart: round(loadAtStart[0] ?? 0, 2), atEnd: round(loadavg()[0] ?? 0, 2) },
       },
     };
-    writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
-    progress(`wrote the ${name} section of ${RESULTS.pathname}`);
+    writeResults(results);
+    progress(`wrote the ${name} section of ${relative(process.cwd(), fileURLToPath(RESULTS))}`);
     // The section measured (the whole report renders every section of the last whole run).
     process.stdout.write(
       name === 'door'
@@ -352,8 +392,8 @@ async function main(): Promise<void> {
       door,
       webhooks,
     };
-    writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
-    progress(`wrote ${RESULTS.pathname} in ${results.durationSeconds} s`);
+    writeResults(results);
+    progress(`wrote ${relative(process.cwd(), fileURLToPath(RESULTS))} in ${results.durationSeconds} s`);
     process.stdout.write(renderReport(results));
   } finally {
     await standin.close();
@@ -361,11 +401,7 @@ async function main(): Promise<void> {
   }
 }
 
-const { values: args } = parseArgs({ options: { only: { type: 'string' } } });
-const isSection = (value: string): value is Section => (SECTIONS as readonly string[]).includes(value);
-if (args.only !== undefined && !isSection(args.only))
-  throw new Error(`--only takes ${SECTIONS.map((s) => `"${s}"`).join(', ')}, got ${args.only}`);
-(args.only !== undefined && isSection(args.only) ? sectionOnly(args.only) : main()).catch((error: unknown) => {
+(args.only !== undefined ? sectionOnly(args.only as Section) : main()).catch((error: unknown) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 });

@@ -23,21 +23,30 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
-import { createDeliveryHandler } from '../lambda/delivery/handler.js';
-import { SOURCE_JOBS } from '../lambda/sources/jobs.js';
-import { startOfflineSources, syncSources, upcomingContests, type OfflineSources } from '../local/sync-sources.js';
-import { PERSIST_DIR, startDynamoDbLocal } from '../local/dynamodb-local.js';
-import { createTablesFromTemplate } from '../local/tables.js';
-import { deliverOutbox, functionEnv } from '../local/local-events.js';
-import { DEFAULT_PORT, startLocalDoor, type LocalDoor } from '../local/door/door.js';
-import { DEMO_USER, callApi, doorInstructions, writeCalendars } from '../local/door/walkthrough.js';
-import { findDeliveryFunction, synthTemplate } from '../local/template.js';
+import type { OfflineSources } from '../local/sync-sources.js';
+import type { LocalDoor } from '../local/door/door.js';
+import { parseCommandLine, refuse } from '../cli/args.js';
+import { freePortFrom, isPortInUse, portInUse } from '../cli/ports.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.CDK_DISABLE_CLI_TELEMETRY ??= 'true';
 
-const { values } = parseArgs({
+/** The API's port when none is given (local/door/door.ts DEFAULT_PORT: the README's commands use it). */
+const DEFAULT_PORT = 3100;
+
+const COMMAND = {
+  command: 'npm start',
+  npmScript: 'start',
+  synopsis: '-- [--offline] [--persist] [--event JSON] [--verbose] [--no-events] [--port N] [--no-serve]',
+  help: [
+    '--offline     sync every platform from its recorded reply served locally (no network)',
+    '--persist     keep the database in .local/dynamodb (a second run syncs against it)',
+    '--event JSON  the payload the sync is invoked with (any console test event)',
+    "--verbose     also print the functions' JSON logs, EMF metrics and each API request",
+    '--no-events   only the sync: no reminder, no delivery, no events, no webhooks',
+    `--port N      the local HTTP API's port (default ${DEFAULT_PORT}; 0: any free port)`,
+    '--no-serve    exit after the walk-through instead of serving the API until Ctrl-C',
+  ],
   options: {
     offline: { type: 'boolean', default: false },
     persist: { type: 'boolean', default: false },
@@ -46,33 +55,45 @@ const { values } = parseArgs({
     'no-events': { type: 'boolean', default: false },
     port: { type: 'string', default: String(DEFAULT_PORT) },
     'no-serve': { type: 'boolean', default: false },
-    help: { type: 'boolean', short: 'h', default: false },
   },
-});
-if (values.help) {
-  console.log(
-    [
-      'usage: npm start [-- --offline] [--persist] [--event JSON] [--verbose] [--no-events] [--port N] [--no-serve]',
-      '  --offline     sync from a recorded contest.list reply served locally (no network)',
-      '  --persist     keep the database in .local/dynamodb (a second run syncs against it)',
-      '  --event JSON  the payload the sync is invoked with (any console test event)',
-      "  --verbose     also print the functions' JSON logs, EMF metrics and each API request",
-      '  --no-events   only the sync: no reminder, no delivery, no events, no webhooks',
-      `  --port N      the local HTTP API's port (default ${DEFAULT_PORT})`,
-      '  --no-serve    exit after the walk-through instead of serving the API until Ctrl-C',
-    ].join('\n'),
-  );
-  process.exit(0);
-}
-if (!values.verbose) process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+} as const;
 
+// Every mistake is answered here, before DynamoDB Local starts or the app is synthesized.
+const values = parseCommandLine(COMMAND);
+const port = Number(values.port);
+if (!/^\d+$/.test(values.port) || port > 65_535) refuse(COMMAND, `--port takes a port number (0 to 65535), got ${values.port}`);
 let event: unknown;
 try {
   event = JSON.parse(values.event);
 } catch (error) {
-  console.error(`--event is not JSON: ${(error as Error).message}`);
+  refuse(COMMAND, `--event is not JSON (${(error as Error).message}): e.g. --event '{"dryRun":true}'`);
+}
+// The sync's own parser: an event it would refuse is refused here, not after the tables are made.
+const { parseEvent } = await import('../lambda/sync/invocation.js');
+try {
+  parseEvent(event);
+} catch (error) {
+  refuse(COMMAND, `--event is not an event the sync takes: ${(error as Error).message}`);
+}
+if (port !== 0 && (await portInUse(port))) {
+  const free = await freePortFrom(port + 1);
+  process.stderr.write(`npm start: port ${port} is in use (another npm start?): stop it, or run npm start -- --port ${free}\n`);
   process.exit(2);
 }
+if (!values.verbose) process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+
+// The product and the CDK app load once the command line is known to be good.
+const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
+const { createDeliveryHandler } = await import('../lambda/delivery/handler.js');
+const { SOURCE_JOBS } = await import('../lambda/sources/jobs.js');
+const { startOfflineSources, syncSources, upcomingContests } = await import('../local/sync-sources.js');
+const { PERSIST_DIR, startDynamoDbLocal } = await import('../local/dynamodb-local.js');
+const { createTablesFromTemplate } = await import('../local/tables.js');
+const { deliverOutbox, functionEnv } = await import('../local/local-events.js');
+const { startLocalDoor } = await import('../local/door/door.js');
+const { DEMO_USER, callApi, createFeed, doorInstructions, followCalendars } = await import('../local/door/walkthrough.js');
+const { dynamoDoorTable } = await import('../lambda/calendar/store.js');
+const { findDeliveryFunction, synthTemplate } = await import('../local/template.js');
 
 const step = (text: string) => console.log(`• ${text}`);
 
@@ -91,6 +112,15 @@ function offlineAnchorMs(): number {
   return anchorMs;
 }
 
+/** The port was taken between the check above and the API's start: the same one line. */
+async function portTaken(): Promise<never> {
+  process.stderr.write(
+    `npm start: port ${port} is in use: stop what holds it, or run npm start -- --port ${await freePortFrom(port + 1)}\n`,
+  );
+  await shutdown();
+  process.exit(2);
+}
+
 const dynamo = await startDynamoDbLocal(values.persist ? { path: PERSIST_DIR } : {}).catch((error: Error) => {
   console.error(error.message);
   process.exit(1);
@@ -98,6 +128,21 @@ const dynamo = await startDynamoDbLocal(values.persist ? { path: PERSIST_DIR } :
 let offline: OfflineSources | undefined;
 let door: LocalDoor | undefined;
 let exitCode = 0;
+let serving = false;
+/** Stops what this run started (the synthesized app's temporary directory goes as the process exits: local/template.ts). */
+async function shutdown(): Promise<void> {
+  await door?.close();
+  await offline?.close();
+  await dynamo.stop();
+}
+// Ctrl-C while serving ends the wait below; before that, it stops what was started and exits.
+const interrupted = new Promise<void>((resolve) => ['SIGINT', 'SIGTERM'].forEach((signal) => process.once(signal, () => resolve())));
+void interrupted.then(async () => {
+  if (serving) return;
+  console.error('\nnpm start: interrupted; stopping DynamoDB Local');
+  await shutdown();
+  process.exit(130);
+});
 // EventBridge's `time` has whole seconds: the events of this run are those committed since.
 const startedAt = Math.floor(Date.now() / 1000) * 1000;
 try {
@@ -108,14 +153,15 @@ try {
   const client = dynamo.client();
   const names = await createTablesFromTemplate(client, template, 'local', { existing: values.persist ? 'keep' : 'fail' });
   step(`tables from the synthesized template: ${Object.values(names).join(', ')}`);
-  door = await startLocalDoor({
+  const opened: LocalDoor = await startLocalDoor({
     template,
     outdir,
     dynamoEndpoint: dynamo.endpoint,
     names,
-    port: Number(values.port),
+    port,
     ...(values.verbose === true ? { log: (line: string) => console.log(line.trimEnd()) } : {}),
-  });
+  }).catch((error: unknown) => (isPortInUse(error) ? portTaken() : Promise.reject(error as Error)));
+  door = opened;
   const token = await door.issuer.token(DEMO_USER);
   step(`the HTTP API's bundle behind a local API Gateway at ${door.url} (JWT authorizer: a local issuer)`);
 
@@ -218,9 +264,14 @@ try {
     }
   }
 
-  await theDoor(first === undefined ? undefined : String(first.contestId));
+  if (exitCode !== 0) {
+    // Nothing is served after a failed sync: no token, no commands for a server that is not running.
+    console.log('\nNothing is served: the sync failed (its summary above). Fix that first, or run npm start -- --offline.');
+  } else {
+    await theDoor(first === undefined ? undefined : String(first.contestId));
+  }
 
-  /** The webhooks the example receiver verified, the calendar files, and what to try. */
+  /** The webhooks the example receiver verified, the calendar files, and — while it serves — what to try. */
   async function theDoor(contest: string | undefined): Promise<void> {
     // The stream keeps earlier runs' events (with --persist): those were shown by their own run.
     const received = door!.webhooks.filter((e) => Date.parse(e.time) >= startedAt);
@@ -228,9 +279,23 @@ try {
       console.log(`\nWebhooks the example receiver verified (${received.length}; examples/webhook-receiver, Standard Webhooks signatures)`);
       console.table(received.map((e) => ({ 'webhook-id': String(e.detail.eventId), type: e['detail-type'], contest: e.detail.contest })));
     }
-    const { feedUrl, files } = await writeCalendars(door!, token, join(dirname(PERSIST_DIR), 'calendar'));
+    const feedUrl = await createFeed(door!, token);
+    const follower = followCalendars({
+      door: door!,
+      feeds: dynamoDoorTable(DynamoDBDocumentClient.from(client), names.door!),
+      dir: join(dirname(PERSIST_DIR), 'calendar'),
+      user: DEMO_USER,
+    });
+    await follower.sync();
+    const files = [follower.files.public, follower.files.user].map((f) => relative(process.cwd(), f)).join(', ');
+    if (values['no-serve']) {
+      follower.stop();
+      console.log(`\nCalendar files (the public feed and ${DEMO_USER}'s, as the API served them): ${files}`);
+      console.log('The API stopped with this run (--no-serve): npm start -- --offline serves it, with the commands to try, until Ctrl-C.');
+      return;
+    }
     console.log(
-      `\nCalendar files to open (the public feed and ${DEMO_USER}'s, as the API serves them): ${files.map((f) => relative(process.cwd(), f)).join(', ')}`,
+      `\nCalendar files to open (the public feed and ${DEMO_USER}'s), rewritten as the feeds change while the API serves: ${files}`,
     );
     console.log(doorInstructions(door!, token, contest ?? 'codeforces:2120', feedUrl));
   }
@@ -239,11 +304,10 @@ try {
     console.log('\nKept in the persisted database: run `npm start -- --offline --persist` again, or `npm run status -- --local`.');
   if (!values['no-serve'] && exitCode === 0) {
     console.log(`\nServing the API at ${door.url} until Ctrl-C.`);
-    await new Promise((resolve) => ['SIGINT', 'SIGTERM'].forEach((signal) => process.once(signal, resolve)));
+    serving = true;
+    await interrupted;
   }
 } finally {
-  await door?.close();
-  await offline?.close();
-  await dynamo.stop();
+  await shutdown();
 }
 process.exit(exitCode);

@@ -10,20 +10,57 @@
  *   npm run redrive -- --stack ContestSync-dev --from ...                                 another stack (its outputs)
  *   npm run redrive -- --outbox T --contests T --reminders T --from ...                   tables by name
  *   ... --apply                                                                           resend
+ *   npm run redrive -- --help                                                             the usage
  */
-import { parseArgs } from 'node:util';
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { STACK_ID } from '../lib/contest-sync-stack.js';
-import { formatRedrive } from '../cli/redrive/format.js';
-import { RedriveError, redrive, type RedriveTables } from '../cli/redrive/outbox.js';
-import { RedriveUsageError, parseWindow } from '../cli/redrive/plan.js';
+import type { CloudFormationClient as CloudFormation } from '@aws-sdk/client-cloudformation';
+import type { RedriveTables } from '../cli/redrive/outbox.js';
+import { parseCommandLine, refuse } from '../cli/args.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const USAGE =
-  'usage: npm run redrive -- --from ISO [--to ISO] [--stack NAME | --outbox T --contests T --reminders T] [--region R] [--apply]';
+const COMMAND = {
+  command: 'npm run redrive',
+  npmScript: 'redrive',
+  synopsis: '-- --from ISO [--to ISO] [--stack NAME | --outbox T --contests T --reminders T] [--region R] [--apply]',
+  help: [
+    '--from ISO, --to ISO  the window of commit times to redrive (--to: default now)',
+    '--stack NAME          the stack whose outputs name the tables (default ContestSync)',
+    '--outbox T --contests T --reminders T   the tables by name instead',
+    "--region R            the AWS region (default: the SDK's)",
+    '--apply               resend; without it, a dry run that lists what it would do and writes nothing',
+  ],
+  options: {
+    from: { type: 'string' },
+    to: { type: 'string' },
+    stack: { type: 'string' },
+    outbox: { type: 'string' },
+    contests: { type: 'string' },
+    reminders: { type: 'string' },
+    region: { type: 'string' },
+    apply: { type: 'boolean', default: false },
+  },
+} as const;
+
+const values = parseCommandLine(COMMAND);
+const { RedriveUsageError, parseWindow } = await import('../cli/redrive/plan.js');
+let window: ReturnType<typeof parseWindow>;
+try {
+  window = parseWindow(values.from, values.to, Date.now());
+} catch (error) {
+  if (!(error instanceof RedriveUsageError)) throw error;
+  refuse(COMMAND, error.message);
+}
+const byName = [values.outbox, values.contests, values.reminders];
+if (byName.some((name) => name !== undefined) && (values.stack !== undefined || byName.some((name) => name === undefined)))
+  refuse(COMMAND, 'give --outbox, --contests and --reminders together, or --stack');
+
+// The AWS SDK and the stack's names load once the command line is known to be good.
+const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
+const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
+const { STACK_ID } = await import('../lib/contest-sync-stack.js');
+const { formatRedrive } = await import('../cli/redrive/format.js');
+const { RedriveError, redrive } = await import('../cli/redrive/outbox.js');
 
 /** The stack outputs that name the tables. */
 const OUTPUTS: Record<keyof RedriveTables, string> = {
@@ -32,7 +69,7 @@ const OUTPUTS: Record<keyof RedriveTables, string> = {
   reminders: 'RemindersTableName',
 };
 
-async function tablesOfStack(cloudFormation: CloudFormationClient, stackName: string): Promise<RedriveTables> {
+async function tablesOfStack(cloudFormation: CloudFormation, stackName: string): Promise<RedriveTables> {
   const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
   const outputs = Stacks?.[0]?.Outputs ?? [];
   const value = (key: string) => {
@@ -44,27 +81,6 @@ async function tablesOfStack(cloudFormation: CloudFormationClient, stackName: st
 }
 
 try {
-  const { values } = parseArgs({
-    options: {
-      from: { type: 'string' },
-      to: { type: 'string' },
-      stack: { type: 'string' },
-      outbox: { type: 'string' },
-      contests: { type: 'string' },
-      reminders: { type: 'string' },
-      region: { type: 'string' },
-      apply: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
-  const window = parseWindow(values.from, values.to, Date.now());
-  const byName = [values.outbox, values.contests, values.reminders];
-  if (byName.some((name) => name !== undefined) && (values.stack !== undefined || byName.some((name) => name === undefined)))
-    throw new RedriveUsageError('give --outbox, --contests and --reminders together, or --stack');
   const region = values.region === undefined ? {} : { region: values.region };
   let tables: RedriveTables;
   if (values.outbox !== undefined) {
@@ -81,7 +97,6 @@ try {
   process.stdout.write(formatRedrive(result.plan, result.outcomes, values.apply, window));
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
-  const usage = error instanceof RedriveUsageError || String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
-  console.error(`redrive: ${message}${usage ? `\n${USAGE}` : ''}`);
-  process.exitCode = usage ? 2 : 1;
+  console.error(`redrive: ${message}`);
+  process.exitCode = 1;
 }

@@ -8,46 +8,51 @@
  *   npm run status -- --table NAME              a Coordination table by name
  *   npm run status -- --local                   the persisted DynamoDB Local of `npm start -- --persist`
  *   npm run status -- --runs 20                 how many run records to show (default 5)
+ *   npm run status -- --help                    the usage
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { relative } from 'node:path';
-import { parseArgs } from 'node:util';
-import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { STACK_ID } from '../lib/contest-sync-stack.js';
-import { PERSIST_DIR, startDynamoDbLocal, type DynamoDbLocal } from '../local/dynamodb-local.js';
-import { localTableNames } from '../local/tables.js';
-import { formatStatus } from '../cli/status/format.js';
-import { StatusError, coordinationTableOfStack, readStatus, statusJobOf } from '../cli/status/read.js';
-import { SOURCE_JOBS } from '../lambda/sources/jobs.js';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDbLocal } from '../local/dynamodb-local.js';
+import { parseCommandLine, refuse } from '../cli/args.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const USAGE = 'usage: npm run status [-- --stack NAME | --table NAME | --local] [--runs N] [--region REGION]';
-
-const { values } = parseArgs({
+const COMMAND = {
+  command: 'npm run status',
+  npmScript: 'status',
+  synopsis: '[-- --stack NAME | --table NAME | --local] [--runs N] [--region REGION]',
+  help: [
+    '--stack NAME     a deployed stack: its CoordinationTableName output (default ContestSync)',
+    '--table NAME     a Coordination table by name',
+    '--local          the persisted DynamoDB Local of npm start -- --offline --persist',
+    '--runs N         how many run records to show (default 5)',
+    "--region REGION  the AWS region (default: the SDK's, from the environment or the profile)",
+  ],
   options: {
     stack: { type: 'string' },
     table: { type: 'string' },
     local: { type: 'boolean', default: false },
     runs: { type: 'string', default: '5' },
     region: { type: 'string' },
-    help: { type: 'boolean', short: 'h', default: false },
   },
-});
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+} as const;
+
+const values = parseCommandLine(COMMAND);
 const limit = Number(values.runs);
-if (!Number.isInteger(limit) || limit < 0) {
-  console.error(`--runs must be a whole number, got ${values.runs}\n${USAGE}`);
-  process.exit(2);
-}
-if ([values.stack !== undefined, values.table !== undefined, values.local].filter(Boolean).length > 1) {
-  console.error(`choose one of --stack, --table, --local\n${USAGE}`);
-  process.exit(2);
-}
+if (!/^\d+$/.test(values.runs)) refuse(COMMAND, `--runs takes a whole number, got ${values.runs}`);
+if ([values.stack !== undefined, values.table !== undefined, values.local].filter(Boolean).length > 1)
+  refuse(COMMAND, 'give one of --stack, --table and --local');
+
+// The AWS SDK, DynamoDB Local and the stack's names load once the command line is known to be good.
+const { CloudFormationClient } = await import('@aws-sdk/client-cloudformation');
+const { DynamoDBClient: Client } = await import('@aws-sdk/client-dynamodb');
+const { STACK_ID } = await import('../lib/contest-sync-stack.js');
+const { PERSIST_DIR, startDynamoDbLocal } = await import('../local/dynamodb-local.js');
+const { localTableNames } = await import('../local/tables.js');
+const { formatStatus } = await import('../cli/status/format.js');
+const { StatusError, coordinationTableOfStack, readStatus, statusJobOf } = await import('../cli/status/read.js');
+const { SOURCE_JOBS } = await import('../lambda/sources/jobs.js');
 
 let local: DynamoDbLocal | undefined;
 try {
@@ -75,7 +80,7 @@ try {
       cloudFormation.destroy();
       source = `table ${table} (stack ${stackName})`;
     }
-    client = new DynamoDBClient(region);
+    client = new Client(region);
   }
   // Each source's job: its own lease and run records (docs/sources.md, "One job per source").
   for (const job of SOURCE_JOBS) {

@@ -3,7 +3,7 @@
  * so that local runs and tests work from the template that would be deployed: table schemas
  * (./tables.ts) and, when asked, the function bundle esbuild produced for Lambda.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ENV } from '../lambda/contract.js';
@@ -18,7 +18,10 @@ export type CfnTemplate = any;
 export interface SynthTemplateOptions {
   /** Run esbuild and return the bundle directory (slower); false skips all asset bundling. */
   bundle: boolean;
-  /** Cloud assembly directory; default a fresh temp directory. */
+  /**
+   * Cloud assembly directory.
+   * @default a fresh temporary directory (`contest-sync-synth-*`), removed when the process exits
+   */
   outdir?: string;
   /** Extra context, e.g. `{ 'contestSync:leaseDurationSeconds': 2 }`. */
   context?: Record<string, unknown>;
@@ -98,8 +101,45 @@ export function bundleDirOfFunction(outdir: string, template: CfnTemplate, logic
   throw new Error(`no asset in ${outdir} is published as ${s3Key} (function ${logicalId})`);
 }
 
+/** The temporary assemblies this process made, removed as it exits. */
+const temporary = new Set<string>();
+let removing = false;
+const TERMINATING = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+function removeTemporary(): void {
+  for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
+  temporary.clear();
+}
+
+/**
+ * Removes the temporary assemblies however the process ends: on `exit` (a normal end or
+ * process.exit), and on a terminating signal (Ctrl-C), which runs no `exit` handler. A signal
+ * nothing else listens to then ends the process as it would have (the listener steps aside and the
+ * signal is raised again); where the process handles it (npm start, vitest), it goes on its way.
+ */
+function removeOnExit(dir: string): void {
+  if (!removing) {
+    removing = true;
+    process.once('exit', removeTemporary);
+    // First in line: a listener that runs before it (a `once`) would no longer be counted.
+    for (const signal of TERMINATING) process.prependListener(signal, onTerminating);
+  }
+  temporary.add(dir);
+}
+
+function onTerminating(signal: NodeJS.Signals): void {
+  removeTemporary();
+  if (process.listenerCount(signal) > 1) return;
+  for (const other of TERMINATING) process.removeListener(other, onTerminating);
+  process.kill(process.pid, signal);
+}
+
 export async function synthTemplate(options: SynthTemplateOptions): Promise<SynthTemplateResult> {
-  const outdir = options.outdir ?? mkdtempSync(join(tmpdir(), 'contest-sync-synth-'));
+  let outdir = options.outdir;
+  if (outdir === undefined) {
+    outdir = mkdtempSync(join(tmpdir(), 'contest-sync-synth-'));
+    removeOnExit(outdir);
+  }
   const context: Record<string, unknown> = { ...options.context };
   // No stack needs bundling: NodejsFunction skips esbuild and references a placeholder asset.
   if (!options.bundle) context['aws:cdk:bundling-stacks'] = [];

@@ -1,12 +1,14 @@
 /**
  * What `npm start` does at the door, step by step, as an app would: set a reminder through the
- * API with the demo user's token, then ask for the user's calendar feed and write both feeds to
- * disk; and what it prints for a person to try (the token, the curl commands, the feed URLs).
- * README.md, "The app's door, locally".
+ * API with the demo user's token, then ask for the user's calendar feed and keep both feeds on
+ * disk as they change; and what it prints for a person to try (the token, the curl commands, the
+ * feed URLs), in an order that works. README.md, "The app's door, locally".
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LocalDoor } from './door.js';
+import { FEED_OBJECTS } from '../../lambda/calendar/contract.js';
+import type { DoorTable } from '../../lambda/calendar/store.js';
+import { FEED_BUCKET, type LocalDoor } from './door.js';
 
 export const DEMO_USER = 'local-user';
 
@@ -36,38 +38,86 @@ export async function callApi(
   return { status: answer.status, body: json };
 }
 
-/** The user's feed URL (`POST /me/calendar`), then both feeds fetched through the API and written to `dir`. */
-export async function writeCalendars(door: LocalDoor, token: string, dir: string): Promise<{ feedUrl: string; files: string[] }> {
+/** The user's feed URL: `POST /me/calendar` as the app asks for it, once its feed is built. */
+export async function createFeed(door: Pick<LocalDoor, 'url' | 'settled'>, token: string): Promise<string> {
   const created = await callApi(door, token, 'POST', '/me/calendar');
   if (created.status !== 201) throw new Error(`POST /me/calendar answered ${created.status}: ${JSON.stringify(created.body)}`);
   await door.settled();
-  const feedUrl = String(created.body.url);
-  mkdirSync(dir, { recursive: true });
-  const files: string[] = [];
-  for (const [name, url] of [
-    ['codeforces.ics', `${door.url}/calendar/codeforces.ics`],
-    [`${DEMO_USER}.ics`, feedUrl],
-  ] as const) {
-    const answer = await fetch(url);
-    if (answer.status !== 200) continue;
-    const file = join(dir, name);
-    writeFileSync(file, await answer.text());
-    files.push(file);
-  }
-  return { feedUrl, files };
+  return String(created.body.url);
 }
 
-/** What a person can do now: the token and the README's curl commands against this run. */
-export function doorInstructions(door: LocalDoor, token: string, contest: string, feedUrl: string): string {
+export interface CalendarFollower {
+  /** The files it keeps: the public feed's, and the user's. */
+  readonly files: { public: string; user: string };
+  /** Writes each feed whose content changed since it last wrote it (the user's removed once revoked). */
+  sync(): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * Keeps the public feed and `user`'s in `dir` (`codeforces.ics`, `<user>.ics`) as the door's
+ * builder rebuilds them: every `everyMs` it reads the feed objects the door's bucket holds — the
+ * public one, and the user's under its current token (the door table's record, so a new feed
+ * URL is followed) — and writes a file again when its entity tag changed. A calendar app that
+ * opens the file sees what the API serves at that moment.
+ */
+export function followCalendars(options: {
+  door: Pick<LocalDoor, 'objects'>;
+  feeds: Pick<DoorTable, 'userFeed'>;
+  dir: string;
+  user: string;
+  /** @default 1000 */
+  everyMs?: number;
+}): CalendarFollower {
+  const files = { public: join(options.dir, 'codeforces.ics'), user: join(options.dir, `${options.user}.ics`) };
+  const written = new Map<string, string>();
+  const write = (file: string, object: { body: Buffer; etag: string } | undefined): void => {
+    if (object === undefined) {
+      if (written.delete(file)) rmSync(file, { force: true });
+      return;
+    }
+    if (written.get(file) === object.etag) return;
+    writeFileSync(file, object.body);
+    written.set(file, object.etag);
+  };
+  const objectOf = (key: string) => options.door.objects.objects.get(`${FEED_BUCKET}/${key}`);
+  let pending: Promise<void> = Promise.resolve();
+  const sync = (): Promise<void> => {
+    pending = pending.then(async () => {
+      mkdirSync(options.dir, { recursive: true });
+      write(files.public, objectOf(FEED_OBJECTS.public('codeforces')));
+      const feed = await options.feeds.userFeed(options.user);
+      write(files.user, feed === undefined ? undefined : objectOf(FEED_OBJECTS.user(feed.hash)));
+    });
+    return pending;
+  };
+  const timer = setInterval(() => void sync().catch(() => undefined), options.everyMs ?? 1_000);
+  timer.unref();
+  return { files, sync, stop: () => clearInterval(timer) };
+}
+
+/**
+ * The commands a person can try, in an order that works when followed line by line: the feed URL
+ * is read before `POST /me/calendar` replaces it. README.md shows these very lines, with its own
+ * token, contest and feed URL (test/local/walkthrough.test.ts compares them).
+ */
+export function doorCommands(v: { url: string; token: string; contest: string; feedUrl: string }): string[] {
   return [
-    `\nThe app's door: the HTTP API at ${door.url} (docs/api.md), as user ${DEMO_USER}:`,
-    `  export TOKEN=${token}`,
-    `  curl -H "Authorization: Bearer $TOKEN" ${door.url}/me/reminders`,
-    `  curl -X PUT -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"minutesBefore":30}' ${door.url}/me/reminders/${contest}`,
-    `  curl -H "Authorization: Bearer $TOKEN" '${door.url}/contests?limit=3'`,
-    `  curl -X POST -H "Authorization: Bearer $TOKEN" ${door.url}/me/calendar     # a new feed URL (the previous one stops working)`,
-    `  curl ${door.url}/calendar/codeforces.ics`,
-    `  curl ${feedUrl}`,
-    `  curl ${door.url}/me/reminders     # no token: 401, as API Gateway answers`,
+    `export TOKEN=${v.token}`,
+    `curl -H "Authorization: Bearer $TOKEN" ${v.url}/me/reminders`,
+    `curl -X PUT -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"minutesBefore":30}' ${v.url}/me/reminders/${v.contest}`,
+    `curl -H "Authorization: Bearer $TOKEN" '${v.url}/contests?limit=3'`,
+    `curl ${v.url}/calendar/codeforces.ics     # the public feed`,
+    `curl ${v.feedUrl}     # ${DEMO_USER}'s feed, its reminders as alarms`,
+    `curl -X POST -H "Authorization: Bearer $TOKEN" ${v.url}/me/calendar     # a new feed URL: the one above answers 404 from now on`,
+    `curl ${v.url}/me/reminders     # no token: 401, as API Gateway answers`,
+  ];
+}
+
+/** What a person can do now the API serves: the token and the commands against this run. */
+export function doorInstructions(door: Pick<LocalDoor, 'url'>, token: string, contest: string, feedUrl: string): string {
+  return [
+    `\nThe app's door: the HTTP API at ${door.url} (docs/api.md), as user ${DEMO_USER}; try, in this order:`,
+    ...doorCommands({ url: door.url, token, contest, feedUrl }).map((line) => `  ${line}`),
   ].join('\n');
 }

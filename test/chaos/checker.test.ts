@@ -4,7 +4,7 @@
  */
 import { slotOf } from '@contest-sync/scheduled-singleton';
 import { describe, expect, it } from 'vitest';
-import { check, type FinalTables, type TrialHistory, type Violation } from './checker.js';
+import { check, judge, type FinalTables, type TrialHistory, type Violation } from './checker.js';
 import { expectedRows, type Dataset } from './dataset.js';
 import { storeOps, type RunHistory, type StoreOp } from './history.js';
 import type { CodeforcesRecord } from './taps.js';
@@ -355,6 +355,85 @@ describe('chaos checker', () => {
       ]) {
         expect(rules(check({ ...claimed, claims }, finalTables(3), expected))).toEqual(['contention-failure']);
       }
+    });
+
+    describe('a run the harness starved is reported as starved, not judged', () => {
+      /** Run e lost its lease: acquired at T + 2 s (lease 2 s), renewed once, ended at T + 4 s; window at stake T + 2.5 s .. T + 4 s. */
+      const lost = (extra: Partial<RunHistory> = {}): RunHistory => ({
+        worker: 4,
+        runId: 'e',
+        source: 'manual',
+        killed: false,
+        commits: [],
+        acquired: { fence: 3, acquiredAtMs: T + 2_010, expiresAtMs: T + 2_000 + LEASE },
+        renewals: [T + 2_500 + LEASE],
+        startedAtMs: T + 1_900,
+        endedAtMs: T + 4_000,
+        summary: { outcome: 'failed', reason: 'lease-lost', error: 'LeaseLostError: lease lost: no renewal confirmed within 1333 ms' },
+        ...extra,
+      });
+      const withRun = (r: RunHistory, extra: Partial<TrialHistory> = {}): TrialHistory => ({
+        ...contended(),
+        runs: [...contended().runs, r],
+        ...extra,
+      });
+
+      it('its own process waiting for a CPU for a third of the window at stake', () => {
+        const starvedRun = lost({ starvation: { waitMs: 600, samples: [{ atMs: T + 3_500, spanMs: 650, waitMs: 600, lagMs: 600 }] } });
+        const judgement = judge(withRun(starvedRun), finalTables(3), expected);
+        expect(judgement.violations).toEqual([]);
+        expect(judgement.starved).toEqual([
+          {
+            rule: 'contention-failure',
+            message:
+              'run e failed (lease-lost: LeaseLostError: lease lost: no renewal confirmed within 1333 ms) in a trial whose only fault was contention (retries logged: none); starved 600 of 1500 ms (worker 600)',
+          },
+        ]);
+      });
+
+      it('the test process carrying its requests, or DynamoDB Local answering a lease write late', () => {
+        const harness = judge(
+          withRun(lost(), { harnessStalls: [{ fromMs: T + 3_000, toMs: T + 3_600, source: 'harness' }] }),
+          finalTables(3),
+          expected,
+        );
+        expect(harness.violations).toEqual([]);
+        expect(harness.starved.map((note) => note.message.split('; ')[1])).toEqual(['starved 600 of 1500 ms (harness 600)']);
+        const slowRenewal: StoreOp = { ...renew('e', 3, T + 3_000), forwardedAtMs: T + 3_001, repliedAtMs: T + 3_701 };
+        const dynamo = judge(withRun(lost(), { store: [...contended().store, slowRenewal] }), finalTables(3), expected);
+        expect(dynamo.violations).toEqual([]);
+        expect(dynamo.starved.map((note) => note.message.split('; ')[1])).toEqual(['starved 600 of 1500 ms (dynamodb-local 600)']);
+      });
+
+      it('but a loss the harness took less than a third of is still the product’s, with the figures', () => {
+        const barely = lost({ starvation: { waitMs: 400, samples: [{ atMs: T + 3_500, spanMs: 450, waitMs: 400, lagMs: 400 }] } });
+        const judgement = judge(withRun(barely), finalTables(3), expected);
+        expect(judgement.starved).toEqual([]);
+        expect(judgement.violations.map((v) => [v.rule, v.message.split('; ')[1]])).toEqual([
+          ['contention-failure', 'starved 400 of 1500 ms (worker 400)'],
+        ]);
+        // No figures at all (the probe's line lost): judged, as before.
+        const unmeasured = lost({ startedAtMs: undefined, endedAtMs: undefined });
+        expect(rules(check(withRun(unmeasured), finalTables(3), expected))).toEqual(['contention-failure']);
+      });
+
+      it('an interval, or the final sync, the quiet phase could not get through with every failed attempt starved', () => {
+        const history = cleanHistory();
+        const final = finalTables(3, { lease: { pk: 'lease#contest-sync', fence: 2, expiresAtMs: T, ledger: new Set([slotOf(I1)]) } });
+        expect(rules(check(history, final, expected))).toEqual(['interval-not-done']);
+        const starved = judge({ ...history, starvedIntervals: [I2] }, final, expected);
+        expect(starved.violations).toEqual([]);
+        expect(starved.starved.map((note) => note.rule)).toEqual(['interval-not-done']);
+        // Another interval starved: this one is still judged.
+        expect(rules(check({ ...history, starvedIntervals: [I1] }, final, expected))).toEqual(['interval-not-done']);
+
+        const nothing = { ...history, runs: [], store: [] };
+        const empty = finalTables(3, { lease: { pk: 'lease#contest-sync', fence: 0, expiresAtMs: T, ledger: new Set() } });
+        expect(rules(check(nothing, empty, expected))).toEqual(['interval-not-done', 'unverifiable']);
+        const starvedFinal = judge({ ...nothing, finalSyncStarved: true, starvedIntervals: [I1, I2] }, empty, expected);
+        expect(starvedFinal.violations).toEqual([]);
+        expect(starvedFinal.starved.map((note) => note.rule)).toEqual(['interval-not-done', 'interval-not-done', 'unverifiable']);
+      });
     });
 
     it('does not apply where other faults could fail a run (a killed run, or a trial not marked contention-only)', () => {

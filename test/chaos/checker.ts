@@ -25,10 +25,19 @@
  * violation. (Per-invocation attribution would also be possible — each worker has its own proxy —
  * but a run can fail for a reason that another worker's fault caused, such as a takeover after a
  * frozen holder; restricting the rule to contention-only trials keeps it free of such guesses.)
+ *
+ * Starvation (starvation.ts): the contention rule also assumes that every run had the CPU. A run
+ * that the harness measurably starved (its process waiting for a CPU, the test process carrying its
+ * requests waiting for one, DynamoDB Local answering its lease writes late, for a third of the
+ * window at stake) is not judged by it: it is reported as `starved`, the harness's, with its
+ * figures. So are an interval the quiet phase could not get done, and a final sync it could not
+ * get through, when every attempt that failed was starved (`starvedIntervals`, `finalSyncStarved`).
+ * Every other rule is free of timing and judged whatever the machine did.
  */
 import { ledgerSlots, slotOf } from '@contest-sync/scheduled-singleton';
 import type { ContestRow, ReminderRow } from './dataset.js';
 import type { RunHistory, StoreOp } from './history.js';
+import { describeStarvation, slowLeaseAnswers, starvationOfRun, type Stall } from './starvation.js';
 import type { CodeforcesRecord } from './taps.js';
 import { isReplyClockId } from '../../lambda/contests/model.js';
 
@@ -68,6 +77,13 @@ export interface Violation {
   message: string;
 }
 
+/** What the checker's verdict is: the product's violations, and what it left to the harness (starved runs, with their figures). */
+export interface Judgement {
+  violations: Violation[];
+  /** Each under the rule it would have been judged by, had the harness not starved it. */
+  starved: Violation[];
+}
+
 export interface FinalTables {
   contests: Record<string, unknown>[];
   reminders: Record<string, unknown>[];
@@ -93,6 +109,11 @@ export interface TrialHistory {
    * with the notifier, not contention, and the contention rule does not count it.
    */
   claims?: readonly { key: string; repliedAtMs: number }[];
+  /** The test process's stalls while the trial ran (its starvation probe); DynamoDB Local's come from `store`. */
+  harnessStalls?: readonly Stall[];
+  /** Intervals the quiet phase gave up on with every failed attempt starved; and whether the final sync ended so. */
+  starvedIntervals?: readonly string[];
+  finalSyncStarved?: boolean;
 }
 
 export type Expectation = (version: number) => { contests: ContestRow[]; reminders: ReminderRow[] };
@@ -126,11 +147,18 @@ function lostToClaim(run: RunHistory, claims: readonly { key: string; repliedAtM
   return claims.some((claim) => claim.key === key && claim.repliedAtMs >= since);
 }
 
+/** The violations alone (judge() also says what the harness starved). */
 export function check(history: TrialHistory, final: FinalTables, expected: Expectation): Violation[] {
+  return judge(history, final, expected).violations;
+}
+
+export function judge(history: TrialHistory, final: FinalTables, expected: Expectation): Judgement {
   const violations: Violation[] = [];
+  const starved: Violation[] = [];
   const add = (rule: Rule, message: string): void => {
     violations.push({ rule, message });
   };
+  const harness = [...(history.harnessStalls ?? []), ...slowLeaseAnswers(history.store)];
   const runsById = new Map(history.runs.flatMap((run) => (run.runId === undefined ? [] : [[run.runId, run] as const])));
   const acquires = history.store.filter((op): op is Acquire => op.kind === 'acquire' && op.outcome === 'ok' && op.fence !== undefined);
 
@@ -150,10 +178,11 @@ export function check(history: TrialHistory, final: FinalTables, expected: Expec
       const retries = Object.entries(run.contentionRetries ?? {})
         .map(([operation, n]) => `${operation} ${n}`)
         .join(', ');
-      add(
-        'contention-failure',
-        `run ${run.runId ?? `of worker ${run.worker}`} ${ended} in a trial whose only fault was contention (retries logged: ${retries || 'none'})`,
-      );
+      const message = `run ${run.runId ?? `of worker ${run.worker}`} ${ended} in a trial whose only fault was contention (retries logged: ${retries || 'none'})`;
+      const starvation = starvationOfRun(run, harness, history.leaseDurationMs);
+      if (starvation?.starved === true)
+        starved.push({ rule: 'contention-failure', message: `${message}; ${describeStarvation(starvation)}` });
+      else add('contention-failure', starvation === undefined ? message : `${message}; ${describeStarvation(starvation)}`);
     }
   }
 
@@ -317,8 +346,11 @@ export function check(history: TrialHistory, final: FinalTables, expected: Expec
   // The interval ledger holds slots (epoch minutes) of the intervals that succeeded.
   const doneSet = ledgerSlots(final.lease);
   for (const interval of history.intervals) {
-    if (!doneSet.has(slotOf(interval)))
-      add('interval-not-done', `interval ${interval} never succeeded (not in the ledger after the quiet phase)`);
+    if (doneSet.has(slotOf(interval))) continue;
+    const message = `interval ${interval} never succeeded (not in the ledger after the quiet phase)`;
+    if (history.starvedIntervals?.includes(interval) === true)
+      starved.push({ rule: 'interval-not-done', message: `${message}; every failed attempt of the quiet phase was starved` });
+    else add('interval-not-done', message);
   }
 
   // --- No lease left held -------------------------------------------------------------------
@@ -345,19 +377,22 @@ export function check(history: TrialHistory, final: FinalTables, expected: Expec
   ].filter((s): s is { runId: string; fence: number } => s.fence !== undefined);
   const last = successes.sort((a, b) => b.fence - a.fence)[0];
   if (last === undefined) {
-    add('unverifiable', 'no run succeeded: the final tables cannot be checked');
-    return violations;
+    const message = 'no run succeeded: the final tables cannot be checked';
+    if (history.finalSyncStarved === true)
+      starved.push({ rule: 'unverifiable', message: `${message}; the final sync's failed attempts were starved` });
+    else add('unverifiable', message);
+    return { violations, starved };
   }
   const worker = runsById.get(last.runId)?.worker;
   const reply = [...history.codeforces].reverse().find((record) => record.worker === worker && record.version !== undefined);
   if (reply?.version === undefined) {
     add('unverifiable', `the reply of the last successful sync (run ${last.runId}, fence ${last.fence}) was not recorded`);
-    return violations;
+    return { violations, starved };
   }
   const want = expected(reply.version);
   compareContests(final.contests, want.contests, reply.version, last, add);
   compareReminders(final.reminders, want.reminders, add);
-  return violations;
+  return { violations, starved };
 }
 
 function compareContests(

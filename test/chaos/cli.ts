@@ -12,18 +12,47 @@
  * operation; `--delivery D` (default 6, 0: off) runs D reminder delivery workers per trial beside the
  * syncs, under the same faults, and checks "exactly once per reminder and start" (delivery-checker.ts);
  * `--json FILE` writes the summary as JSON. On a violation, the trial's seed and the command that replays it. Exits 1 on any
- * violation.
+ * violation; what the machine's load kept from being judged is listed as starved (checker.ts), not
+ * counted as a violation. A mistake on the command line is answered in one line with the usage
+ * (`--help`), exit 2.
  */
 import { setMaxListeners } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDynamoDbLocal } from '../../local/dynamodb-local.js';
-import { bundleDirOfFunction, findDeliveryFunction, synthTemplate } from '../../local/template.js';
-import { runChaos, type ChaosSummary } from './suite.js';
+import { parseCommandLine, refuse, wholeNumber } from '../../cli/args.js';
+import type { ChaosSummary } from './suite.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.CDK_DISABLE_CLI_TELEMETRY = 'true';
 setMaxListeners(100);
+
+const COMMAND = {
+  command: 'npm run chaos',
+  npmScript: 'chaos',
+  synopsis: '-- [--trials N] [--seed S] [--workers W] [--parallel P] [--first I] [--aws on|off] [--delivery D] [--json FILE] [--verbose]',
+  help: [
+    '--trials N     trials to run (default 10)',
+    '--seed S       the run seed (default: a random one, printed)',
+    '--workers W    sync worker processes per trial (default 8)',
+    '--parallel P   trials at once (default 1)',
+    '--first I      the index of the first trial (a replay starts at the failing one)',
+    '--aws on|off   AWS faults through the DynamoDB proxies (default on)',
+    '--delivery D   reminder delivery workers per trial (default 6; 0: none)',
+    '--json FILE    also write the summary as JSON to FILE',
+    "--verbose      each trial's phases, outcomes and faults",
+  ],
+  options: {
+    trials: { type: 'string' },
+    seed: { type: 'string' },
+    workers: { type: 'string' },
+    parallel: { type: 'string' },
+    first: { type: 'string' },
+    aws: { type: 'string' },
+    delivery: { type: 'string' },
+    json: { type: 'string' },
+    verbose: { type: 'boolean', default: false },
+  },
+} as const;
 
 interface Options {
   trials: number;
@@ -38,36 +67,20 @@ interface Options {
   json: string | undefined;
 }
 
-function parseArgs(args: string[]): Options {
-  const value = (name: string): string | undefined => {
-    const index = args.indexOf(name);
-    if (index !== -1) return args[index + 1];
-    return args.find((arg) => arg.startsWith(`${name}=`))?.slice(name.length + 1);
-  };
-  const integer = (name: string, fallback: number, min: number): number => {
-    const raw = value(name);
-    if (raw === undefined) return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got ${raw}`);
-    return n;
-  };
+function options(): Options {
+  const values = parseCommandLine(COMMAND);
+  if (values.aws !== undefined && values.aws !== 'on' && values.aws !== 'off') refuse(COMMAND, `--aws takes on or off, got ${values.aws}`);
   return {
-    trials: integer('--trials', 10, 1),
-    seed: integer('--seed', Math.floor(Math.random() * 2 ** 31), 0),
-    workers: integer('--workers', 8, 1),
-    parallel: integer('--parallel', 1, 1),
-    first: integer('--first', 0, 0),
-    verbose: args.includes('--verbose'),
-    aws: awsFlag(value('--aws')),
-    delivery: integer('--delivery', 6, 0),
-    json: value('--json'),
+    trials: wholeNumber(COMMAND, 'trials', values.trials, 10, 1),
+    seed: wholeNumber(COMMAND, 'seed', values.seed, Math.floor(Math.random() * 2 ** 31), 0),
+    workers: wholeNumber(COMMAND, 'workers', values.workers, 8, 1),
+    parallel: wholeNumber(COMMAND, 'parallel', values.parallel, 1, 1),
+    first: wholeNumber(COMMAND, 'first', values.first, 0, 0),
+    verbose: values.verbose,
+    aws: values.aws !== 'off',
+    delivery: wholeNumber(COMMAND, 'delivery', values.delivery, 6, 0),
+    json: values.json,
   };
-}
-
-function awsFlag(raw: string | undefined): boolean {
-  if (raw === undefined || raw === 'on') return true;
-  if (raw === 'off') return false;
-  throw new Error(`--aws must be on or off, got ${raw}`);
 }
 
 function report(summary: ChaosSummary, options: Options, wallMs: number): void {
@@ -111,6 +124,11 @@ function report(summary: ChaosSummary, options: Options, wallMs: number): void {
   const failing = summary.trials.filter((trial) => trial.violations.length > 0);
   out(`violations:      ${summary.violations}`);
   for (const [rule, n] of Object.entries(summary.violationsByRule).sort()) out(`  ${rule.padEnd(18)} ${n}`);
+  out(`starved:         ${summary.starved} (the machine kept the harness from giving these a fair run: not judged, not violations)`);
+  for (const [rule, n] of Object.entries(summary.starvedByRule).sort()) out(`  ${rule.padEnd(18)} ${n}`);
+  for (const trial of summary.trials.filter((t) => t.starved.length > 0)) {
+    for (const note of trial.starved.slice(0, 5)) out(`  trial ${trial.index} [${note.rule}] ${note.message}`);
+  }
   for (const trial of failing) {
     out();
     out(`trial ${trial.index} (trial seed ${trial.seed}) — ${trial.violations.length} violation(s):`);
@@ -122,8 +140,11 @@ function report(summary: ChaosSummary, options: Options, wallMs: number): void {
   }
 }
 
-async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
+async function main(options: Options): Promise<void> {
+  // The run, DynamoDB Local and the CDK app load once the command line is known to be good.
+  const { startDynamoDbLocal } = await import('../../local/dynamodb-local.js');
+  const { bundleDirOfFunction, findDeliveryFunction, synthTemplate } = await import('../../local/template.js');
+  const { runChaos } = await import('./suite.js');
   const { first } = options;
   const started = Date.now();
   process.stdout.write(
@@ -148,7 +169,8 @@ async function main(): Promise<void> {
         aws: options.aws,
         deliveryWorkers: options.delivery,
         onTrial: (trial) => {
-          const status = trial.violations.length === 0 ? 'ok' : `${trial.violations.length} VIOLATION(S)`;
+          const starved = trial.starved.length > 0 ? ` (${trial.starved.length} starved)` : '';
+          const status = (trial.violations.length === 0 ? 'ok' : `${trial.violations.length} VIOLATION(S)`) + starved;
           const detail = options.verbose
             ? ` (faults ${trial.phasesMs.faults} ms, quiet ${trial.phasesMs.quiet} ms) ${JSON.stringify(trial.outcomes)} ${JSON.stringify(trial.faults)}${trial.delivery !== undefined ? ` delivery ${JSON.stringify(trial.delivery)}` : ''}`
             : '';
@@ -177,7 +199,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
+main(options()).then(
   () => process.exit(),
   (error: unknown) => {
     process.stderr.write(`chaos: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -42,10 +42,17 @@ export interface RunHistory {
   /** Ended by SIGKILL: the history may stop anywhere. */
   killed: boolean;
   acquired?: { fence: number; acquiredAtMs: number; expiresAtMs: number };
+  /** The expiry of each renewal the run logged as confirmed (`lease renewed`), in order. */
+  renewals?: number[];
   commits: Commit[];
   summary?: RunSummaryLine;
   /** Contention retries the run logged (`DynamoDB contention; retrying`), by operation. */
   contentionRetries?: Record<string, number>;
+  /** When the run started and ended (epoch ms, the runner's clock). */
+  startedAtMs?: number;
+  endedAtMs?: number;
+  /** How long the run's process waited for a CPU, and when (the worker's starvation probe). */
+  starvation?: { waitMs: number; samples: readonly { atMs: number; spanMs: number; waitMs: number; lagMs: number }[] };
 }
 
 /** JSON lines of a process's output (other lines, such as `@@RESULT`, are skipped). */
@@ -89,6 +96,9 @@ export function runHistory(input: {
       const acquiredAtMs = num(line.acquiredAtMs);
       const expiresAtMs = Date.parse(str(line.expiresAt) ?? '');
       if (acquiredAtMs !== undefined && Number.isFinite(expiresAtMs)) run.acquired = { fence, acquiredAtMs, expiresAtMs };
+    } else if (line.message === 'lease renewed') {
+      const expiresAtMs = Date.parse(str(line.expiresAt) ?? '');
+      if (Number.isFinite(expiresAtMs)) (run.renewals ??= []).push(expiresAtMs);
     } else if (line.message === 'committed') {
       const sentAtMs = num(line.sentAtMs);
       const committedAtMs = num(line.committedAtMs);

@@ -36,7 +36,7 @@ import {
 import { createTablesFromTemplate, tableDefinitionsFromTemplate, type TableNames } from '../../local/tables.js';
 import { findDeliveryFunction, type CfnTemplate } from '../../local/template.js';
 import { deliveryLeaseKey } from '../../lambda/delivery/schema.js';
-import { check, type Violation } from './checker.js';
+import { judge, type Violation } from './checker.js';
 import { checkDelivery } from './delivery-checker.js';
 import {
   appDueWrites,
@@ -63,6 +63,8 @@ import {
 import { storeOps, type RunHistory } from './history.js';
 import { startCodeforcesTap, startDynamoRecorder } from './taps.js';
 import { runWorker, type WorkerControl } from './worker.js';
+import { startStarvationProbe } from '../support/starvation-probe.mjs';
+import { slowLeaseAnswers, starvationOfRun, stallsOfSamples } from './starvation.js';
 import { scanAll } from '../support/contests.js';
 import { codeforcesId } from '../../lambda/sources/codeforces/source.js';
 
@@ -81,6 +83,10 @@ export interface TrialResult {
   seed: number;
   plan: TrialPlan;
   violations: Violation[];
+  /** What the harness's starvation kept from being judged (checker.ts, starvation.ts): the harness's, not the product's. */
+  starved: Violation[];
+  /** Sync workers whose run the harness starved, whatever its outcome (a fault planned for one may not have been reached). */
+  starvedWorkers: number[];
   faults: Partial<Record<FaultKind, number>>;
   outcomes: Record<string, number>;
   /** AWS faults the proxies injected, by kind and operation. */
@@ -115,7 +121,14 @@ export interface DeliveryFigures {
   /** The app's sets and cancels through the write path that landed (judged per intent). */
   appWrites: number;
 }
+/**
+ * Attempts the quiet phase gives each interval (and the final sync, and delivery's final pass), as
+ * Lambda's retries would. An attempt that failed because the harness starved it (starvation.ts)
+ * does not count; the whole quiet phase tries at most STARVED_ATTEMPTS such attempts more, and
+ * what it could not get done once they are spent is the harness's verdict, not the product's.
+ */
 const QUIET_ATTEMPTS = 8;
+const STARVED_ATTEMPTS = 16;
 /** Reminders of the large-commit fault (dataset.ts, LARGE_COMMIT_ID), and how long the proxy holds each of the syncs' reminder transactions then. */
 const LARGE_COMMIT_REMINDERS = 300;
 const LARGE_COMMIT_HOLD_MS = { min: 150, max: 350 };
@@ -245,6 +258,7 @@ export async function runTrial(
   },
 ): Promise<TrialResult> {
   const startedAt = Date.now();
+  const harnessProbe = startStarvationProbe();
   const deliveryWorkers = env.deliveryEntry === undefined ? 0 : (options.deliveryWorkers ?? 6);
   const seeded = planTrial(seed, { workers: options.workers, baseTimeMs: startedAt, aws: options.aws === true, deliveryWorkers });
   const plan = options.adjust?.(seeded) ?? seeded;
@@ -324,10 +338,12 @@ export async function runTrial(
   const deliveryOutcomes: Record<string, number> = {};
   const deliveryCounts = { lost: 0, deferred: 0 };
   const violations: Violation[] = [];
+  const starved: Violation[] = [];
   const contenders: Promise<unknown>[] = [];
   let nextId = 0;
   const phasesMs = { faults: 0, quiet: 0 };
   let deliveryFigures: DeliveryFigures | undefined;
+  let starvedWorkers: number[] = [];
   let quietStart = Number.POSITIVE_INFINITY;
   const invoke = async (
     event: WorkerEvent,
@@ -484,38 +500,74 @@ export async function runTrial(
     faultsOn = false;
     standin.clearQueue();
     standin.setDelay(0);
-    const untilSucceeded = async (event: WorkerEvent): Promise<boolean> => {
-      for (let attempt = 1; attempt <= QUIET_ATTEMPTS; attempt += 1) {
+    /** Whether the harness starved a failed run (its figures against the test process's stalls and DynamoDB Local's late lease answers). */
+    const starvedRun = (history: RunHistory, job: 'sync' | 'delivery'): boolean => {
+      const ops = job === 'sync' ? storeOps(recorder.records, names) : storeOps(deliveryRecorder.records, names, deliveryLease);
+      const harness = [...stallsOfSamples(harnessProbe.samples(), 'harness'), ...slowLeaseAnswers(ops)];
+      return starvationOfRun(history, harness, leaseMs)?.starved === true;
+    };
+    let starvedAttempts = 0;
+    /** Attempts until `done` says so: 'done', 'failed' (QUIET_ATTEMPTS fair attempts spent) or 'starved'. */
+    const untilDone = async (
+      attempt: () => Promise<{ history: RunHistory; done: boolean }>,
+      job: 'sync' | 'delivery',
+    ): Promise<'done' | 'failed' | 'starved'> => {
+      for (let fair = 0; fair < QUIET_ATTEMPTS;) {
+        const { history, done } = await attempt();
+        if (done) return 'done';
+        const skipped = history.summary?.outcome === 'skipped';
+        if (skipped || !starvedRun(history, job)) fair += 1;
+        else if (++starvedAttempts > STARVED_ATTEMPTS) return 'starved';
+        // Lease still held by a killed or frozen run: wait for it to lapse, as a retry would.
+        await sleep(skipped ? leaseMs / 2 : 200);
+      }
+      return 'failed';
+    };
+    const untilSucceeded = (event: WorkerEvent) =>
+      untilDone(async () => {
         const { history } = await invoke(event, { fault: { kind: 'none' }, contenders: [] });
         const summary = history.summary;
-        if (summary?.outcome === 'succeeded') return true;
-        if (summary?.outcome === 'skipped' && summary.reason === 'already-done') return true;
-        // Lease still held by a killed or frozen run: wait for it to lapse, as a retry would.
-        await sleep(summary?.outcome === 'skipped' ? leaseMs / 2 : 200);
-      }
-      return false;
-    };
-    for (const interval of plan.intervals) await untilSucceeded({ kind: 'schedule', interval });
-    if (!(await untilSucceeded({ kind: 'console' }))) {
-      violations.push({
+        const done = summary?.outcome === 'succeeded' || (summary?.outcome === 'skipped' && summary.reason === 'already-done');
+        return { history, done };
+      }, 'sync');
+    const starvedIntervals: string[] = [];
+    for (const interval of plan.intervals) {
+      if ((await untilSucceeded({ kind: 'schedule', interval })) === 'starved') starvedIntervals.push(interval);
+    }
+    const finalSync = await untilSucceeded({ kind: 'console' });
+    if (finalSync !== 'done') {
+      (finalSync === 'starved' ? starved : violations).push({
         rule: 'no-final-sync',
-        message: `the final console sync did not succeed in ${QUIET_ATTEMPTS} attempts with faults off`,
+        message:
+          finalSync === 'starved'
+            ? `the final console sync did not succeed with faults off: the harness starved its failed attempts (${STARVED_ATTEMPTS} starved attempts in the quiet phase)`
+            : `the final console sync did not succeed in ${QUIET_ATTEMPTS} attempts with faults off`,
       });
     }
     // Delivery, faults off: console passes until one succeeds with nothing left for later.
     let deliveredUntilSeconds: number | undefined;
     if (delivery !== undefined) {
       const from = Math.floor(Date.now() / 1000);
-      for (let attempt = 1; attempt <= QUIET_ATTEMPTS && deliveredUntilSeconds === undefined; attempt += 1) {
+      const pass = await untilDone(async () => {
         const { history, result } = await invoke({ kind: 'console' }, { fault: { kind: 'none' }, contenders: [] }, nextId++, 'delivery');
         const more = (result?.counts as { more?: unknown } | undefined)?.more === true;
-        if (history.summary?.outcome === 'succeeded' && !more) deliveredUntilSeconds = from;
-        else await sleep(history.summary?.outcome === 'skipped' ? leaseMs / 2 : 200);
-      }
-      if (deliveredUntilSeconds === undefined) {
-        violations.push({
+        return { history, done: history.summary?.outcome === 'succeeded' && !more };
+      }, 'delivery');
+      // Nothing may be left due once a pass ran after the final sync put every row right; with the
+      // final sync starved, rows it would have put right stay deferred: not the product's to answer for.
+      if (pass === 'done' && finalSync === 'starved') {
+        starved.push({
+          rule: 'delivery-lost',
+          message: 'not judged: the final sync, which puts right the rows left due at a moved start, was starved',
+        });
+      } else if (pass === 'done') deliveredUntilSeconds = from;
+      else {
+        (pass === 'starved' ? starved : violations).push({
           rule: 'delivery-final-pass',
-          message: `no delivery pass succeeded with nothing left in ${QUIET_ATTEMPTS} attempts with faults off`,
+          message:
+            pass === 'starved'
+              ? `no delivery pass succeeded with nothing left with faults off: the harness starved its failed attempts (${STARVED_ATTEMPTS} starved attempts in the quiet phase)`
+              : `no delivery pass succeeded with nothing left in ${QUIET_ATTEMPTS} attempts with faults off`,
         });
       }
     }
@@ -532,29 +584,35 @@ export async function runTrial(
     const checkedAtMs = Date.now();
     const txns =
       delivery !== undefined ? claimTransactions(deliveryRecorder.records, { ...names, outbox: names.outbox! }, deliveryLease) : [];
-    violations.push(
-      ...check(
-        {
-          leaseDurationMs: leaseMs,
-          intervals: plan.intervals,
-          runs,
-          store: storeOps(recorder.records, names),
-          codeforces: tap.records,
-          contentionOnly: plan.aws?.contentionOnly === true,
-          claims: txns
-            .filter((txn) => txn.outcome === 'ok')
-            .flatMap((txn) => txn.claims.map((claim) => ({ key: claim.key, repliedAtMs: txn.repliedAtMs }))),
-        },
-        {
-          contests,
-          // The app's rows are its own (judged per intent by the delivery checker), not the seeded expectation's.
-          reminders: reminders.filter((row) => !String(row.userId).startsWith(APP_USER_PREFIX)),
-          ...(lease.Item !== undefined ? { lease: lease.Item } : {}),
-          checkedAtMs,
-        },
-        (v) => expectedRows(dataset, v),
-      ),
+    harnessProbe.stop();
+    const syncStalls = [...stallsOfSamples(harnessProbe.samples(), 'harness'), ...slowLeaseAnswers(storeOps(recorder.records, names))];
+    starvedWorkers = runs.filter((run) => starvationOfRun(run, syncStalls, leaseMs)?.starved === true).map((run) => run.worker);
+    const judgement = judge(
+      {
+        leaseDurationMs: leaseMs,
+        intervals: plan.intervals,
+        runs,
+        store: storeOps(recorder.records, names),
+        codeforces: tap.records,
+        contentionOnly: plan.aws?.contentionOnly === true,
+        claims: txns
+          .filter((txn) => txn.outcome === 'ok')
+          .flatMap((txn) => txn.claims.map((claim) => ({ key: claim.key, repliedAtMs: txn.repliedAtMs }))),
+        harnessStalls: stallsOfSamples(harnessProbe.samples(), 'harness'),
+        starvedIntervals,
+        finalSyncStarved: finalSync === 'starved',
+      },
+      {
+        contests,
+        // The app's rows are its own (judged per intent by the delivery checker), not the seeded expectation's.
+        reminders: reminders.filter((row) => !String(row.userId).startsWith(APP_USER_PREFIX)),
+        ...(lease.Item !== undefined ? { lease: lease.Item } : {}),
+        checkedAtMs,
+      },
+      (v) => expectedRows(dataset, v),
     );
+    violations.push(...judgement.violations);
+    starved.push(...judgement.starved);
     if (delivery !== undefined) {
       const events = outbox.filter((item) => item.detailType === 'ReminderDue').map(eventOf);
       violations.push(
@@ -593,6 +651,7 @@ export async function runTrial(
       };
     }
   } finally {
+    harnessProbe.stop();
     while (appPending.length > 0) await Promise.allSettled(appPending.splice(0));
     appClient.destroy();
     await Promise.all([
@@ -611,6 +670,8 @@ export async function runTrial(
     seed,
     plan,
     violations,
+    starved,
+    starvedWorkers,
     faults,
     awsFaults,
     contentionRetries,

@@ -23,6 +23,9 @@ export interface ChaosSummary {
   outcomes: Record<string, number>;
   violations: number;
   violationsByRule: Record<string, number>;
+  /** What the harness's starvation kept from being judged, by the rule it would have been judged by (not violations). */
+  starved: number;
+  starvedByRule: Record<string, number>;
   /** The reminder delivery part, added up over the trials that had one. */
   delivery?: DeliveryFigures & { trials: number };
 }
@@ -73,6 +76,8 @@ export async function runChaos(
     outcomes: {},
     violations: 0,
     violationsByRule: {},
+    starved: 0,
+    starvedByRule: {},
   };
   for (const trial of trials) {
     summary.invocations += trial.invocations;
@@ -114,6 +119,8 @@ export async function runChaos(
         d[field] += trial.delivery[field];
       for (const [kind, n] of Object.entries(trial.delivery.outcomes)) d.outcomes[kind] = (d.outcomes[kind] ?? 0) + n;
     }
+    summary.starved += trial.starved.length;
+    for (const note of trial.starved) summary.starvedByRule[note.rule] = (summary.starvedByRule[note.rule] ?? 0) + 1;
     summary.violations += trial.violations.length;
     for (const violation of trial.violations)
       summary.violationsByRule[violation.rule] = (summary.violationsByRule[violation.rule] ?? 0) + 1;

@@ -7,6 +7,32 @@ import type { ChildProcess } from 'node:child_process';
 import { invokeBundle, scheduledEvent } from '../support/processes.js';
 import type { WorkerEvent, WorkerFault } from './faults.js';
 import { jsonLines, runHistory, type RunHistory, type RunSummaryLine } from './history.js';
+import type { StarvationSample, StarvationTotals } from '../support/starvation-probe.mjs';
+
+/** What the worker's starvation probe measured (starvation-probe.mjs), if the process lived to print it. */
+export interface WorkerStarvation extends StarvationTotals {
+  samples: StarvationSample[];
+}
+
+/**
+ * Loads the starvation probe into the worker before the bundle: the process measures how long it
+ * waited for a CPU, and says so as it exits. The bundle itself is untouched.
+ */
+const PROBE_ENV = {
+  NODE_OPTIONS: `--import=${new URL('../support/starvation-probe.mjs', import.meta.url).href}`,
+  STARVATION_PROBE: 'stdout',
+};
+
+/** The probe's line in a worker's stdout. */
+export function starvationOf(stdout: string): WorkerStarvation | undefined {
+  const marker = stdout.lastIndexOf('@@STARVATION ');
+  if (marker < 0) return undefined;
+  try {
+    return JSON.parse(stdout.slice(marker + '@@STARVATION '.length).split('\n')[0] ?? '') as WorkerStarvation;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface WorkerControl {
   /** SIGSTOP now, SIGCONT `forMs` later. */
@@ -45,7 +71,8 @@ export async function runWorker(options: {
   onFault?: () => void;
 }): Promise<WorkerOutcome & { hung: boolean }> {
   const event = options.event.kind === 'console' ? {} : scheduledEvent(options.event.interval);
-  const running = invokeBundle({ entry: options.bundleEntry, event, env: options.env, timeoutMs: options.timeoutMs });
+  const startedAtMs = Date.now();
+  const running = invokeBundle({ entry: options.bundleEntry, event, env: { ...options.env, ...PROBE_ENV }, timeoutMs: options.timeoutMs });
   const { child } = running;
   const sent = { sigkill: false, sigstop: false };
   const timers: NodeJS.Timeout[] = [];
@@ -104,6 +131,10 @@ export async function runWorker(options: {
     lines,
     ...(summary !== undefined ? { result: summary } : {}),
   });
+  history.startedAtMs = startedAtMs;
+  history.endedAtMs = Date.now();
+  const starvation = starvationOf(outcome.stdout);
+  if (starvation !== undefined) history.starvation = starvation;
   return {
     history,
     ...(outcome.summary !== undefined ? { result: outcome.summary as unknown as Record<string, unknown> } : {}),

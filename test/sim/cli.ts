@@ -7,81 +7,95 @@
  *
  * Starts DynamoDB Local, synthesizes the template (no bundling: the handler runs in-process through
  * `createHandler`, on a virtual clock), runs N days (default 365) of hourly intervals and prints the
- * report (`--json`: one JSON object). Exits 1 when the checker found a violation.
+ * report (`--json`: one JSON object). Exits 1 when the checker found a violation; a mistake on the
+ * command line is answered in one line with the usage (`--help`), exit 2.
  */
 import { setMaxListeners } from 'node:events';
-import { startDynamoDbLocal } from '../../local/dynamodb-local.js';
-import { synthTemplate } from '../../local/template.js';
-import { BENIGN_GLITCHES, DEFAULT_EPISODE, HARMFUL_GLITCHES, NO_GLITCHES } from './glitches.js';
-import { BROKEN_VARIANTS, DEFAULT_CLOCK_SKEW_SECONDS, runSimulation, type SimReport } from './runner.js';
+import { parseCommandLine, refuse, wholeNumber } from '../../cli/args.js';
+import type { SimReport } from './runner.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.CDK_DISABLE_CLI_TELEMETRY = 'true';
 setMaxListeners(100);
 
-interface Options {
-  days: number;
-  seed: number;
-  broken: string | undefined;
-  json: boolean;
-  notifyEvery: number;
-  deliverEvery: number;
-  runIdleMinutes: boolean;
-  episode: number;
-  fullEpisodes: boolean;
-  glitches: 'default' | 'none' | 'harmful' | 'benign';
-  trace: number[];
-  stopAfterDay: number | undefined;
-  skew: number;
-  fickle: boolean;
-}
+const COMMAND = {
+  command: 'npm run simulate',
+  npmScript: 'simulate',
+  synopsis:
+    '-- [--days N] [--seed S] [--broken NAME] [--glitches default|none|benign|harmful] [--episode N] [--full-episodes] [--deliver-every MIN] [--run-idle-minutes] [--notify-every MIN] [--skew S] [--no-fickle] [--trace ID[,ID…]] [--stop-after-day D] [--json]',
+  help: [
+    '--days N             days to simulate, 1 to 366 (default 365)',
+    '--seed S             the run seed (default 1)',
+    '--broken NAME        run a deliberately broken variant (docs/simulation.md lists them)',
+    '--glitches KIND      wrong-upstream episodes: default, none, benign or harmful',
+    '--episode N          the longest wrong-upstream episode, hours (1 to 72)',
+    '--full-episodes      every episode as long as --episode',
+    '--deliver-every MIN  the delivery job every MIN minutes (default 1)',
+    '--run-idle-minutes   run the delivery job even in minutes with nothing due',
+    "--notify-every MIN   the app's own notifier every MIN minutes (default 10)",
+    '--skew S             clock skew between the parts, seconds (0 to 60)',
+    '--no-fickle          users never change their minds',
+    '--trace ID[,ID…]     print what happens to these contests (stderr)',
+    '--stop-after-day D   stop after day D',
+    '--json               print the report as one JSON object',
+  ],
+  options: {
+    days: { type: 'string' },
+    seed: { type: 'string' },
+    broken: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    'notify-every': { type: 'string' },
+    'deliver-every': { type: 'string' },
+    'run-idle-minutes': { type: 'boolean', default: false },
+    episode: { type: 'string' },
+    'full-episodes': { type: 'boolean', default: false },
+    glitches: { type: 'string' },
+    trace: { type: 'string' },
+    'stop-after-day': { type: 'string' },
+    skew: { type: 'string' },
+    'no-fickle': { type: 'boolean', default: false },
+  },
+} as const;
 
-function parseArgs(args: string[]): Options {
-  const value = (name: string): string | undefined => {
-    const index = args.indexOf(name);
-    if (index !== -1) return args[index + 1];
-    return args.find((arg) => arg.startsWith(`${name}=`))?.slice(name.length + 1);
-  };
-  const integer = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = value(name);
-    if (raw === undefined) return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer in ${min}..${max}, got ${raw}`);
-    return n;
-  };
-  const broken = value('--broken');
-  if (broken !== undefined && !(broken in BROKEN_VARIANTS))
-    throw new Error(`--broken must be one of ${Object.keys(BROKEN_VARIANTS).join(', ')}`);
-  return {
-    days: integer('--days', 365, 1, 366),
-    seed: integer('--seed', 1, 0, 2 ** 31),
-    broken,
-    json: args.includes('--json'),
-    notifyEvery: integer('--notify-every', 10, 1, 60),
-    deliverEvery: integer('--deliver-every', 1, 1, 60),
-    runIdleMinutes: args.includes('--run-idle-minutes'),
-    episode: integer('--episode', DEFAULT_EPISODE, 1, 72),
-    fullEpisodes: args.includes('--full-episodes'),
-    glitches: glitchesFlag(value('--glitches')),
-    trace: traceFlag(value('--trace')),
-    skew: integer('--skew', DEFAULT_CLOCK_SKEW_SECONDS, 0, 60),
-    fickle: !args.includes('--no-fickle'),
-    stopAfterDay: value('--stop-after-day') === undefined ? undefined : integer('--stop-after-day', 365, 1, 366),
-  };
-}
+const values = parseCommandLine(COMMAND);
+const glitches = values.glitches ?? 'default';
+if (glitches !== 'default' && glitches !== 'none' && glitches !== 'harmful' && glitches !== 'benign')
+  refuse(COMMAND, `--glitches takes default, none, benign or harmful, got ${glitches}`);
+const trace = values.trace === undefined ? [] : values.trace.split(',').map(Number);
+if (trace.some((id) => !Number.isSafeInteger(id) || id <= 0))
+  refuse(COMMAND, `--trace takes contest ids separated by commas, got ${values.trace}`);
 
-function traceFlag(raw: string | undefined): number[] {
-  if (raw === undefined) return [];
-  const ids = raw.split(',').map(Number);
-  if (ids.some((id) => !Number.isSafeInteger(id) || id <= 0)) throw new Error(`--trace takes contest ids separated by commas, got ${raw}`);
-  return ids;
-}
+const given = {
+  days: wholeNumber(COMMAND, 'days', values.days, 365, 1, 366),
+  seed: wholeNumber(COMMAND, 'seed', values.seed, 1, 0, 2 ** 31),
+  notifyEvery: wholeNumber(COMMAND, 'notify-every', values['notify-every'], 10, 1, 60),
+  deliverEvery: wholeNumber(COMMAND, 'deliver-every', values['deliver-every'], 1, 1, 60),
+  episode: values.episode === undefined ? undefined : wholeNumber(COMMAND, 'episode', values.episode, 0, 1, 72),
+  skew: values.skew === undefined ? undefined : wholeNumber(COMMAND, 'skew', values.skew, 0, 0, 60),
+  stopAfterDay:
+    values['stop-after-day'] === undefined ? undefined : wholeNumber(COMMAND, 'stop-after-day', values['stop-after-day'], 365, 1, 366),
+};
 
-function glitchesFlag(raw: string | undefined): Options['glitches'] {
-  if (raw === undefined || raw === 'default') return 'default';
-  if (raw === 'none' || raw === 'harmful' || raw === 'benign') return raw;
-  throw new Error(`--glitches must be default, none, benign or harmful, got ${raw}`);
-}
+// The simulation, DynamoDB Local and the CDK app load once the command line is known to be good.
+const { startDynamoDbLocal } = await import('../../local/dynamodb-local.js');
+const { synthTemplate } = await import('../../local/template.js');
+const { BENIGN_GLITCHES, DEFAULT_EPISODE, HARMFUL_GLITCHES, NO_GLITCHES } = await import('./glitches.js');
+const { BROKEN_VARIANTS, DEFAULT_CLOCK_SKEW_SECONDS, runSimulation } = await import('./runner.js');
+if (values.broken !== undefined && !(values.broken in BROKEN_VARIANTS))
+  refuse(COMMAND, `--broken takes one of ${Object.keys(BROKEN_VARIANTS).join(', ')}, got ${values.broken}`);
+
+const options = {
+  ...given,
+  broken: values.broken,
+  json: values.json,
+  runIdleMinutes: values['run-idle-minutes'],
+  episode: given.episode ?? DEFAULT_EPISODE,
+  fullEpisodes: values['full-episodes'],
+  glitches,
+  trace,
+  skew: given.skew ?? DEFAULT_CLOCK_SKEW_SECONDS,
+  fickle: !values['no-fickle'],
+};
 
 function readable(report: SimReport): string {
   const lines: string[] = [];
@@ -166,7 +180,6 @@ function readable(report: SimReport): string {
 }
 
 async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
   if (!options.json) process.stderr.write(`simulate: ${options.days} days, seed ${options.seed}; starting DynamoDB Local…\n`);
   const [dynamo, synth] = await Promise.all([startDynamoDbLocal(), synthTemplate({ bundle: false })]);
   try {
