@@ -21,7 +21,7 @@ import { JOB_DEFAULTS } from '../contract.js';
 import { JOB_ENV } from '@contest-sync/scheduled-singleton/contract';
 import { SYNC_CONSOLE_OPTIONS } from './invocation.js';
 import type { MigrationJob } from '../migration/job.js';
-import { migrateFirst, migrationOf, type Migrating } from './migrating.js';
+import type { Migrating, Upgrade } from './migrating.js';
 import { logSummary } from './observe.js';
 import { failurePhase } from './phases.js';
 import {
@@ -81,13 +81,16 @@ export type Handler = (event: unknown, context: LambdaContextLike) => Promise<Ru
 export interface SyncEntry {
   job: SourceJob;
   source: (options: SourceOptions) => Source;
+  /** The upgrade from the previous release's tables (Codeforces' job: docs/runbook.md). @default none */
+  upgrade?: Upgrade;
 }
 
 export function createSyncHandler(entry: SyncEntry, options: HandlerOptions = {}): Handler {
   const now = options.now ?? Date.now;
   const handler: ScheduledSingletonHandler<SyncValue> = scheduledSingleton<SyncValue, undefined, SyncJobDeps>(
     async (job) => {
-      const { migration, sync } = await migrateFirst({ ...job, acceptHeld: job.options.acceptHeld === true }, job.config.migration);
+      const run = { ...job, acceptHeld: job.options.acceptHeld === true };
+      const { migration, sync } = entry.upgrade === undefined ? { sync: run } : await entry.upgrade.migrateFirst(run, job.config.migration);
       const synced = sync === undefined ? {} : await syncContests(sync, job.config);
       return { ...synced, dryRun: job.dryRun, ...(migration === undefined ? {} : { migration }) };
     },
@@ -146,7 +149,7 @@ function thrownFor(result: RunResult, error: unknown): Error {
 /** The sync's parts, built once per container on the wrapper's DynamoDB client. */
 function syncDeps(entry: SyncEntry, config: Config, dynamo: DynamoDBClient, options: HandlerOptions, now: () => number): SyncJobDeps {
   const doc = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
-  const migration = migrationOf(config, doc, now);
+  const migration = entry.upgrade?.migrationOf(config, doc, now);
   const source = entry.source({
     now,
     ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),

@@ -51,3 +51,14 @@ export async function migrateFirst(job: SyncJob, migration: MigrationJob | undef
   if (progress.state !== 'done') return { migration: progress };
   return { migration: progress, sync: { ...job, handoff: new Set(qualifiedHandoff(job.handoff)) } };
 }
+
+/**
+ * The upgrade from the previous release's tables, as a sync entry carries it: Codeforces' job only,
+ * since those tables held Codeforces alone; the other sources' bundles hold none of it.
+ */
+export interface Upgrade {
+  migrationOf: typeof migrationOf;
+  migrateFirst: typeof migrateFirst;
+}
+
+export const UPGRADE: Upgrade = { migrationOf, migrateFirst };

@@ -7,6 +7,7 @@ import { ENV } from '../../lambda/contract.js';
 import { cdkJsonContext } from '../../lib/app.js';
 import { CONTEXT_KEYS, ContestSyncConfigError, DEFAULT_CONFIG, parseConfig } from '../../lib/config.js';
 import { synthTemplate } from '../../local/template.js';
+import { SOURCE_JOBS } from '../../lambda/sources/jobs.js';
 
 describe('parseConfig', () => {
   it('defaults to hourly at minute 0, 60-minute rate, 30 s lease, 120 s timeout, 30-day logs, 7-day retention', () => {
@@ -180,7 +181,12 @@ describe('synth paused, at DEBUG', () => {
   it("keeps the schedule rules (the sync's and the reminder delivery's) and their targets, disabled", () => {
     // The door's rule (contest events to the calendar) is not a schedule: a pause leaves it on.
     const rules = Object.entries(template.findResources('AWS::Events::Rule')).filter(([id]) => !id.startsWith('Door'));
-    expect(rules.map(([, rule]) => rule.Properties.ScheduleExpression).sort()).toEqual(['cron(0 * * * ? *)', 'rate(1 minute)']);
+    // Codeforces' sync, every other source's (at its settings' period: hourly) and the reminder delivery's.
+    expect(rules.map(([, rule]) => rule.Properties.ScheduleExpression).sort()).toEqual([
+      'cron(0 * * * ? *)',
+      ...SOURCE_JOBS.slice(1).map(() => 'rate(1 hour)'),
+      'rate(1 minute)',
+    ]);
     for (const [, rule] of rules) {
       expect(rule.Properties.State).toBe('DISABLED');
       expect(rule.Properties.Targets).toHaveLength(1);
@@ -201,14 +207,16 @@ describe('synth paused, at DEBUG', () => {
     // The door's alarms (5xx, latency, feed dead letters) are not the schedule's either.
     for (const [, alarm] of all.filter(([id]) => id.startsWith('Door'))) expect(alarm.Properties.ActionsEnabled ?? true).toBe(true);
     const alarms = all.filter(([id]) => !/^(Events|Delivery|Door)/.test(id)).map(([, alarm]) => alarm);
-    expect(alarms).toHaveLength(5);
+    // Five per source's job (docs/sources.md, "One job per source").
+    expect(alarms).toHaveLength(5 * SOURCE_JOBS.length);
     for (const alarm of alarms) {
       const paused = alarm.Properties.MetricName === 'RunSucceeded';
       expect(alarm.Properties.ActionsEnabled ?? true, alarm.Properties.MetricName).toBe(!paused); // CloudFormation's default is true
       expect(alarm.Properties.AlarmActions).toHaveLength(1);
     }
-    const noSync = alarms.find((a) => a.Properties.MetricName === 'RunSucceeded')!;
-    expect(noSync.Properties.AlarmDescription).toMatch(/PAUSED/);
+    const noSync = alarms.filter((a) => a.Properties.MetricName === 'RunSucceeded');
+    expect(noSync).toHaveLength(SOURCE_JOBS.length);
+    for (const alarm of noSync) expect(alarm.Properties.AlarmDescription).toMatch(/PAUSED/);
   });
 
   it("sets the logger and Lambda's log filter to DEBUG", () => {

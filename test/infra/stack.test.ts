@@ -253,6 +253,8 @@ describe('function', () => {
       // Set by ScheduledSingletonJob for the package's wrapper (the contract's JOB_ENV).
       LEASE_KEY: LEASE_PK,
       RUN_RECORD_PREFIX: RUN_PK_PREFIX,
+      // How long a duplicate invocation can arrive: the ledger remembers an interval that long.
+      MAX_EVENT_AGE_SECONDS: '7200',
       // Its contest events go through the stack's outbox (docs/events.md).
       OUTBOX_TABLE_NAME: { Ref: expect.stringMatching(/^EventsTable/) },
       OUTBOX_EVENT_SOURCE: EVENT_SOURCES.contests,

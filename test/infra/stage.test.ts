@@ -8,6 +8,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createContestSyncApp } from '../../lib/app.js';
 import { tableParameterName } from '../../lib/contest-sync-stack.js';
 import { TABLE_ROLES } from '../../lib/table-access.js';
+import { SOURCE_JOBS } from '../../lambda/sources/jobs.js';
+import { jobNames } from '../../lambda/sources/job.js';
 
 type Resources = Record<string, { Type: string; Properties?: Record<string, any> }>;
 
@@ -77,7 +79,14 @@ describe.each([
     // The app's door (docs/api.md: its table, bucket, queues, functions, roles, log groups, API, user pool) is tagged the same way.
     const door = taggable.filter(([id]) => id.startsWith('Door'));
     expect(door.length).toBeGreaterThan(10);
-    expect(taggable.length - delivery.length - door.length, JSON.stringify(delivery)).toBe(30);
+    // Every other source's job (lambda/sources/jobs.ts) is tagged the same way, the same resources each.
+    const others = SOURCE_JOBS.slice(1).map((job) => jobNames(job).constructId);
+    const sources = others.map((constructId) => taggable.filter(([id]) => id.startsWith(constructId)).length);
+    expect(new Set(sources).size, JSON.stringify(sources)).toBe(1);
+    expect(sources[0]).toBeGreaterThan(3);
+    const ofSources = sources.reduce((a, b) => a + b, 0);
+    // ... and each other source's four contest events in the bus's registry, under its own event source.
+    expect(taggable.length - delivery.length - door.length - ofSources, JSON.stringify(delivery)).toBe(30 + 4 * others.length);
     expect(delivery.length, JSON.stringify(delivery)).toBe(5);
     for (const [id, resource] of taggable) {
       expect(tagsOf(resource), `${id} (${resource.Type})`).toMatchObject({ app: 'contest-sync', stage: stageTag });

@@ -4,6 +4,7 @@
  * stream, the relay and the bus to a consumer that dedupes. Each contest change and the reminder
  * reach the consumer once.
  */
+import { SOURCE_JOBS } from '../../lambda/sources/jobs.js';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,8 +31,11 @@ describe('npm start -- --offline', () => {
         expect(readdirSync(tmp).filter((name) => name.startsWith('contest-sync-synth-'))).toEqual([]);
         rmSync(tmp, { recursive: true, force: true });
       });
-      const upcoming = Number(/Upcoming contests \((\d+)\)/.exec(stdout)?.[1]);
-      expect(upcoming).toBeGreaterThan(0);
+      // Every platform's job syncs from its recorded reply and shows its upcoming contests.
+      const perPlatform = [...stdout.matchAll(/Upcoming (\S+) contests \((\d+)\)/g)].map((m) => ({ label: m[1], count: Number(m[2]) }));
+      expect(perPlatform.map((p) => p.label)).toEqual(SOURCE_JOBS.map((job) => job.label));
+      for (const { label, count } of perPlatform) expect(count, label).toBeGreaterThan(0);
+      const upcoming = perPlatform.reduce((sum, p) => sum + p.count, 0);
       // A first sync on a new database writes what README.md's --persist lines say (fence 1).
       const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
       const promised = /# fence 1: (\d+) contests written/.exec(readme);
@@ -42,7 +46,7 @@ describe('npm start -- --offline', () => {
       expect(received, stdout.slice(-3000)).not.toBeNull();
       // One announcement per upcoming contest and one ReminderDue: each once.
       expect(Number(received![1])).toBe(upcoming + 1);
-      const rows = stdout.split('\n').filter((line) => /'contest-sync\.(contests|reminders)'/.test(line));
+      const rows = stdout.split('\n').filter((line) => /'contest-sync\.(contests(\.[a-z]+)?|reminders)'/.test(line));
       expect(rows.filter((line) => line.includes("'ContestAnnounced'"))).toHaveLength(upcoming);
       const reminders = rows.filter((line) => line.includes("'ReminderDue'"));
       expect(reminders).toHaveLength(1);
