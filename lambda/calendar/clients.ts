@@ -14,6 +14,7 @@ import { reminderUsers, sqsSender } from './aws.js';
 import type { CalendarDeps } from './feeds.js';
 import { dynamoDoorTable, s3FeedObjects } from './store.js';
 import { createReminderClient, type ReminderClient } from '../reminders/index.js';
+import { DEFAULTS, MAX_DUE_SHARDS } from '../contract.js';
 
 const name = z.string({ error: 'is not set' }).min(3).max(255);
 const doorEnvSchema = z.object({
@@ -22,7 +23,19 @@ const doorEnvSchema = z.object({
   [CALENDAR_ENV.doorTable]: name,
   [CALENDAR_ENV.feedBucket]: name,
   [CALENDAR_ENV.feedQueueUrl]: z.url({ error: 'is not a URL' }),
+  // The same setting the sync and the delivery jobs get: a due row's shard is its bucket mod it.
+  [CALENDAR_ENV.dueShards]: z
+    .string()
+    .regex(/^\d{1,2}$/, { error: `is not a whole number from 1 to ${MAX_DUE_SHARDS}` })
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(MAX_DUE_SHARDS))
+    .default(DEFAULTS.dueShards),
 });
+
+/** The door's environment, as the stack sets it (a missing or bad value is refused, naming it). */
+export function doorEnv(env: NodeJS.ProcessEnv): z.infer<typeof doorEnvSchema> {
+  return doorEnvSchema.parse(env);
+}
 
 export interface DoorClients {
   doc: DynamoDBDocumentClient;
@@ -32,12 +45,13 @@ export interface DoorClients {
 }
 
 export function doorClients(env: NodeJS.ProcessEnv, now: () => number = Date.now): DoorClients {
-  const parsed = doorEnvSchema.parse(env);
+  const parsed = doorEnv(env);
   const dynamo = budgetedDynamoClient();
   const doc = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
   const reminders = createReminderClient({
     dynamo: doc,
     tables: { contests: parsed[CALENDAR_ENV.contestsTable], reminders: parsed[CALENDAR_ENV.remindersTable] },
+    dueShards: parsed[CALENDAR_ENV.dueShards],
     now,
   });
   const calendar: CalendarDeps = {

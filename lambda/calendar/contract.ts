@@ -11,6 +11,8 @@ export const CALENDAR_ENV = {
   feedQueueUrl: 'FEED_QUEUE_URL',
   remindersTable: 'REMINDERS_TABLE_NAME',
   contestsTable: 'CONTESTS_TABLE_NAME',
+  /** The stack's byDue shards: the write path makes a row due in its bucket's shard (docs/delivery.md). */
+  dueShards: 'DUE_SHARDS',
 } as const;
 
 /** The door table's keys (partition key `pk`, String). */

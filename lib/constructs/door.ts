@@ -156,6 +156,8 @@ export class Door extends Construct {
       [CALENDAR_ENV.doorTable]: this.table.tableName,
       [CALENDAR_ENV.feedBucket]: this.feeds.bucketName,
       [CALENDAR_ENV.feedQueueUrl]: this.feedQueue.queueUrl,
+      // Rows the API makes due spread over the delivery jobs as the sync's do (docs/delivery.md).
+      [CALENDAR_ENV.dueShards]: String(config.dueShards),
     };
     this.apiFunction = doorFunction(this, 'ApiFunction', {
       entry: doorEntry('api/handler.ts'),

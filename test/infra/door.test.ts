@@ -3,7 +3,7 @@
  * queue FIFO and deduplicated on content (an EventBridge rule feeds it), the contest events in one
  * message group; both queue consumers report batch item failures (what a batch did not finish
  * comes back alone); the relay's timeout holds a whole batch at the receiver's slowest answer, and
- * its queue hides a message six times that.
+ * its queue hides a message six times that; the API function gets the stack's byDue shards.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CONTESTS_GROUP } from '../../lambda/calendar/contract.js';
@@ -18,7 +18,10 @@ let resources: Resources;
 beforeAll(async () => {
   ({
     template: { Resources: resources },
-  } = await synthTemplate({ bundle: false, context: { [CONTEXT_KEYS.webhookUrl]: 'https://app.example.com/hooks' } }));
+  } = await synthTemplate({
+    bundle: false,
+    context: { [CONTEXT_KEYS.webhookUrl]: 'https://app.example.com/hooks', [CONTEXT_KEYS.dueShards]: '4' },
+  }));
 });
 
 const one = (prefix: string, type: string) => {
@@ -57,5 +60,12 @@ describe('the webhook relay', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: WEBHOOK_CONCURRENCY },
     });
+  });
+});
+
+describe('the HTTP API function', () => {
+  it("gets the stack's DUE_SHARDS: a reminder it makes due goes to its bucket's shard, as the sync's do", () => {
+    const [, fn] = one('DoorApiFunction', 'AWS::Lambda::Function');
+    expect(fn.Properties.Environment.Variables.DUE_SHARDS).toBe('4');
   });
 });
