@@ -10,6 +10,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { CodeforcesStandin } from '../../local/codeforces-standin.js';
 import { MAX_BODY_BYTES } from '../../lambda/sources/codeforces/client.js';
 import { MAX_TEXT_BYTES } from '@contest-sync/scheduled-singleton';
+import { cf } from '../support/ids.js';
 import { addReminder, apiContest, sampleList, scanAll, snapshot, type ApiContest } from '../support/contests.js';
 import { invokeBundle, scheduledEvent, type InvocationOutcome } from '../support/processes.js';
 import type { TestTables } from '../support/tables.js';
@@ -147,7 +148,7 @@ describe('hostile Codeforces replies (bundled function, issue #8)', { timeout: 1
     });
     const after = await snapshot(tables);
     expect(after.reminders).toEqual(before.reminders);
-    for (const c of upcoming) expect(after.contests.find((item) => item.contestId === c.id)).toMatchObject({ phase: 'BEFORE' });
+    for (const c of upcoming) expect(after.contests.find((item) => item.contestId === cf(c.id))).toMatchObject({ phase: 'BEFORE' });
   });
 
   it('one contest with a 500 KB name: the sync succeeds, that entry is counted invalid and not stored', async () => {
