@@ -82,8 +82,35 @@ describe('GET /contests', () => {
     expect(page.contests.map((c) => [c.id, c.platform])).toEqual([['codeforces:2120', 'codeforces']]);
     expect(page.contests[0]!.startTime).toBe(new Date(contests[0]!.startTimeSeconds * 1000).toISOString());
     expect(page.cursor).toBe('next');
-    expect(reader.requests).toEqual([{ platform: 'codeforces', status: 'upcoming', limit: 1, cursor: 'abc_-1', now: NOW / 1000 }]);
+    // No platform asked for: every platform's contests.
+    expect(reader.requests).toEqual([{ status: 'upcoming', limit: 1, cursor: 'abc_-1', now: NOW / 1000 }]);
     expect(result.headers?.['cache-control']).toBe('no-store');
+  });
+
+  it("shows each contest of the merged list under its own platform, and passes one platform's request on", async () => {
+    reader = listReader([contests[3]!, contests[4]!]);
+    api = createApiHandler({
+      contests: reader,
+      reminders: writePath,
+      feeds,
+      now: () => NOW,
+      log: { warn: () => undefined, error: () => undefined },
+    });
+    const merged = S.contestsPageSchema.parse((await call({ method: 'GET', path: '/contests', sub: 'alice' })).json);
+    expect(merged.contests.map((c) => [c.id, c.platform])).toEqual([
+      ['codeforces:199', 'codeforces'],
+      ['atcoder:199', 'atcoder'],
+    ]);
+    await call({ method: 'GET', path: '/contests', query: 'platform=atcoder', sub: 'alice' });
+    expect(reader.requests.map((r) => r.platform)).toEqual([undefined, 'atcoder']);
+  });
+
+  it('names the platforms it takes when refusing an unknown one', async () => {
+    const result = await call({ method: 'GET', path: '/contests', query: 'platform=topcoder', sub: 'alice' });
+    expectError(result, 'invalid-input');
+    expect(result.json.error.message).toBe(
+      "platform: expected one of codeforces, atcoder, codechef, leetcode (or no platform, for every platform's contests)",
+    );
   });
 
   it('takes status=recent and the default page size', async () => {
