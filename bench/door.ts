@@ -107,6 +107,7 @@ async function measureRoutes(
   const reminder = `/me/reminders/${contestId}`;
   const routes: RouteRequests[] = [];
   routes.push(await counted(env, door, api('GET', '/contests'), 'GET /contests'));
+  routes.push(await counted(env, door, api('GET', '/contests?platform=codeforces'), 'GET /contests?platform=codeforces'));
   routes.push(await counted(env, door, api('PUT', reminder, { minutesBefore: 30 }), 'PUT /me/reminders/{id} (new)'));
   routes.push(await counted(env, door, api('PUT', reminder, { minutesBefore: 30 }), 'PUT /me/reminders/{id} (the same again)'));
   routes.push(await counted(env, door, api('PUT', reminder, { minutesBefore: 60 }), 'PUT /me/reminders/{id} (changed)'));
@@ -127,6 +128,7 @@ async function measureRoutes(
   routes.push(await counted(env, door, api('GET', '/me/calendar'), 'GET /me/calendar'));
   routes.push(await counted(env, door, () => fetch(feedUrl), 'GET /calendar/u/{token}.ics'));
   routes.push(await counted(env, door, () => fetch(`${door.url}/calendar/codeforces.ics`), 'GET /calendar/codeforces.ics'));
+  routes.push(await counted(env, door, () => fetch(`${door.url}/calendar/all.ics`), 'GET /calendar/all.ics'));
   routes.push(await counted(env, door, api('DELETE', reminder), 'DELETE /me/reminders/{id}'));
   return { routes, feedUrl };
 }

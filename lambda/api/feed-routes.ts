@@ -1,10 +1,12 @@
 /**
- * The calendar feeds over HTTP (docs/api.md, "Calendar"): the public feed and a user's feed at its
+ * The calendar feeds over HTTP (docs/api.md, "Calendar"): the public feeds (one per platform, one
+ * of every platform: the routes of PUBLIC_FEEDS) and a user's feed at its
  * secret URL, read as stored objects with `If-None-Match`, so an unchanged poll answers 304 and
  * reads no table. A token that is malformed, revoked or rotated away is answered like one that
  * never existed.
  */
 import type { Router } from '@aws-lambda-powertools/event-handler/http';
+import { PUBLIC_FEEDS } from './contract.js';
 import { ApiError } from './errors.js';
 import type { FeedRead, Feeds, RouterEnv } from './ports.js';
 
@@ -26,10 +28,12 @@ export function feedResponse(read: FeedRead, visibility: 'public' | 'private'): 
 }
 
 export function feedRoutes(app: Router<RouterEnv>, feeds: Feeds): void {
-  app.get('/calendar/codeforces.ics', async (reqCtx) => {
-    const ifNoneMatch = reqCtx.req.headers.get('if-none-match') ?? undefined;
-    return feedResponse(await feeds.read({ platform: 'codeforces' }, ifNoneMatch), 'public');
-  });
+  for (const feed of PUBLIC_FEEDS) {
+    app.get(`/calendar/${feed}.ics`, async (reqCtx) => {
+      const ifNoneMatch = reqCtx.req.headers.get('if-none-match') ?? undefined;
+      return feedResponse(await feeds.read({ public: feed }, ifNoneMatch), 'public');
+    });
+  }
   app.get('/calendar/u/:file', async (reqCtx) => {
     const token = tokenOfFile(reqCtx.params.file ?? '');
     if (token === undefined) throw new ApiError('feed-not-found', 'no such calendar feed');

@@ -4,7 +4,7 @@
  * description cannot say what the checks do not. docs/api.md, "OpenAPI".
  */
 import * as z from 'zod';
-import { API_ROUTES } from './contract.js';
+import { API_ROUTES, PUBLIC_FEEDS, type PublicFeed } from './contract.js';
 import { ERROR_STATUS, type ApiErrorCode } from './errors.js';
 import * as S from './schemas.js';
 
@@ -25,6 +25,9 @@ const AUTHED: readonly ApiErrorCode[] = ['unauthorized', ...COMMON];
 /** What each route takes and answers; a test checks that it covers API_ROUTES exactly and that every code is reachable. */
 type RouteKeyOf<R> = R extends { method: infer M extends string; path: infer P extends string } ? `${M} ${P}` : never;
 export type RouteKey = RouteKeyOf<(typeof API_ROUTES)[number]>;
+
+/** Every public feed's route takes and answers the same. */
+const PUBLIC_FEED_DOC: RouteDoc = { success: { status: 200, calendar: true }, errors: ['feed-not-found', ...COMMON] };
 
 export const ROUTE_DOCS: Record<RouteKey, RouteDoc> = {
   'GET /contests': {
@@ -61,7 +64,10 @@ export const ROUTE_DOCS: Record<RouteKey, RouteDoc> = {
   'GET /me/calendar': { success: { status: 200, schema: S.calendarStatusSchema }, errors: AUTHED },
   'POST /me/calendar': { success: { status: 201, schema: S.calendarIssuedSchema }, errors: AUTHED },
   'DELETE /me/calendar': { success: { status: 204, empty: true }, errors: ['feed-not-found', ...AUTHED] },
-  'GET /calendar/codeforces.ics': { success: { status: 200, calendar: true }, errors: ['feed-not-found', ...COMMON] },
+  ...(Object.fromEntries(PUBLIC_FEEDS.map((feed) => [`GET /calendar/${feed}.ics`, PUBLIC_FEED_DOC])) as Record<
+    `GET /calendar/${PublicFeed}.ics`,
+    RouteDoc
+  >),
   'GET /calendar/u/{file}': {
     path: z.object({ file: z.string().meta({ description: 'The secret token and `.ics`' }) }),
     success: { status: 200, calendar: true },

@@ -44,7 +44,8 @@ export interface ContestRecord {
 }
 
 export interface ContestPageRequest {
-  platform: Platform;
+  /** One platform's contests; none: every platform's, merged. */
+  platform?: Platform;
   status: 'upcoming' | 'recent';
   limit: number;
   cursor?: string;

@@ -6,7 +6,7 @@
  */
 import { Router } from '@aws-lambda-powertools/event-handler/http';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
-import { API_LIMITS, type Platform } from './contract.js';
+import { API_LIMITS } from './contract.js';
 import { ApiError } from './errors.js';
 import type { ContestReader, Feeds, ReminderWritePath, RouterEnv } from './ports.js';
 import { contestsQuerySchema, parseQualifiedId, reminderBodySchema, reminderPathSchema, remindersQuerySchema } from './schemas.js';
@@ -129,17 +129,16 @@ function contestRoutes(app: Router<Env>, deps: ApiDeps): void {
     [withUser],
     async (reqCtx) => {
       const query = reqCtx.valid.req.query;
-      const platform: Platform = query.platform;
       const now = Math.floor(deps.now() / 1000);
       const page = await deps.contests.page({
-        platform,
+        ...(query.platform === undefined ? {} : { platform: query.platform }),
         status: query.status,
         limit: query.limit,
         now,
         ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
       });
       return {
-        contests: page.contests.map((c) => contestView(platform, c)),
+        contests: page.contests.map((c) => contestView(c)),
         ...(page.cursor === undefined ? {} : { cursor: page.cursor }),
       };
     },

@@ -43,7 +43,10 @@ const limit = z.coerce
 
 export const contestsQuerySchema = z
   .object({
-    platform: z.enum(PLATFORMS).default('codeforces'),
+    platform: z
+      .enum(PLATFORMS, { error: `expected one of ${PLATFORMS.join(', ')} (or no platform, for every platform's contests)` })
+      .optional()
+      .meta({ description: "One platform's contests; without it, every platform's, merged in one order" }),
     status: z.enum(['upcoming', 'recent']).default('upcoming').meta({
       description: '`upcoming`: starting now or later, soonest first; `recent`: started in the last 7 days, latest first',
     }),

@@ -2,16 +2,16 @@
  * What the API shows: stored records and write-path views turned into the public shapes of
  * lambda/api/schemas.ts, with platform-qualified ids. Pure.
  */
-import type { Platform } from './contract.js';
 import type { ContestRecord, ReminderView } from './ports.js';
 import { parseQualifiedId } from '../sources/ids.js';
 
 const iso = (epochSeconds: number): string => new Date(epochSeconds * 1000).toISOString();
 
-export function contestView(platform: Platform, contest: ContestRecord) {
+export function contestView(contest: ContestRecord) {
   return {
     id: contest.contestId,
-    platform,
+    // The reader shows only contests whose id it could parse; its platform is the id's.
+    platform: parseQualifiedId(contest.contestId)?.platform ?? 'codeforces',
     name: contest.name,
     ...(contest.type === undefined ? {} : { type: contest.type }),
     phase: contest.phase,

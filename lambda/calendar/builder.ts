@@ -1,9 +1,10 @@
 /**
  * The feed builder: the consumer of the FIFO feed queue (docs/api.md, "Calendar"). A message is a
- * contest event from the bus (folded into the projection; the public feed and the contest's users'
- * feeds rebuilt) or a user's rebuild (from the API). Messages of one group are handled in order:
- * once one fails, it and every later one of the batch are handed back to the queue. A message that
- * is neither is dropped and counted (retrying cannot make it valid).
+ * contest event from the bus (folded into the projection; the platform's public feed, the one of
+ * every platform and the contest's users' feeds rebuilt) or a user's rebuild (from the API).
+ * Messages of one group are handled in order: once one fails, it and every later one of the batch
+ * are handed back to the queue. A message that is neither is dropped and counted (retrying cannot
+ * make it valid).
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';

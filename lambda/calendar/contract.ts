@@ -23,7 +23,10 @@ export const DOOR_KEYS = {
   published: (platform: string) => `published#${platform}`,
 } as const;
 
-/** The bucket's keys: feeds are named by platform, or by the SHA-256 of their token. */
+/** The public feed of every platform's contests, beside each platform's own (no platform has this name). */
+export const ALL_PLATFORMS_FEED = 'all';
+
+/** The bucket's keys: public feeds are named by platform (or ALL_PLATFORMS_FEED), a user's by the SHA-256 of its token. */
 export const FEED_OBJECTS = {
   public: (platform: string) => `feeds/public/${platform}.ics`,
   user: (tokenHash: string) => `feeds/users/${tokenHash}.ics`,

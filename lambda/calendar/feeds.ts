@@ -7,20 +7,23 @@
 import { createHash } from 'node:crypto';
 import { InvalidInputError } from '../reminders/errors.js';
 import { isUserId, USER_ID_RULE } from '../reminders/user-id.js';
-import type { Platform } from '../sources/platforms.js';
+import { PLATFORMS, type Platform } from '../sources/platforms.js';
 import { platformOf } from '../sources/ids.js';
-import { CONTESTS_GROUP, FEED_OBJECTS, type UserRebuildMessage } from './contract.js';
+import { ALL_PLATFORMS_FEED, CONTESTS_GROUP, FEED_OBJECTS, type UserRebuildMessage } from './contract.js';
 import { apply, type ContestEvent, type Projection } from './projection.js';
 import { renderPublicFeed, renderUserFeed } from './render.js';
 import { newFeedToken, tokenHash, type DoorTable, type FeedObjects } from './store.js';
+
+/** A public feed: a platform's, or every platform's. */
+export type PublicFeed = Platform | typeof ALL_PLATFORMS_FEED;
 
 /** A feed object as stored: its bytes and their entity tag. */
 export type FeedRead = { status: 'ok'; body: string; etag: string } | { status: 'not-modified'; etag: string } | { status: 'missing' };
 
 /** The calendar feeds (what the HTTP API serves): reading them, and a user's secret URL. */
 export interface Feeds {
-  /** The public feed of a platform, or a user's feed by the token of its URL. */
-  read(feed: { platform: Platform } | { token: string }, ifNoneMatch?: string): Promise<FeedRead>;
+  /** A public feed (a platform's, or every platform's), or a user's feed by the token of its URL. */
+  read(feed: { public: PublicFeed } | { token: string }, ifNoneMatch?: string): Promise<FeedRead>;
   /** A new secret token for the user's feed (replacing any previous one, which stops working at once), its feed built. */
   issue(userId: string): Promise<{ token: string; createdAt: number }>;
   /** Revokes the user's feed: false if there was none. */
@@ -97,11 +100,15 @@ async function remindersOf(deps: FeedDeps, userId: string): Promise<Map<string, 
   return byContest;
 }
 
-/** The published projections of the platforms of `contestIds`, as one (their keys are qualified ids: they never collide). */
-async function projectionsOf(deps: FeedDeps, contestIds: Iterable<string>): Promise<Projection> {
-  const platforms = [...new Set([...contestIds].map(platformOf))].sort();
-  const read = await Promise.all(platforms.map((platform) => deps.door.projection(platform)));
-  return { contests: Object.assign({}, ...read.map(({ projection }) => projection.contests)) as Projection['contests'] };
+/** The published projections of `platforms`, as one (their keys are qualified ids: they never collide); `known` as given. */
+async function projectionsOf(
+  deps: FeedDeps,
+  platforms: Iterable<string>,
+  known: Readonly<Record<string, Projection>> = {},
+): Promise<Projection> {
+  const sorted = [...new Set(platforms)].sort();
+  const read = await Promise.all(sorted.map(async (platform) => known[platform] ?? (await deps.door.projection(platform)).projection));
+  return { contests: Object.assign({}, ...read.map((projection) => projection.contests)) as Projection['contests'] };
 }
 
 /**
@@ -113,7 +120,7 @@ export async function buildUserFeed(deps: FeedDeps, userId: string): Promise<'bu
   const feed = await deps.door.userFeed(checkedUser(userId));
   if (feed === undefined) return 'no-feed';
   const reminders = await remindersOf(deps, userId);
-  const projection = await projectionsOf(deps, reminders.keys());
+  const projection = await projectionsOf(deps, [...reminders.keys()].map(platformOf));
   const key = FEED_OBJECTS.user(feed.hash);
   await deps.objects.put(key, renderUserFeed(projection, reminders));
   if ((await deps.door.userFeed(userId))?.hash === feed.hash) return 'built';
@@ -132,13 +139,13 @@ async function fanOut(deps: CalendarDeps, contestId: string): Promise<number> {
 }
 
 /**
- * Folds a published contest event into the projection, then rebuilds the public feed and asks for
- * the feeds of the contest's users. An event already applied last is finished again (a retry after
+ * Folds a published contest event into the projection, then rebuilds the platform's public feed
+ * and the one of every platform, and asks for the feeds of the contest's users. An event already applied last is finished again (a retry after
  * a crash half-way); an older or repeated one changes nothing.
  */
 export async function applyContestEvent(deps: CalendarDeps, event: ContestEvent): Promise<{ outcome: 'applied' | 'stale'; users: number }> {
   // Each platform has its own projection and public feed.
-  const platform = platformOf(event.detail.contestId);
+  const platform = platformOf(event.detail.contestId) as Platform;
   for (let attempt = 1; attempt <= 3; attempt += 1) {
     const { projection, version } = await deps.door.projection(platform);
     const result = apply(projection, event, Math.floor(deps.now() / 1000));
@@ -146,6 +153,9 @@ export async function applyContestEvent(deps: CalendarDeps, event: ContestEvent)
     if (!result.changed && !last) return { outcome: 'stale', users: 0 };
     if (result.changed && !(await deps.door.saveProjection(platform, result.projection, version))) continue;
     await deps.objects.put(FEED_OBJECTS.public(platform), renderPublicFeed(platform, result.projection));
+    // The feed of every platform: this projection as just saved, the others as stored (one writer at a time: CONTESTS_GROUP).
+    const all = await projectionsOf(deps, PLATFORMS, { [platform]: result.projection });
+    await deps.objects.put(FEED_OBJECTS.public(ALL_PLATFORMS_FEED), renderPublicFeed(ALL_PLATFORMS_FEED, all));
     return { outcome: 'applied', users: await fanOut(deps, event.detail.contestId) };
   }
   throw new Error('the published projection kept changing under this event; the queue retries it');
@@ -156,7 +166,7 @@ export { CONTESTS_GROUP };
 /** The API's port on the feeds. */
 export function createFeeds(deps: FeedDeps): Feeds {
   const publicCache = new Map<string, { body: string; etag: string; atMs: number }>();
-  const readPublic = async (platform: Platform, ifNoneMatch?: string) => {
+  const readPublic = async (platform: PublicFeed, ifNoneMatch?: string) => {
     const cached = publicCache.get(platform);
     if (cached !== undefined && deps.now() - cached.atMs < PUBLIC_CACHE_MS) {
       const { body, etag } = cached;
@@ -168,7 +178,7 @@ export function createFeeds(deps: FeedDeps): Feeds {
   };
   return {
     read: (feed, ifNoneMatch) =>
-      'platform' in feed ? readPublic(feed.platform, ifNoneMatch) : deps.objects.get(FEED_OBJECTS.user(tokenHash(feed.token)), ifNoneMatch),
+      'public' in feed ? readPublic(feed.public, ifNoneMatch) : deps.objects.get(FEED_OBJECTS.user(tokenHash(feed.token)), ifNoneMatch),
     async issue(userId) {
       checkedUser(userId);
       const token = (deps.newToken ?? newFeedToken)();

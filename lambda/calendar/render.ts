@@ -8,6 +8,8 @@
 import ical, { ICalAlarmType, ICalEventStatus, type ICalCalendar } from 'ical-generator';
 import type { Projection, PublishedContest } from './projection.js';
 import { platformIdOf, platformOf } from '../sources/ids.js';
+import { PLATFORM_LABELS, type Platform } from '../sources/platforms.js';
+import { ALL_PLATFORMS_FEED } from './contract.js';
 
 /** How often a calendar client should poll (REFRESH-INTERVAL and X-PUBLISHED-TTL). */
 const REFRESH_SECONDS = 3600;
@@ -37,9 +39,12 @@ function addContest(cal: ICalCalendar, contest: PublishedContest) {
 const byStart = (a: PublishedContest, b: PublishedContest) =>
   a.startTimeSeconds - b.startTimeSeconds || (a.contestId < b.contestId ? -1 : a.contestId > b.contestId ? 1 : 0);
 
-/** The public feed of a platform: every contest it published, cancelled ones included. */
-export function renderPublicFeed(platform: string, projection: Projection): string {
-  const cal = calendar(`${platform === 'codeforces' ? 'Codeforces' : platform} contests`);
+/**
+ * A public feed: every contest the projection holds, cancelled ones included — a platform's, or
+ * (ALL_PLATFORMS_FEED) every platform's, each contest with the UID it has in its platform's feed.
+ */
+export function renderPublicFeed(feed: Platform | typeof ALL_PLATFORMS_FEED, projection: Projection): string {
+  const cal = calendar(feed === ALL_PLATFORMS_FEED ? 'Programming contests' : `${PLATFORM_LABELS[feed]} contests`);
   for (const contest of Object.values(projection.contests).sort(byStart)) addContest(cal, contest);
   return cal.toString();
 }

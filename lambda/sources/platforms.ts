@@ -6,3 +6,11 @@
  */
 export const PLATFORMS = ['codeforces', 'atcoder', 'codechef', 'leetcode'] as const;
 export type Platform = (typeof PLATFORMS)[number];
+
+/** Each platform as people write its name: in calendar names and the API's description. */
+export const PLATFORM_LABELS: Readonly<Record<Platform, string>> = {
+  codeforces: 'Codeforces',
+  atcoder: 'AtCoder',
+  codechef: 'CodeChef',
+  leetcode: 'LeetCode',
+};

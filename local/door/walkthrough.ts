@@ -7,6 +7,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FEED_OBJECTS } from '../../lambda/calendar/contract.js';
+import { PLATFORMS } from '../../lambda/sources/platforms.js';
 import type { DoorTable } from '../../lambda/calendar/store.js';
 import { FEED_BUCKET, type LocalDoor } from './door.js';
 
@@ -106,8 +107,8 @@ export function doorCommands(v: { url: string; token: string; contest: string; f
     `export TOKEN=${v.token}`,
     `curl -H "Authorization: Bearer $TOKEN" ${v.url}/me/reminders`,
     `curl -X PUT -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"minutesBefore":30}' ${v.url}/me/reminders/${v.contest}`,
-    `curl -H "Authorization: Bearer $TOKEN" '${v.url}/contests?limit=3'`,
-    `curl ${v.url}/calendar/codeforces.ics     # the public feed`,
+    `curl -H "Authorization: Bearer $TOKEN" '${v.url}/contests?limit=3'     # every platform's, soonest first; ?platform=atcoder: one platform's`,
+    `curl ${v.url}/calendar/all.ics     # the public feed of every platform; /calendar/<platform>.ics: one (${PLATFORMS.join(', ')})`,
     `curl ${v.feedUrl}     # ${DEMO_USER}'s feed, its reminders as alarms`,
     `curl -X POST -H "Authorization: Bearer $TOKEN" ${v.url}/me/calendar     # a new feed URL: the one above answers 404 from now on`,
     `curl ${v.url}/me/reminders     # no token: 401, as API Gateway answers`,

@@ -3,10 +3,13 @@
  * queue FIFO and deduplicated on content (an EventBridge rule feeds it), the contest events in one
  * message group; both queue consumers report batch item failures (what a batch did not finish
  * comes back alone); the relay's timeout holds a whole batch at the receiver's slowest answer, and
- * its queue hides a message six times that; the API function gets the stack's byDue shards.
+ * its queue hides a message six times that; the HTTP API has the route table's routes, each public
+ * feed (every platform's, and all of them) without an authorizer; the API function gets the
+ * stack's byDue shards.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CONTESTS_GROUP } from '../../lambda/calendar/contract.js';
+import { API_ROUTES, PLATFORMS, PUBLIC_FEEDS } from '../../lambda/api/contract.js';
+import { ALL_PLATFORMS_FEED, CONTESTS_GROUP } from '../../lambda/calendar/contract.js';
 import { WEBHOOK_TIMINGS } from '../../lambda/webhooks/contract.js';
 import { CONTEXT_KEYS } from '../../lib/config.js';
 import { WEBHOOK_CONCURRENCY } from '../../lib/constructs/webhooks.js';
@@ -60,6 +63,17 @@ describe('the webhook relay', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: WEBHOOK_CONCURRENCY },
     });
+  });
+});
+
+describe('the HTTP API routes', () => {
+  it('are the route table, each once: the public feed of every platform and of all of them without an authorizer', () => {
+    const routes = Object.values(resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route');
+    const keys = routes.map((r) => String(r.Properties.RouteKey)).filter((key) => key !== '$default');
+    expect(keys.sort()).toEqual(API_ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+    const authOf = (key: string) => routes.find((r) => r.Properties.RouteKey === key)!.Properties.AuthorizationType;
+    expect(PUBLIC_FEEDS.map((feed) => [feed, authOf(`GET /calendar/${feed}.ics`)])).toEqual(PUBLIC_FEEDS.map((feed) => [feed, 'NONE']));
+    expect(PUBLIC_FEEDS).toEqual([...PLATFORMS, ALL_PLATFORMS_FEED]);
   });
 });
 

@@ -5,7 +5,8 @@
  * same handler with its own source and lease) writes its own contest item and reply clock and
  * publishes its own contest event; the API (the router on the real write path and contest reader)
  * sets, lists and answers each under its own id; delivery sends each reminder once under its own
- * id and detail; the calendar projection and feeds keep each under its own UID. The Codeforces
+ * id and detail; the calendar projection and feeds keep each under its own UID (the feed of every
+ * platform holds both); the list of every platform's contests shows both, each once. The Codeforces
  * contest's event ids are still those of its number (unchanged across the upgrade).
  */
 import { createHash } from 'node:crypto';
@@ -18,7 +19,7 @@ import { applyContestEvent, buildUserFeed, createFeeds, type CalendarDeps, type 
 import { contestEventSchema } from '../../lambda/calendar/projection.js';
 import { dynamoDoorTable } from '../../lambda/calendar/store.js';
 import { reminderUsers } from '../../lambda/calendar/aws.js';
-import { FEED_OBJECTS } from '../../lambda/calendar/contract.js';
+import { ALL_PLATFORMS_FEED, FEED_OBJECTS } from '../../lambda/calendar/contract.js';
 import { createDeliveryHandler } from '../../lambda/delivery/handler.js';
 import { deliveryLeaseKey, deliveryRunRecordPrefix } from '../../lambda/delivery/schema.js';
 import { createReminderClient } from '../../lambda/reminders/index.js';
@@ -223,6 +224,14 @@ describe('codeforces:199 and atcoder:199', () => {
       expect(page.status).toBe(200);
       expect(page.body.contests.map((c: { id: string }) => c.id)).toEqual([id]);
     }
+    // No platform asked for: both, soonest first, a page of one at a time through the cursor.
+    const first = await call('GET', '/contests', 'alice', { query: 'limit=1' });
+    const second = await call('GET', '/contests', 'alice', { query: `limit=1&cursor=${first.body.cursor}` });
+    const merged = [...first.body.contests, ...second.body.contests].map((c: { id: string; platform: string }) => [c.id, c.platform]);
+    expect(merged).toEqual([
+      [CF, 'codeforces'],
+      [AC, 'atcoder'],
+    ]);
 
     // Reminders: each row under its own contest's bucket key, with its qualified id.
     const rows = await scanAll(world.tables.doc, world.tables.names.reminders);
@@ -269,6 +278,12 @@ describe('codeforces:199 and atcoder:199', () => {
     expect(publicFeed('codeforces')).not.toContain('atcoder-199');
     expect(publicFeed('atcoder')).toContain('UID:atcoder-199@contest-sync');
     expect(publicFeed('atcoder')).not.toContain('codeforces-199');
+    // The feed of every platform holds both, under the same UIDs.
+    expect(
+      publicFeed(ALL_PLATFORMS_FEED)
+        .match(/^UID:.*$/gm)
+        ?.map((line) => line.trim()),
+    ).toEqual(['UID:codeforces-199@contest-sync', 'UID:atcoder-199@contest-sync']);
     const issued = await call('POST', '/me/calendar', 'alice');
     expect(issued.status).toBe(201);
     expect(await buildUserFeed(calendar, 'alice')).toBe('built');

@@ -82,6 +82,37 @@ describe('the local door (npm start)', () => {
     expect(uids.sort()).toEqual(announced.map((e) => `${String(e.detail.platform)}-${String(e.detail.platformId)}@contest-sync`).sort());
     for (const uid of uids) expect(uid).toMatch(/^codeforces-[1-9][0-9]*@contest-sync$/);
     for (const e of announced) expect(e.detail.contestId).toBe(`codeforces:${String(e.detail.platformId)}`);
+
+    // The feed of every platform holds the same events (only Codeforces was synced); a platform that published nothing yet has no feed.
+    const all = await fetch(`${door.url}/calendar/all.ics`);
+    expect([all.status, all.headers.get('content-type')]).toEqual([200, 'text/calendar; charset=utf-8']);
+    expect(
+      parseFeed(await all.text())
+        .events.map((e) => e.uid)
+        .sort(),
+    ).toEqual(uids);
+    const atcoder = await fetch(`${door.url}/calendar/atcoder.ics`);
+    expect([atcoder.status, ((await atcoder.json()) as { error: { code: string } }).error.code]).toEqual([404, 'feed-not-found']);
+  });
+
+  it('lists every platform’s contests when no platform is asked for, in start order, paged by its cursor', async () => {
+    const door = await syncedDoor();
+    const token = await door.issuer.token('alice');
+    const seen: { id: string; startTimeSeconds: number }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await callApi(door, token, 'GET', `/contests?limit=2${cursor === undefined ? '' : `&cursor=${cursor}`}`);
+      expect(page.status).toBe(200);
+      seen.push(...(page.body.contests as { id: string; startTimeSeconds: number }[]));
+      cursor = page.body.cursor as string | undefined;
+    } while (cursor !== undefined);
+    const one = await callApi(door, token, 'GET', '/contests?platform=codeforces&limit=100');
+    expect(seen.map((c) => c.id)).toEqual((one.body.contests as { id: string }[]).map((c) => c.id));
+    expect(seen.length).toBeGreaterThan(0);
+    const starts = seen.map((c) => c.startTimeSeconds);
+    expect(starts).toEqual([...starts].sort((a, b) => a - b));
+    const bad = await callApi(door, token, 'GET', '/contests?platform=topcoder');
+    expect([bad.status, bad.body.error.code, bad.body.error.fields]).toEqual([400, 'invalid-input', ['platform']]);
   });
 
   it("refuses as API Gateway's authorizer does, before the function: no token, a forged, expired, other issuer's or other audience's; nothing written", async () => {

@@ -6,7 +6,7 @@
  */
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { API_ROUTES } from '../../lambda/api/contract.js';
+import { API_ROUTES, PUBLIC_FEEDS } from '../../lambda/api/contract.js';
 import {
   gatewayFromTemplate,
   matchRoute,
@@ -61,9 +61,15 @@ describe('the HTTP API as the template declares it', () => {
     expect(events).toEqual([]);
     expect((await fetch(`${url}/me/reminders`, { headers: { authorization: 'Bearer good' } })).status).toBe(200);
     expect(events.map((e) => [e.routeKey, e.requestContext.authorizer.jwt.claims.sub])).toEqual([['GET /me/reminders', 'alice']]);
-    expect((await fetch(`${url}/calendar/codeforces.ics`)).status).toBe(200);
+    for (const feed of PUBLIC_FEEDS) expect((await fetch(`${url}/calendar/${feed}.ics`)).status).toBe(200);
+    expect((await fetch(`${url}/calendar/topcoder.ics`)).status).toBe(200);
     expect((await fetch(`${url}/nowhere`)).status).toBe(200);
-    expect(events.slice(1).map((e) => e.routeKey)).toEqual(['GET /calendar/codeforces.ics', '$default']);
+    // Every public feed on its own route, without a token; a feed of no platform's, like any unknown path, on $default.
+    expect(events.slice(1).map((e) => e.routeKey)).toEqual([
+      ...PUBLIC_FEEDS.map((feed) => `GET /calendar/${feed}.ics`),
+      '$default',
+      '$default',
+    ]);
   });
 
   it('matches {name} to one segment and {name+} to the rest; an exact path first', () => {

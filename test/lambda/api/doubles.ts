@@ -88,7 +88,7 @@ export function recordingFeeds(
   return {
     tokens,
     async read(feed, ifNoneMatch) {
-      if ('platform' in feed) return read(`public/${feed.platform}`, ifNoneMatch);
+      if ('public' in feed) return read(`public/${feed.public}`, ifNoneMatch);
       const owner = [...tokens].find(([, token]) => token === feed.token)?.[0];
       return owner === undefined ? { status: 'missing' } : read(`user/${owner}`, ifNoneMatch);
     },

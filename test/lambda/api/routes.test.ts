@@ -6,7 +6,8 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createApiHandler, type ApiHandler } from '../../../lambda/api/app.js';
-import { API_LIMITS, API_ROUTES } from '../../../lambda/api/contract.js';
+import { API_LIMITS, API_ROUTES, PLATFORMS, PUBLIC_FEEDS } from '../../../lambda/api/contract.js';
+import { ALL_PLATFORMS_FEED } from '../../../lambda/calendar/contract.js';
 import { ERROR_STATUS, type ApiErrorCode } from '../../../lambda/api/errors.js';
 import { ROUTE_DOCS, openApiDocument, type RouteKey } from '../../../lambda/api/openapi.js';
 import type { ContestRecord } from '../../../lambda/api/ports.js';
@@ -82,8 +83,35 @@ describe('GET /contests', () => {
     expect(page.contests.map((c) => [c.id, c.platform])).toEqual([['codeforces:2120', 'codeforces']]);
     expect(page.contests[0]!.startTime).toBe(new Date(contests[0]!.startTimeSeconds * 1000).toISOString());
     expect(page.cursor).toBe('next');
-    expect(reader.requests).toEqual([{ platform: 'codeforces', status: 'upcoming', limit: 1, cursor: 'abc_-1', now: NOW / 1000 }]);
+    // No platform asked for: every platform's contests.
+    expect(reader.requests).toEqual([{ status: 'upcoming', limit: 1, cursor: 'abc_-1', now: NOW / 1000 }]);
     expect(result.headers?.['cache-control']).toBe('no-store');
+  });
+
+  it("shows each contest of the merged list under its own platform, and passes one platform's request on", async () => {
+    reader = listReader([contests[3]!, contests[4]!]);
+    api = createApiHandler({
+      contests: reader,
+      reminders: writePath,
+      feeds,
+      now: () => NOW,
+      log: { warn: () => undefined, error: () => undefined },
+    });
+    const merged = S.contestsPageSchema.parse((await call({ method: 'GET', path: '/contests', sub: 'alice' })).json);
+    expect(merged.contests.map((c) => [c.id, c.platform])).toEqual([
+      ['codeforces:199', 'codeforces'],
+      ['atcoder:199', 'atcoder'],
+    ]);
+    await call({ method: 'GET', path: '/contests', query: 'platform=atcoder', sub: 'alice' });
+    expect(reader.requests.map((r) => r.platform)).toEqual([undefined, 'atcoder']);
+  });
+
+  it('names the platforms it takes when refusing an unknown one', async () => {
+    const result = await call({ method: 'GET', path: '/contests', query: 'platform=topcoder', sub: 'alice' });
+    expectError(result, 'invalid-input');
+    expect(result.json.error.message).toBe(
+      "platform: expected one of codeforces, atcoder, codechef, leetcode (or no platform, for every platform's contests)",
+    );
   });
 
   it('takes status=recent and the default page size', async () => {
@@ -369,12 +397,25 @@ describe('the calendar feed routes', () => {
     expectError(await call({ method: 'GET', path: `/calendar/u/${file}` }), 'feed-not-found');
   });
 
-  it('serves the public feed with its ETag, and 304 when unchanged', async () => {
-    expectError(await call({ method: 'GET', path: '/calendar/codeforces.ics' }), 'feed-not-found');
-    stored.set('public/codeforces', { body: 'BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n', etag: '"p1"' });
-    const feed = await call({ method: 'GET', path: '/calendar/codeforces.ics' });
-    expect([feed.statusCode, feed.headers?.etag, feed.headers?.['cache-control']]).toEqual([200, '"p1"', 'public, max-age=300']);
-    expect((await call({ method: 'GET', path: '/calendar/codeforces.ics', headers: { 'if-none-match': '"p1"' } })).statusCode).toBe(304);
+  it.each([...PUBLIC_FEEDS])('serves the public feed %s.ics with its ETag, and 304 when unchanged', async (name) => {
+    const path = `/calendar/${name}.ics`;
+    expectError(await call({ method: 'GET', path }), 'feed-not-found');
+    stored.set(`public/${name}`, { body: `BEGIN:VCALENDAR\r\nX-WR-CALNAME:${name}\r\nEND:VCALENDAR\r\n`, etag: `"${name}"` });
+    const feed = await call({ method: 'GET', path });
+    expect([feed.statusCode, feed.headers?.etag, feed.headers?.['cache-control']]).toEqual([200, `"${name}"`, 'public, max-age=300']);
+    expect(feed.body).toContain(`X-WR-CALNAME:${name}`);
+    expect((await call({ method: 'GET', path, headers: { 'if-none-match': `"${name}"` } })).statusCode).toBe(304);
+  });
+
+  it('has a public feed for every platform and one of all of them, and no other', () => {
+    expect(PUBLIC_FEEDS).toEqual([...PLATFORMS, ALL_PLATFORMS_FEED]);
+    expect((PLATFORMS as readonly string[]).includes(ALL_PLATFORMS_FEED)).toBe(false);
+    const publicPaths = API_ROUTES.filter((r) => r.path.startsWith('/calendar/') && !r.path.startsWith('/calendar/u/')).map((r) => r.path);
+    expect(publicPaths).toEqual(PUBLIC_FEEDS.map((f) => `/calendar/${f}.ics`));
+  });
+
+  it('answers a feed of a platform it does not know 404 (API Gateway sends it to $default)', async () => {
+    expectError(await call({ method: 'GET', path: '/calendar/topcoder.ics', routeKey: '$default' }), 'not-found');
   });
 });
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createBuilder, handleMessage } from '../../../lambda/calendar/builder.js';
-import { FEED_OBJECTS, MAX_PROJECTION_BYTES } from '../../../lambda/calendar/contract.js';
+import { ALL_PLATFORMS_FEED, FEED_OBJECTS, MAX_PROJECTION_BYTES } from '../../../lambda/calendar/contract.js';
 import { applyContestEvent, buildUserFeed, createFeeds, userGroup } from '../../../lambda/calendar/feeds.js';
 import {
   apply,
@@ -258,14 +258,14 @@ describe('feed tokens', () => {
     const world = calendarWorld(T0 * 1000);
     await applyContestEvent(world.deps, contestEvent('ContestAnnounced', 1, T0 + DAY, T0));
     const feeds = createFeeds(world.deps);
-    const first = await feeds.read({ platform: 'codeforces' });
+    const first = await feeds.read({ public: 'codeforces' });
     const reads = world.objects.reads;
     const etag = first.status === 'ok' ? first.etag : '';
-    expect((await feeds.read({ platform: 'codeforces' }, etag)).status).toBe('not-modified');
-    expect((await feeds.read({ platform: 'codeforces' })).status).toBe('ok');
+    expect((await feeds.read({ public: 'codeforces' }, etag)).status).toBe('not-modified');
+    expect((await feeds.read({ public: 'codeforces' })).status).toBe('ok');
     expect(world.objects.reads).toBe(reads);
     world.clock.ms += 61_000;
-    expect((await feeds.read({ platform: 'codeforces' }, etag)).status).toBe('not-modified');
+    expect((await feeds.read({ public: 'codeforces' }, etag)).status).toBe('not-modified');
     expect(world.objects.reads).toBe(reads + 1);
   });
 });
@@ -323,7 +323,7 @@ describe('qualified ids in the calendar', () => {
     ]);
   });
 
-  it('two platforms whose ids collide as numbers are two contests: each in its own public feed, both in the feed of a user reminded of both', async () => {
+  it('two platforms whose ids collide as numbers are two contests: each in its own public feed, both in the feed of every platform and of a user reminded of both', async () => {
     const world = calendarWorld(T0 * 1000);
     const feeds = createFeeds(world.deps);
     world.reminders.set('alice', [
@@ -339,6 +339,12 @@ describe('qualified ids in the calendar', () => {
     const publicUids = (platform: string) => parseFeed(world.objects.objects.get(FEED_OBJECTS.public(platform))!).events.map((e) => e.uid);
     expect(publicUids('codeforces')).toEqual(['codeforces-199@contest-sync']);
     expect(publicUids('atcoder')).toEqual(['atcoder-199@contest-sync']);
+    // The feed of every platform holds both, soonest first, each event as its platform's feed has it (UID included).
+    const feedOf = (name: string) => parseFeed(world.objects.objects.get(FEED_OBJECTS.public(name))!);
+    const all = feedOf(ALL_PLATFORMS_FEED);
+    expect(all.name).toBe('Programming contests');
+    expect(all.events).toEqual([...feedOf('codeforces').events, ...feedOf('atcoder').events]);
+    expect(feedOf('atcoder').name).toBe('AtCoder contests');
     // Each event asked for alice's feed; the rebuild shows both, each with its own alarm.
     for (const message of world.sent) await handleMessage(world.deps, message.body);
     const mine = parseFeed(world.objects.objects.get(FEED_OBJECTS.user(world.door.feeds.get('alice')!.hash))!);
