@@ -12,7 +12,7 @@ export const CODEFORCES_SETTINGS = {
     /** Codeforces allows one call per 2 s. */
     minSpacingMs: 2_000,
     attemptTimeoutMs: 10_000,
-    /** 8 MiB: the client's own cap (`MAX_BODY_BYTES`, 16 times the real contest.list); it enforces it itself. */
+    /** 8 MiB: 16 times the real contest.list (the client's `MAX_BODY_BYTES`, its default when called without settings). */
     maxBodyBytes: 8 * 1024 * 1024,
   },
   maxInvalidShare: 0.1,
