@@ -130,7 +130,7 @@ export function createSyncHandler(entry: SyncEntry, options: HandlerOptions = {}
 /** A failed run's counts: what it did before failing, and the requests a failed fetch made. */
 function failedCounts(error: unknown, heartbeats: number): RunCounts {
   const counts = countsOf(progressOf(error), heartbeats);
-  return isSourceError(error) ? { ...counts, codeforcesAttempts: error.attempts } : counts;
+  return isSourceError(error) ? { ...counts, sourceAttempts: error.attempts } : counts;
 }
 
 /**
