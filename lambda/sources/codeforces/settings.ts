@@ -3,7 +3,7 @@
  * reads it. The stack's context (`contestSync:scheduleRateMinutes`, `contestSync:acceptHeldAfterReplies`)
  * still sets Codeforces' poll rate and held-change replies, as before there were several sources.
  */
-import { DAY_SECONDS, HOUR_SECONDS, type SourceSettings } from '../settings.js';
+import { HOUR_SECONDS, type SourceSettings } from '../settings.js';
 
 export const CODEFORCES_SETTINGS = {
   /** Hourly: the promise's 70 minutes rest on it. */
@@ -17,8 +17,6 @@ export const CODEFORCES_SETTINGS = {
   },
   maxInvalidShare: 0.1,
   schedule: {
-    /** Rounds are announced a week or two ahead. */
-    postsAheadSeconds: 14 * DAY_SECONDS,
     /** 152 contests changed before their start in three years: the judge's rules were written on them. */
     moves: true,
     acceptMoveAfterReplies: 3,
