@@ -55,7 +55,7 @@ export interface RunCounts {
 /** A held (or accepted) change as the result and the run record name it. */
 export interface HeldChangeView {
   contestId: string;
-  /** `start-in-past`, `finish`, `phase`, `drop`, `reschedule`, `earlier` (lambda/contests/judge.ts). */
+  /** `start-in-past`, `finish`, `phase`, `drop`, `reschedule`, `earlier`, `suspect-move`, `move` (lambda/contests/evidence.ts). */
   kind: string;
   /** ISO time of the first reply that said it. */
   since: string;

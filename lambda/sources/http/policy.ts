@@ -3,9 +3,11 @@
  * attempts, which replies and request errors are worth another attempt, what a bot challenge looks
  * like, and when a reply was made according to its headers. No I/O: tested without HTTP.
  *
- * Retried: network errors, timeouts, HTTP 5xx, HTTP 403 or a challenge page, HTTP 429.
+ * Retried: network errors, timeouts, HTTP 5xx, HTTP 403 or a challenge page (or an HTML page where
+ * JSON is due), HTTP 429.
  * Not retried: other 4xx and 3xx (a redirect is not followed), bodies above the cap, abort, and what
- * a source finds wrong with a complete reply unless it says otherwise.
+ * a source finds wrong with a complete reply unless it says otherwise (a platform's own rate-limit
+ * answer is retried: `retryAfter` keeps its Retry-After).
  */
 import { bound } from '@contest-sync/scheduled-singleton';
 import type { SourceErrorKind } from '../errors.js';
