@@ -51,7 +51,7 @@ export const METRICS_NAMESPACE = 'ContestSync';
 /**
  * EMF metric names: only what an alarm or a dashboard widget reads. Each is one CloudWatch custom
  * metric series (dimension `service` only), billed per series per month, so every count of a run
- * (contests fetched/written/..., reminders, Codeforces attempts, heartbeats) lives in the summary
+ * (contests fetched/written/..., reminders, the source's attempts, heartbeats) lives in the summary
  * log line instead, where Logs Insights charts it for free of metric charges.
  */
 export const METRIC = JOB_METRIC;

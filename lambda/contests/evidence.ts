@@ -12,8 +12,11 @@ import type { ContestItem, Pending, ReplyDating } from './model.js';
  * - `phase`: reported running before its start.
  * - `drop`, `reschedule`, `earlier`: one of many stored upcoming contests missing from the reply,
  *   moved later, or moved earlier in the same reply (a mass change of that kind).
+ * - `suspect-move`: the start moved by exactly an amount the platform's upstream errors move it by
+ *   (`suspectMovesSeconds`): held until it has lasted `suspectMoveHeldSeconds`.
+ * - `move`: the start moved on a platform that does not move its rounds (`moves: false`).
  */
-export type HeldKind = 'start-in-past' | 'finish' | 'phase' | 'drop' | 'reschedule' | 'earlier';
+export type HeldKind = 'start-in-past' | 'finish' | 'phase' | 'drop' | 'reschedule' | 'earlier' | 'suspect-move' | 'move';
 
 /** Kinds judged by their share of a reply rather than one contest alone. */
 export type MassKind = Extract<HeldKind, 'drop' | 'reschedule' | 'earlier'>;
@@ -27,6 +30,15 @@ export interface JudgeSettings {
   massMaxShare: number;
   /** Evidence repeated by this many consecutive replies is accepted (held change is shown). */
   acceptHeldAfterReplies: number;
+  /**
+   * The platform's schedule (its settings' `schedule`, docs/sources.md "Settings"): whether it moves
+   * scheduled rounds at all; false, every move of a start is held (`move`).
+   */
+  moves: boolean;
+  /** Start moves of exactly these amounts (seconds, signed) are taken for an upstream error (`suspect-move`)... */
+  suspectMovesSeconds: readonly number[];
+  /** ...and held until they have lasted this long since the first reply that said them (and enough replies said them). */
+  suspectMoveHeldSeconds: number;
 }
 
 /** Clock skew and rounding tolerated when comparing a reply's times with ours. */
@@ -90,6 +102,38 @@ export function implausibility(
     return 'finish';
   }
   return undefined;
+}
+
+/**
+ * What the platform's schedule makes of a moved start, or undefined: a move by exactly one of the
+ * amounts its upstream errors move starts by is `suspect-move` (CodeChef's rounds flipped by exactly
+ * 12 hours and came back a week later); any move on a platform that does not move its rounds is
+ * `move` (a wrong reply is likelier than news). Nothing for a start that did not move.
+ */
+export function scheduleImplausibility(
+  stored: ContestItem,
+  listed: ContestItem,
+  settings: Pick<JudgeSettings, 'moves' | 'suspectMovesSeconds'>,
+): 'suspect-move' | 'move' | undefined {
+  const by = listed.startTimeSeconds - stored.startTimeSeconds;
+  if (by === 0) return undefined;
+  if (settings.suspectMovesSeconds.includes(by)) return 'suspect-move';
+  return settings.moves ? undefined : 'move';
+}
+
+/**
+ * Whether held evidence of `kind` has converged: repeated by `needed` consecutive replies, and a
+ * suspect move besides lasted `suspectMoveHeldSeconds` since the first reply that said it.
+ */
+export function heldConverged(
+  kind: HeldKind,
+  evidence: Pick<Pending, 'replies' | 'since'>,
+  needed: number,
+  nowSeconds: number,
+  settings: Pick<JudgeSettings, 'suspectMoveHeldSeconds'>,
+): boolean {
+  if (evidence.replies < needed) return false;
+  return kind !== 'suspect-move' || nowSeconds - evidence.since >= settings.suspectMoveHeldSeconds;
 }
 
 /**

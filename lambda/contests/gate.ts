@@ -81,7 +81,7 @@ export function sameGate(a: Gate, b: Gate): boolean {
 }
 
 /**
- * When in doubt, delay: while the upstream gives no current evidence (a stale reply, Codeforces
+ * When in doubt, delay: while the upstream gives no current evidence (a stale reply, the source
  * failing), the truth may move unseen. The contests whose reminders may fire are the ones doubt
  * follows (reminders.ts, `followContest`: those with reminders due before the next sync could see
  * a change are paused, contest first); the next applied reply ends the pause (`agrees` sees the

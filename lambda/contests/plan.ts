@@ -11,6 +11,7 @@ import {
   confirmedBeforeAfter,
   confirmedStartOf,
   evidenceOf,
+  heldConverged,
   type HeldKind,
   implausibility,
   isMassChange,
@@ -19,6 +20,7 @@ import {
   type MassKind,
   massKindOf,
   nextEvidence,
+  scheduleImplausibility,
   shownAhead,
   shownAheadBefore,
   shownEvidence,
@@ -58,6 +60,9 @@ export const DEFAULT_PLAN_SETTINGS: PlanSettings = {
   massMinCount: 3,
   massMaxShare: 0.5,
   acceptHeldAfterReplies: 3,
+  moves: true,
+  suspectMovesSeconds: [],
+  suspectMoveHeldSeconds: 0,
   dueShards: DEFAULTS.dueShards,
   firingRule: true,
   doubtSeconds: 3600 + 600,
@@ -295,9 +300,9 @@ function judgeChanges(changes: Change[], stored: readonly ContestItem[], ctx: Pl
   const upcomingIds = new Set(upcoming.map(({ contestId }) => contestId));
   const massCount: Record<MassKind, number> = { drop: 0, reschedule: 0, earlier: 0 };
   for (const change of changes) {
-    if (change.listed !== undefined) change.kind = implausibility(change.stored, change.listed, ctx.nowSeconds, ctx.lastSeenSeconds);
+    if (change.listed !== undefined) change.kind = changeKind(change.stored, change.listed, ctx);
     if (change.undo) {
-      if (change.kind === 'start-in-past') delete change.kind;
+      if (change.kind === 'start-in-past' || (isDoubtedMove(change.kind) && !heldAlready(change))) delete change.kind;
       continue;
     }
     if (change.kind !== undefined || !upcomingIds.has(change.stored.contestId)) continue;
@@ -307,11 +312,37 @@ function judgeChanges(changes: Change[], stored: readonly ContestItem[], ctx: Pl
   return (kind) => kind !== undefined && isMassChange(massCount[kind], upcoming.length, ctx.settings);
 }
 
+const isDoubtedMove = (kind: HeldKind | undefined): boolean => kind === 'suspect-move' || kind === 'move';
+
+/**
+ * heldAlready: the change repeats held evidence. A held move's start is confirmed once two replies
+ * say it (`hold`), so listing it again looks like the return to the confirmed start; it is the
+ * doubted move still, held until it converges. The return to a start confirmed before any doubt
+ * lands at once, as every undo does.
+ */
+function heldAlready(change: Change): boolean {
+  const pending = change.stored.pending;
+  return pending?.held === true && pending.said === evidenceOf(change.listed);
+}
+
+/**
+ * changeKind: why a listed version cannot be believed now, if it cannot. A suspect move is told
+ * first (an upstream error's move into the past is still that error, held as long); then what
+ * cannot have happened since the last reply (evidence.ts, `implausibility`); then a move on a
+ * platform that does not move its rounds.
+ */
+function changeKind(stored: ContestItem, listed: ContestItem, ctx: PlanContext): HeldKind | undefined {
+  const schedule = scheduleImplausibility(stored, listed, ctx.settings);
+  if (schedule === 'suspect-move') return schedule;
+  return implausibility(stored, listed, ctx.nowSeconds, ctx.lastSeenSeconds) ?? schedule;
+}
+
 /**
  * decide: hold the change, or show it. Held evidence that this reply repeats stays held until it
  * converges, whatever the rest of the reply looks like now (the share of a mass change moves as
  * contests come and go). A mass change may be honest (a mass postponement near the start): shown
- * once a second reply repeats it; what cannot be honest is held until acceptHeldAfterReplies.
+ * once a second reply repeats it; what cannot be honest is held until acceptHeldAfterReplies (a
+ * suspect move besides until it has lasted suspectMoveHeldSeconds).
  */
 function decide(change: Change, mass: boolean, ctx: PlanContext): Outcome {
   const { stored: before, listed } = change;
@@ -325,7 +356,7 @@ function decide(change: Change, mass: boolean, ctx: PlanContext): Outcome {
     const needed = isMass(holdKind)
       ? Math.min(MASS_ACCEPT_AFTER_REPLIES, ctx.settings.acceptHeldAfterReplies)
       : ctx.settings.acceptHeldAfterReplies;
-    const converged = evidence.replies >= needed;
+    const converged = heldConverged(holdKind, evidence, needed, ctx.nowSeconds, ctx.settings);
     if (!converged && !ctx.acceptHeld) return { ...hold(before, listed, { held: true, kind: holdKind, ...evidence }, ctx), held };
     byOperator = !converged;
     accepted = held;

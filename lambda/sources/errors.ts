@@ -32,8 +32,8 @@ export interface SourceErrorOptions {
 }
 
 /**
- * The base class. Generic in its kind, so that a platform with kinds of its own (the Codeforces
- * client's `CodeforcesErrorKind` is a subset of these) can subclass it with its narrower type.
+ * The base class. Generic in its kind, so that a platform that throws only some of these kinds can
+ * subclass it with its narrower type.
  */
 export class SourceError<K extends string = SourceErrorKind> extends Error {
   override readonly name: string = 'SourceError';

@@ -1,8 +1,7 @@
 /**
  * What differs per platform: one documented settings object per source (docs/sources.md,
- * "Settings"). Which of these fields the judge and the job read is fixed when each source is wired
- * as a job of its own; every value is explained beside it from what the platform's schedule did
- * over three years of recorded schedules.
+ * "Settings", which says what reads each field); every value is explained beside it from what the
+ * platform's schedule did over three years of recorded schedules.
  */
 import type { FetchOptions } from './http/index.js';
 
@@ -16,17 +15,15 @@ export interface SourceHttpSettings {
   maxBodyBytes: number;
 }
 
-/** What is plausible on the platform's schedule, and so what the judge may hold there. */
+/** What is plausible on the platform's schedule, and so what the judge holds there (lambda/contests/evidence.ts). */
 export interface ScheduleSettings {
-  /** How far ahead the platform usually posts a round. */
-  postsAheadSeconds: number;
-  /** Whether the platform moves scheduled rounds at all. */
+  /** Whether the platform moves scheduled rounds at all: false, every move of a start is held (`move`) until repeated. */
   moves: boolean;
-  /** A moved start is shown once this many consecutive replies repeat it. */
+  /** A held change (a move the judge doubts included) is shown once this many consecutive replies repeat it. */
   acceptMoveAfterReplies: number;
   /**
    * Start moves of exactly these amounts (seconds, signed) are taken for an upstream error rather
-   * than news: held until they have lasted `suspectMoveHeldSeconds`.
+   * than news (`suspect-move`): held until they have lasted `suspectMoveHeldSeconds`.
    */
   suspectMovesSeconds: readonly number[];
   suspectMoveHeldSeconds: number;

@@ -13,7 +13,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Dispatcher } from 'undici';
 import { isSourceError } from '../sources/errors.js';
 import { jobNames, type SourceJob } from '../sources/job.js';
-import type { SourceOptions } from '../sources/settings.js';
+import type { SourceOptions, SourceSettings } from '../sources/settings.js';
 import type { Source } from '../sources/source.js';
 import { ConfigError, readConfig, type Config } from './config.js';
 import { DEFAULT_PLAN_SETTINGS, type PlanSettings } from '../contests/plan.js';
@@ -130,7 +130,7 @@ export function createSyncHandler(entry: SyncEntry, options: HandlerOptions = {}
 /** A failed run's counts: what it did before failing, and the requests a failed fetch made. */
 function failedCounts(error: unknown, heartbeats: number): RunCounts {
   const counts = countsOf(progressOf(error), heartbeats);
-  return isSourceError(error) ? { ...counts, codeforcesAttempts: error.attempts } : counts;
+  return isSourceError(error) ? { ...counts, sourceAttempts: error.attempts } : counts;
 }
 
 /**
@@ -160,7 +160,7 @@ function syncDeps(entry: SyncEntry, config: Config, dynamo: DynamoDBClient, opti
     store: options.store ?? new DynamoContestStore(doc, { contests: config.tables.contests, reminders: config.tables.reminders }),
     source: options.source ?? { platform: source.platform, fetchReply: options.fetchReply ?? ((call) => source.fetchReply(call)) },
     now,
-    settings: planSettingsOf(config, options),
+    settings: planSettingsOf(config, entry.job.settings, options),
     publishing: config.outbox !== undefined,
   };
 }
@@ -171,10 +171,14 @@ function jobDefaults(job: SourceJob): Record<string, string> {
   return { [JOB_ENV.leaseKey]: names.leaseKey, [JOB_ENV.runRecordPrefix]: names.runRecordPrefix, [JOB_ENV.serviceName]: names.service };
 }
 
-/** The contest model's settings: the configuration's, then the options' overrides. */
-function planSettingsOf(config: Config, options: HandlerOptions): PlanSettings {
+/** The contest model's settings: the configuration's, the platform's schedule, then the options' overrides. */
+export function planSettingsOf(config: Config, settings: SourceSettings, options: Pick<HandlerOptions, 'planSettings'> = {}): PlanSettings {
+  const { moves, suspectMovesSeconds, suspectMoveHeldSeconds } = settings.schedule;
   return {
     ...DEFAULT_PLAN_SETTINGS,
+    moves,
+    suspectMovesSeconds,
+    suspectMoveHeldSeconds,
     finishedRetentionSeconds: config.finishedRetentionDays * 24 * 3600,
     missingSyncsBeforeDelete: config.missingSyncsBeforeDelete,
     acceptHeldAfterReplies: config.acceptHeldAfterReplies,

@@ -30,8 +30,10 @@ export interface RunCounts {
   remindersResharded: number;
   /** 1 when the reply was stale (made before the newest one applied): nothing of it was applied. */
   repliesStale: number;
-  codeforcesAttempts: number;
-  codeforcesLatencyMs: number;
+  /** HTTP attempts the source's fetch made (a failed fetch: all it made). Named `codeforcesAttempts` before there were several sources. */
+  sourceAttempts: number;
+  /** The source's fetch, retries included, in ms. Named `codeforcesLatencyMs` before there were several sources. */
+  sourceLatencyMs: number;
   heartbeats: number;
   transactions: number;
   /** Stored contests missing from the reply, marked vanished (reminders kept). */
@@ -53,7 +55,7 @@ export interface RunCounts {
 /** A held (or accepted) change as the result and the run record name it. */
 export interface HeldChangeView {
   contestId: string;
-  /** `start-in-past`, `finish`, `phase`, `drop`, `reschedule`, `earlier` (lambda/contests/judge.ts). */
+  /** `start-in-past`, `finish`, `phase`, `drop`, `reschedule`, `earlier`, `suspect-move`, `move` (lambda/contests/evidence.ts). */
   kind: string;
   /** ISO time of the first reply that said it. */
   since: string;
@@ -121,8 +123,8 @@ export function emptyCounts(): RunCounts {
     remindersRaced: 0,
     remindersResharded: 0,
     repliesStale: 0,
-    codeforcesAttempts: 0,
-    codeforcesLatencyMs: 0,
+    sourceAttempts: 0,
+    sourceLatencyMs: 0,
     heartbeats: 0,
     transactions: 0,
     contestsVanished: 0,
@@ -149,8 +151,8 @@ export function countsOf(synced: Partial<Synced> & { dryRun?: boolean }, heartbe
       ? {
           contestsFetched: evidence.reply.contests.length,
           contestsInvalid: evidence.reply.invalid,
-          codeforcesAttempts: evidence.reply.attempts,
-          codeforcesLatencyMs: evidence.reply.latencyMs,
+          sourceAttempts: evidence.reply.attempts,
+          sourceLatencyMs: evidence.reply.latencyMs,
         }
       : {}),
     ...(plan !== undefined

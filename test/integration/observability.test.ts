@@ -96,7 +96,7 @@ describe('a succeeded run', () => {
       remindersDue: 0,
       remindersPaused: 0,
       repliesStale: 0,
-      codeforcesAttempts: 1,
+      sourceAttempts: 1,
       heartbeats: 0,
     });
     const { values, units } = runMetrics(invoked);

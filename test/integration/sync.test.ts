@@ -393,7 +393,7 @@ describe('bad replies write nothing and say what is wrong', () => {
     expect(error?.name).toBe('SyncFailedError');
     expect(error?.message).toMatch(/failed in phase codeforces/);
     expect(summary).toMatchObject({ outcome: 'failed', reason: 'codeforces' });
-    expect(summary?.counts.codeforcesAttempts).toBeGreaterThanOrEqual(2);
+    expect(summary?.counts.sourceAttempts).toBeGreaterThanOrEqual(2);
     expect(summary?.error).toMatch(/503/);
     expect((await snapshot(tables)).contests).toEqual([]);
     // The interval was not marked done: the retry runs.

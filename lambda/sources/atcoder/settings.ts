@@ -2,7 +2,7 @@
  * What is particular to AtCoder: its settings (docs/sources.md, "Settings"). No runtime imports:
  * the CDK app reads the poll period from here.
  */
-import { DAY_SECONDS, HOUR_SECONDS, type SourceSettings } from '../settings.js';
+import { HOUR_SECONDS, type SourceSettings } from '../settings.js';
 
 /** What is particular to AtCoder; each value from what its schedule did (docs/sources.md, "Settings"). */
 export const ATCODER_SETTINGS = {
@@ -18,8 +18,6 @@ export const ATCODER_SETTINGS = {
   /** As Codeforces. The recorded page has 1 invalid row of 57 (joisc2021: a 00:00 duration, an archive). */
   maxInvalidShare: 0.1,
   schedule: {
-    /** The recorded page lists arc119 about a month ahead: rounds are posted weeks ahead. */
-    postsAheadSeconds: 35 * DAY_SECONDS,
     /** 30 contests changed before their start in three years. */
     moves: true,
     /**

@@ -26,8 +26,6 @@ export const CODECHEF_SETTINGS = {
    */
   recentPastSeconds: 7 * DAY_SECONDS,
   schedule: {
-    /** A weekly round (Starters, every Wednesday) is listed with its divisions a week or two ahead. */
-    postsAheadSeconds: 14 * DAY_SECONDS,
     /** 119 contests changed before their start in three years: the most of the four platforms. */
     moves: true,
     /**

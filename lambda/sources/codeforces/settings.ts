@@ -3,7 +3,7 @@
  * reads it. The stack's context (`contestSync:scheduleRateMinutes`, `contestSync:acceptHeldAfterReplies`)
  * still sets Codeforces' poll rate and held-change replies, as before there were several sources.
  */
-import { DAY_SECONDS, HOUR_SECONDS, type SourceSettings } from '../settings.js';
+import { HOUR_SECONDS, type SourceSettings } from '../settings.js';
 
 export const CODEFORCES_SETTINGS = {
   /** Hourly: the promise's 70 minutes rest on it. */
@@ -12,13 +12,11 @@ export const CODEFORCES_SETTINGS = {
     /** Codeforces allows one call per 2 s. */
     minSpacingMs: 2_000,
     attemptTimeoutMs: 10_000,
-    /** 8 MiB: the client's own cap (`MAX_BODY_BYTES`, 16 times the real contest.list); it enforces it itself. */
+    /** 8 MiB: 16 times the real contest.list (the client's `MAX_BODY_BYTES`, its default when called without settings). */
     maxBodyBytes: 8 * 1024 * 1024,
   },
   maxInvalidShare: 0.1,
   schedule: {
-    /** Rounds are announced a week or two ahead. */
-    postsAheadSeconds: 14 * DAY_SECONDS,
     /** 152 contests changed before their start in three years: the judge's rules were written on them. */
     moves: true,
     acceptMoveAfterReplies: 3,

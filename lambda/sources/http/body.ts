@@ -17,6 +17,9 @@ const DECODERS = {
 
 type Encoding = keyof typeof DECODERS | 'identity';
 
+/** What decoding a body is called in a message: `gunzips to more than …`. */
+const VERBS: Record<keyof typeof DECODERS, string> = { gzip: 'gunzips', deflate: 'inflates', br: 'decompresses (br)' };
+
 export function tooLarge(label: string, detail: string, maxBytes: number): AttemptFailure {
   const message = `${label} reply refused: its body ${detail}, above the ${maxBytes}-byte cap`;
   return new AttemptFailure({ kind: 'too-large', message, retryable: false });
@@ -66,7 +69,7 @@ export async function decompress(bytes: Buffer, contentEncoding: string | undefi
     return await DECODERS[encoding](bytes, { maxOutputLength: maxBytes });
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw tooLarge(label, `decompresses (${encoding}) to more than ${maxBytes} bytes (${bytes.length} bytes sent)`, maxBytes);
+      throw tooLarge(label, `${VERBS[encoding]} to more than ${maxBytes} bytes (${bytes.length} bytes sent)`, maxBytes);
     }
     throw new Error(`corrupt ${encoding} body: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }

@@ -3,9 +3,11 @@
  * attempts, which replies and request errors are worth another attempt, what a bot challenge looks
  * like, and when a reply was made according to its headers. No I/O: tested without HTTP.
  *
- * Retried: network errors, timeouts, HTTP 5xx, HTTP 403 or a challenge page, HTTP 429.
+ * Retried: network errors, timeouts, HTTP 5xx, HTTP 403 or a challenge page (or an HTML page where
+ * JSON is due), HTTP 429.
  * Not retried: other 4xx and 3xx (a redirect is not followed), bodies above the cap, abort, and what
- * a source finds wrong with a complete reply unless it says otherwise.
+ * a source finds wrong with a complete reply unless it says otherwise (a platform's own rate-limit
+ * answer is retried: `retryAfter` keeps its Retry-After).
  */
 import { bound } from '@contest-sync/scheduled-singleton';
 import type { SourceErrorKind } from '../errors.js';
@@ -103,46 +105,100 @@ export function isChallenge(reply: RawReply): boolean {
   return /<title>\s*(just a moment|attention required|checking your browser)/i.test(head) || /\b_cf_chl_opt\b/.test(head);
 }
 
+/** `{ retryAfterMs }` from the reply's Retry-After, read against `nowMs` (the injected clock), or `{}`. */
+export function retryAfter(reply: RawReply, nowMs: number): { retryAfterMs?: number } {
+  const retryAfterMs = parseRetryAfter(header(reply.headers, 'retry-after'), nowMs);
+  return retryAfterMs === undefined ? {} : { retryAfterMs };
+}
+
+const quoted = (reply: RawReply): string => `first 80 bytes: ${snippet(reply.body)}`;
+
+/** 429 (rate-limited) and 5xx (http), both retried after any Retry-After; undefined for any other status. */
+function busyProblem(reply: RawReply, label: string, nowMs: number): Problem | undefined {
+  const { statusCode } = reply;
+  if (statusCode === 429) {
+    return {
+      kind: 'rate-limited',
+      message: `${label} rate limit: HTTP 429 (${quoted(reply)})`,
+      retryable: true,
+      ...retryAfter(reply, nowMs),
+    };
+  }
+  if (statusCode >= 500) {
+    return { kind: 'http', message: `HTTP ${statusCode} from ${label} (${quoted(reply)})`, retryable: true, ...retryAfter(reply, nowMs) };
+  }
+  return undefined;
+}
+
+/** A status the source did not expect, not retried; `note` says what else the reply said. */
+export function unexpectedStatus(reply: RawReply, label: string, note = ''): Problem {
+  return { kind: 'http', message: `HTTP ${reply.statusCode} from ${label}${note} (${quoted(reply)})`, retryable: false };
+}
+
 /**
  * The HTTP-level verdict on a complete reply before the source reads its body: undefined for a 2xx
  * that is no challenge. `label` names the platform in messages ('AtCoder').
  */
 export function statusProblem(reply: RawReply, label: string, nowMs: number): Problem | undefined {
   const { statusCode } = reply;
-  const first = `first 80 bytes: ${snippet(reply.body)}`;
   const challenge = isChallenge(reply);
   if (statusCode === 403 || challenge) {
     const what = challenge ? 'a challenge page' : 'a refusal';
-    return { kind: 'challenge', message: `${label} replied with ${what} (HTTP ${statusCode}; ${first})`, retryable: true };
+    return { kind: 'challenge', message: `${label} replied with ${what} (HTTP ${statusCode}; ${quoted(reply)})`, retryable: true };
   }
-  const retryAfterMs = parseRetryAfter(header(reply.headers, 'retry-after'), nowMs);
-  const withRetryAfter = retryAfterMs === undefined ? {} : { retryAfterMs };
-  if (statusCode === 429) {
-    return { kind: 'rate-limited', message: `${label} rate limit: HTTP 429 (${first})`, retryable: true, ...withRetryAfter };
-  }
-  if (statusCode >= 500)
-    return { kind: 'http', message: `HTTP ${statusCode} from ${label} (${first})`, retryable: true, ...withRetryAfter };
-  if (statusCode < 200 || statusCode >= 300)
-    return { kind: 'http', message: `HTTP ${statusCode} from ${label} (${first})`, retryable: false };
+  const busy = busyProblem(reply, label, nowMs);
+  if (busy !== undefined) return busy;
+  if (statusCode < 200 || statusCode >= 300) return unexpectedStatus(reply, label);
   return undefined;
 }
 
-/**
- * The JSON of a 2xx reply that should be JSON. An HTML page is taken for a challenge (retried, as
- * the Codeforces client does): a JSON API answers an HTML page only when something stands in front.
- */
-export function jsonBody(reply: RawReply, label: string): Outcome<unknown> {
-  const first = `first 80 bytes: ${snippet(reply.body)}`;
-  if (reply.body.trim() === '') return failed('empty', `${label} replied with an empty body (HTTP ${reply.statusCode})`);
-  if (/html/i.test(header(reply.headers, 'content-type') ?? '') || /^\s*</.test(reply.body)) {
-    return failed('challenge', `${label} replied with an HTML page instead of JSON (HTTP ${reply.statusCode}; ${first})`, true);
-  }
+/** A Content-Type of HTML, or a body that opens with `<`: no JSON API's own answer. */
+function looksHtml(reply: RawReply): boolean {
+  return /html/i.test(header(reply.headers, 'content-type') ?? '') || /^\s*</.test(reply.body);
+}
+
+function htmlInsteadOfJson(reply: RawReply, label: string): Outcome<never> {
+  const message = `${label} replied with an HTML page (HTTP ${reply.statusCode}, likely a Cloudflare challenge; ${quoted(reply)})`;
+  return failed('challenge', message, true);
+}
+
+function parseJson(reply: RawReply, label: string): Outcome<unknown> {
   try {
     return { ok: true, value: JSON.parse(reply.body) as unknown };
   } catch (error) {
     const reason = bound(error instanceof Error ? error.message : String(error), 256);
-    return failed('not-json', `${label} reply is not JSON: ${reason} (${first})`);
+    return failed('not-json', `${label} reply is not JSON: ${reason} (${quoted(reply)})`);
   }
+}
+
+/**
+ * The JSON of a 2xx reply that should be JSON. An HTML page is taken for a challenge (retried):
+ * a JSON API answers an HTML page only when something stands in front.
+ */
+export function jsonBody(reply: RawReply, label: string): Outcome<unknown> {
+  if (reply.body.trim() === '') return failed('empty', `${label} replied with an empty body (HTTP ${reply.statusCode})`);
+  if (looksHtml(reply)) return htmlInsteadOfJson(reply, label);
+  return parseJson(reply, label);
+}
+
+/**
+ * The JSON of a reply from an API that answers its own failures as JSON whatever the HTTP status
+ * (a failure envelope with a 400): the body of a 4xx is read too, and the source calls
+ * `unexpectedStatus` when that body says nothing it knows. Before the body: a 403, a challenge or
+ * an HTML page at any status is a challenge (retried), a 429 or a 5xx is retried after any
+ * Retry-After. A body that is not JSON is `not-json` from a 2xx, the unexpected status otherwise.
+ */
+export function jsonApiBody(reply: RawReply, label: string, nowMs: number): Outcome<unknown> {
+  if (looksHtml(reply)) return htmlInsteadOfJson(reply, label);
+  if (reply.statusCode === 403 || isChallenge(reply)) {
+    const message = `${label} replied with a non-API reply (HTTP ${reply.statusCode}, likely a Cloudflare challenge; ${quoted(reply)})`;
+    return failed('challenge', message, true);
+  }
+  const busy = busyProblem(reply, label, nowMs);
+  if (busy !== undefined) return { ok: false, problem: busy };
+  const json = parseJson(reply, label);
+  const success = reply.statusCode >= 200 && reply.statusCode < 300;
+  return json.ok || success ? json : { ok: false, problem: unexpectedStatus(reply, label) };
 }
 
 /** Classify an error thrown by the HTTP request or the body read. */

@@ -2,7 +2,7 @@
  * What is particular to LeetCode: its settings (docs/sources.md, "Settings"). No runtime imports:
  * the CDK app reads the poll period from here.
  */
-import { DAY_SECONDS, HOUR_SECONDS, type SourceSettings } from '../settings.js';
+import { HOUR_SECONDS, type SourceSettings } from '../settings.js';
 
 /** What is particular to LeetCode; each value from what its schedule did (docs/sources.md, "Settings"). */
 export const LEETCODE_SETTINGS = {
@@ -17,8 +17,6 @@ export const LEETCODE_SETTINGS = {
   },
   maxInvalidShare: 0.1,
   schedule: {
-    /** Weekly and biweekly rounds at fixed times, listed about a week ahead. */
-    postsAheadSeconds: 7 * DAY_SECONDS,
     /** None of LeetCode's contests changed before its start in three years. */
     moves: false,
     /**

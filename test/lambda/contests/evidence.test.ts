@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { replyDating, type DatedEntry } from '../../../lambda/sources/codeforces/source.js';
-import { evidenceOf, judgeReply, nextEvidence, shownAhead, SKEW_SECONDS } from '../../../lambda/contests/evidence.js';
+import {
+  evidenceOf,
+  heldConverged,
+  judgeReply,
+  nextEvidence,
+  scheduleImplausibility,
+  shownAhead,
+  SKEW_SECONDS,
+} from '../../../lambda/contests/evidence.js';
+import type { ContestItem } from '../../../lambda/contests/model.js';
 
 const T = 1_800_000_000;
 const dated = (start: number, madeAt: number, phase: DatedEntry['phase'] = 'BEFORE'): DatedEntry => ({
@@ -47,5 +56,30 @@ describe('evidence', () => {
     expect(shownAhead(T + SKEW_SECONDS + 1, T)).toBe(true);
     expect(shownAhead(T + SKEW_SECONDS, T)).toBe(false);
     expect(shownAhead(T - 300, T)).toBe(false);
+  });
+});
+
+describe("the platform's schedule", () => {
+  const item = (start: number) => ({ startTimeSeconds: start }) as ContestItem;
+  const HOUR = 3600;
+
+  it('scheduleImplausibility: a move by exactly a suspect amount, any move where rounds never move, nothing for no move', () => {
+    const codechef = { moves: true, suspectMovesSeconds: [-12 * HOUR, 12 * HOUR] };
+    expect(scheduleImplausibility(item(100 * HOUR), item(88 * HOUR), codechef)).toBe('suspect-move');
+    expect(scheduleImplausibility(item(100 * HOUR), item(112 * HOUR), codechef)).toBe('suspect-move');
+    expect(scheduleImplausibility(item(100 * HOUR), item(113 * HOUR), codechef)).toBeUndefined();
+    const leetcode = { moves: false, suspectMovesSeconds: [] };
+    expect(scheduleImplausibility(item(100 * HOUR), item(101 * HOUR), leetcode)).toBe('move');
+    expect(scheduleImplausibility(item(100 * HOUR), item(100 * HOUR), leetcode)).toBeUndefined();
+    expect(scheduleImplausibility(item(100 * HOUR), item(100 * HOUR), codechef)).toBeUndefined();
+  });
+
+  it('heldConverged: enough replies, and a suspect move besides its time held', () => {
+    const settings = { suspectMoveHeldSeconds: 8 * 24 * HOUR };
+    expect(heldConverged('move', { replies: 6, since: 0 }, 6, HOUR, settings)).toBe(true);
+    expect(heldConverged('move', { replies: 5, since: 0 }, 6, 30 * 24 * HOUR, settings)).toBe(false);
+    expect(heldConverged('suspect-move', { replies: 200, since: 0 }, 3, 8 * 24 * HOUR - 1, settings)).toBe(false);
+    expect(heldConverged('suspect-move', { replies: 3, since: 0 }, 3, 8 * 24 * HOUR, settings)).toBe(true);
+    expect(heldConverged('suspect-move', { replies: 2, since: 0 }, 3, 9 * 24 * HOUR, settings)).toBe(false);
   });
 });

@@ -179,6 +179,80 @@ describe('planContests', () => {
   });
 });
 
+describe("planContests: the platform's schedule (its settings)", () => {
+  /** A contest 20 days ahead, stored with its start confirmed. */
+  const far = () => contest(480);
+  /** Each reply's outcome, fed as the next reply's stored contests. */
+  function replies(listed: CodeforcesContest, settings: typeof DEFAULT_PLAN_SETTINGS, times: number[]) {
+    let items = [stored(far())];
+    return times.map((at) => {
+      const result = plan([listed], items, at, { settings, lastSeenMs: at - HOUR * 1000 });
+      items = [...result.upserts, ...result.bookkeeping];
+      return result;
+    });
+  }
+  const hourly = (n: number, from = NOW) => Array.from({ length: n }, (_, i) => from + i * HOUR * 1000);
+  const SUSPECT = { ...DEFAULT_PLAN_SETTINGS, suspectMovesSeconds: [-12 * HOUR, 12 * HOUR], suspectMoveHeldSeconds: 8 * DAY };
+
+  it('holds a move by exactly a suspect amount past acceptHeldAfterReplies, until it has lasted suspectMoveHeldSeconds', () => {
+    const flipped = contest(480, { startTimeSeconds: far().startTimeSeconds - 12 * HOUR });
+    const results = replies(flipped, SUSPECT, [...hourly(4), NOW + 8 * DAY * 1000]);
+    for (const [i, result] of results.slice(0, 4).entries()) {
+      expect(result.held).toEqual([{ contestId: cf(480), kind: 'suspect-move', since: NOW_S, replies: i + 1 }]);
+      // Shown as stored, its reminders paused while the move is doubted.
+      expect(result.bookkeeping).toMatchObject([{ startTimeSeconds: far().startTimeSeconds, remindersPaused: 'held' }]);
+    }
+    // Repeated for 8 days (the hours between are replies too: here the 5th reply comes 8 days on).
+    expect(results[4]!.accepted).toEqual([{ contestId: cf(480), kind: 'suspect-move', since: NOW_S, replies: 5 }]);
+    expect(results[4]!.upserts).toMatchObject([{ startTimeSeconds: flipped.startTimeSeconds }]);
+  });
+
+  it('takes a suspect move into the past for that error too, and shows any other amount as before', () => {
+    const soon = contest(6);
+    const intoPast = plan([{ ...soon, startTimeSeconds: soon.startTimeSeconds - 12 * HOUR }], [stored(soon)], NOW, { settings: SUSPECT });
+    expect(intoPast.held.map((h) => h.kind)).toEqual(['suspect-move']);
+    const eleven = contest(480, { startTimeSeconds: far().startTimeSeconds - 11 * HOUR });
+    const shown = plan([eleven], [stored(far())], NOW, { settings: SUSPECT });
+    expect(shown.held).toEqual([]);
+    expect(shown.upserts).toMatchObject([{ startTimeSeconds: eleven.startTimeSeconds }]);
+  });
+
+  it('a suspect move whose contest comes back to its start is forgotten: nothing ever shown of it', () => {
+    const flipped = contest(480, { startTimeSeconds: far().startTimeSeconds + 12 * HOUR });
+    const [first] = replies(flipped, SUSPECT, [NOW]);
+    const back = plan([far()], first!.bookkeeping, NOW + 7 * DAY * 1000, { settings: SUSPECT });
+    expect(back.held).toEqual([]);
+    expect(back.accepted).toEqual([]);
+    expect(back.bookkeeping).toMatchObject([{ startTimeSeconds: far().startTimeSeconds }]);
+    expect(back.bookkeeping[0]!.pending).toBeUndefined();
+  });
+
+  it('on a platform that does not move its rounds, holds every move until acceptHeldAfterReplies replies repeat it', () => {
+    const still = { ...DEFAULT_PLAN_SETTINGS, moves: false, acceptHeldAfterReplies: 6 };
+    const later = contest(480, { startTimeSeconds: far().startTimeSeconds + DAY });
+    const results = replies(later, still, hourly(6));
+    for (const [i, result] of results.slice(0, 5).entries()) {
+      expect(result.held).toEqual([{ contestId: cf(480), kind: 'move', since: NOW_S, replies: i + 1 }]);
+      expect(result.bookkeeping).toMatchObject([{ startTimeSeconds: far().startTimeSeconds, remindersPaused: 'held' }]);
+    }
+    expect(results[5]!.accepted).toEqual([{ contestId: cf(480), kind: 'move', since: NOW_S, replies: 6 }]);
+    expect(results[5]!.upserts).toMatchObject([{ startTimeSeconds: later.startTimeSeconds }]);
+    // A platform that moves its rounds shows the same move at once.
+    expect(plan([later], [stored(far())], NOW).upserts).toMatchObject([{ startTimeSeconds: later.startTimeSeconds }]);
+  });
+
+  it('does not hold the return to the confirmed start, nor a change that moves no start', () => {
+    const still = { ...DEFAULT_PLAN_SETTINGS, moves: false };
+    const shownLater = { ...stored(far()), startTimeSeconds: far().startTimeSeconds + DAY, dueStart: far().startTimeSeconds };
+    const undo = plan([far()], [shownLater], NOW, { settings: still });
+    expect(undo.held).toEqual([]);
+    expect(undo.upserts).toMatchObject([{ startTimeSeconds: far().startTimeSeconds }]);
+    const renamed = plan([contest(480, { name: 'Codeforces Round 480 (Div. 1)' })], [stored(far())], NOW, { settings: still });
+    expect(renamed.held).toEqual([]);
+    expect(renamed.upserts).toMatchObject([{ name: 'Codeforces Round 480 (Div. 1)' }]);
+  });
+});
+
 describe('planContests: a listing breaks a run of misses (review: the held-entry branch kept missingSyncs)', () => {
   it('miss, listed with a held change, miss, miss: never deleted', () => {
     const world = new PlannerWorld();

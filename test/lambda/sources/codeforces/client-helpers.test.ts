@@ -1,18 +1,24 @@
-/** The pure helpers of the client: backoff, Retry-After, reply classification, error classification. */
+/**
+ * The pure helpers the client runs: backoff, Retry-After and error classification (the shared HTTP
+ * layer's, as Codeforces sees them), reply classification (the client's).
+ */
 import { describe, expect, it } from 'vitest';
+import {
+  classifyReply,
+  LABEL,
+  parseContestList,
+  MAX_LIST_ENTRIES,
+  type ReplyOutcome,
+} from '../../../../lambda/sources/codeforces/client.js';
 import {
   BACKOFF_CAP_MS,
   backoffDelay,
-  classifyReply,
   classifyRequestError,
   nextWaitMs,
-  parseContestList,
-  MAX_LIST_ENTRIES,
   parseRetryAfter,
   snippet,
   type RawReply,
-  type ReplyOutcome,
-} from '../../../../lambda/sources/codeforces/client.js';
+} from '../../../../lambda/sources/http/index.js';
 import { CodeforcesError } from '../../../../lambda/sources/codeforces/errors.js';
 
 /** The time replies are classified at (epoch seconds): `contest` starts after it. */
@@ -74,10 +80,10 @@ describe('nextWaitMs', () => {
 
 describe('parseRetryAfter', () => {
   it('reads seconds and HTTP dates', () => {
-    expect(parseRetryAfter('3')).toBe(3_000);
+    expect(parseRetryAfter('3', 0)).toBe(3_000);
     expect(parseRetryAfter('Wed, 21 Oct 2015 07:28:10 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'))).toBe(10_000);
-    expect(parseRetryAfter(undefined)).toBeUndefined();
-    expect(parseRetryAfter('soon')).toBeUndefined();
+    expect(parseRetryAfter(undefined, 0)).toBeUndefined();
+    expect(parseRetryAfter('soon', 0)).toBeUndefined();
   });
 });
 
@@ -200,20 +206,24 @@ describe('parseContestList', () => {
 
 describe('classifyRequestError', () => {
   it('tells timeouts from other network errors', () => {
-    expect(classifyRequestError(new Error('aborted'), 300)).toMatchObject({
+    expect(classifyRequestError(new Error('aborted'), LABEL, 300)).toMatchObject({
       kind: 'timeout',
       retryable: true,
       message: 'Codeforces request timed out after 300 ms',
     });
-    expect(classifyRequestError(Object.assign(new Error('Headers Timeout Error'), { code: 'UND_ERR_HEADERS_TIMEOUT' }))).toMatchObject({
+    expect(
+      classifyRequestError(Object.assign(new Error('Headers Timeout Error'), { code: 'UND_ERR_HEADERS_TIMEOUT' }), LABEL),
+    ).toMatchObject({
       kind: 'timeout',
     });
-    expect(classifyRequestError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }))).toMatchObject({
+    expect(
+      classifyRequestError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }), LABEL),
+    ).toMatchObject({
       kind: 'network',
       retryable: true,
       message: 'network error calling Codeforces: connect ECONNREFUSED 127.0.0.1:1',
     });
-    expect(classifyRequestError(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' })).message).toBe(
+    expect(classifyRequestError(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }), LABEL).message).toBe(
       'network error calling Codeforces: other side closed (UND_ERR_SOCKET)',
     );
   });

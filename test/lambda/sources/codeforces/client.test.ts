@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fetchContests, MAX_BODY_BYTES, USER_AGENT, type FetchContestsOptions } from '../../../../lambda/sources/codeforces/client.js';
+import { fetchContests, MAX_BODY_BYTES, type FetchContestsOptions } from '../../../../lambda/sources/codeforces/client.js';
+import { USER_AGENT } from '../../../../lambda/sources/http/index.js';
 import { CodeforcesError } from '../../../../lambda/sources/codeforces/errors.js';
+import { fakeClock } from '../doubles.js';
 import { MAX_TEXT_BYTES, utf8Bytes } from '@contest-sync/scheduled-singleton';
 
 const ORIGIN = 'https://codeforces.test';
@@ -13,21 +15,6 @@ const FIXTURE = JSON.parse(FIXTURE_TEXT) as { status: 'OK'; result: Record<strin
 const JSON_HEADERS = { 'content-type': 'application/json;charset=UTF-8' };
 const HTML_CHALLENGE = '<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>Checking your browser</body></html>';
 
-/** A fake clock: sleeping advances it instantly; every attempt start is recorded by the mocks. */
-function fakeClock(start = 1_750_000_000_000) {
-  let t = start;
-  const sleeps: number[] = [];
-  return {
-    start,
-    sleeps,
-    now: () => t,
-    sleep: async (ms: number) => {
-      sleeps.push(ms);
-      t += ms;
-    },
-  };
-}
-
 let agent: MockAgent;
 let clock: ReturnType<typeof fakeClock>;
 let starts: number[];
@@ -35,7 +22,8 @@ let starts: number[];
 beforeEach(() => {
   agent = new MockAgent();
   agent.disableNetConnect();
-  clock = fakeClock();
+  // The fixture's upcoming contests are upcoming at this time.
+  clock = fakeClock(1_750_000_000_000);
   starts = [];
 });
 

@@ -4,12 +4,15 @@ import {
   backoffDelay,
   classifyRequestError,
   isChallenge,
+  jsonApiBody,
   jsonBody,
   nextWaitMs,
   parseRetryAfter,
   replyMadeAt,
+  retryAfter,
   snippet,
   statusProblem,
+  unexpectedStatus,
   type RawReply,
 } from '../../../../lambda/sources/http/index.js';
 
@@ -92,6 +95,68 @@ describe('jsonBody', () => {
     expect(jsonBody(reply(200, '<html>login</html>'), 'X')).toMatchObject({ ok: false, problem: { kind: 'challenge', retryable: true } });
     expect(jsonBody(reply(200, '{}', { 'content-type': 'text/html' }), 'X')).toMatchObject({ ok: false, problem: { kind: 'challenge' } });
     expect(jsonBody(reply(200, '{"status":"succ'), 'X')).toMatchObject({ ok: false, problem: { kind: 'not-json', retryable: false } });
+  });
+});
+
+describe('jsonApiBody: an API that answers its failures as JSON whatever the status', () => {
+  const JSON_TYPE = { 'content-type': 'application/json' };
+
+  it('reads the JSON of a 4xx, which a 2xx-only reading would refuse unread', () => {
+    const failure = reply(400, '{"status":"FAILED","comment":"no"}', JSON_TYPE);
+    expect(jsonApiBody(failure, 'X', NOW_MS)).toEqual({ ok: true, value: { status: 'FAILED', comment: 'no' } });
+    expect(statusProblem(failure, 'X', NOW_MS)).toMatchObject({ kind: 'http', retryable: false });
+  });
+
+  it('takes an HTML page at any status, a 403 or a challenge header for a challenge, retried', () => {
+    for (const status of [200, 404, 503]) {
+      expect(jsonApiBody(reply(status, '<html>busy</html>'), 'X', NOW_MS)).toMatchObject({
+        ok: false,
+        problem: { kind: 'challenge', retryable: true },
+      });
+    }
+    const refused = jsonApiBody(reply(403, '{}', JSON_TYPE), 'X', NOW_MS);
+    expect(refused).toMatchObject({ ok: false, problem: { kind: 'challenge', retryable: true } });
+    if (!refused.ok)
+      expect(refused.problem.message).toBe('X replied with a non-API reply (HTTP 403, likely a Cloudflare challenge; first 80 bytes: {})');
+    expect(jsonApiBody(reply(200, '{}', { 'cf-mitigated': 'challenge' }), 'X', NOW_MS)).toMatchObject({
+      ok: false,
+      problem: { kind: 'challenge' },
+    });
+  });
+
+  it('retries a 429 and a 5xx after their Retry-After, as statusProblem does', () => {
+    expect(jsonApiBody(reply(429, '', { 'retry-after': '5' }), 'X', NOW_MS)).toMatchObject({
+      ok: false,
+      problem: { kind: 'rate-limited', retryable: true, retryAfterMs: 5000 },
+    });
+    expect(jsonApiBody(reply(502, '{"error":"bad gateway"}', JSON_TYPE), 'X', NOW_MS)).toMatchObject({
+      ok: false,
+      problem: { kind: 'http', retryable: true },
+    });
+  });
+
+  it('refuses a body that is not JSON: not-json from a 2xx, the status otherwise', () => {
+    expect(jsonApiBody(reply(200, '{"a":'), 'X', NOW_MS)).toMatchObject({ ok: false, problem: { kind: 'not-json', retryable: false } });
+    const notFound = jsonApiBody(reply(404, 'Not Found'), 'X', NOW_MS);
+    expect(notFound).toMatchObject({ ok: false, problem: { kind: 'http', retryable: false } });
+    if (!notFound.ok) expect(notFound.problem.message).toBe('HTTP 404 from X (first 80 bytes: Not Found)');
+  });
+});
+
+describe('unexpectedStatus and retryAfter', () => {
+  it('names the status, the platform, a note and the first bytes; not retried', () => {
+    expect(unexpectedStatus(reply(201, '{"status":"OK"}'), 'X', ' with status OK')).toEqual({
+      kind: 'http',
+      message: 'HTTP 201 from X with status OK (first 80 bytes: {"status":"OK"})',
+      retryable: false,
+    });
+  });
+
+  it('reads Retry-After against the injected clock, and is nothing without one', () => {
+    const at = new Date(NOW_MS + 30_000).toUTCString();
+    expect(retryAfter(reply(400, '', { 'retry-after': at }), NOW_MS)).toEqual({ retryAfterMs: 30_000 });
+    expect(retryAfter(reply(400, '', { 'retry-after': '2' }), NOW_MS)).toEqual({ retryAfterMs: 2000 });
+    expect(retryAfter(reply(400), NOW_MS)).toEqual({});
   });
 });
 
