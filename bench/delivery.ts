@@ -14,6 +14,7 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { createDeliveryHandler } from '../lambda/delivery/handler.js';
 import { MAX_CLAIMS_PER_TRANSACTION, reminderDueId } from '../lambda/delivery/due.js';
 import { replyClockId } from '../lambda/contests/model.js';
+import { gateItems } from '../lambda/contests/bucket-gates.js';
 import { contestKeyOf, dueShardOf } from '../lambda/reminders/table.js';
 import { codeforcesId } from '../lambda/sources/codeforces/source.js';
 import { DUE_INDEX } from '../lambda/delivery/dynamo-due.js';
@@ -156,23 +157,29 @@ export async function seed(
   dueShards = 1,
 ): Promise<number> {
   const start = nowSeconds + 3000;
+  const seeded = Array.from({ length: contests }, (_, c) => ({
+    contestId: codeforcesId(FIRST_CONTEST_ID + c),
+    platform: 'codeforces',
+    platformId: String(FIRST_CONTEST_ID + c),
+    name: `Codeforces Round ${FIRST_CONTEST_ID + c} (Div. 2)`,
+    type: 'CF',
+    phase: 'BEFORE',
+    startTimeSeconds: start,
+    durationSeconds: 7200,
+    url: `https://codeforces.com/contest/${FIRST_CONTEST_ID + c}`,
+    updatedAt: new Date().toISOString(),
+    expiresAt: start + 7200 + 7 * 86_400,
+    dueStart: start,
+  }));
   await batchWrite(admin, tables.contests, [
     // The sync's reply clock: fresh evidence (delivery sends nothing on stale evidence).
     { contestId: replyClockId('codeforces'), replyMadeAt: nowSeconds, updatedAt: new Date().toISOString() },
-    ...Array.from({ length: contests }, (_, c) => ({
-      contestId: codeforcesId(FIRST_CONTEST_ID + c),
-      platform: 'codeforces',
-      platformId: String(FIRST_CONTEST_ID + c),
-      name: `Codeforces Round ${FIRST_CONTEST_ID + c} (Div. 2)`,
-      type: 'CF',
-      phase: 'BEFORE',
-      startTimeSeconds: start,
-      durationSeconds: 7200,
-      url: `https://codeforces.com/contest/${FIRST_CONTEST_ID + c}`,
-      updatedAt: new Date().toISOString(),
-      expiresAt: start + 7200 + 7 * 86_400,
-      dueStart: start,
-    })),
+    ...seeded,
+    // Each contest's bucket gates, as the sync writes them with it (the claims check them).
+    ...seeded.flatMap((contest) => {
+      const gates = gateItems(contest);
+      return 'put' in gates ? gates.put : [];
+    }),
   ]);
   await batchWrite(
     admin,

@@ -27,6 +27,7 @@ import { synthesizedTemplate, type TestTables } from '../support/tables.js';
 import { scheduledEvent } from '../support/processes.js';
 import { useWorld } from '../support/world.js';
 import { cf } from '../support/ids.js';
+import { putContest as putSyncedContest } from '../support/contests.js';
 import { contestKeyOf, reminderKey } from '../../lambda/reminders/table.js';
 
 let tables: TestTables;
@@ -163,7 +164,8 @@ const contestItem = (start: number, dueStart: number | null = start, id = 2051) 
   expiresAt: start + 86_400,
   ...(dueStart !== null ? { dueStart } : { remindersPaused: 'held' }),
 });
-const putContest = (item: Record<string, unknown>) => tables.doc.send(new PutCommand({ TableName: tables.names.contests, Item: item }));
+/** A contest as the sync writes it: with its bucket gates (the claims check them). */
+const putContest = (item: Record<string, unknown>) => putSyncedContest(tables, item);
 /** The id of a row written before intents: (contest, user, start), as it always was. */
 const legacyId = (contestId: number, userId: string, start: number) =>
   `reminder-due:${createHash('sha256')

@@ -47,7 +47,7 @@ import { mappingFromTemplate, startStreamPoller, type StreamPoller } from '../..
 import { createTableFromResource, type CfnTableProperties } from '../../local/tables.js';
 import { bundleDirOfFunction, resolvedEnvironment, findDeliveryFunction, type CfnTemplate } from '../../local/template.js';
 import { startConsumerBus } from '../support/consumer-bus.js';
-import { scanAll } from '../support/contests.js';
+import { gatesOf, putContest, scanAll } from '../support/contests.js';
 import { alarmMetrics, extractEmf, unfed } from '../support/emf.js';
 import { invokeBundle, scheduledEvent, type InvocationOutcome, type RunningInvocation } from '../support/processes.js';
 import { cf } from '../support/ids.js';
@@ -238,7 +238,7 @@ describe('reminder delivery end to end on the bundles', () => {
         dueStart: start[contestId],
         ...extra,
       });
-      await writeAll(tables.contests, [
+      const contests = [
         contest(c.c1),
         contest(c.c2),
         contest(c.c3),
@@ -248,7 +248,9 @@ describe('reminder delivery end to end on the bundles', () => {
         contest(c.movedUnder, { startTimeSeconds: start[c.movedUnder]! + 7200, dueStart: start[c.movedUnder]! + 7200 }),
         // Its ReminderDue would be over EventBridge's 256 KB: skipped as `too-large`, never claimed.
         contest(c.huge, { name: `Codeforces Round ${'x'.repeat(300_000)}` }),
-      ]);
+      ];
+      // As the sync leaves them: with their bucket gates (the claims check them).
+      await writeAll(tables.contests, [...contests, ...contests.flatMap(gatesOf)]);
       // The sync's reply clock, 71 minutes old: the freshness gate holds everything.
       await doc.send(
         new PutCommand({
@@ -450,11 +452,10 @@ describe('reminder delivery end to end on the bundles', () => {
       const raced = await deliveryRun('contest moved after the read', tick(6), () => async (request) => {
         if (movedAfterRead || !isContestRead(request)) return;
         movedAfterRead = true;
-        await doc.send(
-          new PutCommand({
-            TableName: tables.contests,
-            Item: contest(c.c3, { startTimeSeconds: moved, expiresAt: moved + 30 * DAY, dueStart: moved }),
-          }),
+        // As the sync moves it: the contest and its bucket gates in one transaction.
+        await putContest(
+          { doc, names: { contests: tables.contests, reminders: tables.reminders } },
+          contest(c.c3, { startTimeSeconds: moved, expiresAt: moved + 30 * DAY, dueStart: moved }),
         );
         await Promise.all(
           [...seeded.values()]
