@@ -39,7 +39,6 @@ import type { ContestRow, ReminderRow } from './dataset.js';
 import type { RunHistory, StoreOp } from './history.js';
 import { describeStarvation, slowLeaseAnswers, starvationOfRun, type Stall } from './starvation.js';
 import type { CodeforcesRecord } from './taps.js';
-import { isReplyClockId } from '../../lambda/contests/model.js';
 import { GATE_PREFIX, gateKeys } from '../../lambda/contests/bucket-gates.js';
 import { isContestItem } from '../support/contests.js';
 
