@@ -65,8 +65,8 @@ export interface DeliveryPass {
   requestsPerReminder: number;
   transactions: number;
   /** The rule's ConditionChecks on contests committed (one per contest per transaction), and per reminder. */
-  contestChecks: number;
-  contestChecksPerReminder: number;
+  gateChecks: number;
+  gateChecksPerReminder: number;
   writeUnits: number;
   /** Checks: every reminder claimed once, one outbox item per reminder, none left due. */
   claimed: number;
@@ -257,7 +257,7 @@ async function deliverAll(
   const began = performance.now();
   let runs = 0;
   let transactions = 0;
-  let contestChecks = 0;
+  let gateChecks = 0;
   let failedRuns = 0;
   // A run that reaches its deadline leaves the rest due, and so does a run that fails (on a loaded
   // machine, its deadline): the next minute's run goes on (here: at once, forced).
@@ -267,9 +267,9 @@ async function deliverAll(
         runs === 0 ? scheduledEvent(Date.now()) : { interval: startOfMinute(Date.now()), force: true },
         context(FUNCTION_TIMEOUT_MS),
       );
-      const counts = (result as { counts?: { more?: boolean; transactions?: number; contestChecks?: number } }).counts;
+      const counts = (result as { counts?: { more?: boolean; transactions?: number; gateChecks?: number } }).counts;
       transactions += counts?.transactions ?? 0;
-      contestChecks += counts?.contestChecks ?? 0;
+      gateChecks += counts?.gateChecks ?? 0;
       if (result.outcome !== 'succeeded') throw new Error(`delivery run failed: ${JSON.stringify(result)}`);
       more = counts?.more === true;
     } catch {
@@ -293,8 +293,8 @@ async function deliverAll(
     requestsByOperation: byOperation,
     requestsPerReminder: round(total(byOperation) / count, 4),
     transactions,
-    contestChecks,
-    contestChecksPerReminder: round(contestChecks / count, 4),
+    gateChecks,
+    gateChecksPerReminder: round(gateChecks / count, 4),
     writeUnits: round(client.capacity.write, 1),
     claimed: reminders.filter((r) => r.notifiedStart === start && r.dueAt === undefined).length,
     outboxItems: items.length,
