@@ -165,7 +165,7 @@ const DELIVERY_METHOD =
   `transactions measured on ${PER_ROW_SAMPLE.toLocaleString('en-US')} rows; ${SPREAD_REMINDERS.toLocaleString('en-US')} reminders spread ` +
   `${SPREAD_PER_CONTEST} per contest; then one more tick with nothing due. Checked after each pass: ` +
   'every row claimed for its start and out of byDue, one outbox item per reminder with the id of (contest, user, start) ' +
-  '(rows written before intents); contest checks counted by the handler (counts.contestChecks)';
+  '(rows written before intents); gate checks counted by the handler (counts.gateChecks)';
 
 type DeliverySection = BenchResults['delivery'];
 
@@ -203,7 +203,7 @@ async function measureDelivery(env: Awaited<ReturnType<typeof startBenchEnvironm
     remindersPerMonth: DELIVERY_REMINDERS_PER_MONTH,
     idleRequests: delivery.idle.requests,
     transactionsPerReminder: batched.transactions / batched.reminders,
-    contestChecksPerReminder: batched.contestChecks / batched.reminders,
+    gateChecksPerReminder: batched.gateChecks / batched.reminders,
     memoryMb: 256,
     idleBilledSeconds: ASSUMED_IDLE_BILLED_SECONDS,
     // The local rate, doubled for margin.

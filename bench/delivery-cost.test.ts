@@ -14,7 +14,7 @@ const inputs: DeliveryCostInputs = {
   remindersPerMonth: 100_000,
   idleRequests: 1,
   transactionsPerReminder: 1 / 49,
-  contestChecksPerReminder: 1 / 49,
+  gateChecksPerReminder: 1 / 49,
   memoryMb: 256,
   idleBilledSeconds: 0.1,
   billedSecondsPerReminder: 0.005,
@@ -32,10 +32,10 @@ describe('delivery cost model', () => {
     expect(writeUnitsPerReminder(1 / 49)).toBeCloseTo(5.04, 2);
     expect(writeUnitsPerReminder(1)).toBe(7);
   });
-  it("adds the rule's contest check, 2 write units shared by the contest's claims in a transaction", () => {
+  it("adds the rule's gate check, 2 write units shared by the claims under one bucket key in a transaction", () => {
     expect(ruleWriteUnitsPerReminder(1 / 49)).toBeCloseTo(0.041, 3);
     expect(writeUnitsPerReminder(1 / 49, 1 / 49)).toBeCloseTo(5.08, 2);
-    // One reminder per contest: a check each, 33 claims per transaction.
+    // One reminder per bucket key: a check each, 33 claims per transaction.
     expect(writeUnitsPerReminder(1 / 33, 1)).toBeCloseTo(7.06, 2);
     expect(writeUnitsPerReminder(1, 1)).toBe(9);
   });

@@ -21,8 +21,8 @@ export interface DeliveryCostInputs {
   idleRequests: number;
   /** Measured: fenced transactions per reminder (1/49 when batched). */
   transactionsPerReminder: number;
-  /** Measured: the rule's contest ConditionChecks per reminder (1/49 for one contest's reminders; up to 1 for one reminder per contest). */
-  contestChecksPerReminder: number;
+  /** Measured: the rule's gate ConditionChecks per reminder (1/49 for claims under one bucket key; up to 1 for one reminder per key). */
+  gateChecksPerReminder: number;
   memoryMb: number;
   /** Assumed billed duration of an idle minute in AWS (one Query). */
   idleBilledSeconds: number;
@@ -39,16 +39,16 @@ export interface DeliveryCostInputs {
 /**
  * Write units per reminder on AWS: the claim (a transactional update of an item under 1 KB: 2),
  * its outbox item (transactional put: 2), the byDue entry the claim removes (1), the share of the
- * lease's ConditionCheck (transactional: 2 per transaction), and the share of its contest's
- * ConditionCheck (the rule: 2 per contest per transaction, for a contest item under 1 KB).
+ * lease's ConditionCheck (transactional: 2 per transaction), and the share of its bucket gate's
+ * ConditionCheck (the rule: 2 per bucket key per transaction, for a gate under 1 KB).
  */
-export function writeUnitsPerReminder(transactionsPerReminder: number, contestChecksPerReminder = 0): number {
-  return 2 + 2 + 1 + 2 * transactionsPerReminder + 2 * contestChecksPerReminder;
+export function writeUnitsPerReminder(transactionsPerReminder: number, gateChecksPerReminder = 0): number {
+  return 2 + 2 + 1 + 2 * transactionsPerReminder + 2 * gateChecksPerReminder;
 }
 
-/** What the rule adds per reminder: its contest's ConditionCheck, shared by the contest's claims in a transaction. */
-export function ruleWriteUnitsPerReminder(contestChecksPerReminder: number): number {
-  return 2 * contestChecksPerReminder;
+/** What the rule adds per reminder: its gate's ConditionCheck, shared by the claims under its bucket key in a transaction. */
+export function ruleWriteUnitsPerReminder(gateChecksPerReminder: number): number {
+  return 2 * gateChecksPerReminder;
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 2 });
@@ -61,7 +61,7 @@ export function deliveryMonthlyCost(inputs: DeliveryCostInputs, prices = PRICES)
   const relayInvocations = Math.ceil(reminders / inputs.relayBatch);
   // An idle Query reads nothing: DynamoDB bills its minimum, 0.5 read units (eventually consistent).
   const idleReadUnits = runs * inputs.idleRequests * 0.5;
-  const perReminder = writeUnitsPerReminder(inputs.transactionsPerReminder, inputs.contestChecksPerReminder);
+  const perReminder = writeUnitsPerReminder(inputs.transactionsPerReminder, inputs.gateChecksPerReminder);
   const wru = reminders * perReminder;
   const logGb = (runs * inputs.logBytesPerRun) / 1e9;
   return [
@@ -72,7 +72,7 @@ export function deliveryMonthlyCost(inputs: DeliveryCostInputs, prices = PRICES)
     },
     {
       service: 'DynamoDB on-demand (delivery)',
-      what: `idle minute: ${inputs.idleRequests} Queries (0.5 read units each) × ${fmt(runs)}; per reminder ${fmt(perReminder)} write units (claim 2, outbox item 2, byDue entry 1, lease check 2/${fmt(1 / inputs.transactionsPerReminder)}, contest check 2/${fmt(1 / inputs.contestChecksPerReminder)}) × ${fmt(reminders)}; stream reads by Lambda are free`,
+      what: `idle minute: ${inputs.idleRequests} Queries (0.5 read units each) × ${fmt(runs)}; per reminder ${fmt(perReminder)} write units (claim 2, outbox item 2, byDue entry 1, lease check 2/${fmt(1 / inputs.transactionsPerReminder)}, gate check 2/${fmt(1 / inputs.gateChecksPerReminder)}) × ${fmt(reminders)}; stream reads by Lambda are free`,
       monthlyUsd: (idleReadUnits * prices.dynamoReadRequestUnitPerMillion + wru * prices.dynamoWriteRequestUnitPerMillion) / 1e6,
     },
     {

@@ -14,6 +14,7 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { createDeliveryHandler } from '../lambda/delivery/handler.js';
 import { MAX_CLAIMS_PER_TRANSACTION, reminderDueId } from '../lambda/delivery/due.js';
 import { replyClockId } from '../lambda/contests/model.js';
+import { gateItems } from '../lambda/contests/bucket-gates.js';
 import { contestKeyOf, dueShardOf } from '../lambda/reminders/table.js';
 import { codeforcesId } from '../lambda/sources/codeforces/source.js';
 import { DUE_INDEX } from '../lambda/delivery/dynamo-due.js';
@@ -64,8 +65,8 @@ export interface DeliveryPass {
   requestsPerReminder: number;
   transactions: number;
   /** The rule's ConditionChecks on contests committed (one per contest per transaction), and per reminder. */
-  contestChecks: number;
-  contestChecksPerReminder: number;
+  gateChecks: number;
+  gateChecksPerReminder: number;
   writeUnits: number;
   /** Checks: every reminder claimed once, one outbox item per reminder, none left due. */
   claimed: number;
@@ -156,23 +157,29 @@ export async function seed(
   dueShards = 1,
 ): Promise<number> {
   const start = nowSeconds + 3000;
+  const seeded = Array.from({ length: contests }, (_, c) => ({
+    contestId: codeforcesId(FIRST_CONTEST_ID + c),
+    platform: 'codeforces',
+    platformId: String(FIRST_CONTEST_ID + c),
+    name: `Codeforces Round ${FIRST_CONTEST_ID + c} (Div. 2)`,
+    type: 'CF',
+    phase: 'BEFORE',
+    startTimeSeconds: start,
+    durationSeconds: 7200,
+    url: `https://codeforces.com/contest/${FIRST_CONTEST_ID + c}`,
+    updatedAt: new Date().toISOString(),
+    expiresAt: start + 7200 + 7 * 86_400,
+    dueStart: start,
+  }));
   await batchWrite(admin, tables.contests, [
     // The sync's reply clock: fresh evidence (delivery sends nothing on stale evidence).
     { contestId: replyClockId('codeforces'), replyMadeAt: nowSeconds, updatedAt: new Date().toISOString() },
-    ...Array.from({ length: contests }, (_, c) => ({
-      contestId: codeforcesId(FIRST_CONTEST_ID + c),
-      platform: 'codeforces',
-      platformId: String(FIRST_CONTEST_ID + c),
-      name: `Codeforces Round ${FIRST_CONTEST_ID + c} (Div. 2)`,
-      type: 'CF',
-      phase: 'BEFORE',
-      startTimeSeconds: start,
-      durationSeconds: 7200,
-      url: `https://codeforces.com/contest/${FIRST_CONTEST_ID + c}`,
-      updatedAt: new Date().toISOString(),
-      expiresAt: start + 7200 + 7 * 86_400,
-      dueStart: start,
-    })),
+    ...seeded,
+    // Each contest's bucket gates, as the sync writes them with it (the claims check them).
+    ...seeded.flatMap((contest) => {
+      const gates = gateItems(contest);
+      return 'put' in gates ? gates.put : [];
+    }),
   ]);
   await batchWrite(
     admin,
@@ -250,7 +257,7 @@ async function deliverAll(
   const began = performance.now();
   let runs = 0;
   let transactions = 0;
-  let contestChecks = 0;
+  let gateChecks = 0;
   let failedRuns = 0;
   // A run that reaches its deadline leaves the rest due, and so does a run that fails (on a loaded
   // machine, its deadline): the next minute's run goes on (here: at once, forced).
@@ -260,9 +267,9 @@ async function deliverAll(
         runs === 0 ? scheduledEvent(Date.now()) : { interval: startOfMinute(Date.now()), force: true },
         context(FUNCTION_TIMEOUT_MS),
       );
-      const counts = (result as { counts?: { more?: boolean; transactions?: number; contestChecks?: number } }).counts;
+      const counts = (result as { counts?: { more?: boolean; transactions?: number; gateChecks?: number } }).counts;
       transactions += counts?.transactions ?? 0;
-      contestChecks += counts?.contestChecks ?? 0;
+      gateChecks += counts?.gateChecks ?? 0;
       if (result.outcome !== 'succeeded') throw new Error(`delivery run failed: ${JSON.stringify(result)}`);
       more = counts?.more === true;
     } catch {
@@ -286,8 +293,8 @@ async function deliverAll(
     requestsByOperation: byOperation,
     requestsPerReminder: round(total(byOperation) / count, 4),
     transactions,
-    contestChecks,
-    contestChecksPerReminder: round(contestChecks / count, 4),
+    gateChecks,
+    gateChecksPerReminder: round(gateChecks / count, 4),
     writeUnits: round(client.capacity.write, 1),
     claimed: reminders.filter((r) => r.notifiedStart === start && r.dueAt === undefined).length,
     outboxItems: items.length,

@@ -181,7 +181,7 @@ export function renderReport(results: BenchResults): string {
     p.requests,
     describeCounts(p.requestsByOperation),
     p.requestsPerReminder,
-    `${p.contestChecks.toLocaleString('en-US')} (${p.contestChecksPerReminder} per reminder: ${ruleWriteUnitsPerReminder(p.contestChecksPerReminder).toFixed(3)} write units)`,
+    `${p.gateChecks.toLocaleString('en-US')} (${p.gateChecksPerReminder} per reminder: ${ruleWriteUnitsPerReminder(p.gateChecksPerReminder).toFixed(3)} write units)`,
     `${p.claimed.toLocaleString('en-US')} / ${p.outboxItems.toLocaleString('en-US')} / ${p.leftDue} / ${p.duplicateIds}`,
   ];
   parts.push(
@@ -194,7 +194,7 @@ export function renderReport(results: BenchResults): string {
         'requests',
         'by operation',
         'requests per reminder',
-        'contest checks (the rule)',
+        'gate checks (the rule)',
         'claimed / outbox items / left due / duplicate ids',
       ],
       [
@@ -327,9 +327,9 @@ export function roundSection(r: RoundResult): string[] {
         'its transactions in a row',
         'busiest bucket key',
         'busiest byDue key',
-        'contest item (units)',
-        'the round’s transactions in a row on the contest item',
+        'busiest gate (units)',
         'most units on one key',
+        'the round on AWS',
       ],
       r.projections.map((x) => [
         x.dueShards,
@@ -337,9 +337,9 @@ export function roundSection(r: RoundResult): string[] {
         `${x.jobSeconds} s`,
         `${x.bucketKeySeconds} s`,
         `${x.indexKeySeconds} s`,
-        `${x.contestItemSeconds} s`,
-        `${x.contestSerialSeconds} s`,
+        `${x.gateSeconds} s`,
         `${n(x.mostUnits)} = ${x.unitsSeconds} s`,
+        `**${x.roundSeconds} s**`,
       ]),
     ),
   ];

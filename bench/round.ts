@@ -60,7 +60,7 @@ export interface RoundPass {
   failedRuns: number;
   failures: string[];
   transactions: number;
-  contestChecks: number;
+  gateChecks: number;
   /** TransactWriteItems refused because another ongoing transaction held one of its items (as AWS refuses them). */
   conflicts: number;
   requests: number;
@@ -83,10 +83,10 @@ export interface RoundProjection {
   bucketKeySeconds: number;
   /** The busiest byDue partition: 1 unit per entry removed. */
   indexKeySeconds: number;
-  /** The contest item: the rule's ConditionCheck, 2 units in every transaction of the round. */
-  contestItemSeconds: number;
-  /** The round's transactions one after another on the contest item they all check (two ongoing at once conflict), at ~100 ms. */
-  contestSerialSeconds: number;
+  /** The busiest bucket gate: the rule's ConditionCheck, 2 units in each transaction of its key's claims. */
+  gateSeconds: number;
+  /** The round on AWS: its slowest limit — the busiest job's transactions in a row, or its busiest key's write units (no item is shared by two jobs). */
+  roundSeconds: number;
   /** The most write units one key takes (table or index). */
   mostUnits: number;
   /** The most write units of one key, at ~1,000 a second. */
@@ -120,12 +120,12 @@ interface Minutes {
   failedRuns: number;
   failures: string[];
   transactions: number;
-  contestChecks: number;
+  gateChecks: number;
 }
 
 /** Every job with rows left, at once, minute after minute (forced re-runs here), until none has any. */
 async function runMinutes(jobs: Jobs): Promise<Minutes> {
-  const out: Minutes = { minutes: 0, runs: 0, failedRuns: 0, failures: [], transactions: 0, contestChecks: 0 };
+  const out: Minutes = { minutes: 0, runs: 0, failedRuns: 0, failures: [], transactions: 0, gateChecks: 0 };
   let pending = jobs.handlers.map((_, shard) => shard);
   for (; pending.length > 0 && out.minutes < MAX_MINUTES; out.minutes += 1) {
     const event = out.minutes === 0 ? scheduledEvent(Date.now()) : { interval: startOfMinute(Date.now()), force: true };
@@ -134,9 +134,9 @@ async function runMinutes(jobs: Jobs): Promise<Minutes> {
         out.runs += 1;
         try {
           const result = await jobs.handlers[shard]!(event, context(FUNCTION_TIMEOUT_MS));
-          const counts = (result as { counts?: { more?: boolean; transactions?: number; contestChecks?: number } }).counts;
+          const counts = (result as { counts?: { more?: boolean; transactions?: number; gateChecks?: number } }).counts;
           out.transactions += counts?.transactions ?? 0;
-          out.contestChecks += counts?.contestChecks ?? 0;
+          out.gateChecks += counts?.gateChecks ?? 0;
           if (result.outcome === 'succeeded') return counts?.more === true ? [shard] : [];
           out.failures.push(`shard ${shard}: ${String((result as { error?: unknown }).error ?? result.outcome)}`);
         } catch (error) {
@@ -229,9 +229,8 @@ export async function deliverRound(setup: Setup, count = ROUND_REMINDERS, dueSha
 /**
  * What one round of `PROJECTED_REMINDERS` takes on AWS under each setting, from the measured
  * round's spread over bucket keys (scaled) and the limits: a partition key serves ~1,000 write
- * units a second; a job's transactions go one after another (its lease is in each); and every
- * transaction of the round checks the contest's item (the rule), so no two of them, of any job,
- * can be ongoing at once.
+ * units a second; a job's transactions go one after another (its lease is in each); each checks
+ * the gates of its own bucket keys (the rule), so the jobs share no item and run side by side.
  */
 export function projectRound(bucketRows: readonly number[], n = PROJECTED_REMINDERS): RoundProjection[] {
   const measured = bucketRows.reduce((a, b) => a + b, 0);
@@ -241,19 +240,23 @@ export function projectRound(bucketRows: readonly number[], n = PROJECTED_REMIND
     const shardRows = Array.from({ length: dueShards }, (_, shard) => scaled.filter((_, bucket) => bucket % dueShards === shard));
     const perShard = shardRows.map((rows) => rows.reduce((a, b) => a + b, 0));
     const rowsPerJob = Math.ceil(Math.max(...perShard));
-    const transactions = perShard.reduce((sum, rows) => sum + Math.ceil(rows / MAX_CLAIMS_PER_TRANSACTION), 0);
+    // A job's claims are packed by bucket key: each of its keys' rows fill their own transactions.
+    const jobTransactions = Math.max(
+      ...shardRows.map((rows) => rows.reduce((sum, r) => sum + Math.ceil(r / MAX_CLAIMS_PER_TRANSACTION), 0)),
+    );
     const bucketUnits = Math.max(...scaled) * AWS_LIMITS.transactionalWriteUnits;
     const indexUnits = rowsPerJob * AWS_LIMITS.indexWriteUnits;
-    const contestUnits = transactions * AWS_LIMITS.transactionalWriteUnits;
-    const mostUnits = Math.ceil(Math.max(bucketUnits, indexUnits, contestUnits));
+    const gateUnits = Math.ceil(Math.max(...scaled) / MAX_CLAIMS_PER_TRANSACTION) * AWS_LIMITS.transactionalWriteUnits;
+    const mostUnits = Math.ceil(Math.max(bucketUnits, indexUnits, gateUnits));
+    const jobSeconds = round((jobTransactions * ASSUMED_AWS_TRANSACTION_MS) / 1000, 1);
     return {
       dueShards,
       rowsPerJob,
-      jobSeconds: round((Math.ceil(rowsPerJob / MAX_CLAIMS_PER_TRANSACTION) * ASSUMED_AWS_TRANSACTION_MS) / 1000, 1),
+      jobSeconds,
       bucketKeySeconds: seconds(bucketUnits),
       indexKeySeconds: seconds(indexUnits),
-      contestItemSeconds: seconds(contestUnits),
-      contestSerialSeconds: round((transactions * ASSUMED_AWS_TRANSACTION_MS) / 1000, 1),
+      gateSeconds: seconds(gateUnits),
+      roundSeconds: Math.max(jobSeconds, seconds(mostUnits)),
       mostUnits,
       unitsSeconds: seconds(mostUnits),
     };

@@ -19,6 +19,7 @@ import type { ContestItem, SourceReply } from './model.js';
 import { type ContestPlan, planContests, type PlanSettings } from './plan.js';
 import { judgeReply, type ReplyVerdict, SKEW_SECONDS } from './evidence.js';
 import { contestsToDoubt } from './gate.js';
+import { gateChanged } from './bucket-gates.js';
 import { announce } from './events.js';
 import { retiredShards, shardRecordChanged, type RetiredShards, type ShardRecord } from './retired-shards.js';
 
@@ -43,8 +44,12 @@ export interface JudgeOptions {
   publishing: boolean;
 }
 
-/** One contest write, with the events it publishes: they commit in one transaction. */
-export type ContestWrite = { put: ContestItem; events: OutboxEvent[] } | { delete: string };
+/**
+ * One contest write, with the events it publishes: they commit in one transaction.
+ * `gateChanged`: its `dueStart` changes with it, so its bucket gates are
+ * written in the same transaction (bucket-gates.ts).
+ */
+export type ContestWrite = ({ put: ContestItem; events: OutboxEvent[] } | { delete: string }) & { gateChanged?: true };
 
 /** A contest whose reminders must follow it, as this run leaves it (undefined: deleted). */
 export interface Followed {
@@ -148,7 +153,7 @@ function judgeApplied(evidence: Evidence, verdict: ReplyVerdict & { stale: false
   // Without an outbox nothing is published, and nothing recorded as published.
   const written = options.publishing ? announced.puts : puts;
   const events = options.publishing ? announced.events : [];
-  const contests = contestWrites(written, plan.cancelled, events);
+  const contests = contestWrites(written, plan.cancelled, events, stored);
   const follow = followed(plan, written, evidence);
   // An undated reply that is not stale is dated by our own fetch: the clock delivery reads for
   // freshness keeps moving while replies are applied.
@@ -206,10 +211,21 @@ function shardRecordOf(evidence: Evidence, dueShards: number): ShardRecord {
   return first ? { dueShards } : evidence.clock;
 }
 
-/** Each put with the events of its contest (they commit together), then the deletes. */
-function contestWrites(puts: readonly ContestItem[], deletes: readonly string[], events: readonly OutboxEvent[]): ContestWrite[] {
+/** Each put with the events of its contest (they commit together), then the deletes; each marked when it changes the contest's gate. */
+function contestWrites(
+  puts: readonly ContestItem[],
+  deletes: readonly string[],
+  events: readonly OutboxEvent[],
+  stored: readonly ContestItem[],
+): ContestWrite[] {
+  const before = new Map(stored.map((item) => [item.contestId, item]));
   const eventsOf = (contestId: string) => events.filter((event) => event.detail.contestId === contestId);
-  return [...puts.map((put) => ({ put, events: eventsOf(put.contestId) })), ...deletes.map((contestId) => ({ delete: contestId }))];
+  const gate = (contestId: string, after: ContestItem | undefined) =>
+    gateChanged(before.get(contestId), after) ? { gateChanged: true as const } : {};
+  return [
+    ...puts.map((put) => ({ put, events: eventsOf(put.contestId), ...gate(put.contestId, put) })),
+    ...deletes.map((contestId) => ({ delete: contestId, ...gate(contestId, undefined) })),
+  ];
 }
 
 /**

@@ -43,8 +43,8 @@ export interface DeliveryCounts {
   contestReads: number;
   transactions: number;
   retries: number;
-  /** Contest ConditionChecks committed (the rule: one per contest per transaction). */
-  contestChecks: number;
+  /** Gate ConditionChecks committed (the rule: one per bucket key per transaction). */
+  gateChecks: number;
   /** Rows may be left due for the next run (the deadline came, or the index has more pages). */
   more: boolean;
   /** A dry run: the claims it would have committed (nothing is written). */
@@ -65,7 +65,7 @@ export function emptyDeliveryCounts(): DeliveryCounts {
     contestReads: 0,
     transactions: 0,
     retries: 0,
-    contestChecks: 0,
+    gateChecks: 0,
     more: false,
   };
 }
@@ -185,13 +185,13 @@ async function deliverPage(
       counts.more = true;
       return 'deadline';
     }
-    const outcome = await commitClaims(run.commit, batch, (contestId, dueStart) => deps.store.contestCheck(contestId, dueStart));
+    const outcome = await commitClaims(run.commit, batch, (contestKey, dueStart) => deps.store.gateCheck(contestKey, dueStart));
     counts.delivered += outcome.delivered;
     counts.lost += outcome.lost;
     counts.duplicates += outcome.duplicates;
     counts.transactions += outcome.transactions;
     counts.retries += outcome.retries;
-    counts.contestChecks += outcome.contestChecks;
+    counts.gateChecks += outcome.gateChecks;
   }
   return 'page';
 }
@@ -235,7 +235,7 @@ function claimsOf(
       bump(counts.invalidReasons, 'too-large');
       continue;
     }
-    claims.push({ contestId: row.contestId, row, event, action: deps.store.claim(row, nowSeconds), bytes: claimBytes(row, detailBytes) });
+    claims.push({ contestKey: row.contestKey, row, event, action: deps.store.claim(row, nowSeconds), bytes: claimBytes(row, detailBytes) });
   }
   return claims;
 }

@@ -10,7 +10,8 @@
  *   contestAgrees  — THE RULE (docs/delivery.md, "The rule"): a row may be claimed only if its
  *                    `dueStart` equals its contest's `dueStart`. Checked here on what was read
  *                    (a row that fails it is deferred, never claimed) and again where it counts,
- *                    in the claim's transaction: one ConditionCheck per contest (claimCheck);
+ *                    in the claim's transaction: one ConditionCheck of the contest's gate per
+ *                    bucket key in it (claimCheck, on the bucket gate: contests/bucket-gates.ts);
  *   reminderDueId  — the event id names the user's intent and the start: (contest, userId,
  *                    intent, dueStart), or (contest, userId, dueStart) for a row written before
  *                    intents, the contest named by its `idSeed` (a Codeforces contest by its
@@ -19,14 +20,15 @@
  *                    again is a new event;
  *   deliverable    — an event the outbox would refuse (above EventBridge's entry limit) is
  *                    skipped before the claim, with the package's own check (validateEvent);
- *   packClaims     — claims grouped by contest (across the contest's bucket keys), at most
- *                    MAX_DATA_ACTIONS actions (2 per claim, 1 per contest) and
+ *   packClaims     — claims grouped by bucket key (the claims of one key share its gate's
+ *                    check), at most MAX_DATA_ACTIONS actions (2 per claim, 1 per bucket key) and
  *                    TRANSACTION_BYTE_BUDGET bytes per transaction.
  */
 import { createHash } from 'node:crypto';
 import { OutboxEventError, utf8Bytes, validateEvent } from '@contest-sync/scheduled-singleton';
 import { idSeed, parseQualifiedId, platformIdOf } from '../sources/ids.js';
 import { contestKeyOf } from '../reminders/table.js';
+import { gateKeyOf } from '../contests/bucket-gates.js';
 
 export const REMINDER_DUE = 'ReminderDue';
 
@@ -37,24 +39,24 @@ export const REMINDER_DUE = 'ReminderDue';
 export const MAX_DATA_ACTIONS = 99;
 /**
  * Claims per transaction: each is two actions (the row's conditional Update and its outbox Put),
- * and its contest's ConditionCheck (the rule) one more, shared by the claims of that contest:
- * one contest's 49 claims are 49 × 2 + 1 = 99 actions, plus the lease's check = 100. Claims of
- * several contests fit fewer (2 × claims + contests ≤ 99: packClaims counts).
+ * and its gate's ConditionCheck (the rule) one more, shared by the claims under one bucket key:
+ * one key's 49 claims are 49 × 2 + 1 = 99 actions, plus the lease's check = 100. Claims under
+ * several keys fit fewer (2 × claims + keys ≤ 99: packClaims counts).
  */
 export const MAX_CLAIMS_PER_TRANSACTION = 49;
 /**
  * DynamoDB caps a transaction at 4 MB of items, and the package packs its transactions below
- * 3.75 MB of action text: claims and contest checks are packed below 2 MB as claimBytes and
- * CONTEST_CHECK_BYTES count them, so a batch always goes out as one transaction.
+ * 3.75 MB of action text: claims and gate checks are packed below 2 MB as claimBytes and
+ * GATE_CHECK_BYTES count them, so a batch always goes out as one transaction.
  */
 export const TRANSACTION_BYTE_BUDGET = 2 * 1024 * 1024;
 /**
- * What a contest's ConditionCheck counts in a transaction's 4 MB: the item it checks, bounded
- * high. A contest item as the sync writes it is under 2 KB (a name of at most 512 characters, a
- * URL, a few numbers, the `pending` evidence); 16 KB leaves room for any growth, and 49 checks
- * (one per claim at most) then take at most 784 KB of the 2 MB budget.
+ * What a gate's ConditionCheck counts in a transaction's 4 MB: the item it checks, bounded high.
+ * A bucket gate is its key (a qualified id of at most 128 bytes and its prefix and bucket), a
+ * `dueStart` and an `expiresAt`: under 200 B; 1 KB leaves room, and 49 checks (one per claim at
+ * most) then take at most 49 KB of the 2 MB budget.
  */
-export const CONTEST_CHECK_BYTES = 16 * 1024;
+export const GATE_CHECK_BYTES = 1024;
 /** What an outbox item adds to its event's bytes (keys, type, timestamps, TTL): an upper estimate. */
 export const OUTBOX_ITEM_OVERHEAD_BYTES = 512;
 
@@ -255,15 +257,17 @@ export function contestView(item: Record<string, unknown> | undefined): ContestV
 }
 
 /**
- * The ConditionCheck a claim transaction carries for each contest in it (THE RULE, at commit
- * time): the contest item's `dueStart` is still the one the claims were read against. Claims of
- * one contest share it (a transaction holds at most one action per item).
+ * The ConditionCheck a claim transaction carries for each bucket key in it (THE RULE, at commit
+ * time): the key's gate (the contest's `dueStart`, copied per bucket by the sync in the contest's
+ * own transaction) is still the one the claims were read against. Claims under one key share it
+ * (a transaction holds at most one action per item); claims of one round sent by many delivery
+ * jobs check different gates, so their transactions never conflict on one item.
  */
-export function claimCheck(contestsTable: string, contestId: string, dueStart: number) {
+export function claimCheck(contestsTable: string, contestKey: string, dueStart: number) {
   return {
     ConditionCheck: {
       TableName: contestsTable,
-      Key: { contestId },
+      Key: { contestId: gateKeyOf(contestKey) },
       ConditionExpression: 'dueStart = :dueStart',
       ExpressionAttributeValues: { ':dueStart': dueStart },
     },
@@ -347,20 +351,20 @@ function valueBytes(value: unknown): number {
   return 0;
 }
 
-/** A claim ready to be packed: its contest (the check it shares) and its bytes in the transaction. */
+/** A claim ready to be packed: its bucket key (the gate it checks) and its bytes in the transaction. */
 export interface Packable {
-  contestId: string;
+  contestKey: string;
   bytes: number;
 }
 
 /**
- * packClaims: the claims in transactions, grouped by contest (in the order each contest first
- * appears, each contest's claims in their order) so that the claims of one contest share its
+ * packClaims: the claims in transactions, grouped by bucket key (in the order each key first
+ * appears, each key's claims in their order) so that the claims under one key share its gate's
  * ConditionCheck. A transaction holds at most `maxClaims` claims, at most MAX_DATA_ACTIONS actions
- * (2 per claim, 1 per contest in it) and at most `budget` bytes (the claims' bytes and
- * CONTEST_CHECK_BYTES per contest); a contest's claims that do not fit go on in the next one,
- * which checks that contest again. A claim larger than the budget alone cannot happen (rows are
- * at most 400 KB, events at most 256 KB) and still gets a transaction of its own.
+ * (2 per claim, 1 per key in it) and at most `budget` bytes (the claims' bytes and
+ * GATE_CHECK_BYTES per key); a key's claims that do not fit go on in the next one, which checks
+ * that gate again. A claim larger than the budget alone cannot happen (rows are at most 400 KB,
+ * events at most 256 KB) and still gets a transaction of its own.
  */
 export function packClaims<C extends Packable>(
   claims: readonly C[],
@@ -370,38 +374,38 @@ export function packClaims<C extends Packable>(
   if (!Number.isInteger(maxClaims) || maxClaims < 1 || maxClaims > MAX_CLAIMS_PER_TRANSACTION) {
     throw new RangeError(`claims per transaction must be 1 to ${MAX_CLAIMS_PER_TRANSACTION}, got ${maxClaims}`);
   }
-  const byContest = new Map<string, C[]>();
+  const byKey = new Map<string, C[]>();
   for (const claim of claims) {
-    const group = byContest.get(claim.contestId);
-    if (group === undefined) byContest.set(claim.contestId, [claim]);
+    const group = byKey.get(claim.contestKey);
+    if (group === undefined) byKey.set(claim.contestKey, [claim]);
     else group.push(claim);
   }
   const batches: C[][] = [];
   let current: C[] = [];
-  let contests = new Set<string>();
+  let keys = new Set<string>();
   let actions = 0;
   let bytes = 0;
-  for (const group of byContest.values()) {
+  for (const group of byKey.values()) {
     for (const claim of group) {
       const fits = () => {
-        const newContest = !contests.has(claim.contestId);
+        const newKey = !keys.has(claim.contestKey);
         return (
           current.length < maxClaims &&
-          actions + 2 + (newContest ? 1 : 0) <= MAX_DATA_ACTIONS &&
-          bytes + claim.bytes + (newContest ? CONTEST_CHECK_BYTES : 0) <= budget
+          actions + 2 + (newKey ? 1 : 0) <= MAX_DATA_ACTIONS &&
+          bytes + claim.bytes + (newKey ? GATE_CHECK_BYTES : 0) <= budget
         );
       };
       if (current.length > 0 && !fits()) {
         batches.push(current);
         current = [];
-        contests = new Set();
+        keys = new Set();
         actions = 0;
         bytes = 0;
       }
-      if (!contests.has(claim.contestId)) {
-        contests.add(claim.contestId);
+      if (!keys.has(claim.contestKey)) {
+        keys.add(claim.contestKey);
         actions += 1;
-        bytes += CONTEST_CHECK_BYTES;
+        bytes += GATE_CHECK_BYTES;
       }
       current.push(claim);
       actions += 2;
@@ -412,7 +416,7 @@ export function packClaims<C extends Packable>(
   return batches;
 }
 
-/** The distinct contests of a batch of claims: one ConditionCheck each. */
-export function contestsOf(claims: readonly Pick<Packable, 'contestId'>[]): number {
-  return new Set(claims.map((claim) => claim.contestId)).size;
+/** The distinct bucket keys of a batch of claims: one gate ConditionCheck each. */
+export function gatesOf(claims: readonly Pick<Packable, 'contestKey'>[]): number {
+  return new Set(claims.map((claim) => claim.contestKey)).size;
 }

@@ -2,7 +2,7 @@
  * The I/O of reminder delivery (docs/delivery.md): one Query page of the byDue index, the contests
  * of the rows (one BatchGetItem per 100), and the claim of a row — a conditional Update that
  * commits, fenced by the lease, in the same transaction as the row's ReminderDue outbox item and
- * its contest's ConditionCheck (the rule). The decisions are lambda/delivery/due.ts's.
+ * the ConditionCheck of its bucket key's gate (the rule). The decisions are lambda/delivery/due.ts's.
  */
 import { BatchGetCommand, QueryCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { FencedWriteError, type CommitOptions, type CommitResult, type TransactAction } from '@contest-sync/scheduled-singleton';
@@ -91,7 +91,7 @@ export class DynamoDueStore {
    * lead time and intent: `attribute_not_exists(intent)` for a row written before intents) and
    * not yet sent for this start (`notifiedStart`, nor any earlier one in `sentStarts`, which the
    * sync keeps). It marks the row sent for the start and takes it out of the index, in the
-   * transaction that writes its event and checks its contest (contestCheck).
+   * transaction that writes its event and checks its gate (gateCheck).
    */
   claim(row: DueRow, nowSeconds: number): TransactAction {
     const intent = row.intent === undefined ? 'attribute_not_exists(intent)' : 'intent = :intent';
@@ -113,16 +113,16 @@ export class DynamoDueStore {
     };
   }
 
-  /** THE RULE at commit time: the contest's `dueStart` is still `dueStart` (one per contest per transaction). */
-  contestCheck(contestId: string, dueStart: number): TransactAction {
-    return claimCheck(this.tables.contests, contestId, dueStart);
+  /** THE RULE at commit time: the gate of the bucket key `contestKey` is still `dueStart` (one per key per transaction). */
+  gateCheck(contestKey: string, dueStart: number): TransactAction {
+    return claimCheck(this.tables.contests, contestKey, dueStart);
   }
 }
 
-/** A claim and its event, as packed into one transaction (with its contest's check). */
+/** A claim and its event, as packed into one transaction (with its gate's check). */
 export interface Claim {
-  /** The row's contest (= row.contestId, whichever bucket key the row is under): claims are packed by it (packClaims). */
-  contestId: string;
+  /** The row's bucket key (= row.contestKey): claims are packed by it, each key's claims sharing its gate's check (packClaims). */
+  contestKey: string;
   row: DueRow;
   event: ReminderDueEvent;
   action: TransactAction;
@@ -133,8 +133,8 @@ export interface BatchOutcome {
   delivered: number;
   /**
    * Rows whose claim was refused: the row changed or was claimed meanwhile (the app, the sync,
-   * another run), or its contest's check failed (the contest moved or paused since it was read:
-   * every claim of that contest in the transaction is lost).
+   * another run), or its gate's check failed (the contest moved or paused since it was read:
+   * every claim under that key in the transaction is lost).
    */
   lost: number;
   /** Events already in the outbox (an earlier attempt of the same claim): not written again. */
@@ -142,33 +142,33 @@ export interface BatchOutcome {
   transactions: number;
   /** Transactions refused because of lost rows, sent again without them. */
   retries: number;
-  /** Contest ConditionChecks in the transactions that committed (the rule's cost: one per contest per transaction). */
-  contestChecks: number;
+  /** Gate ConditionChecks in the transactions that committed (the rule's cost: one per bucket key per transaction). */
+  gateChecks: number;
 }
 
 type Commit = (actions: readonly TransactAction[], options?: CommitOptions) => Promise<CommitResult>;
-/** The ConditionCheck of a contest at the start its claims were read against. */
-type ContestCheck = (contestId: string, dueStart: number) => TransactAction;
+/** The ConditionCheck of a bucket key's gate at the start its claims were read against. */
+type GateCheck = (contestKey: string, dueStart: number) => TransactAction;
 
 /**
  * One batch of claims, committed as one fenced transaction with their events and one
- * ConditionCheck per contest (THE RULE: its `dueStart` is still the claims'). DynamoDB cancels a
+ * ConditionCheck per bucket key (THE RULE: its gate's `dueStart` is still the claims'). DynamoDB cancels a
  * whole transaction when one condition fails and names every action that failed (one reason per
  * action); the package hands those back (FencedWriteError.refused). A refused claim loses its row;
- * a refused contest check loses every claim of that contest in the batch (the contest moved or
+ * a refused gate check loses every claim under that key in the batch (the contest moved or
  * paused since it was read: those rows stay due for the sync to put right). The lost claims are
- * dropped with their events, and the rest is sent again (with the checks of the contests still
- * in it), until it commits or nothing is left. Each retry drops at least one row, so a batch of n
+ * dropped with their events, and the rest is sent again (with the checks of the keys still in
+ * it), until it commits or nothing is left. Each retry drops at least one row, so a batch of n
  * costs at most n transactions, and one lost row or contest never fails the others. A lease lost,
  * contention beyond the package's budget or any other error is thrown: the run fails and the rows
  * not yet claimed stay due.
  */
-export async function commitClaims(commit: Commit, batch: readonly Claim[], contestCheck: ContestCheck): Promise<BatchOutcome> {
+export async function commitClaims(commit: Commit, batch: readonly Claim[], gateCheck: GateCheck): Promise<BatchOutcome> {
   let pending = [...batch];
-  const outcome: BatchOutcome = { delivered: 0, lost: 0, duplicates: 0, transactions: 0, retries: 0, contestChecks: 0 };
+  const outcome: BatchOutcome = { delivered: 0, lost: 0, duplicates: 0, transactions: 0, retries: 0, gateChecks: 0 };
   while (pending.length > 0) {
     const checks = new Map<string, TransactAction>();
-    for (const { row } of pending) if (!checks.has(row.contestId)) checks.set(row.contestId, contestCheck(row.contestId, row.dueStart));
+    for (const { row } of pending) if (!checks.has(row.contestKey)) checks.set(row.contestKey, gateCheck(row.contestKey, row.dueStart));
     try {
       const result = await commit([...checks.values(), ...pending.map((claim) => claim.action)], {
         events: pending.map((claim) => claim.event),
@@ -176,13 +176,13 @@ export async function commitClaims(commit: Commit, batch: readonly Claim[], cont
       outcome.delivered += pending.length;
       outcome.duplicates += result.events.duplicates;
       outcome.transactions += result.transactions;
-      outcome.contestChecks += checks.size;
+      outcome.gateChecks += checks.size;
       return outcome;
     } catch (error) {
       if (!(error instanceof FencedWriteError) || error.refused.length === 0) throw error;
       const refused = new Set(error.refused);
-      const movedContests = new Set([...checks].flatMap(([contestId, check]) => (refused.has(check) ? [contestId] : [])));
-      const kept = pending.filter((claim) => !refused.has(claim.action) && !movedContests.has(claim.row.contestId));
+      const movedKeys = new Set([...checks].flatMap(([contestKey, check]) => (refused.has(check) ? [contestKey] : [])));
+      const kept = pending.filter((claim) => !refused.has(claim.action) && !movedKeys.has(claim.row.contestKey));
       if (kept.length === pending.length) throw error; // refused something that is not one of our claims or checks
       outcome.lost += pending.length - kept.length;
       outcome.retries += 1;

@@ -5,7 +5,8 @@
  * the contests as it last synced them. Under the sync's lease, every write fenced:
  *
  * 1. every Codeforces item of the new tables is put into the previous release's table (whole, over
- *    what is there); an item of another platform has no legacy key and is counted `other`;
+ *    what is there); an item of another platform has no legacy key and is counted `other`; the
+ *    bucket gates are this release's copies of its contests' `dueStart` and are left out;
  * 2. after a finished migration, a legacy item whose copy is gone (a reminder cancelled, a contest
  *    deleted since) is deleted too; before it is done, a missing copy may just not be made yet, so
  *    nothing is deleted; an item the migration refuses to carry is never deleted;
@@ -19,6 +20,7 @@ import { contestToLegacy, contestToNew, reminderToLegacy, reminderToNew, type It
 import { rolledBack, type MigrationMarker } from './marker.js';
 import type { MigrationRun } from './migrate.js';
 import { markerPut, PAGE_ITEMS, type MigrationStore, type MigrationTables } from './store.js';
+import { GATE_PREFIX } from '../contests/bucket-gates.js';
 
 export interface BackCounts {
   /** Items put into the previous release's table. */
@@ -57,6 +59,7 @@ export async function rollBack(run: Pick<MigrationRun, 'commit'> | undefined, de
     toNew: contestToNew,
     key: (item) => JSON.stringify([item.contestId]),
     legacyKey: (item) => ({ contestId: item.contestId }),
+    derived: (item) => String(item.contestId).startsWith(GATE_PREFIX),
   });
   const reminders = await backTable(run, deps, deletesOrphans, {
     from: deps.tables.reminders,
@@ -79,6 +82,8 @@ interface TableBack {
   /** A legacy item's key, as text. */
   key: (legacy: Item) => string;
   legacyKey: (legacy: Item) => Item;
+  /** Items this release derives from others (the bucket gates): not carried back, not counted. */
+  derived?: (item: Item) => boolean;
 }
 
 async function backTable(
@@ -92,6 +97,7 @@ async function backTable(
   await eachPage(deps, table.from, async (items) => {
     const actions: TransactAction[] = [];
     for (const item of items) {
+      if (table.derived?.(item) === true) continue;
       const legacy = table.toLegacy(item);
       if (legacy === undefined) {
         counts.other += 1;

@@ -27,7 +27,8 @@ import {
   type MigrationState,
 } from './marker.js';
 import {
-  contestPut,
+  CONTEST_PAGE_ITEMS,
+  contestCopy,
   markerPut,
   PAGE_ITEMS,
   reminderPut,
@@ -121,7 +122,9 @@ async function copyTable(
 ): Promise<MigrationMarker> {
   const source = table === 'contests' ? deps.tables.legacyContests : deps.tables.legacyReminders;
   const read = (cursor: Record<string, unknown> | undefined): Promise<Page> => {
-    const page = deps.store.scanPage(source, cursor, deps.pageItems ?? PAGE_ITEMS, run.signal);
+    // A contest's copy is its put and its bucket gates: fewer of them fill a transaction.
+    const items = table === 'contests' ? Math.min(deps.pageItems ?? PAGE_ITEMS, CONTEST_PAGE_ITEMS) : (deps.pageItems ?? PAGE_ITEMS);
+    const page = deps.store.scanPage(source, cursor, items, run.signal);
     page.catch(() => undefined); // a page read ahead and never used must not be an unhandled rejection
     return page;
   };
@@ -136,19 +139,22 @@ async function copyTable(
 }
 
 interface Copies {
+  /** One per item copied: the contest's put, or the reminder's conditional put. */
   actions: TransactAction[];
+  /** The copied contests' bucket gates (unconditional puts, not counted as copies). */
+  gates: TransactAction[];
   refused: number;
 }
 
 function copiesOf(table: 'contests' | 'reminders', items: readonly Item[], deps: MigrationDeps): Copies {
-  const copies: Copies = { actions: [], refused: 0 };
+  const copies: Copies = { actions: [], gates: [], refused: 0 };
   for (const item of items) {
     try {
-      copies.actions.push(
-        table === 'contests'
-          ? contestPut(deps.tables.contests, contestToNew(item))
-          : reminderPut(deps.tables.reminders, reminderToNew(item, deps.dueShards)),
-      );
+      if (table === 'contests') {
+        const [contest, ...gates] = contestCopy(deps.tables.contests, contestToNew(item));
+        copies.actions.push(contest!);
+        copies.gates.push(...gates);
+      } else copies.actions.push(reminderPut(deps.tables.reminders, reminderToNew(item, deps.dueShards)));
     } catch (error) {
       if (!(error instanceof MigrationItemError)) throw error;
       copies.refused += 1;
@@ -180,7 +186,7 @@ async function commitPage(
     // The copy's last commit hands the sync's handoff on under qualified ids, kept past this run.
     const handoff = after.state === 'done' ? qualifiedHandoff(run.handoff) : [];
     try {
-      await run.commit([...pending, markerPut(deps.tables.coordination, after)], handoff.length > 0 ? { handoff } : {});
+      await run.commit([...pending, ...copies.gates, markerPut(deps.tables.coordination, after)], handoff.length > 0 ? { handoff } : {});
       for (const [key, value] of Object.entries(counts)) copied[key as keyof MigrationCounts] += value;
       if (after.state === 'done') run.keep(handoff);
       return after;

@@ -11,6 +11,9 @@ import { migrationGate, NO_GATE, type MigrationGate } from './gate.js';
 import { MIGRATION_MARKER_PK } from './keys.js';
 import { parseMarker, type MigrationMarker } from './marker.js';
 import type { Item } from './items.js';
+import { gateItems } from '../contests/bucket-gates.js';
+import type { ContestItem } from '../contests/model.js';
+import { REMINDER_BUCKETS } from '../reminders/table.js';
 
 /** The tables of an upgrade: the previous release's (read), this release's (written), Coordination (the marker). */
 export interface MigrationTables {
@@ -90,6 +93,20 @@ export const markerPut = (coordination: string, marker: MigrationMarker): Transa
 
 /** A contest's copy: a whole-item put (nothing else writes the new Contests table before the migration is done). */
 export const contestPut = (table: string, item: Item): TransactAction => ({ Put: { TableName: table, Item: item } });
+
+/**
+ * A contest's copy with its bucket gates (lambda/contests/bucket-gates.ts), as the sync would have
+ * written them with it: each bucket's gate holding its `dueStart` (none when it has none), so that
+ * delivery's claims of its reminders find their gates once the copy is done.
+ */
+export function contestCopy(table: string, item: Item): TransactAction[] {
+  if (typeof item.dueStart !== 'number') return [contestPut(table, item)];
+  const gates = gateItems(item as unknown as ContestItem);
+  return [contestPut(table, item), ...('put' in gates ? gates.put.map((gate) => contestPut(table, gate)) : [])];
+}
+
+/** Contests a page copies: each is its put and its REMINDER_BUCKETS gates, all in the page's one transaction. */
+export const CONTEST_PAGE_ITEMS = Math.floor(PAGE_ITEMS / (1 + REMINDER_BUCKETS));
 
 /** A reminder's copy: never over a row already there (a copy that landed before, claimed since). */
 export const reminderPut = (table: string, item: Item): TransactAction => ({

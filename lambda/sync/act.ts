@@ -1,8 +1,9 @@
 /**
  * The act step of a sync (docs/design.md, "One sync: gather, judge, act"): the judgement's writes,
  * fenced by the lease, in this order —
- *   1. the contests, each put in one transaction with the events it publishes, each delete with
- *      the reply clock as read carrying the register that remembers the deleted contest;
+ *   1. the contests, each put in one transaction with the events it publishes and, when its gate
+ *      changes, its bucket gates (contests/bucket-gates.ts), each delete with the reply clock as
+ *      read carrying the register that remembers the deleted contest;
  *   2. the reminders of the contests whose gate changed, read after (1) committed and brought to
  *      their contest in batches (a reminder the app writes meanwhile is written against the
  *      contest as (1) left it, so it is right already);
@@ -15,14 +16,15 @@
  * reads their reminders again. A dry run reads what (2) would read and writes nothing.
  */
 import {
-  packInOrder,
   FencedWriteError,
+  MAX_WRITES_PER_TRANSACTION,
   actionBytes,
   type CommitOptions,
   type TransactAction,
   type WorkContext,
 } from '@contest-sync/scheduled-singleton';
 import { followContest, type ReminderUpdate } from '../contests/reminders.js';
+import { gateChanged } from '../contests/bucket-gates.js';
 import type { ContestWrite, Judgement } from '../contests/judge.js';
 import type { PlanSettings } from '../contests/plan.js';
 import type { ReminderItem } from '../contests/model.js';
@@ -40,7 +42,8 @@ export interface ActDeps {
   /** The reminders' reads and the write actions (store/dynamo-store.ts). */
   store: {
     remindersOf(contestId: string, signal?: AbortSignal): Promise<ReminderItem[]>;
-    contestAction(write: ContestWrite): TransactAction;
+    /** The contest's write, and its bucket gates' when its gate changes: one transaction. */
+    contestActions(write: ContestWrite): TransactAction[];
     reminderAction(update: ReminderUpdate): TransactAction;
     clockAction(platform: string, clock: ClockItem, updatedAt: string): TransactAction;
     retiredRows(shard: number, platform: string, signal?: AbortSignal): Promise<RetiredRow[]>;
@@ -84,8 +87,14 @@ export function emptyActed(): Acted {
   };
 }
 
-/** Contest writes per transaction: a put and its event are two actions, the lease check the hundredth. */
+/**
+ * Contest writes per transaction at most: a put and its event are two actions, the lease check the
+ * hundredth; a write that changes its gate adds its 16 bucket gates, so fewer fit (packContestWrites
+ * counts the actions).
+ */
 export const CONTEST_WRITES_PER_TRANSACTION = 45;
+/** The bytes of a transaction's contest writes at most (DynamoDB's limit is 4 MB). */
+const CONTEST_BATCH_BYTES = 1024 * 1024;
 /** Reminder updates per transaction (the lease check takes the hundredth action). */
 export const REMINDER_UPDATES_PER_TRANSACTION = 99;
 /** Following stops starting a new contest this long before the run's deadline; the rest is handed over. */
@@ -117,20 +126,20 @@ export async function act(job: ActJob, deps: ActDeps, judgement: Judgement, acte
 async function commitContests(job: ActJob, deps: ActDeps, judgement: Judgement, acted: Acted, clock?: ClockWrite): Promise<boolean> {
   if (job.dryRun || judgement.contests.length === 0) return false;
   const handoff = judgement.follow.filter(({ contestId }) => !judgement.rechecked.includes(contestId)).map(({ contestId }) => contestId);
-  const writes = judgement.contests.map((write) => ({ write, bytes: actionBytes(deps.store.contestAction(write)) }));
-  const batches = packInOrder(writes, { maxCount: CONTEST_WRITES_PER_TRANSACTION, maxBytes: 1024 * 1024 }, (w) => w.bytes);
+  const batches = packContestWrites(judgement.contests.map((write) => ({ write, actions: deps.store.contestActions(write) })));
   let rode = false;
   for (const [index, batch] of batches.entries()) {
     const own = batch.flatMap(({ write }) => ('put' in write ? write.events : []));
+    const size = batch.reduce((sum, { actions }) => sum + actions.length, 0) + own.length;
     // The clock rides with the last one when the whole stays within a transaction's 99 actions.
-    const fits = clock !== undefined && batch.length + own.length + 1 + clock.events.length <= 99;
+    const fits = clock !== undefined && size + 1 + clock.events.length <= MAX_WRITES_PER_TRANSACTION;
     const rider = index === batches.length - 1 && fits ? clock : undefined;
     rode = rider !== undefined;
     const events = [...own, ...(rider?.events ?? [])];
     // A delete commits with the register that remembers the contest (unless the whole clock rides along).
     const register = rider === undefined && batch.some(({ write }) => 'delete' in write) ? registerAtDelete(deps, judgement) : undefined;
     const actions = [
-      ...batch.map(({ write }) => deps.store.contestAction(write)),
+      ...batch.flatMap(({ actions }) => actions),
       ...(rider === undefined ? [] : [rider.action]),
       ...(register === undefined ? [] : [register]),
     ];
@@ -138,6 +147,39 @@ async function commitContests(job: ActJob, deps: ActDeps, judgement: Judgement, 
     await commit(job, actions, options, acted);
   }
   return rode;
+}
+
+interface ContestWriteActions {
+  write: ContestWrite;
+  actions: TransactAction[];
+}
+
+/**
+ * The contest writes in order, in batches that each commit as one transaction: at most
+ * CONTEST_WRITES_PER_TRANSACTION writes and 99 actions (each write's contest and gates, and its
+ * events), and CONTEST_BATCH_BYTES — so a contest never commits apart from its gates or events.
+ */
+function packContestWrites(writes: readonly ContestWriteActions[]): ContestWriteActions[][] {
+  const batches: ContestWriteActions[][] = [];
+  let current: ContestWriteActions[] = [];
+  let count = 0;
+  let bytes = 0;
+  for (const one of writes) {
+    const size = one.actions.length + ('put' in one.write ? one.write.events.length : 0);
+    const weight = one.actions.reduce((sum, action) => sum + actionBytes(action), 0);
+    const full = current.length >= CONTEST_WRITES_PER_TRANSACTION || count + size > MAX_WRITES_PER_TRANSACTION;
+    if (current.length > 0 && (full || bytes + weight > CONTEST_BATCH_BYTES)) {
+      batches.push(current);
+      current = [];
+      count = 0;
+      bytes = 0;
+    }
+    current.push(one);
+    count += size;
+    bytes += weight;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
 }
 
 /**
@@ -167,7 +209,8 @@ async function followReminders(job: ActJob, deps: ActDeps, judgement: Judgement,
     if (job.dryRun) continue;
     if (following.contest !== undefined) {
       const put = { ...following.contest, updatedAt: new Date(deps.now()).toISOString() };
-      await commit(job, [deps.store.contestAction({ put, events: [] })], {}, acted);
+      const gate = gateChanged(contest, put) ? { gateChanged: true as const } : {};
+      await commit(job, deps.store.contestActions({ put, events: [], ...gate }), {}, acted);
     }
     for (let offset = 0; offset < updates.length; offset += REMINDER_UPDATES_PER_TRANSACTION) {
       await commitDroppingRaced(job, updates.slice(offset, offset + REMINDER_UPDATES_PER_TRANSACTION), deps, acted);

@@ -9,6 +9,7 @@ import type { ContestWrite } from '../contests/judge.js';
 import { replyClockId, type ContestItem, type ReminderItem, type ReplyClockItem } from '../contests/model.js';
 import type { ShardRecord } from '../contests/retired-shards.js';
 import { contestKeys, dueShardOf } from '../reminders/table.js';
+import { GATE_PREFIX, gateItems } from '../contests/bucket-gates.js';
 import type { ReminderUpdate } from '../contests/reminders.js';
 import {
   COMMIT_CONTENTION_BUDGET,
@@ -162,9 +163,22 @@ export class DynamoContestStore {
   }
 
   /** A contest write of the judgement: the whole item put, or deleted. Idempotent. */
-  contestAction(write: ContestWrite): TransactAction {
-    if ('delete' in write) return { Delete: { TableName: this.tables.contests, Key: { contestId: write.delete } } };
-    return { Put: { TableName: this.tables.contests, Item: write.put } };
+  /**
+   * A contest's put or delete, and when its gate changes, every bucket gate as the contest leaves
+   * it (contests/bucket-gates.ts): put with its `dueStart`, or deleted when it has none. The caller
+   * commits them in one transaction.
+   */
+  contestActions(write: ContestWrite): TransactAction[] {
+    const TableName = this.tables.contests;
+    const contest: TransactAction =
+      'delete' in write ? { Delete: { TableName, Key: { contestId: write.delete } } } : { Put: { TableName, Item: write.put } };
+    if (write.gateChanged !== true) return [contest];
+    const gates = gateItems('delete' in write ? write.delete : write.put);
+    const gateActions: TransactAction[] =
+      'put' in gates
+        ? gates.put.map((Item) => ({ Put: { TableName, Item } }))
+        : gates.delete.map((contestId) => ({ Delete: { TableName, Key: { contestId } } }));
+    return [contest, ...gateActions];
   }
 
   /**
@@ -184,9 +198,9 @@ export class DynamoContestStore {
     return { Put: { TableName: this.tables.contests, Item: item } };
   }
 
-  /** The contest ids a committed transaction put and deleted (logged for the chaos checker). */
+  /** The contest ids a committed transaction put and deleted (logged for the chaos checker); bucket gates are not contests. */
   contestsIn(actions: readonly TransactAction[]): { contestsPut: string[]; contestsDeleted: string[] } {
-    const id = (value: unknown): string[] => (typeof value === 'string' ? [value] : []);
+    const id = (value: unknown): string[] => (typeof value === 'string' && !value.startsWith(GATE_PREFIX) ? [value] : []);
     return {
       contestsPut: actions.flatMap((a) => (a.Put?.TableName === this.tables.contests ? id(a.Put.Item?.contestId) : [])),
       contestsDeleted: actions.flatMap((a) => (a.Delete?.TableName === this.tables.contests ? id(a.Delete.Key?.contestId) : [])),

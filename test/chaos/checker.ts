@@ -39,7 +39,8 @@ import type { ContestRow, ReminderRow } from './dataset.js';
 import type { RunHistory, StoreOp } from './history.js';
 import { describeStarvation, slowLeaseAnswers, starvationOfRun, type Stall } from './starvation.js';
 import type { CodeforcesRecord } from './taps.js';
-import { isReplyClockId } from '../../lambda/contests/model.js';
+import { GATE_PREFIX, gateKeys } from '../../lambda/contests/bucket-gates.js';
+import { isContestItem } from '../support/contests.js';
 
 export type Rule =
   | 'fence-order'
@@ -402,8 +403,8 @@ function compareContests(
   last: { runId: string; fence: number },
   add: (rule: Rule, message: string) => void,
 ): void {
-  // The sync's reply clock is not a contest.
-  const byId = new Map(actual.filter((item) => !isReplyClockId(item.contestId)).map((item) => [String(item.contestId), item]));
+  // The sync's reply clock and the bucket gates are not contests.
+  const byId = new Map(actual.filter(isContestItem).map((item) => [String(item.contestId), item]));
   const why = `the last successful sync (run ${last.runId}, fence ${last.fence}) got reply v${version}`;
   for (const want of expected) {
     const item = byId.get(want.contestId);
@@ -419,6 +420,30 @@ function compareContests(
     }
   }
   for (const id of byId.keys()) add('final-contests', `contest ${id} should not be stored; ${why}`);
+  compareGates(actual, add);
+}
+
+/**
+ * The bucket gates agree with their contests (lambda/contests/bucket-gates.ts): a contest with a
+ * `dueStart` has each bucket's gate holding it, and no gate exists for a contest without one —
+ * whatever runs crashed, lost their lease or raced.
+ */
+function compareGates(actual: Record<string, unknown>[], add: (rule: Rule, message: string) => void): void {
+  const gates = new Map(
+    actual.filter((item) => String(item.contestId).startsWith(GATE_PREFIX)).map((item) => [String(item.contestId), item]),
+  );
+  for (const contest of actual.filter(isContestItem)) {
+    for (const key of gateKeys(String(contest.contestId))) {
+      const gate = gates.get(key);
+      gates.delete(key);
+      if (gate?.dueStart !== contest.dueStart)
+        add(
+          'final-contests',
+          `gate ${key} holds ${JSON.stringify(gate?.dueStart)}, its contest's dueStart is ${JSON.stringify(contest.dueStart)}`,
+        );
+    }
+  }
+  for (const key of gates.keys()) add('final-contests', `gate ${key} has no contest`);
 }
 
 function compareReminders(actual: Record<string, unknown>[], expected: ReminderRow[], add: (rule: Rule, message: string) => void): void {

@@ -65,7 +65,7 @@ import { startCodeforcesTap, startDynamoRecorder } from './taps.js';
 import { runWorker, type WorkerControl } from './worker.js';
 import { startStarvationProbe } from '../support/starvation-probe.mjs';
 import { slowLeaseAnswers, starvationOfRun, stallsOfSamples } from './starvation.js';
-import { scanAll } from '../support/contests.js';
+import { gatesOf, scanAll } from '../support/contests.js';
 import { codeforcesId } from '../../lambda/sources/codeforces/source.js';
 
 export interface ChaosEnvironment {
@@ -215,7 +215,8 @@ async function seedTables(doc: DynamoDBDocumentClient, names: TableNames, seed: 
       );
     }
   };
-  await put(names.contests, [...seed.contests, seed.clock]);
+  // The contests as the sync leaves them: with their bucket gates.
+  await put(names.contests, [...seed.contests, ...seed.contests.flatMap(gatesOf), seed.clock]);
   await put(names.reminders, seed.reminders);
 }
 

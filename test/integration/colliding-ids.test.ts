@@ -24,6 +24,7 @@ import { createDeliveryHandler } from '../../lambda/delivery/handler.js';
 import { deliveryLeaseKey, deliveryRunRecordPrefix } from '../../lambda/delivery/schema.js';
 import { createReminderClient } from '../../lambda/reminders/index.js';
 import { contestKeyOf } from '../../lambda/reminders/table.js';
+import { gateKeys } from '../../lambda/contests/bucket-gates.js';
 import type { SourceReply } from '../../lambda/sources/source.js';
 import { localDynamoClient } from '../../local/dynamodb-local.js';
 import { apiContest, scanAll } from '../support/contests.js';
@@ -160,9 +161,17 @@ describe('codeforces:199 and atcoder:199', () => {
     const acStart = nowS + 40 * 60 + 120;
     await syncBoth(cfStart, acStart);
 
-    // Contests: two items and two reply clocks.
+    // Contests: two items, two reply clocks, and each contest's own bucket gates.
     const contests = await scanAll(world.tables.doc, world.tables.names.contests);
-    expect(contests.map((item) => item.contestId).sort()).toEqual([AC, 'clock#atcoder', 'clock#codeforces', CF].sort());
+    expect(contests.map((item) => item.contestId).sort()).toEqual(
+      [AC, 'clock#atcoder', 'clock#codeforces', CF, ...gateKeys(AC), ...gateKeys(CF)].sort(),
+    );
+    expect(contests.filter((item) => gateKeys(CF).includes(String(item.contestId))).map((gate) => gate.dueStart)).toEqual(
+      Array(16).fill(cfStart),
+    );
+    expect(contests.filter((item) => gateKeys(AC).includes(String(item.contestId))).map((gate) => gate.dueStart)).toEqual(
+      Array(16).fill(acStart),
+    );
     expect(contests.find((item) => item.contestId === CF)).toMatchObject({
       platform: 'codeforces',
       platformId: '199',

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableDefinitionsFromTemplate, type TableRole } from '../../local/tables.js';
 import type { CodeforcesStandin } from '../../local/codeforces-standin.js';
-import { addReminder, sampleList } from '../support/contests.js';
+import { addReminder, putContest, sampleList } from '../support/contests.js';
 import { localHandler } from '../support/handler.js';
 import { allows, callsOf, firstValue, functionStatements, roleStatements, type Call, type Statement } from '../support/iam.js';
 import { scheduledEvent } from '../support/processes.js';
@@ -305,26 +305,21 @@ describe('the reminder delivery job’s synthesized policy against the calls it 
     // Due rows: a dry run, a pass whose release answer is lost, then a held lease.
     const now = Math.floor(Date.now() / 1000);
     const start = now + 1800;
-    await tables.doc.send(
-      new PutCommand({
-        TableName: tables.names.contests,
-        Item: {
-          contestId: cf(2051),
-          platform: 'codeforces',
-          platformId: '2051',
-          name: 'Round 2051',
-          type: 'CF',
-          phase: 'BEFORE',
-          startTimeSeconds: start,
-          durationSeconds: 7200,
-          url: 'https://codeforces.com/contest/2051',
-          updatedAt: 'x',
-          expiresAt: start + 86_400,
-          // Its reminders may fire at its start: the claim checks it (dueStart = :dueStart, ConditionCheckItem on Contests).
-          dueStart: start,
-        },
-      }),
-    );
+    await putContest(tables, {
+      contestId: cf(2051),
+      platform: 'codeforces',
+      platformId: '2051',
+      name: 'Round 2051',
+      type: 'CF',
+      phase: 'BEFORE',
+      startTimeSeconds: start,
+      durationSeconds: 7200,
+      url: 'https://codeforces.com/contest/2051',
+      updatedAt: 'x',
+      expiresAt: start + 86_400,
+      // Its reminders may fire at its start: the claim checks its bucket gates (dueStart = :dueStart, ConditionCheckItem on Contests).
+      dueStart: start,
+    });
     await tables.doc.send(
       new PutCommand({ TableName: tables.names.contests, Item: { contestId: 'clock#codeforces', replyMadeAt: now, updatedAt: 'x' } }),
     );

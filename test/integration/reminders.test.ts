@@ -17,7 +17,7 @@ import {
   createReminderClient,
   type ReminderDeps,
 } from '../../lambda/reminders/index.js';
-import { scanAll } from '../support/contests.js';
+import { putContest as putSyncedContest, scanAll } from '../support/contests.js';
 import { cf, type TestId } from '../support/ids.js';
 import { contestKeyOf, dueShardOf, reminderKey } from '../../lambda/reminders/table.js';
 import { createTestTables, type TestTables } from '../support/tables.js';
@@ -48,10 +48,8 @@ const contestItem = (id: TestId, overrides: Record<string, unknown> = {}) => ({
   dueStart: START,
   ...overrides,
 });
-const putContest = async (item: Record<string, unknown>) => {
-  const defined = Object.fromEntries(Object.entries(item).filter(([, value]) => value !== undefined));
-  await tables.doc.send(new PutCommand({ TableName: tables.names.contests, Item: defined }));
-};
+/** A contest as the sync writes it, with its bucket gates. */
+const putContest = (item: Record<string, unknown>) => putSyncedContest(tables, item);
 const getRow = async (id: TestId, userId: string) =>
   (await tables.doc.send(new GetCommand({ TableName: tables.names.reminders, Key: reminderKey(cf(id), userId), ConsistentRead: true })))
     .Item;

@@ -1,7 +1,16 @@
 /** Codeforces-shaped contests and table snapshots for tests. */
-import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  ScanCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import type { TestTables } from './tables.js';
-import { isReplyClockId } from '../../lambda/contests/model.js';
+import { isReplyClockId, type ContestItem } from '../../lambda/contests/model.js';
+import { GATE_PREFIX, gateItems } from '../../lambda/contests/bucket-gates.js';
+import { DynamoContestStore } from '../../lambda/sync/store.js';
 import { dueShardOf, reminderKey } from '../../lambda/reminders/table.js';
 import { cf, type TestId } from './ids.js';
 
@@ -60,10 +69,34 @@ export async function scanAll(doc: DynamoDBDocumentClient, table: string): Promi
   return items.sort((a, b) => JSON.stringify([a.contestId, a.userId]).localeCompare(JSON.stringify([b.contestId, b.userId])));
 }
 
-/** The Contests and Reminders tables (the Contests table without the syncs' reply clocks, `clock#<platform>`). */
+/** Whether a Contests item is a contest (not a sync's reply clock, `clock#<platform>`, nor a bucket gate, `gate#<contestKey>`). */
+export const isContestItem = (item: Record<string, unknown>) =>
+  !isReplyClockId(item.contestId) && !String(item.contestId).startsWith(GATE_PREFIX);
+
+/** The bucket gates a contest item has when the sync wrote it (none without a `dueStart`), for seeding a table before a run. */
+export function gatesOf(contest: Record<string, unknown>): Record<string, unknown>[] {
+  if (typeof contest.dueStart !== 'number' || typeof contest.contestId !== 'string') return [];
+  const gates = gateItems(contest as unknown as ContestItem);
+  return 'put' in gates ? gates.put : [];
+}
+
+/**
+ * A contest put as the sync puts it: with its bucket gates as it leaves them (each bucket's with
+ * its `dueStart`, or none), in one transaction (lambda/sync/store.ts, `contestActions`).
+ */
+export async function putContest(
+  tables: Pick<TestTables, 'doc'> & { names: Pick<TestTables['names'], 'contests' | 'reminders'> },
+  item: Record<string, unknown>,
+): Promise<void> {
+  const store = new DynamoContestStore(tables.doc, { contests: tables.names.contests, reminders: tables.names.reminders });
+  const put = Object.fromEntries(Object.entries(item).filter(([, value]) => value !== undefined)) as unknown as ContestItem;
+  await tables.doc.send(new TransactWriteCommand({ TransactItems: store.contestActions({ put, events: [], gateChanged: true }) }));
+}
+
+/** The Contests and Reminders tables (the Contests table without the syncs' reply clocks and the bucket gates). */
 export async function snapshot(tables: TestTables) {
   return {
-    contests: (await scanAll(tables.doc, tables.names.contests)).filter((item) => !isReplyClockId(item.contestId)),
+    contests: (await scanAll(tables.doc, tables.names.contests)).filter(isContestItem),
     reminders: await scanAll(tables.doc, tables.names.reminders),
   };
 }

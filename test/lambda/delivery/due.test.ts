@@ -5,7 +5,7 @@ import { MAX_DUE_SHARDS } from '../../../lambda/contract.js';
 import { REMINDER_BUCKETS, bucketOf, contestKeyOf, dueShardOf } from '../../../lambda/reminders/table.js';
 import { cf } from '../../support/ids.js';
 import {
-  CONTEST_CHECK_BYTES,
+  GATE_CHECK_BYTES,
   MAX_CLAIMS_PER_TRANSACTION,
   MAX_DATA_ACTIONS,
   TRANSACTION_BYTE_BUDGET,
@@ -13,7 +13,7 @@ import {
   claimCheck,
   contestAgrees,
   contestView,
-  contestsOf,
+  gatesOf,
   claimBytes,
   deliverable,
   itemBytes,
@@ -145,11 +145,11 @@ describe("contestAgrees: the rule (a row may fire only at its contest's dueStart
       expect(contestAgrees(valid(), view)).toEqual({ ok: false, reason: 'contest-paused' });
     }
   });
-  it("checks the contest's dueStart again when the claims commit: one ConditionCheck per contest", () => {
-    expect(claimCheck('contests', CF2051, START)).toEqual({
+  it("checks the contest's dueStart again when the claims commit, on the bucket key's gate: one ConditionCheck per key", () => {
+    expect(claimCheck('contests', `${CF2051}#07`, START)).toEqual({
       ConditionCheck: {
         TableName: 'contests',
-        Key: { contestId: CF2051 },
+        Key: { contestId: `gate#${CF2051}#07` },
         ConditionExpression: 'dueStart = :dueStart',
         ExpressionAttributeValues: { ':dueStart': START },
       },
@@ -242,20 +242,22 @@ describe('reminderDueId and the event', () => {
 
   it('counts a claim high enough that 49 of the largest deliverable events could never overflow a transaction', () => {
     const typical = claimBytes(valid(), 400);
-    expect(typical * MAX_CLAIMS_PER_TRANSACTION + MAX_CLAIMS_PER_TRANSACTION * CONTEST_CHECK_BYTES).toBeLessThan(TRANSACTION_BYTE_BUDGET);
+    expect(typical * MAX_CLAIMS_PER_TRANSACTION + MAX_CLAIMS_PER_TRANSACTION * GATE_CHECK_BYTES).toBeLessThan(TRANSACTION_BYTE_BUDGET);
     const largest = claimBytes(valid(), 256 * 1024);
     expect(largest).toBeGreaterThan(2 * 256 * 1024);
     // Packed by these bytes, a batch of the largest holds at most 3 claims: well within 4 MB.
-    expect(packClaims(Array.from({ length: 10 }, () => ({ contestId: cf(1), bytes: largest }))).map((b) => b.length)).toEqual([3, 3, 3, 1]);
+    expect(packClaims(Array.from({ length: 10 }, () => ({ contestKey: `${cf(1)}#00`, bytes: largest }))).map((b) => b.length)).toEqual([
+      3, 3, 3, 1,
+    ]);
   });
 });
 
 const claimsOf = (perContest: readonly number[], bytes = 300) =>
-  perContest.flatMap((count, c) => Array.from({ length: count }, (_, i) => ({ contestId: cf(1000 + c), bytes, i })));
-/** The actions a batch takes besides the lease check: 2 per claim, 1 per contest. */
-const actionsOf = (batch: readonly { contestId: string }[]) => 2 * batch.length + contestsOf(batch);
-const bytesOf = (batch: readonly { contestId: string; bytes: number }[]) =>
-  batch.reduce((sum, c) => sum + c.bytes, 0) + contestsOf(batch) * CONTEST_CHECK_BYTES;
+  perContest.flatMap((count, c) => Array.from({ length: count }, (_, i) => ({ contestKey: `${cf(1000 + c)}#00`, bytes, i })));
+/** The actions a batch takes besides the lease check: 2 per claim, 1 per bucket key. */
+const actionsOf = (batch: readonly { contestKey: string }[]) => 2 * batch.length + gatesOf(batch);
+const bytesOf = (batch: readonly { contestKey: string; bytes: number }[]) =>
+  batch.reduce((sum, c) => sum + c.bytes, 0) + gatesOf(batch) * GATE_CHECK_BYTES;
 
 describe('packClaims', () => {
   it('packs 49 claims of one contest per transaction: 49 × 2 + its check + the lease check = 100 actions', () => {
@@ -278,17 +280,17 @@ describe('packClaims', () => {
   });
 
   it("groups each contest's claims (in the order contests first appear), so that they share one check; a contest that does not fit goes on in the next", () => {
-    const mixed = [1, 2, 1, 3, 2, 1].map((c, i) => ({ contestId: cf(c), bytes: 100, i }));
+    const mixed = [1, 2, 1, 3, 2, 1].map((c, i) => ({ contestKey: `${cf(c)}#00`, bytes: 100, i }));
     expect(packClaims(mixed).map((b) => b.map((c) => c.i))).toEqual([[0, 2, 5, 1, 4, 3]]);
     // Two contests of 30: 30 × 2 + 1 = 61 actions, then 38 left: 18 claims of the second (37 actions), 12 in the next.
     const batches = packClaims(claimsOf([30, 30]));
     expect(batches.map((b) => b.length)).toEqual([48, 12]);
-    expect(batches.map((b) => contestsOf(b))).toEqual([2, 1]);
+    expect(batches.map((b) => gatesOf(b))).toEqual([2, 1]);
   });
 
   it('keeps every transaction within the byte budget, checks included, in order', () => {
-    const claims = [100, 200, 300, 50, 400, 10].map((bytes, i) => ({ contestId: cf(1), bytes, i }));
-    const budget = CONTEST_CHECK_BYTES + 500;
+    const claims = [100, 200, 300, 50, 400, 10].map((bytes, i) => ({ contestKey: `${cf(1)}#00`, bytes, i }));
+    const budget = GATE_CHECK_BYTES + 500;
     const batches = packClaims(claims, 49, budget);
     expect(batches.map((b) => b.map((c) => c.i))).toEqual([
       [0, 1],
@@ -296,19 +298,34 @@ describe('packClaims', () => {
       [4, 5],
     ]);
     expect(batches.every((b) => bytesOf(b) <= budget)).toBe(true);
-    const spread = packClaims(claimsOf([1, 1, 1], 100), 49, 2 * CONTEST_CHECK_BYTES + 200);
+    const spread = packClaims(claimsOf([1, 1, 1], 100), 49, 2 * GATE_CHECK_BYTES + 200);
     expect(spread.map((b) => b.length)).toEqual([2, 1]);
   });
 
   it('gives an oversized claim a transaction of its own', () => {
-    const budget = CONTEST_CHECK_BYTES + 500;
+    const budget = GATE_CHECK_BYTES + 500;
     expect(
       packClaims(
-        [10, 900, 10].map((bytes) => ({ contestId: cf(1), bytes })),
+        [10, 900, 10].map((bytes) => ({ contestKey: `${cf(1)}#00`, bytes })),
         49,
         budget,
       ).map((b) => b.length),
     ).toEqual([1, 1, 1]);
+  });
+
+  it("checks each bucket key's gate once: one contest's claims under three keys take three checks, in one transaction when they fit", () => {
+    const keys = [0, 7, 15].map((bucket) => `${cf(1)}#${String(bucket).padStart(2, '0')}`);
+    const claims = Array.from({ length: 30 }, (_, i) => ({ contestKey: keys[i % 3]!, bytes: 100, i }));
+    const batches = packClaims(claims);
+    expect(batches.map((b) => b.length)).toEqual([30]);
+    expect(gatesOf(batches[0]!)).toBe(3);
+    expect(actionsOf(batches[0]!)).toBe(63);
+    // Grouped by key in the order keys first appear.
+    expect(batches[0]!.map((c) => c.contestKey)).toEqual([
+      ...Array(10).fill(keys[0]),
+      ...Array(10).fill(keys[1]),
+      ...Array(10).fill(keys[2]),
+    ]);
   });
 
   it('takes fewer claims per transaction when asked (the bench compares 1), never more than 49', () => {

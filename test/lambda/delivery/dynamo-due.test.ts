@@ -28,7 +28,7 @@ import {
 import { deliverDue } from '../../../lambda/delivery/deliver.js';
 import { reminderDueId } from '../../../lambda/delivery/due.js';
 import { DUE_INDEX, DeliveryReadError, DynamoDueStore, commitClaims } from '../../../lambda/delivery/dynamo-due.js';
-import { contestKeyOf } from '../../../lambda/reminders/table.js';
+import { bucketOf, contestKeyOf } from '../../../lambda/reminders/table.js';
 import { cf } from '../../support/ids.js';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
@@ -43,7 +43,10 @@ const clock = { contestId: 'clock#codeforces', replyMadeAt: NOW_MS / 1000 - 1200
 
 const row = (i: number, overrides: Record<string, unknown> = {}) => ({
   contestId: cf(2051),
-  contestKey: contestKeyOf(typeof overrides.contestId === 'string' ? overrides.contestId : cf(2051), `user-${i}`),
+  contestKey: contestKeyOf(
+    typeof overrides.contestId === 'string' ? overrides.contestId : cf(2051),
+    typeof overrides.userId === 'string' ? overrides.userId : `user-${i}`,
+  ),
   userId: `user-${i}`,
   minutesBefore: 60,
   remindAt: START - 3600,
@@ -97,13 +100,13 @@ function cancelled(codes: string[]) {
     CancellationReasons: codes.map((Code) => ({ Code })),
   });
 }
-/** Refuses, once, the ConditionCheck of the listed contests in the next transaction that holds one. */
+/** Refuses, once, the ConditionChecks of the listed contests' gates in the next transaction that holds one. */
 function refuseChecksOf(contestIds: readonly string[]) {
   let refusedOnce = false;
   mock.on(TransactWriteCommand).callsFake((input: TransactWriteCommandInput) => {
     const items = input.TransactItems ?? [];
     const hit = items.map((item) =>
-      item.ConditionCheck?.TableName === 'contests' && contestIds.includes(String(item.ConditionCheck.Key?.contestId))
+      item.ConditionCheck?.TableName === 'contests' && contestIds.includes(contestOfGate(item.ConditionCheck.Key?.contestId))
         ? 'ConditionalCheckFailed'
         : 'None',
     );
@@ -114,6 +117,17 @@ function refuseChecksOf(contestIds: readonly string[]) {
     return {};
   });
 }
+/** The contest a bucket gate's key names (`gate#<contestId>#<bucket>`). */
+const contestOfGate = (key: unknown) => String(key).slice('gate#'.length).split('#')[0]!;
+/** The contests whose gates a transaction checks, each once, in order. */
+const checkedContests = (input: TransactWriteCommandInput) => [
+  ...new Set(checksOf(input).map((check) => contestOfGate(check.Key?.contestId))),
+];
+/** `count` user ids that share one bucket key of a contest (bucket 0). */
+const usersOfOneBucket = (count: number) =>
+  Array.from({ length: 40 * count }, (_, n) => `user-${n}`)
+    .filter((userId) => bucketOf(userId) === 0)
+    .slice(0, count);
 const checksOf = (input: TransactWriteCommandInput) =>
   (input.TransactItems ?? []).flatMap((item) => (item.ConditionCheck?.TableName === 'contests' ? [item.ConditionCheck] : []));
 
@@ -227,17 +241,18 @@ describe('deliverDue', () => {
   });
   const deps = { store, shard: 0, eventSource: 'contest-sync', now };
 
-  it('claims 120 due rows in 3 transactions (49 claims + 49 events + the contest check + the lease each), one contest read, no second query', async () => {
+  it('claims 120 due rows of one bucket key in 3 transactions (49 claims + 49 events + the gate check + the lease each), one contest read, no second query', async () => {
     mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, contest] } });
     mock.on(TransactWriteCommand).resolves({});
-    const counts = await deliverDue(run({ rows: Array.from({ length: 120 }, (_, i) => row(i)) }), deps);
+    const users = usersOfOneBucket(120);
+    const counts = await deliverDue(run({ rows: users.map((userId, i) => row(i, { userId })) }), deps);
     expect(counts).toMatchObject({
       due: 120,
       delivered: 120,
       invalid: 0,
       lost: 0,
       transactions: 3,
-      contestChecks: 3,
+      gateChecks: 3,
       queries: 1,
       contestReads: 1,
       more: false,
@@ -250,16 +265,34 @@ describe('deliverDue', () => {
       const events = items.flatMap((item) => (item.Put ? [String(item.Put.Item?.eventId)] : []));
       expect(events).toEqual(userIdsOf(input).map((userId) => reminderDueId(cf(2051), userId, undefined, START)));
       expect(items[0]?.ConditionCheck?.TableName).toBe('coordination');
-      // The rule, checked when the claims commit: the contest's dueStart is still the rows'.
+      // The rule, checked when the claims commit: the contest's dueStart, as its bucket key's gate holds it, is still the rows'.
       expect(checksOf(input)).toEqual([
         {
           TableName: 'contests',
-          Key: { contestId: cf(2051) },
+          Key: { contestId: `gate#${cf(2051)}#00` },
           ConditionExpression: 'dueStart = :dueStart',
           ExpressionAttributeValues: { ':dueStart': START },
         },
       ]);
     }
+  });
+
+  it("claims rows spread over a contest's bucket keys with each key's gate checked in the claim's own transaction, never more than 100 actions", async () => {
+    mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, contest] } });
+    mock.on(TransactWriteCommand).resolves({});
+    const counts = await deliverDue(run({ rows: Array.from({ length: 120 }, (_, i) => row(i)) }), deps);
+    expect(counts).toMatchObject({ due: 120, delivered: 120, lost: 0 });
+    let checks = 0;
+    for (const input of transactions()) {
+      expect(input.TransactItems!.length).toBeLessThanOrEqual(100);
+      const gates = checksOf(input).map((check) => String(check.Key?.contestId));
+      const keys = (input.TransactItems ?? []).flatMap((item) => (item.Update ? [`gate#${String(item.Update.Key?.contestKey)}`] : []));
+      expect(new Set(gates)).toEqual(new Set(keys));
+      expect(gates).toHaveLength(new Set(gates).size);
+      checks += gates.length;
+    }
+    expect(counts.gateChecks).toBe(checks);
+    expect(checks).toBeGreaterThanOrEqual(16);
   });
 
   it('defers, never claims, a row whose contest does not let it fire at its start (moved, paused); the rest goes out', async () => {
@@ -295,11 +328,20 @@ describe('deliverDue', () => {
     refuseChecksOf([cf(2051)]);
     const rows = [row(1), row(2, { contestId: cf(3001) }), row(3), row(4, { contestId: cf(3001) }), row(5)];
     const counts = await deliverDue(run({ rows }), deps);
-    expect(counts).toMatchObject({ delivered: 2, lost: 3, retries: 1, transactions: 1, contestChecks: 1 });
+    expect(counts).toMatchObject({
+      delivered: 2,
+      lost: 3,
+      retries: 1,
+      transactions: 1,
+      gateChecks: new Set(['user-2', 'user-4'].map((userId) => contestKeyOf(cf(3001), userId))).size,
+    });
     const [refused, committed] = transactions();
-    expect(checksOf(refused!).map((check) => check.Key?.contestId)).toEqual([cf(2051), cf(3001)]);
-    // The retry carries only the other contest's claims and its check: nothing of 2051 is written.
-    expect(checksOf(committed!).map((check) => check.Key?.contestId)).toEqual([cf(3001)]);
+    expect(checkedContests(refused!)).toEqual([cf(2051), cf(3001)]);
+    // The retry carries only the other contest's claims and its gates' checks: nothing of 2051 is written.
+    expect(checkedContests(committed!)).toEqual([cf(3001)]);
+    expect(checksOf(committed!).map((check) => check.Key?.contestId)).toEqual([
+      ...new Set(['user-2', 'user-4'].map((userId) => `gate#${contestKeyOf(cf(3001), userId)}`)),
+    ]);
     expect(userIdsOf(committed!)).toEqual(['user-2', 'user-4']);
     expect((committed!.TransactItems ?? []).filter((item) => item.Put).map((item) => item.Put?.Item?.eventId)).toEqual(
       ['user-2', 'user-4'].map((userId) => reminderDueId(cf(3001), userId, undefined, START)),
@@ -344,9 +386,9 @@ describe('deliverDue', () => {
     mock.on(BatchGetCommand).resolves({ Responses: { contests: [clock, { ...clock, contestId: 'clock#atcoder' }, atcoder, codeforces] } });
     mock.on(TransactWriteCommand).resolves({});
     const counts = await deliverDue(run({ rows: [row(1, { contestId: 'atcoder:199' }), row(1, { contestId: cf(199) })] }), deps);
-    expect(counts).toMatchObject({ delivered: 2, contestChecks: 2 });
+    expect(counts).toMatchObject({ delivered: 2, gateChecks: 2 });
     const items = transactions()[0]!.TransactItems ?? [];
-    expect(checksOf(transactions()[0]!).map((check) => check.Key?.contestId)).toEqual(['atcoder:199', cf(199)]);
+    expect(checkedContests(transactions()[0]!)).toEqual(['atcoder:199', cf(199)]);
     expect(items.flatMap((item) => (item.Update ? [item.Update.Key?.contestKey] : []))).toEqual([
       contestKeyOf('atcoder:199', 'user-1'),
       contestKeyOf(cf(199), 'user-1'),
@@ -384,7 +426,8 @@ describe('deliverDue', () => {
     expect(counts).toMatchObject({ delivered: 8, lost: 2, retries: 1, transactions: 1 });
     const [refused, committed] = transactions();
     expect(userIdsOf(refused!)).toHaveLength(10);
-    expect(userIdsOf(committed!)).toEqual(['user-0', 'user-1', 'user-2', 'user-4', 'user-5', 'user-6', 'user-8', 'user-9']);
+    // In the order of their bucket keys (claims under one key share its gate's check).
+    expect(userIdsOf(committed!).sort()).toEqual(['user-0', 'user-1', 'user-2', 'user-4', 'user-5', 'user-6', 'user-8', 'user-9']);
     expect((committed!.TransactItems ?? []).filter((item) => item.Put)).toHaveLength(8);
   });
 
@@ -458,17 +501,18 @@ describe('deliverDue', () => {
 });
 
 describe('commitClaims', () => {
-  const claim = (userId: string, contestId = cf(1)) => ({
-    contestId,
+  // The claims of one contest under one bucket key, unless told otherwise: one gate.
+  const claim = (userId: string, contestId = cf(1), contestKey = `${contestId}#00`) => ({
+    contestKey,
     action: { Update: { TableName: 'reminders', Key: { userId }, UpdateExpression: 'SET x = :x' } } as TransactAction,
     event: { id: userId, detailType: 'ReminderDue' as const, detail: {} as never },
-    row: { contestId, contestKey: contestKeyOf(contestId, userId), userId, minutesBefore: 0, dueAt: START, dueStart: START, bytes: 1 },
+    row: { contestId, contestKey, userId, minutesBefore: 0, dueAt: START, dueStart: START, bytes: 1 },
     bytes: 1,
   });
-  const check = (contestId: string, dueStart: number): TransactAction => ({
+  const check = (contestKey: string, dueStart: number): TransactAction => ({
     ConditionCheck: {
       TableName: 'contests',
-      Key: { contestId },
+      Key: { contestId: contestKey },
       ConditionExpression: 'dueStart = :d',
       ExpressionAttributeValues: { ':d': dueStart },
     },
@@ -486,7 +530,7 @@ describe('commitClaims', () => {
     expect(calls).toBe(3);
   });
 
-  it("sends one check per contest before the claims, and drops a refused check's contest with all its claims", async () => {
+  it("sends one check per bucket key before the claims, and drops a refused check's key with all its claims", async () => {
     const batch = [claim('a', cf(1)), claim('b', cf(2)), claim('c', cf(1)), claim('d', cf(3))];
     const sent: TransactAction[][] = [];
     const commit = async (actions: readonly TransactAction[], options?: CommitOptions): Promise<CommitResult> => {
@@ -499,18 +543,38 @@ describe('commitClaims', () => {
       lost: 3,
       retries: 1,
       transactions: 1,
-      contestChecks: 1,
+      gateChecks: 1,
     });
     expect(sent[0]!.map((action) => action.ConditionCheck?.Key?.contestId ?? action.Update?.Key?.userId)).toEqual([
-      cf(1),
-      cf(2),
-      cf(3),
+      `${cf(1)}#00`,
+      `${cf(2)}#00`,
+      `${cf(3)}#00`,
       'a',
       'b',
       'c',
       'd',
     ]);
-    expect(sent[1]!.map((action) => action.ConditionCheck?.Key?.contestId ?? action.Update?.Key?.userId)).toEqual([cf(2), 'b']);
+    expect(sent[1]!.map((action) => action.ConditionCheck?.Key?.contestId ?? action.Update?.Key?.userId)).toEqual([`${cf(2)}#00`, 'b']);
+  });
+
+  it('checks each bucket key of one contest apart: a refused gate loses only the claims under its key', async () => {
+    const batch = [claim('a', cf(1), `${cf(1)}#03`), claim('b', cf(1), `${cf(1)}#09`), claim('c', cf(1), `${cf(1)}#03`)];
+    const sent: TransactAction[][] = [];
+    const commit = async (actions: readonly TransactAction[], options?: CommitOptions): Promise<CommitResult> => {
+      sent.push([...actions]);
+      if (sent.length === 1) throw new FencedWriteError('refused', { refused: [actions[1]!] });
+      return { transactions: 1, events: { written: options?.events?.length ?? 0, duplicates: 0 } };
+    };
+    expect(await commitClaims(commit, batch, check)).toMatchObject({ delivered: 2, lost: 1, gateChecks: 1 });
+    expect(sent[0]!.flatMap((action) => (action.ConditionCheck ? [action.ConditionCheck.Key?.contestId] : []))).toEqual([
+      `${cf(1)}#03`,
+      `${cf(1)}#09`,
+    ]);
+    expect(sent[1]!.map((action) => action.ConditionCheck?.Key?.contestId ?? action.Update?.Key?.userId)).toEqual([
+      `${cf(1)}#03`,
+      'a',
+      'c',
+    ]);
   });
 
   it('rethrows what is not a lost row: a lost lease, or a refusal of something else', async () => {

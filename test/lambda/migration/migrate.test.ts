@@ -8,6 +8,7 @@ import { MIGRATION_MARKER_PK } from '../../../lambda/migration/keys.js';
 import { rolledBack } from '../../../lambda/migration/marker.js';
 import { migrate } from '../../../lambda/migration/migrate.js';
 import { documentItems } from '../../support/upgrade-fixture.js';
+import { gatesOf } from '../../support/contests.js';
 import { fixture, keyOf, TABLES, world } from './memory.js';
 const expectedContests = () => documentItems(fixture, 'contests').map((item) => contestToNew(item));
 const byKey = (table: string, items: Item[]) => [...items].sort((a, b) => keyOf(table, a).localeCompare(keyOf(table, b)));
@@ -23,7 +24,10 @@ describe('the migration run', () => {
       copied: { contests: 13, reminders: 38, existing: 0, refused: 0 },
       total: { contests: 13, reminders: 38, existing: 0, refused: 0 },
     });
-    expect(byKey(TABLES.contests, w.items(TABLES.contests))).toEqual(byKey(TABLES.contests, expectedContests()));
+    // Each contest with its bucket gates, as the sync would have written them (the claims check them).
+    const contests = expectedContests();
+    expect(byKey(TABLES.contests, w.items(TABLES.contests))).toEqual(byKey(TABLES.contests, [...contests, ...contests.flatMap(gatesOf)]));
+    expect(contests.flatMap(gatesOf).length).toBe(16 * contests.filter((contest) => typeof contest.dueStart === 'number').length);
     const expected = documentItems(fixture, 'reminders').map((item) => reminderToNew(item, 4));
     expect(byKey(TABLES.reminders, w.items(TABLES.reminders))).toEqual(byKey(TABLES.reminders, expected));
     // The barrier: 30 s past the start, before the first reminder was copied.
@@ -62,8 +66,8 @@ describe('the migration run', () => {
 
   it('a commit whose answer was lost fails the run; the next run finds the page written and never overwrites a row changed since', async () => {
     const w = world();
-    // Commits: the start, 1 page of contests (13 items), the barrier, then the reminders' page: its answer is lost.
-    w.loseAnswerOf(4);
+    // Commits: the start, 3 pages of contests (13 items, 5 a page: each with its 16 gates), the barrier, then the reminders' page: its answer is lost.
+    w.loseAnswerOf(6);
     await expect(migrate(w.run('run-1'), w.deps)).rejects.toThrow(/socket hang up/);
     expect(w.marker()).toMatchObject({ phase: 'done' }); // the page and the marker landed together
     // The new code claimed one of the copied rows meanwhile; a migration started over must keep it.

@@ -20,7 +20,7 @@ function deps(fetchedCount: number, stored: ContestItem[]) {
   const store: StorePort = {
     scanContests: async () => stored,
     remindersOf: async () => [],
-    contestAction: () => ({}),
+    contestActions: () => [{}],
     reminderAction: () => ({}),
     clockAction: () => ({}),
     retiredRows: async () => [],

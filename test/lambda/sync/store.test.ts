@@ -9,7 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { failurePhase } from '../../../lambda/sync/phases.js';
 import { DynamoContestStore, StoreError } from '../../../lambda/sync/store.js';
-import { contestKeyOf, contestKeys } from '../../../lambda/reminders/table.js';
+import { REMINDER_BUCKETS, contestKeyOf, contestKeys } from '../../../lambda/reminders/table.js';
 import { cf } from '../../support/ids.js';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
@@ -20,10 +20,10 @@ beforeEach(() => mock.reset());
 
 describe('DynamoContestStore', () => {
   it('turns the judgement into actions: a contest put or deleted whole, the reply clock, a conditional reminder update (never a delete)', () => {
-    expect(store.contestAction({ put: { contestId: cf(3) } as never, events: [] })).toEqual({
-      Put: { TableName: 'contests', Item: { contestId: cf(3) } },
-    });
-    expect(store.contestAction({ delete: cf(4) })).toEqual({ Delete: { TableName: 'contests', Key: { contestId: cf(4) } } });
+    expect(store.contestActions({ put: { contestId: cf(3) } as never, events: [] })).toEqual([
+      { Put: { TableName: 'contests', Item: { contestId: cf(3) } } },
+    ]);
+    expect(store.contestActions({ delete: cf(4) })).toEqual([{ Delete: { TableName: 'contests', Key: { contestId: cf(4) } } }]);
     expect(
       store.clockAction('codeforces', { replyMadeAt: 1_900_000_000, withdrawn: {}, shards: { dueShards: 2 } }, '2026-11-29T14:00:00.000Z'),
     ).toEqual({
@@ -48,11 +48,33 @@ describe('DynamoContestStore', () => {
         'attribute_exists(userId) AND minutesBefore = :mb AND attribute_not_exists(intent) AND attribute_not_exists(notifiedStart)',
     });
     const actions = [
-      store.contestAction({ put: { contestId: cf(3) } as never, events: [] }),
-      store.contestAction({ delete: cf(4) }),
+      ...store.contestActions({
+        put: { contestId: cf(3), dueStart: 1_900_003_600, expiresAt: 1_901_000_000 } as never,
+        events: [],
+        gateChanged: true,
+      }),
+      ...store.contestActions({ delete: cf(4), gateChanged: true }),
       update,
     ];
     expect(store.contestsIn(actions)).toEqual({ contestsPut: [cf(3)], contestsDeleted: [cf(4)] });
+  });
+
+  it("writes a contest's bucket gates with it when its gate changes: each bucket's put with the dueStart, or deleted without one", () => {
+    const put = { contestId: cf(3), dueStart: 1_900_003_600, expiresAt: 1_901_000_000 } as never;
+    const moved = store.contestActions({ put, events: [], gateChanged: true });
+    expect(moved).toHaveLength(1 + REMINDER_BUCKETS);
+    expect(moved[0]).toEqual({ Put: { TableName: 'contests', Item: put } });
+    expect(moved.slice(1).map((a) => a.Put?.Item)).toEqual(
+      contestKeys(cf(3)).map((key) => ({ contestId: `gate#${key}`, dueStart: 1_900_003_600, expiresAt: 1_901_000_000 })),
+    );
+    const paused = store.contestActions({ put: { contestId: cf(3), expiresAt: 1_901_000_000 } as never, events: [], gateChanged: true });
+    expect(paused.slice(1).map((a) => a.Delete)).toEqual(
+      contestKeys(cf(3)).map((key) => ({ TableName: 'contests', Key: { contestId: `gate#${key}` } })),
+    );
+    const deleted = store.contestActions({ delete: cf(4), gateChanged: true });
+    expect(deleted.slice(1).map((a) => a.Delete?.Key)).toEqual(contestKeys(cf(4)).map((key) => ({ contestId: `gate#${key}` })));
+    // A write that leaves the gate as it was leaves the gates alone.
+    expect(store.contestActions({ put, events: [] })).toHaveLength(1);
   });
 
   it("retries a read that meets throttling or a 500 past the SDK's own attempts, then reads", async () => {

@@ -82,7 +82,7 @@ function harness(
     // The writes a release carries (the reply clock of a run that wrote nothing else) are named in the order.
     release: vi.fn<LeasePort['release']>(async (l, releaseOptions, signal) => {
       const carried = releaseOptions?.actions ?? [];
-      if (carried.length > 0) order.push(`release with ${carried.map(kindOf).join(' ')}`);
+      if (carried.length > 0) order.push(`release with ${kindsOf(carried)}`);
       return release(l, releaseOptions, signal);
     }),
     releaseLanded: vi.fn(releaseLanded),
@@ -91,7 +91,7 @@ function harness(
   const writer = {
     commit: vi.fn<FencedWriterPort['commit']>(async (written, fence) => {
       fence(true);
-      order.push(`commit ${written.map(kindOf).join(' ')}`);
+      order.push(`commit ${kindsOf(written)}`);
       return { transactions: 1 };
     }),
   };
@@ -102,7 +102,7 @@ function harness(
       order.push(`read reminders of ${platformIdOf(contestId)}`);
       return (options.reminders ?? []).filter((r) => r.contestId === contestId);
     }),
-    contestAction: (write) => actions.contestAction(write),
+    contestActions: (write) => actions.contestActions(write),
     reminderAction: (update) => actions.reminderAction(update),
     clockAction: (platform, clock, updatedAt) => actions.clockAction(platform, clock, updatedAt),
     retiredRows: vi.fn(async (shard: number) => {
@@ -156,7 +156,17 @@ function writtenActions(h: ReturnType<typeof harness>): TransactAction[] {
 }
 
 /** An action as the order names it: the contest by its Codeforces id, a reminder by its contest and user. */
+/** The actions of one write, a contest's 16 bucket gates named once (`gates:` put, `ungates:` deleted). */
+function kindsOf(actions: readonly TransactAction[]): string {
+  const kinds: string[] = [];
+  for (const kind of actions.map(kindOf))
+    if (!(kind.startsWith('gates:') || kind.startsWith('ungates:')) || kinds.at(-1) !== kind) kinds.push(kind);
+  return kinds.join(' ');
+}
+
 function kindOf(action: TransactAction): string {
+  const gate = String(action.Put?.Item?.contestId ?? action.Delete?.Key?.contestId);
+  if (gate.startsWith('gate#')) return `${action.Put !== undefined ? 'gates' : 'ungates'}:${platformIdOf(gate.slice(5).split('#')[0]!)}`;
   if (action.Put !== undefined)
     return action.Put.Item?.contestId === CLOCK ? 'clock' : `put:${platformIdOf(String(action.Put.Item?.contestId))}`;
   if (action.Delete !== undefined) return `delete:${platformIdOf(String(action.Delete.Key?.contestId))}`;
@@ -289,7 +299,8 @@ describe('the sync on the wrapper: what it writes, in which order', () => {
     );
     const summary = await h.invoke(scheduled);
     expect(summary).toMatchObject({ outcome: 'succeeded', counts: { contestsWritten: 1, remindersMoved: 2, transactions: 3 } });
-    expect(h.order).toEqual(['commit put:1', 'read reminders of 1', 'commit update:1/a update:1/b', 'commit clock']);
+    // The contest commits with its 16 bucket gates (a new gate), before its reminders are read.
+    expect(h.order).toEqual(['commit put:1 gates:1', 'read reminders of 1', 'commit update:1/a update:1/b', 'commit clock']);
     // The move of a reminder is conditional on the intent as read: a reminder the app set again meanwhile is not re-timed by this read.
     const update = h.writer.commit.mock.calls[1]![0][0]!.Update!;
     expect(update.ConditionExpression).toContain('intent = :intent');
@@ -334,13 +345,13 @@ describe('the sync on the wrapper: what it writes, in which order', () => {
         throw new FencedWriteError('a write was refused by its condition', { refused: [raced] });
       }
       fence(true);
-      h.order.push(`commit ${written.map(kindOf).join(' ')}`);
+      h.order.push(`commit ${kindsOf(written)}`);
       return { transactions: 1 };
     });
     const fenceCheck = vi.spyOn(h.lease, 'fenceCheck');
     const summary = await h.invoke(scheduled);
     expect(summary).toMatchObject({ outcome: 'succeeded', counts: { remindersRaced: 1 } });
-    expect(h.order).toEqual(['commit put:1', 'read reminders of 1', 'commit update:1/b', 'commit clock']);
+    expect(h.order).toEqual(['commit put:1 gates:1', 'read reminders of 1', 'commit update:1/b', 'commit clock']);
     expect(fenceCheck.mock.calls.at(-1)?.[1]?.handoff).toContain(cf(1));
   });
 
@@ -411,7 +422,8 @@ describe('the sync on the wrapper: what it writes, in which order', () => {
     const fenceCheck = vi.spyOn(h.lease, 'fenceCheck');
     const summary = await h.invoke(scheduled);
     expect(summary).toMatchObject({ outcome: 'failed', reason: 'codeforces', counts: { remindersPaused: 1, transactions: 3 } });
-    expect(h.order).toEqual(['read reminders of 1', 'commit put:1', 'commit update:1/a', 'commit clock']);
+    // The pause removes the gate: the contest and its bucket gates' deletes in one transaction.
+    expect(h.order).toEqual(['read reminders of 1', 'commit put:1 ungates:1', 'commit update:1/a', 'commit clock']);
     const paused = h.writer.commit.mock.calls[0]![0][0]!.Put!.Item!;
     expect(paused).toMatchObject({ remindersPaused: 'held' });
     expect(paused.dueStart).toBeUndefined();
@@ -521,7 +533,7 @@ describe('the sync on the wrapper: rows a lowered DUE_SHARDS left in retired byD
         throw new FencedWriteError('a write was refused by its condition', { refused: [raced] });
       }
       fence(true);
-      h.order.push(`commit ${written.map(kindOf).join(' ')}`);
+      h.order.push(`commit ${kindsOf(written)}`);
       return { transactions: 1 };
     });
     expect(await h.invoke(scheduled)).toMatchObject({ outcome: 'succeeded', counts: { remindersResharded: 1, remindersRaced: 0 } });
