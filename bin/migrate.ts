@@ -12,21 +12,19 @@
  *   --local           the persisted DynamoDB Local of `npm start -- --persist`
  *   --due-shards N    the DUE_SHARDS the copy was made under (default: the marker's)
  */
-import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoFencedWriter, DynamoLease, leaseTiming, runExclusively } from '@contest-sync/scheduled-singleton';
-import { LEASE_PK, RUN_PK_PREFIX } from '../lambda/contract.js';
 import { rollBack } from '../lambda/migration/back.js';
 import { dynamoMigrationStore, type MigrationTables } from '../lambda/migration/store.js';
 import { verifyCopy } from '../lambda/migration/verify.js';
 import { STACK_ID } from '../lib/contest-sync-stack.js';
 import { PERSIST_DIR, startDynamoDbLocal, type DynamoDbLocal } from '../local/dynamodb-local.js';
 import { localMigrationTables } from '../local/tables.js';
+import { applyBack } from '../cli/migrate/back.js';
 import { formatBack, formatMarker, formatVerify } from '../cli/migrate/format.js';
 import { MigrateUsageError, tablesOfStack } from '../cli/migrate/tables.js';
 
@@ -41,9 +39,6 @@ const USAGE = [
   '  --local         the persisted DynamoDB Local of `npm start -- --persist`',
   '  --due-shards N  the DUE_SHARDS of the copy (default: the one the marker records)',
 ].join('\n');
-
-/** How long `back --apply` may hold the sync's lease (it renews it meanwhile). */
-const BACK_BUDGET_MS = 15 * 60_000;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -106,26 +101,7 @@ try {
   } else if (!values.apply) {
     process.stdout.write(formatBack(await rollBack(undefined, { store, tables, dueShards, now: Date.now }), false));
   } else {
-    // Under the sync's own lease: no sync (nor a migration) runs beside it, and every write is fenced.
-    const timing = leaseTiming(30);
-    const startedAt = Date.now();
-    const outcome = await runExclusively(
-      { runId: randomUUID(), source: 'migrate-back', remainingMs: () => BACK_BUDGET_MS - (Date.now() - startedAt) },
-      (work) => rollBack(work, { store, tables, dueShards, now: Date.now, signal: work.signal }),
-      {
-        lease: new DynamoLease({ doc, table: tables.coordination, key: LEASE_PK, timing, now: Date.now }),
-        writer: new DynamoFencedWriter(doc, { now: Date.now }),
-        timing,
-        now: Date.now,
-        runRecordPrefix: RUN_PK_PREFIX,
-      },
-    );
-    if (outcome.outcome === 'succeeded') process.stdout.write(formatBack(outcome.value, true));
-    else if (outcome.outcome === 'skipped')
-      throw new MigrateUsageError(
-        `the sync's lease is ${outcome.reason === 'lease-held' ? `held by ${outcome.holder}` : 'busy'}: pause the stack first, then run back again`,
-      );
-    else throw outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error));
+    process.stdout.write(formatBack(await applyBack({ doc, tables, dueShards }), true));
   }
   client.destroy();
 } catch (error) {

@@ -23,6 +23,8 @@ import { deliveryLeaseKey, deliveryRunRecordPrefix } from '../../lambda/delivery
 import { MIGRATION_MARKER_PK } from '../../lambda/migration/keys.js';
 import { dynamoMigrationStore, environmentGate, type MigrationTables } from '../../lambda/migration/store.js';
 import { verifyCopy } from '../../lambda/migration/verify.js';
+import { contestToLegacy, reminderToLegacy } from '../../lambda/migration/items.js';
+import { applyBack } from '../../cli/migrate/back.js';
 import { localDynamoClient } from '../../local/dynamodb-local.js';
 import { createTableFromResource, createTablesFromTemplate, type CfnTableProperties } from '../../local/tables.js';
 import { findSyncFunction, type CfnTemplate } from '../../local/template.js';
@@ -357,5 +359,43 @@ describe('the upgrade from the previous release', () => {
     const legacyIds = Object.keys(fixture.resources).filter((id) => ['contests', 'reminders'].includes(fixture.resources[id]!.role));
     const onLegacy = statements.filter((statement) => legacyIds.some((id) => JSON.stringify(statement.Resource).includes(`"${id}"`)));
     expect(onLegacy.flatMap((statement) => [statement.Action].flat())).toEqual(['dynamodb:Scan']);
+
+    // 9. The rollback, as the runbook runs it (`npm run migrate -- back --apply`, under the sync's
+    //    lease): the previous release's tables hold this release's state under the previous keys —
+    //    every contest and the reply clock as the sync last wrote them, every reminder with its intent,
+    //    lead and sent state — and nothing of what only this release has (the bucket gates).
+    const back = await applyBack({ doc, tables: migrationTables, dueShards: 1 });
+    const newContests = (await scanAll(client, names.contests)).map((item) => unmarshall(item));
+    const newReminders = (await scanAll(client, names.reminders)).map((item) => unmarshall(item));
+    const gates = newContests.filter((item) => String(item.contestId).startsWith('gate#'));
+    expect(gates.length).toBeGreaterThan(0);
+    const carried = newContests.filter((item) => !String(item.contestId).startsWith('gate#'));
+    expect(back).toMatchObject({
+      deletesOrphans: true,
+      contests: { written: carried.length, other: 0 },
+      reminders: { written: newReminders.length, other: 0 },
+      marker: { state: 'rolled-back' },
+    });
+    const legacyKey = (item: Record<string, unknown>) => JSON.stringify([item.contestId, item.userId ?? null]);
+    const legacyContests = new Map(
+      (await scanAll(client, names.legacyContests!)).map((item) => [legacyKey(unmarshall(item)), unmarshall(item)]),
+    );
+    const legacyReminders = new Map(
+      (await scanAll(client, names.legacyReminders!)).map((item) => [legacyKey(unmarshall(item)), unmarshall(item)]),
+    );
+    expect(legacyContests.size).toBe(carried.length);
+    expect(legacyReminders.size).toBe(newReminders.length);
+    for (const item of carried) {
+      const legacy = contestToLegacy(item)!;
+      expect(legacyContests.get(legacyKey(legacy)), String(item.contestId)).toEqual(legacy);
+    }
+    for (const item of newReminders) {
+      const legacy = reminderToLegacy(item, 1)!;
+      expect(legacyReminders.get(legacyKey(legacy)), `${String(item.contestId)} ${String(item.userId)}`).toEqual(legacy);
+    }
+    // The sync released the lease it held for the rollback; the marker says rolled back.
+    expect((await doc.send(new GetCommand({ TableName: names.coordination, Key: { pk: MIGRATION_MARKER_PK } }))).Item).toMatchObject({
+      state: 'rolled-back',
+    });
   }, 240_000);
 });
