@@ -17,11 +17,12 @@ const alias = [
 ];
 
 /**
- * Three groups:
- * - `unit`: pure logic and mocked I/O; needs neither Java (DynamoDB Local) nor a CDK synthesis
- *   (`npm run test:unit`).
+ * Three groups, one after the other:
+ * - `unit` (and `unit:isolated`): pure logic and mocked I/O; needs neither Java (DynamoDB Local)
+ *   nor a CDK synthesis (`npm run test:unit`); two workers.
  * - `fast`: integration and infrastructure tests; one DynamoDB Local and one synthesis of the app
- *   with its real bundle serve them all (test/support/global-setup.ts).
+ *   with its real bundle serve them all (test/support/global-setup.ts); vitest's one worker on 2
+ *   cores.
  * - `processes`: files that drive many processes with tight lease timings (multi-process single
  *   execution, the chaos run); they run one at a time after the rest, so that they never compete
  *   with each other or with the rest for the two cores.
@@ -53,6 +54,11 @@ const unitFiles = [
   'test/sim/checker.test.ts',
   'test/sim/app.test.ts',
 ];
+/**
+ * Unit files that replace a module (`vi.mock`): they need a module graph of their own, so they run
+ * isolated (project `unit:isolated`), the rest of `unit` shares one.
+ */
+const isolatedUnitFiles = ['packages/scheduled-singleton/test/runtime/singleton-client.test.ts'];
 const processFiles = [
   'test/multiprocess/**/*.test.ts',
   'test/chaos/chaos.test.ts',
@@ -83,11 +89,22 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: [...unitFiles, ...packageUnitFiles],
-          exclude: [...configDefaults.exclude, ...packageFastFiles],
-          // Pure logic and mocked clients: threads start faster than processes.
+          exclude: [...configDefaults.exclude, ...packageFastFiles, ...isolatedUnitFiles],
+          // Pure logic and mocked clients: threads start faster than processes, and without isolation the
+          // modules (the AWS SDK, Powertools, the product) load once per worker instead of once per file,
+          // most of the project's time (docs/testing.md). What a file changes outside its modules is put
+          // back after it (test/support/unit-isolation.ts). Two workers, not vitest's one on 2 cores: a
+          // file waiting on real timers (run.test.ts' 7 s commit) leaves the other core to the rest.
           pool: 'threads',
+          isolate: false,
+          maxWorkers: 2,
+          setupFiles: ['test/support/unit-isolation.ts'],
           sequence: { groupOrder: 0 },
         },
+      },
+      {
+        extends: true,
+        test: { name: 'unit:isolated', include: isolatedUnitFiles, pool: 'threads', maxWorkers: 2, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
@@ -95,12 +112,12 @@ export default defineConfig({
           name: 'fast',
           include: ['test/**/*.test.ts', ...packageFastFiles],
           exclude: [...configDefaults.exclude, ...unitFiles, ...processFiles],
-          sequence: { groupOrder: 0 },
+          sequence: { groupOrder: 1 },
         },
       },
       {
         extends: true,
-        test: { name: 'processes', include: processFiles, fileParallelism: false, sequence: { groupOrder: 1 } },
+        test: { name: 'processes', include: processFiles, fileParallelism: false, sequence: { groupOrder: 2 } },
       },
     ],
   },

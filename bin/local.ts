@@ -97,6 +97,11 @@ const { findDeliveryFunction, synthTemplate } = await import('../local/template.
 
 const step = (text: string) => console.log(`• ${text}`);
 
+/** Online, a platform's origin given in its job's variable (as the deployed function reads it: docs/sources.md) replaces the real one. */
+const origins: Record<string, string> = Object.fromEntries(
+  SOURCE_JOBS.flatMap((job) => (process.env[job.baseUrlVariable] ? [[job.baseUrlVariable, process.env[job.baseUrlVariable]!]] : [])),
+);
+
 /**
  * The recorded reply is shifted so that its upcoming contests stay upcoming. With --persist the
  * shift is fixed when the database is created (kept next to it), so a second run gets the very
@@ -153,31 +158,25 @@ try {
   const client = dynamo.client();
   const names = await createTablesFromTemplate(client, template, 'local', { existing: values.persist ? 'keep' : 'fail' });
   step(`tables from the synthesized template: ${Object.values(names).join(', ')}`);
-  const opened: LocalDoor = await startLocalDoor({
-    template,
-    outdir,
-    dynamoEndpoint: dynamo.endpoint,
-    names,
-    port,
-    ...(values.verbose === true ? { log: (line: string) => console.log(line.trimEnd()) } : {}),
-  }).catch((error: unknown) => (isPortInUse(error) ? portTaken() : Promise.reject(error as Error)));
-  door = opened;
-  const token = await door.issuer.token(DEMO_USER);
-  step(`the HTTP API's bundle behind a local API Gateway at ${door.url} (JWT authorizer: a local issuer)`);
-
   // Every source's job as deployed (its environment, its outbox), on the local tables.
   if (values.offline) {
     offline = await startOfflineSources(offlineAnchorMs());
     step(`offline: every platform's recorded reply served by local stand-ins (${Object.values(offline.env).join(', ')})`);
   } else {
-    step(`the platforms themselves: ${SOURCE_JOBS.map((job) => job.label).join(', ')}`);
+    const at = (job: (typeof SOURCE_JOBS)[number]) =>
+      origins[job.baseUrlVariable] === undefined ? '' : ` at ${origins[job.baseUrlVariable]}`;
+    step(`the platforms themselves: ${SOURCE_JOBS.map((job) => `${job.label}${at(job)}`).join(', ')}`);
   }
   const runs = await syncSources({
     template,
     names,
     client,
     event,
-    env: { ...offline?.env, LEASE_DURATION_SECONDS: '30', ...(values.verbose === true ? { POWERTOOLS_LOG_LEVEL: 'DEBUG' } : {}) },
+    env: {
+      ...(offline?.env ?? origins),
+      LEASE_DURATION_SECONDS: '30',
+      ...(values.verbose === true ? { POWERTOOLS_LOG_LEVEL: 'DEBUG' } : {}),
+    },
     // The functions' JSON log lines and EMF metrics, shown with --verbose.
     write: (line) => {
       if (values.verbose === true) console.log(line);
@@ -209,16 +208,37 @@ try {
     console.log(`\nUpcoming ${job.label} contests (${rows.length}), from the Contests table's byPlatformStart index`);
     if (rows.length > 0) console.table(rows);
   }
-  const succeeded = runs.every(({ summary }) => summary.outcome === 'succeeded');
-  const first = upcomingItems[0];
-  if (!values['no-events'] && succeeded && first !== undefined) await eventsOfTheRun(first);
+  if (exitCode !== 0) {
+    // Nothing is served after a failed sync: the door never opens; no token, no commands for a server that is not running.
+    const failed = runs.filter(({ summary }) => summary.outcome === 'failed').map(({ job }) => job.label);
+    const instead = values.offline ? '' : ', or run npm start -- --offline';
+    process.stderr.write(
+      `npm start: the sync of ${failed.join(', ')} failed (its summary above): nothing is served; fix that first${instead}\n`,
+    );
+  } else {
+    // The door opens once every sync succeeded.
+    const opened: LocalDoor = await startLocalDoor({
+      template,
+      outdir,
+      dynamoEndpoint: dynamo.endpoint,
+      names,
+      port,
+      ...(values.verbose === true ? { log: (line: string) => console.log(line.trimEnd()) } : {}),
+    }).catch((error: unknown) => (isPortInUse(error) ? portTaken() : Promise.reject(error as Error)));
+    door = opened;
+    const token = await door.issuer.token(DEMO_USER);
+    step(`the HTTP API's bundle behind a local API Gateway at ${door.url} (JWT authorizer: a local issuer)`);
+    const first = upcomingItems[0];
+    if (!values['no-events'] && first !== undefined) await eventsOfTheRun(first, token);
+    await theDoor(first === undefined ? undefined : String(first.contestId), token);
+  }
 
   /**
    * The app sets a reminder due now on the next contest; the delivery job (shard 0, its
    * environment from the template) claims it; the outbox goes out through the stream, the relay
    * and the bus to a consumer that dedupes: what the app receives.
    */
-  async function eventsOfTheRun(next: Record<string, unknown>): Promise<void> {
+  async function eventsOfTheRun(next: Record<string, unknown>, token: string): Promise<void> {
     const contest = { contestId: String(next.contestId), startTimeSeconds: Number(next.startTimeSeconds) };
     const id = contest.contestId;
     // A persisted run's user already has this reminder: setting its lead again is the same intent and changes nothing.
@@ -264,15 +284,8 @@ try {
     }
   }
 
-  if (exitCode !== 0) {
-    // Nothing is served after a failed sync: no token, no commands for a server that is not running.
-    console.log('\nNothing is served: the sync failed (its summary above). Fix that first, or run npm start -- --offline.');
-  } else {
-    await theDoor(first === undefined ? undefined : String(first.contestId));
-  }
-
   /** The webhooks the example receiver verified, the calendar files, and — while it serves — what to try. */
-  async function theDoor(contest: string | undefined): Promise<void> {
+  async function theDoor(contest: string | undefined, token: string): Promise<void> {
     // The stream keeps earlier runs' events (with --persist): those were shown by their own run.
     const received = door!.webhooks.filter((e) => Date.parse(e.time) >= startedAt);
     if (received.length > 0) {
@@ -302,7 +315,7 @@ try {
 
   if (values.persist)
     console.log('\nKept in the persisted database: run `npm start -- --offline --persist` again, or `npm run status -- --local`.');
-  if (!values['no-serve'] && exitCode === 0) {
+  if (!values['no-serve'] && door !== undefined) {
     console.log(`\nServing the API at ${door.url} until Ctrl-C.`);
     serving = true;
     await interrupted;

@@ -11,8 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { OUTBOX_ITEM } from '@contest-sync/scheduled-singleton';
-import { ENV, EVENT_SOURCES } from '../../lambda/contract.js';
+import { EVENT_SOURCES } from '../../lambda/contract.js';
 import { createApiHandler } from '../../lambda/api/app.js';
 import { dynamoContestReader } from '../../lambda/api/contests.js';
 import { applyContestEvent, buildUserFeed, createFeeds, type CalendarDeps, type QueueMessage } from '../../lambda/calendar/feeds.js';
@@ -20,14 +19,12 @@ import { contestEventSchema } from '../../lambda/calendar/projection.js';
 import { dynamoDoorTable } from '../../lambda/calendar/store.js';
 import { reminderUsers } from '../../lambda/calendar/aws.js';
 import { ALL_PLATFORMS_FEED, FEED_OBJECTS } from '../../lambda/calendar/contract.js';
-import { createDeliveryHandler } from '../../lambda/delivery/handler.js';
-import { deliveryLeaseKey, deliveryRunRecordPrefix } from '../../lambda/delivery/schema.js';
 import { createReminderClient } from '../../lambda/reminders/index.js';
 import { contestKeyOf } from '../../lambda/reminders/table.js';
 import { gateKeys } from '../../lambda/contests/bucket-gates.js';
 import type { SourceReply } from '../../lambda/sources/source.js';
-import { localDynamoClient } from '../../local/dynamodb-local.js';
 import { apiContest, scanAll } from '../support/contests.js';
+import { deliverAt, outboxEvents as outboxOf } from '../support/delivery.js';
 import { localHandler } from '../support/handler.js';
 import { useWorld, type World } from '../support/world.js';
 import { httpEvent, lambdaContext } from '../lambda/api/events.js';
@@ -86,18 +83,7 @@ async function syncBoth(cfStart: number, acStart: number) {
   expect(atcoder.summary?.outcome).toBe('succeeded');
 }
 
-/** The outbox's events of one source, detail parsed. */
-async function outboxEvents(source: string) {
-  const items = await scanAll(world.tables.doc, world.tables.names.outbox!);
-  return items
-    .filter((item) => item[OUTBOX_ITEM.source] === source)
-    .map((item) => ({
-      eventId: String(item[OUTBOX_ITEM.eventId]),
-      detailType: String(item[OUTBOX_ITEM.detailType]),
-      time: new Date(Number(item[OUTBOX_ITEM.createdAtMs])).toISOString(),
-      detail: JSON.parse(String(item[OUTBOX_ITEM.detail])) as Record<string, unknown>,
-    }));
-}
+const outboxEvents = (source: string) => outboxOf(world.tables, source);
 
 function api(calendar: CalendarDeps) {
   const { tables } = world;
@@ -128,31 +114,7 @@ function calendarDeps(sent: QueueMessage[]): CalendarDeps & { objects: ReturnTyp
   };
 }
 
-async function deliver(offsetMs: number) {
-  const { tables } = world;
-  const handler = createDeliveryHandler({
-    env: {
-      AWS_REGION: 'us-east-1',
-      [ENV.contestsTable]: tables.names.contests,
-      [ENV.remindersTable]: tables.names.reminders,
-      COORDINATION_TABLE_NAME: tables.names.coordination,
-      LEASE_DURATION_SECONDS: '5',
-      SCHEDULE_RATE_MINUTES: '1',
-      LEASE_KEY: deliveryLeaseKey(0),
-      RUN_RECORD_PREFIX: deliveryRunRecordPrefix(0),
-      OUTBOX_TABLE_NAME: tables.names.outbox!,
-      OUTBOX_EVENT_SOURCE: EVENT_SOURCES.reminders,
-      OUTBOX_RETENTION_DAYS: '7',
-      POWERTOOLS_METRICS_NAMESPACE: 'ContestSync',
-      POWERTOOLS_SERVICE_NAME: 'reminder-delivery-0',
-      DUE_SHARD: '0',
-    },
-    dynamo: localDynamoClient(tables.endpoint),
-    now: () => Date.now() + offsetMs,
-    write: () => undefined,
-  });
-  expect(await handler({}, { getRemainingTimeInMillis: () => 60_000 })).toMatchObject({ outcome: 'succeeded' });
-}
+const deliver = (offsetMs: number) => deliverAt(world.tables, offsetMs);
 
 describe('codeforces:199 and atcoder:199', () => {
   it('are kept apart in every table, event, feed and API answer', async () => {

@@ -9,16 +9,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { OUTBOX_ITEM } from '@contest-sync/scheduled-singleton';
-import { ENV, EVENT_SOURCES } from '../../lambda/contract.js';
-import { createDeliveryHandler } from '../../lambda/delivery/handler.js';
-import { deliveryLeaseKey, deliveryRunRecordPrefix } from '../../lambda/delivery/schema.js';
+import { EVENT_SOURCES } from '../../lambda/contract.js';
 import { DUE_INDEX } from '../../lambda/delivery/dynamo-due.js';
 import { replyClockId } from '../../lambda/contests/model.js';
 import { createReminderClient } from '../../lambda/reminders/index.js';
 import { dueShardOf } from '../../lambda/reminders/table.js';
-import { localDynamoClient } from '../../local/dynamodb-local.js';
 import { apiContest, scanAll } from '../support/contests.js';
+import { deliverAt, outboxEvents } from '../support/delivery.js';
 import { localHandler } from '../support/handler.js';
 import { cf } from '../support/ids.js';
 import { useWorld, type World } from '../support/world.js';
@@ -61,34 +58,7 @@ async function sync(dueShards: number, offsetMs: number) {
 }
 
 /** The one delivery job of a stack with DUE_SHARDS = 1, on a clock `offsetMs` ahead. */
-async function deliver(offsetMs: number) {
-  const { tables } = world;
-  const handler = createDeliveryHandler({
-    env: {
-      AWS_REGION: 'us-east-1',
-      [ENV.contestsTable]: tables.names.contests,
-      [ENV.remindersTable]: tables.names.reminders,
-      COORDINATION_TABLE_NAME: tables.names.coordination,
-      LEASE_DURATION_SECONDS: '5',
-      SCHEDULE_RATE_MINUTES: '1',
-      LEASE_KEY: deliveryLeaseKey(0),
-      RUN_RECORD_PREFIX: deliveryRunRecordPrefix(0),
-      OUTBOX_TABLE_NAME: tables.names.outbox!,
-      OUTBOX_EVENT_SOURCE: EVENT_SOURCES.reminders,
-      OUTBOX_RETENTION_DAYS: '7',
-      POWERTOOLS_METRICS_NAMESPACE: 'ContestSync',
-      POWERTOOLS_SERVICE_NAME: 'reminder-delivery-0',
-      DUE_SHARD: '0',
-      DUE_SHARDS: '1',
-    },
-    dynamo: localDynamoClient(tables.endpoint),
-    now: () => Date.now() + offsetMs,
-    write: () => undefined,
-  });
-  const result = await handler({}, { getRemainingTimeInMillis: () => 60_000 });
-  expect(result.outcome).toBe('succeeded');
-  return result;
-}
+const deliver = (offsetMs: number) => deliverAt(world.tables, offsetMs, { DUE_SHARDS: '1' });
 
 /** The write path of a stack with `dueShards` (the API function's environment). */
 const writePath = (dueShards: number) =>
@@ -100,11 +70,7 @@ const writePath = (dueShards: number) =>
 
 /** The users sent a ReminderDue so far, once per event, sorted. */
 async function sentUsers(): Promise<string[]> {
-  const items = await scanAll(world.tables.doc, world.tables.names.outbox!);
-  return items
-    .filter((item) => item[OUTBOX_ITEM.source] === EVENT_SOURCES.reminders)
-    .map((item) => String((JSON.parse(String(item[OUTBOX_ITEM.detail])) as { userId: string }).userId))
-    .sort();
+  return (await outboxEvents(world.tables, EVENT_SOURCES.reminders)).map((event) => String(event.detail.userId)).sort();
 }
 
 /** The due rows of one byDue partition. */

@@ -4,9 +4,10 @@
  * prints its usage on `--help`. Each script is run as npm runs it (tsx), once per mistake.
  */
 import { execFile } from 'node:child_process';
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SOURCE_JOBS } from '../../lambda/sources/jobs.js';
 import { DEFAULT_PORT } from '../../local/door/door.js';
 
 const SCRIPTS = {
@@ -25,11 +26,12 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-async function run(command: Command, args: string[], env: Record<string, string> = {}) {
+async function run(command: Command, args: string[], env: Record<string, string> = {}, timeout = 60_000) {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', SCRIPTS[command], ...args], {
       env: cleanEnv(env),
-      timeout: 60_000,
+      timeout,
+      maxBuffer: 16 * 1024 * 1024,
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -122,6 +124,72 @@ describe('the scripts a person runs', () => {
     it('uses the port the README names by default', async () => {
       expect(DEFAULT_PORT).toBe(3100);
       expect((await run('npm start', ['--help'])).stdout).toContain(`(default ${DEFAULT_PORT}; 0: any free port)`);
+    });
+  });
+
+  describe('npm start whose sync fails (every platform unreachable)', () => {
+    // Each platform's origin, in its job's variable: a local server that drops every connection (no test calls the real sites).
+    let upstream: Server;
+    let connections = 0;
+    let origin: string;
+    let port: number;
+    beforeAll(async () => {
+      upstream = createServer((socket) => {
+        connections += 1;
+        socket.destroy();
+      });
+      await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+      origin = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`;
+      // A port nothing listens on, for the door.
+      const probe = createServer();
+      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+      port = (probe.address() as { port: number }).port;
+      await new Promise<void>((resolve) => probe.close(() => resolve()));
+    });
+    afterAll(() => new Promise<void>((resolve) => upstream.close(() => resolve())));
+
+    /** Whether something accepts a connection on 127.0.0.1:`at`. */
+    const accepts = (at: number) =>
+      new Promise<boolean>((resolve) => {
+        const socket = connect(at, '127.0.0.1');
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once('error', () => resolve(false));
+      });
+
+    // Its own DynamoDB Local and a synthesis with bundling: minutes on a busy machine. The bound is for a hung run.
+    it('exits 1 with one line saying so, prints no token, door URL or commands, and never serves', { timeout: 360_000 }, async () => {
+      const env = Object.fromEntries(SOURCE_JOBS.map((job) => [job.baseUrlVariable, `${origin}/${job.platform}`]));
+      let served = false;
+      let done = false;
+      const answered = run('npm start', ['--port', String(port)], env, 330_000).finally(() => {
+        done = true;
+      });
+      // While it runs, the door's port never accepts a connection.
+      while (!done) {
+        if (await accepts(port)) served = true;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      const answer = await answered;
+      const labels = SOURCE_JOBS.map((job) => job.label).join(', ');
+      // On stderr, apart from the bundler's report of the synthesis (every run prints it): the one line.
+      const bundler = /^(Bundling asset |⚡ Done in |\s*\.\.\.\S+\s+\S+$|\s*$)/;
+      expect(answer.stderr.split('\n').filter((line) => !bundler.test(line))).toEqual([
+        `npm start: the sync of ${labels} failed (its summary above): nothing is served; fix that first, or run npm start -- --offline`,
+      ]);
+      expect(answer.code).toBe(1);
+      // Every platform's job asked the local origin, and each one's summary says it failed.
+      expect(connections).toBeGreaterThanOrEqual(SOURCE_JOBS.length);
+      for (const job of SOURCE_JOBS) expect(answer.stdout).toContain(`${job.label} could not be reached or answered badly`);
+      for (const promise of ['TOKEN', 'eyJ', 'curl', "The app's door", 'local API Gateway', 'Serving', 'Calendar files', `:${port}`])
+        expect(answer.stdout, promise).not.toContain(promise);
+      expect(served).toBe(false);
+      // Nothing it started listens any more: neither the door's port nor DynamoDB Local's.
+      const dynamoPort = Number(/DynamoDB Local \(in memory\) on http:\/\/[^:]+:(\d+)/.exec(answer.stdout)?.[1]);
+      expect(dynamoPort, answer.stdout.slice(0, 2000)).toBeGreaterThan(0);
+      expect([await accepts(port), await accepts(dynamoPort)]).toEqual([false, false]);
     });
   });
 });

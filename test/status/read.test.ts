@@ -1,10 +1,12 @@
 /** `npm run status -- --stack NAME`: the Coordination table's name from the stack outputs (CloudFormation mocked). */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { COORDINATION_OUTPUT, StatusError, coordinationTableOfStack } from '../../cli/status/read.js';
 
 const cfn = mockClient(CloudFormationClient);
+// The class's send, mocked for this file only: the unit files after it in its worker get it back.
+afterAll(() => cfn.restore());
 afterEach(() => cfn.reset());
 
 const stack = (outputs: { OutputKey: string; OutputValue: string }[]) => ({

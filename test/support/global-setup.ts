@@ -6,8 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local.js';
-import { synthTemplate } from '../../local/template.js';
+import type { DynamoDbLocal } from '../../local/dynamodb-local.js';
 
 interface Shared {
   local: DynamoDbLocal;
@@ -22,6 +21,11 @@ let users = 0;
 async function start(): Promise<Shared> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   process.env.CDK_DISABLE_CLI_TELEMETRY = 'true';
+  // Loaded here, not at the top: `npm run test:unit` loads this file too, and the CDK app (aws-cdk-lib) is seconds of it.
+  const [{ startDynamoDbLocal }, { synthTemplate }] = await Promise.all([
+    import('../../local/dynamodb-local.js'),
+    import('../../local/template.js'),
+  ]);
   const [local, synth] = await Promise.all([startDynamoDbLocal(), synthTemplate({ bundle: true })]);
   const templatePath = join(synth.outdir, 'contest-sync.template.json');
   writeFileSync(templatePath, JSON.stringify(synth.template));

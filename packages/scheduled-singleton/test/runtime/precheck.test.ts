@@ -5,7 +5,7 @@
  * it found; a look that throws fails the run (`precheck`), thrown for a scheduled run.
  * aws-sdk-client-mock stands in for DynamoDB and counts every request the package sends.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ConditionalCheckFailedException, DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -17,6 +17,8 @@ const client = new DynamoDBClient({ region: 'us-east-1', credentials: { accessKe
 // The wrapper builds its document client from `client`: every instance's send is mocked (the
 // lease sends its own requests through it as low-level commands).
 const mock = mockClient(DynamoDBDocumentClient);
+// The class's send, mocked for this file only: the unit files after it in its worker get it back.
+afterAll(() => mock.restore());
 const env = {
   COORDINATION_TABLE_NAME: 'coordination',
   LEASE_DURATION_SECONDS: '10',
