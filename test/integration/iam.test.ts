@@ -8,11 +8,18 @@
  * reminder write path (lambda/reminders/) against what DataTables.grantReminderWritePath grants
  * the function that calls it.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableDefinitionsFromTemplate, type TableRole } from '../../local/tables.js';
 import type { CodeforcesStandin } from '../../local/codeforces-standin.js';
 import { addReminder, putContest, sampleList } from '../support/contests.js';
+import { SOURCE_BODIES } from '../support/source-bodies.js';
+import { jobNames } from '../../lambda/sources/job.js';
+import { SOURCE_JOBS } from '../../lambda/sources/jobs.js';
+import { localDynamoClient } from '../../local/dynamodb-local.js';
+import { defaultBodies, misbehave, type StandinPlatform } from '../../local/source-standins.js';
+import { sourceFunctionId, startOfflineSources, syncSources, type OfflineSources } from '../../local/sync-sources.js';
+import type { CfnTemplate } from '../../local/template.js';
 import { localHandler } from '../support/handler.js';
 import { allows, callsOf, firstValue, functionStatements, roleStatements, type Call, type Statement } from '../support/iam.js';
 import { scheduledEvent } from '../support/processes.js';
@@ -27,6 +34,43 @@ let tables: TestTables;
 useWorld('iam', (world) => {
   ({ standin, tables } = world);
 });
+
+/**
+ * Every call allowed by `statements` (action, table ARN or index ARN, `dynamodb:LeadingKeys`), and
+ * every table action the statements grant used by some call.
+ */
+function expectUsedEqualsGranted(label: string, calls: (Call & { index?: string })[], statements: Statement[]): void {
+  const roleOf = new Map<string, TableRole>(Object.entries(tables.names).map(([role, name]) => [name, role as TableRole]));
+  const logicalIdOf = new Map(tableDefinitionsFromTemplate(synthesizedTemplate() as never).map((d) => [d.role, d.logicalId]));
+  const refused = calls.filter((call) => {
+    const logicalId = logicalIdOf.get(roleOf.get(call.table)!)!;
+    return !statements.some((statement) =>
+      call.index !== undefined
+        ? statement.Effect === 'Allow' &&
+          [statement.Action].flat().includes(call.action) &&
+          JSON.stringify(statement.Resource).includes(`"${logicalId}"`) &&
+          JSON.stringify(statement.Resource).includes(`/index/${call.index}"`)
+        : allows(statement, call.action, logicalId, call.key),
+    );
+  });
+  expect(refused, JSON.stringify(refused.slice(0, 5))).toEqual([]);
+
+  const used = new Set(calls.map((call) => `${roleOf.get(call.table)}${call.index !== undefined ? `/${call.index}` : ''} ${call.action}`));
+  const granted = new Set(
+    statements.flatMap((statement) => {
+      const text = JSON.stringify(statement.Resource);
+      const role = [...logicalIdOf].find(([, id]) => text.includes(`"${id}"`))?.[0];
+      const index = /\/index\/([A-Za-z0-9_.-]+)/.exec(text)?.[1];
+      return role === undefined
+        ? []
+        : [statement.Action].flat().map((action) => `${role}${index !== undefined ? `/${index}` : ''} ${action}`);
+    }),
+  );
+  expect([...used].sort()).toEqual([...granted].sort());
+  console.info(
+    `[iam] ${label}: ${calls.length} requests checked against ${statements.length} statements; used = granted: ${[...used].sort().join(', ')}`,
+  );
+}
 
 describe('the synthesized IAM policy against the calls the code makes', () => {
   it('allows every DynamoDB request of a varied set of runs, and grants nothing the code does not use', async () => {
@@ -138,42 +182,11 @@ describe('the synthesized IAM policy against the calls the code makes', () => {
     );
     expect((await invoke({})).summary?.reason).toBe('lease-held');
 
-    const roleOf = new Map<string, TableRole>(Object.entries(tables.names).map(([role, name]) => [name, role as TableRole]));
-    const logicalIdOf = new Map(tableDefinitionsFromTemplate(synthesizedTemplate() as never).map((d) => [d.role, d.logicalId]));
     // The upgrade's grants (Sid Migration…) are checked against its own run in test/integration/upgrade.test.ts.
     const statements = functionStatements().filter((statement) => !String((statement as { Sid?: string }).Sid).startsWith('Migration'));
     // The run after the lowered setting swept the byDue partitions above it: the index grant is used.
     expect(calls.some((call) => call.index === 'byDue' && call.action === 'dynamodb:Query')).toBe(true);
-    const refused = calls.filter((call) => {
-      const logicalId = logicalIdOf.get(roleOf.get(call.table)!)!;
-      return !statements.some((statement) =>
-        call.index !== undefined
-          ? statement.Effect === 'Allow' &&
-            [statement.Action].flat().includes(call.action) &&
-            JSON.stringify(statement.Resource).includes(`"${logicalId}"`) &&
-            JSON.stringify(statement.Resource).includes(`/index/${call.index}"`)
-          : allows(statement, call.action, logicalId, call.key),
-      );
-    });
-    expect(refused, JSON.stringify(refused.slice(0, 5))).toEqual([]);
-
-    const used = new Set(
-      calls.map((call) => `${roleOf.get(call.table)}${call.index !== undefined ? `/${call.index}` : ''} ${call.action}`),
-    );
-    const granted = new Set(
-      statements.flatMap((statement) => {
-        const text = JSON.stringify(statement.Resource);
-        const role = [...logicalIdOf].find(([, id]) => text.includes(`"${id}"`))?.[0];
-        const index = /\/index\/([A-Za-z0-9_.-]+)/.exec(text)?.[1];
-        return role === undefined
-          ? []
-          : [statement.Action].flat().map((action) => `${role}${index !== undefined ? `/${index}` : ''} ${action}`);
-      }),
-    );
-    expect([...used].sort()).toEqual([...granted].sort());
-    console.info(
-      `[iam] ${calls.length} requests checked against ${statements.length} statements; used = granted: ${[...used].sort().join(', ')}`,
-    );
+    expectUsedEqualsGranted('codeforces', calls, statements);
   });
 
   it('would refuse a call outside the lease and run-record keys of Coordination', () => {
@@ -184,6 +197,145 @@ describe('the synthesized IAM policy against the calls the code makes', () => {
     expect(statements.some((s) => allows(s, 'dynamodb:UpdateItem', coordination, 'lease#another-job'))).toBe(false);
     expect(statements.some((s) => allows(s, 'dynamodb:Query', coordination, 'run#x'))).toBe(false);
   });
+});
+
+/**
+ * Each other source's job (AtCoder, CodeChef, LeetCode) against its own role: its entry with its
+ * function's environment from the template (local/sync-sources.ts), against the local stand-ins.
+ */
+describe.each(SOURCE_JOBS.filter((job) => job.platform !== 'codeforces'))('the $label sync job’s synthesized policy', (job) => {
+  let offline: OfflineSources;
+  const anchorMs = Date.now();
+  beforeAll(async () => {
+    offline = await startOfflineSources(anchorMs);
+  });
+  afterAll(async () => {
+    await offline?.close();
+  });
+
+  it('allows every DynamoDB request of a varied set of runs (first, unchanged, a change, a failed source, a dry run), and grants nothing the job does not use', async () => {
+    const platform = job.platform as StandinPlatform;
+    const names = jobNames(job);
+    const template = synthesizedTemplate() as CfnTemplate;
+    const statements = roleStatements((template.Resources as Record<string, { Properties?: any }>)[sourceFunctionId(template, job)]!);
+    const client = localDynamoClient(tables.endpoint);
+    const calls: (Call & { index?: string })[] = [];
+    let loseNextReleaseAnswer = false;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as Record<string, any>;
+        const recorded = callsOf(context.commandName ?? 'unknown', input);
+        calls.push(...recorded.map((call) => ({ ...call, ...(input.IndexName !== undefined ? { index: String(input.IndexName) } : {}) })));
+        const result = await next(args);
+        // The release lands, its answer is lost: the read-back (GetItem) decides.
+        if (
+          loseNextReleaseAnswer &&
+          recorded.some((call) => call.action === 'dynamodb:PutItem' && call.key?.startsWith(names.runRecordPrefix))
+        ) {
+          loseNextReleaseAnswer = false;
+          throw Object.assign(new Error('socket hang up after the write was applied'), { name: 'TimeoutError' });
+        }
+        return result;
+      },
+      { step: 'initialize', name: 'recordCalls' },
+    );
+    const run = async (event: unknown) => {
+      const [done] = await syncSources({
+        template,
+        names: tables.names,
+        client,
+        event,
+        env: { ...offline.env, LEASE_DURATION_SECONDS: '8' },
+        write: () => undefined,
+        jobs: [job],
+      });
+      return done!.summary;
+    };
+    // The platform's reply and two contests days ahead (the recorded LeetCode reply has one upcoming contest, hours ahead).
+    const startOf = (days: number) => Math.floor(anchorMs / 1000) + days * 86_400;
+    const kept = { id: 'iam-kept', name: 'Kept Round', startSeconds: startOf(3) };
+    const dropped = { id: 'iam-dropped', name: 'Dropped Round', startSeconds: startOf(4) };
+    const body = (...entries: (typeof kept)[]) => SOURCE_BODIES[platform].withEntries(defaultBodies(anchorMs)[platform], entries);
+    offline.standins.setBody(platform, body(kept, dropped));
+    const hour = new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+
+    const first = await run(scheduledEvent(hour));
+    expect(first, first.error).toMatchObject({ outcome: 'succeeded' });
+    expect(first.counts.contestsWritten).toBeGreaterThan(0);
+    expect((await run(scheduledEvent(hour))).reason).toBe('already-done');
+    expect((await run({})).counts).toMatchObject({ contestsWritten: 0, transactions: 0 }); // unchanged
+
+    // Reminders on both; then a reply without one of them, its release answer lost.
+    const keptId = `${platform}:${kept.id}`;
+    await addReminder(tables, keptId, 'alice', 30, kept.startSeconds);
+    await addReminder(tables, `${platform}:${dropped.id}`, 'bob', 30, dropped.startSeconds);
+    offline.standins.setBody(platform, body(kept));
+    loseNextReleaseAnswer = true;
+    expect((await run({})).counts).toMatchObject({ contestsVanished: 1 });
+    expect(loseNextReleaseAnswer).toBe(false);
+    // Missed by enough syncs: deleted (its reminders kept: no DeleteItem on Reminders).
+    let removed = 0;
+    for (let i = 0; i < 4 && removed === 0; i += 1) removed = (await run({})).counts.contestsRemoved;
+    expect(removed).toBe(1);
+
+    // A failed source: nothing written.
+    offline.standins.enqueue(platform, misbehave.status(404, 'Not Found'));
+    expect(await run({})).toMatchObject({ outcome: 'failed', reason: platform, counts: { contestsWritten: 0 } });
+    // A dry run of a reply that brings the dropped contest back: it would write, it writes nothing.
+    offline.standins.setBody(platform, body(kept, dropped));
+    const dry = await run({ dryRun: true });
+    expect(dry).toMatchObject({ outcome: 'succeeded', dryRun: true, counts: { contestsWritten: 0 } });
+    expect(dry.changes?.writeTotal).toBeGreaterThan(0);
+
+    // DUE_SHARDS was 4 before this deployment (the clock says so): the run sweeps byDue partitions 1 to 3.
+    await tables.doc.send(
+      new UpdateCommand({
+        TableName: tables.names.contests,
+        Key: { contestId: replyClockId(platform) },
+        UpdateExpression: 'SET dueShards = :four',
+        ExpressionAttributeValues: { ':four': 4 },
+      }),
+    );
+    const due = kept.startSeconds - 1800;
+    await tables.doc.send(
+      new PutCommand({
+        TableName: tables.names.reminders,
+        Item: {
+          ...reminderKey(keptId, 'carol'),
+          contestId: keptId,
+          minutesBefore: 30,
+          remindAt: due,
+          dueAt: due,
+          dueShard: 2,
+          dueStart: kept.startSeconds,
+        },
+      }),
+    );
+    expect(await run({})).toMatchObject({ outcome: 'succeeded', counts: { remindersResharded: 1 } });
+    expect(calls.some((call) => call.index === 'byDue' && call.action === 'dynamodb:Query')).toBe(true);
+    // Its lease held by another: skipped.
+    await tables.doc.send(
+      new PutCommand({
+        TableName: tables.names.coordination,
+        Item: { pk: names.leaseKey, holder: 'other', fence: 99, expiresAtMs: Date.now() + 60_000 },
+      }),
+    );
+    expect((await run({})).reason).toBe('lease-held');
+
+    // Only its own keys in Coordination, and no grant of the upgrade (Codeforces' job alone copies).
+    expect(
+      calls.filter(
+        (call) =>
+          call.table === tables.names.coordination &&
+          ![names.leaseKey].includes(call.key ?? '') &&
+          !call.key?.startsWith(names.runRecordPrefix),
+      ),
+    ).toEqual([]);
+    expect(statements.map((statement) => (statement as { Sid?: string }).Sid).filter((sid) => String(sid).startsWith('Migration'))).toEqual(
+      [],
+    );
+    expectUsedEqualsGranted(job.platform, calls, statements);
+  }, 120_000);
 });
 
 describe('the relay’s synthesized policy against the calls it makes', () => {

@@ -1,17 +1,17 @@
 /**
  * Hostile Codeforces replies (issue #8) fed to the bundled function (what `cdk deploy` uploads),
  * one child process per invocation, against DynamoDB Local and the local stand-in. Whatever the
- * reply, the result and every log line stay small (Lambda result ≤ 6 MB, CloudWatch Logs event
- * ≤ 256 KB), the run record is written (DynamoDB item ≤ 400 KB), the lease is released, and the
- * app's reminders are kept.
+ * reply, the result and every log line stay small, the run record is written, the lease is
+ * released (test/support/hostile.ts), and the app's reminders are kept. The other sources' bundles
+ * meet their hostile replies in hostile-sources.test.ts.
  */
 import { describe, expect, inject, it } from 'vitest';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { CodeforcesStandin } from '../../local/codeforces-standin.js';
 import { MAX_BODY_BYTES } from '../../lambda/sources/codeforces/client.js';
-import { MAX_TEXT_BYTES } from '@contest-sync/scheduled-singleton';
+import { LEASE_PK } from '../../lambda/contract.js';
 import { cf } from '../support/ids.js';
-import { addReminder, apiContest, sampleList, scanAll, snapshot, type ApiContest } from '../support/contests.js';
+import { addReminder, apiContest, sampleList, snapshot, type ApiContest } from '../support/contests.js';
+import { expectContained as expectRunContained, intervalAt, leaseItem } from '../support/hostile.js';
 import { invokeBundle, scheduledEvent, type InvocationOutcome } from '../support/processes.js';
 import type { TestTables } from '../support/tables.js';
 import { useWorld } from '../support/world.js';
@@ -24,8 +24,6 @@ useWorld('hostile', (world) => {
 });
 
 const MB = 1024 * 1024;
-/** Small: far below every platform limit, and what an operator can read. */
-const SMALL = 8 * 1024;
 
 function invoke(event: unknown) {
   return invokeBundle({
@@ -33,16 +31,6 @@ function invoke(event: unknown) {
     event,
     env: { ...tables.env, CODEFORCES_API_URL: standin.baseUrl, LEASE_DURATION_SECONDS: '10' },
   }).done;
-}
-
-const intervalAt = (hoursAgo: number) => new Date(Date.now() - hoursAgo * 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
-const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
-
-async function leaseItem() {
-  const out = await tables.doc.send(
-    new GetCommand({ TableName: tables.names.coordination, Key: { pk: 'lease#contest-sync' }, ConsistentRead: true }),
-  );
-  return out.Item;
 }
 
 /** A first, ordinary sync of the sample list, and reminders on every upcoming contest. */
@@ -53,48 +41,12 @@ async function seed(list: ApiContest[] = sampleList()) {
   const upcoming = list.filter((c) => c.phase === 'BEFORE');
   for (const c of upcoming) await addReminder(tables, c.id, `user-${c.id}`, 30, c.startTimeSeconds ?? 0);
   standin.requests.length = 0;
-  return { upcoming, before: await snapshot(tables), fence: Number((await leaseItem())?.fence) };
+  return { upcoming, before: await snapshot(tables), fence: Number((await leaseItem(tables, LEASE_PK))?.fence) };
 }
 
-/**
- * What every hostile run must leave: a small result, small log lines (stdout and stderr), small
- * error texts, a released lease, a small run record. Prints what it saw.
- */
-async function expectContained(label: string, outcome: InvocationOutcome) {
-  const resultLine = outcome.stdout.slice(outcome.stdout.lastIndexOf('@@RESULT '));
-  const lines = [...outcome.stdout.split('\n'), ...outcome.stderr.split('\n')];
-  const largestLine = Math.max(...lines.map(bytes));
-  const resultBytes = bytes(JSON.stringify(outcome.result ?? outcome.error ?? null));
-  const item = await leaseItem();
-  const records = (await scanAll(tables.doc, tables.names.coordination)).filter((r) => String(r.pk).startsWith('run#'));
-  const record = records.find((r) => r.runId === outcome.summary?.runId);
-  const recordBytes = bytes(JSON.stringify(record ?? null));
-  console.info(
-    `[hostile ${label}] ${JSON.stringify({
-      outcome: outcome.summary?.outcome,
-      reason: outcome.summary?.reason,
-      invalid: outcome.summary?.counts.contestsInvalid,
-      codeforcesRequests: standin.requests.length,
-      resultBytes,
-      resultLineBytes: bytes(resultLine),
-      largestLogLineBytes: largestLine,
-      runRecordBytes: recordBytes,
-      errorBytes: bytes(outcome.summary?.error ?? ''),
-      leaseHolder: item?.holder ?? null,
-      error: (outcome.summary?.error ?? '').slice(0, 120),
-    })}`,
-  );
-  expect(outcome.summary, outcome.stderr).toBeDefined();
-  expect(resultBytes).toBeLessThan(SMALL);
-  expect(bytes(resultLine)).toBeLessThan(SMALL);
-  expect(largestLine).toBeLessThan(SMALL);
-  expect(bytes(outcome.summary?.error ?? '')).toBeLessThanOrEqual(MAX_TEXT_BYTES);
-  expect(bytes(outcome.error?.message ?? '')).toBeLessThanOrEqual(MAX_TEXT_BYTES);
-  expect(item?.holder).toBeUndefined();
-  expect(record, 'the run record was written').toBeDefined();
-  expect(recordBytes).toBeLessThan(SMALL);
-  expect(bytes(String(record?.error ?? ''))).toBeLessThanOrEqual(MAX_TEXT_BYTES);
-}
+/** What every hostile run must leave (test/support/hostile.ts). */
+const expectContained = (label: string, outcome: InvocationOutcome) =>
+  expectRunContained(label, outcome, { tables, leaseKey: LEASE_PK, requests: standin.requests.length });
 
 describe('hostile Codeforces replies (bundled function, issue #8)', { timeout: 120_000 }, () => {
   it('a 7 MB FAILED comment: console and scheduled runs fail small, release the lease, keep the data', async () => {
