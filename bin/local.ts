@@ -91,7 +91,7 @@ const { PERSIST_DIR, startDynamoDbLocal } = await import('../local/dynamodb-loca
 const { createTablesFromTemplate } = await import('../local/tables.js');
 const { deliverOutbox, functionEnv } = await import('../local/local-events.js');
 const { startLocalDoor } = await import('../local/door/door.js');
-const { DEMO_USER, callApi, createFeed, doorInstructions, followCalendars } = await import('../local/door/walkthrough.js');
+const { DEMO_USER, callApi, createFeed, doorInstructions, dueNowLead, followCalendars } = await import('../local/door/walkthrough.js');
 const { dynamoDoorTable } = await import('../lambda/calendar/store.js');
 const { findDeliveryFunction, synthTemplate } = await import('../local/template.js');
 
@@ -244,7 +244,7 @@ try {
     // A persisted run's user already has this reminder: setting its lead again is the same intent and changes nothing.
     const listed = await callApi(door!, token, 'GET', '/me/reminders');
     const stored = (listed.body.reminders as { contestId: string; minutesBefore: number }[]).find((r) => r.contestId === id);
-    const minutesBefore = stored?.minutesBefore ?? Math.max(1, Math.ceil((contest.startTimeSeconds - now) / 60));
+    const minutesBefore = stored?.minutesBefore ?? dueNowLead(contest.startTimeSeconds, now);
     const set = await callApi(door!, token, 'PUT', `/me/reminders/${id}`, { minutesBefore });
     console.log(
       `\nThe app sets a reminder through the API (PUT /me/reminders/${id}, ${minutesBefore} minutes before its start: due now): ` +

@@ -61,6 +61,8 @@ export interface LocalDoor {
   bus: { rules: BusRule[]; targets: Record<string, Target> };
   /** What the example receiver accepted (verified), in order. */
   webhooks: BusEvent[];
+  /** The example receiver's URL, where the relay posts each signed webhook. */
+  receiverUrl: string;
   objects: ObjectStandin;
   /** The feed queue: messages sent to it, holding them back from the builder, what it dead-lettered. */
   queue: Pick<QueueStandin, 'sent' | 'hold' | 'deadLetters' | 'deduplicated'>;
@@ -156,7 +158,7 @@ function apiEnv(options: DoorOptions, objects: ObjectStandin, queue: QueueStandi
 }
 
 /** The example receiver on a free port, and the relay that signs each bus event to it. */
-async function startWebhooks(received: BusEvent[]): Promise<{ server: Server; target: Target }> {
+async function startWebhooks(received: BusEvent[]): Promise<{ server: Server; url: string; target: Target }> {
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
   const server = webhookReceiver(secret, async (event) => void received.push(event as BusEvent)).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -181,7 +183,7 @@ async function startWebhooks(received: BusEvent[]): Promise<{ server: Server; ta
     const { batchItemFailures } = await relay({ Records: [record as unknown as SQSRecord] });
     if (batchItemFailures.length > 0) throw new Error('the receiver did not accept the webhook');
   };
-  return { server, target };
+  return { server, url, target };
 }
 
 export async function startLocalDoor(options: DoorOptions): Promise<LocalDoor> {
@@ -215,6 +217,7 @@ export async function startLocalDoor(options: DoorOptions): Promise<LocalDoor> {
     url: gateway.url,
     issuer,
     webhooks,
+    receiverUrl: relay.url,
     objects,
     queue,
     bus: {

@@ -122,3 +122,12 @@ export function doorInstructions(door: Pick<LocalDoor, 'url'>, token: string, co
     ...doorCommands({ url: door.url, token, contest, feedUrl }).map((line) => `  ${line}`),
   ].join('\n');
 }
+
+/**
+ * The lead that makes a reminder on a contest starting at `startTimeSeconds` due at `nowSeconds`:
+ * the whole minutes until its start, at least one. How `npm start` makes a reminder due locally
+ * without waiting: the reminder's due time is the start minus its lead, so it is due now.
+ */
+export function dueNowLead(startTimeSeconds: number, nowSeconds: number): number {
+  return Math.max(1, Math.ceil((startTimeSeconds - nowSeconds) / 60));
+}

@@ -11,8 +11,12 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { localDynamoClient } from '../../local/dynamodb-local.js';
 import { deliverOutbox } from '../../local/local-events.js';
 import { startLocalDoor, type LocalDoor } from '../../local/door/door.js';
-import { callApi } from '../../local/door/walkthrough.js';
+import { callApi, dueNowLead } from '../../local/door/walkthrough.js';
+import { functionEnv } from '../../local/local-events.js';
+import { startOfflineSources, syncSources, upcomingContests, type OfflineSources } from '../../local/sync-sources.js';
 import type { TableNames } from '../../local/tables.js';
+import { findDeliveryFunction, type CfnTemplate } from '../../local/template.js';
+import { createDeliveryHandler } from '../../lambda/delivery/handler.js';
 import { parseFeed } from '../lambda/calendar/ics.js';
 import { localHandler } from '../support/handler.js';
 import { synthesizedTemplate } from '../support/tables.js';
@@ -20,10 +24,13 @@ import { useWorld, type World } from '../support/world.js';
 
 let world: World;
 let door: LocalDoor | undefined;
+let offline: OfflineSources | undefined;
 useWorld('door', (w) => (world = w));
 afterEach(async () => {
   await door?.close();
   door = undefined;
+  await offline?.close();
+  offline = undefined;
 });
 
 /** A synced world behind the local door, its contest events delivered (feeds and webhooks). */
@@ -148,5 +155,83 @@ describe('the local door (npm start)', () => {
     }
     expect(await doorItems()).toEqual(before);
     expect((await callApi(door, question, 'GET', '/me/calendar')).body.active).toBe(true);
+  });
+});
+
+describe('the local door with every platform synced from its recorded reply (npm start -- --offline)', () => {
+  it('delivers a due AtCoder reminder as exactly one signed ReminderDue webhook, and AtCoder announcements as webhooks of atcoder', async () => {
+    const template = synthesizedTemplate() as CfnTemplate;
+    const names = world.tables.names as TableNames;
+    const endpoint = inject('dynamoEndpoint');
+    const client = localDynamoClient(endpoint);
+    offline = await startOfflineSources(Date.now());
+    door = await startLocalDoor({ template, outdir: dirname(inject('templatePath')), dynamoEndpoint: endpoint, names, port: 0 });
+    const runs = await syncSources({
+      template,
+      names,
+      client,
+      event: {},
+      env: { ...offline.env, LEASE_DURATION_SECONDS: '30' },
+      write: () => undefined,
+    });
+    expect(runs.map((r) => [r.job.platform, r.summary.outcome])).toEqual(runs.map((r) => [r.job.platform, 'succeeded']));
+    expect(runs.map((r) => r.job.platform)).toContain('atcoder');
+
+    const now = Math.floor(Date.now() / 1000);
+    const atcoder = await upcomingContests(client, names, 'atcoder', now);
+    expect(atcoder.length).toBeGreaterThan(0);
+    const next = atcoder[0]!;
+    const contestId = String(next.contestId);
+    const platformId = contestId.replace(/^atcoder:/, '');
+    expect(contestId).toMatch(/^atcoder:[a-z0-9_-]+$/);
+
+    // As npm start makes a reminder due: the lead that puts its due time now (local/door/walkthrough.ts).
+    const token = await door.issuer.token('alice');
+    const minutesBefore = dueNowLead(Number(next.startTimeSeconds), now);
+    const set = await callApi(door, token, 'PUT', `/me/reminders/${contestId}`, { minutesBefore });
+    expect([set.status, set.body.changed]).toEqual([200, true]);
+    const delivery = createDeliveryHandler({
+      env: { ...functionEnv(template, findDeliveryFunction(template).logicalId, names), LEASE_DURATION_SECONDS: '30' },
+      dynamo: client,
+      write: () => undefined,
+    });
+    const delivered = await delivery({}, { getRemainingTimeInMillis: () => 60_000 });
+    expect(JSON.stringify(delivered)).toMatch(/"delivered":1[,}]/);
+    await deliverOutbox({ template, dynamo: client, endpoint, names, more: door.bus });
+    await door.settled();
+
+    // What the example receiver verified (signature, then timestamp) and handled once per webhook-id.
+    const due = door.webhooks.filter((e) => e['detail-type'] === 'ReminderDue');
+    expect(due).toHaveLength(1);
+    expect(due[0]!.detail).toMatchObject({
+      platform: 'atcoder',
+      contestId,
+      contest: contestId,
+      platformId,
+      userId: 'alice',
+      minutesBefore,
+    });
+    const announced = door.webhooks.filter((e) => e['detail-type'] === 'ContestAnnounced' && e.detail.platform === 'atcoder');
+    expect(announced.map((e) => String(e.detail.contestId)).sort()).toEqual(atcoder.map((c) => String(c.contestId)).sort());
+    for (const e of announced) expect(e.detail.contestId).toBe(`atcoder:${String(e.detail.platformId)}`);
+    // Every platform's contest events arrive, each as its own platform's.
+    const platforms = new Set(door.webhooks.filter((e) => e['detail-type'] === 'ContestAnnounced').map((e) => e.detail.platform));
+    expect([...platforms].sort()).toEqual(runs.map((r) => r.job.platform).sort());
+
+    // The receiver accepts only what the relay signed: the same event unsigned, or signed by another secret, is refused.
+    const body = JSON.stringify(due[0]);
+    const headers = {
+      'content-type': 'application/json',
+      'webhook-id': String(due[0]!.detail.eventId),
+      'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+    };
+    const unsigned = await fetch(door.receiverUrl, { method: 'POST', headers, body });
+    const forged = await fetch(door.receiverUrl, {
+      method: 'POST',
+      headers: { ...headers, 'webhook-signature': `v1,${Buffer.from('not the secret').toString('base64')}` },
+      body,
+    });
+    expect([unsigned.status, forged.status]).toEqual([401, 401]);
+    expect(door.webhooks.filter((e) => e['detail-type'] === 'ReminderDue')).toHaveLength(1);
   });
 });
