@@ -11,6 +11,7 @@ import { localDynamoClient } from '../../local/dynamodb-local.js';
 import { bundleDirOfFunction, findDeliveryFunction } from '../../local/template.js';
 import { contentionOnlyPlan, trialSeed, type TrialPlan } from './faults.js';
 import { runChaos } from './suite.js';
+import { sourceEntriesOf } from './sources.js';
 
 const client = localDynamoClient(inject('dynamoEndpoint'));
 afterAll(() => client.destroy());
@@ -59,7 +60,14 @@ describe('chaos (short run)', () => {
         'index.mjs',
       );
       const summary = await runChaos(
-        { dynamoEndpoint: inject('dynamoEndpoint'), bundleEntry: inject('bundleEntry'), deliveryEntry, template, client },
+        {
+          dynamoEndpoint: inject('dynamoEndpoint'),
+          bundleEntry: inject('bundleEntry'),
+          deliveryEntry,
+          sourceEntries: sourceEntriesOf(dirname(inject('templatePath')), template),
+          template,
+          client,
+        },
         { seed: SEED, trials: 3, workers: 5, parallel: 3, aws: true, adjust: pinned, deliveryWorkers: 4 },
       );
       // What the machine's load kept from being judged is said, never passed over in silence.
@@ -71,6 +79,9 @@ describe('chaos (short run)', () => {
       );
       expect(violations).toEqual([]);
       expect(summary.trials).toHaveLength(3);
+      // Every other source's job ran beside Codeforces' (the contention-only trial keeps to Codeforces).
+      expect(Object.keys(summary.sources ?? {}).sort()).toEqual(['atcoder', 'codechef', 'leetcode']);
+      for (const figures of Object.values(summary.sources ?? {})) expect(figures.outcomes.succeeded ?? 0).toBeGreaterThan(0);
       const injected = Object.entries(summary.faults)
         .filter(([kind]) => kind !== 'short-lease')
         .reduce((sum, [, n]) => sum + n, 0);
@@ -93,7 +104,7 @@ describe('chaos (short run)', () => {
       const events = delivered.reduce((sum, trial) => sum + (trial.delivery?.events ?? 0), 0);
       expect(events).toBeGreaterThanOrEqual(5 * delivered.length);
       console.info(
-        `[chaos short] ${JSON.stringify({ faults: summary.faults, outcomes: summary.outcomes, contentionRetries: summary.contentionRetries, delivery: summary.delivery, starved: summary.starvedByRule })}`,
+        `[chaos short] ${JSON.stringify({ faults: summary.faults, outcomes: summary.outcomes, contentionRetries: summary.contentionRetries, delivery: summary.delivery, sources: summary.sources, starved: summary.starvedByRule })}`,
       );
     },
   );

@@ -130,6 +130,25 @@ describe('chaos checker', () => {
     expect(check(cleanHistory(), finalTables(3), expected)).toEqual([]);
   });
 
+  it("flags a source job's transaction that names another platform's items, and passes its own", () => {
+    const history = { ...cleanHistory(), platform: 'atcoder' };
+    const own = (id: string, at: number): StoreOp => ({
+      ...(write('b', 2, 3, at) as Extract<StoreOp, { kind: 'write' }>),
+      itemContests: [id],
+    });
+    const store = [
+      ...history.store,
+      own('atcoder:abc200', T + 1_710),
+      own('gate#atcoder:abc200#00', T + 1_720),
+      own('clock#atcoder', T + 1_730),
+    ];
+    const ownOnly = judge({ ...history, store }, finalTables(3), undefined);
+    expect(ownOnly.violations).toEqual([]);
+    const foreign = judge({ ...history, store: [...store, own('codechef:START135D', T + 1_740)] }, finalTables(3), undefined);
+    expect(rules(foreign.violations)).toEqual(['foreign-platform-write']);
+    expect(foreign.violations[0]!.message).toContain('codechef:START135D');
+  });
+
   it('flags one fence acquired by two runs, and fences out of acquisition order', () => {
     const history = cleanHistory();
     const runs = [...history.runs];

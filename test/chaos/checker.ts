@@ -41,6 +41,7 @@ import { describeStarvation, slowLeaseAnswers, starvationOfRun, type Stall } fro
 import type { CodeforcesRecord } from './taps.js';
 import { GATE_PREFIX, gateKeys } from '../../lambda/contests/bucket-gates.js';
 import { isContestItem } from '../support/contests.js';
+import { replyClockId } from '../../lambda/contests/model.js';
 
 export type Rule =
   | 'fence-order'
@@ -58,6 +59,7 @@ export type Rule =
   | 'final-reminders'
   | 'unverifiable'
   | 'contention-failure'
+  | 'foreign-platform-write'
   // Reminder delivery (delivery-checker.ts):
   | 'delivery-duplicate'
   | 'delivery-event-without-claim'
@@ -115,6 +117,17 @@ export interface TrialHistory {
   /** Intervals the quiet phase gave up on with every failed attempt starved; and whether the final sync ended so. */
   starvedIntervals?: readonly string[];
   finalSyncStarved?: boolean;
+  /**
+   * The platform whose job the runs are (every item a write names must be its own: its contests,
+   * their gates and reminder rows, its reply clock). Absent: not checked.
+   */
+  platform?: string;
+}
+
+/** Whether a Contests key or a reminder row's contest belongs to `platform` (`<platform>:<id>`, its gates, its reply clock). */
+export function ownItem(platform: string, contestId: string): boolean {
+  const id = contestId.startsWith(GATE_PREFIX) ? contestId.slice(GATE_PREFIX.length) : contestId;
+  return id.startsWith(`${platform}:`) || id === replyClockId(platform);
 }
 
 export type Expectation = (version: number) => { contests: ContestRow[]; reminders: ReminderRow[] };
@@ -153,7 +166,11 @@ export function check(history: TrialHistory, final: FinalTables, expected: Expec
   return judge(history, final, expected).violations;
 }
 
-export function judge(history: TrialHistory, final: FinalTables, expected: Expectation): Judgement {
+/**
+ * `expected` absent (a source job whose reply the trial does not version): every rule but the
+ * final tables' comparison.
+ */
+export function judge(history: TrialHistory, final: FinalTables, expected: Expectation | undefined): Judgement {
   const violations: Violation[] = [];
   const starved: Violation[] = [];
   const add = (rule: Rule, message: string): void => {
@@ -263,6 +280,13 @@ export function judge(history: TrialHistory, final: FinalTables, expected: Expec
 
   for (const op of history.store) {
     if (op.kind !== 'write' || op.outcome === 'refused') continue;
+    const platform = history.platform;
+    const foreign = platform === undefined ? [] : (op.itemContests ?? []).filter((id) => !ownItem(platform, id));
+    if (foreign.length > 0)
+      add(
+        'foreign-platform-write',
+        `a transaction of ${platform}'s job wrote items of another platform: ${[...new Set(foreign)].join(', ')}`,
+      );
     if (op.check === undefined && op.outcome === 'ok') {
       add(
         'unfenced-write',
@@ -366,6 +390,7 @@ export function judge(history: TrialHistory, final: FinalTables, expected: Expec
   }
 
   // --- Final tables: what the last successful sync's reply implies ------------------------
+  if (expected === undefined) return { violations, starved };
   const successes = [
     ...history.runs.flatMap((run) =>
       run.summary?.outcome === 'succeeded' && run.runId !== undefined

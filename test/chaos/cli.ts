@@ -2,7 +2,7 @@
  * Randomized fault injection with a history checker (Jepsen-style) on the bundled function.
  *
  *   npm run chaos -- --trials N [--seed S] [--workers W] [--parallel P] [--first I] [--aws on|off]
- *                    [--delivery D] [--json FILE] [--verbose]
+ *                    [--delivery D] [--sources LIST] [--json FILE] [--verbose]
  *
  * Each trial runs W worker processes (default 8) against DynamoDB Local and the Codeforces
  * stand-in, injects faults from a plan derived from the run seed and the trial index, then checks
@@ -29,7 +29,8 @@ setMaxListeners(100);
 const COMMAND = {
   command: 'npm run chaos',
   npmScript: 'chaos',
-  synopsis: '-- [--trials N] [--seed S] [--workers W] [--parallel P] [--first I] [--aws on|off] [--delivery D] [--json FILE] [--verbose]',
+  synopsis:
+    '-- [--trials N] [--seed S] [--workers W] [--parallel P] [--first I] [--aws on|off] [--delivery D] [--sources LIST] [--json FILE] [--verbose]',
   help: [
     '--trials N     trials to run (default 10)',
     '--seed S       the run seed (default: a random one, printed)',
@@ -38,6 +39,7 @@ const COMMAND = {
     '--first I      the index of the first trial (a replay starts at the failing one)',
     '--aws on|off   AWS faults through the DynamoDB proxies (default on)',
     '--delivery D   reminder delivery workers per trial (default 6; 0: none)',
+    "--sources LIST the other source jobs run beside Codeforces' (default atcoder,codechef,leetcode; none: Codeforces alone)",
     '--json FILE    also write the summary as JSON to FILE',
     "--verbose      each trial's phases, outcomes and faults",
   ],
@@ -49,6 +51,7 @@ const COMMAND = {
     first: { type: 'string' },
     aws: { type: 'string' },
     delivery: { type: 'string' },
+    sources: { type: 'string' },
     json: { type: 'string' },
     verbose: { type: 'boolean', default: false },
   },
@@ -64,13 +67,21 @@ interface Options {
   verbose: boolean;
   aws: boolean;
   delivery: number;
+  sources: string[];
   json: string | undefined;
 }
+
+const OTHER_PLATFORMS = ['atcoder', 'codechef', 'leetcode'];
 
 function options(): Options {
   const values = parseCommandLine(COMMAND);
   if (values.aws !== undefined && values.aws !== 'on' && values.aws !== 'off') refuse(COMMAND, `--aws takes on or off, got ${values.aws}`);
+  const sources =
+    values.sources === undefined ? OTHER_PLATFORMS : values.sources === 'none' ? [] : values.sources.split(',').map((p) => p.trim());
+  const unknown = sources.filter((p) => !OTHER_PLATFORMS.includes(p));
+  if (unknown.length > 0) refuse(COMMAND, `--sources takes ${OTHER_PLATFORMS.join(',')} or none, got ${unknown.join(',')}`);
   return {
+    sources,
     trials: wholeNumber(COMMAND, 'trials', values.trials, 10, 1),
     seed: wholeNumber(COMMAND, 'seed', values.seed, Math.floor(Math.random() * 2 ** 31), 0),
     workers: wholeNumber(COMMAND, 'workers', values.workers, 8, 1),
@@ -121,6 +132,13 @@ function report(summary: ChaosSummary, options: Options, wallMs: number): void {
     out('  outcomes:');
     for (const [kind, n] of Object.entries(d.outcomes).sort()) out(`    ${kind.padEnd(24)} ${n}`);
   }
+  for (const [platform, figures] of Object.entries(summary.sources ?? {}).sort()) {
+    const outcomes = Object.entries(figures.outcomes)
+      .sort()
+      .map(([kind, n]) => `${kind} ${n}`)
+      .join(', ');
+    out(`source ${platform}: ${figures.invocations} invocations, ${figures.requests} upstream requests; ${outcomes}`);
+  }
   const failing = summary.trials.filter((trial) => trial.violations.length > 0);
   out(`violations:      ${summary.violations}`);
   for (const [rule, n] of Object.entries(summary.violationsByRule).sort()) out(`  ${rule.padEnd(18)} ${n}`);
@@ -135,7 +153,7 @@ function report(summary: ChaosSummary, options: Options, wallMs: number): void {
     for (const violation of trial.violations.slice(0, 10)) out(`  [${violation.rule}] ${violation.message}`);
     if (trial.violations.length > 10) out(`  … and ${trial.violations.length - 10} more`);
     out(
-      `  replay: npm run chaos -- --seed ${options.seed} --trials 1 --first ${trial.index} --workers ${options.workers} --aws ${options.aws ? 'on' : 'off'} --delivery ${options.delivery}`,
+      `  replay: npm run chaos -- --seed ${options.seed} --trials 1 --first ${trial.index} --workers ${options.workers} --aws ${options.aws ? 'on' : 'off'} --delivery ${options.delivery} --sources ${options.sources.join(',') || 'none'}`,
     );
   }
 }
@@ -145,6 +163,7 @@ async function main(options: Options): Promise<void> {
   const { startDynamoDbLocal } = await import('../../local/dynamodb-local.js');
   const { bundleDirOfFunction, findDeliveryFunction, synthTemplate } = await import('../../local/template.js');
   const { runChaos } = await import('./suite.js');
+  const { sourceEntriesOf } = await import('./sources.js');
   const { first } = options;
   const started = Date.now();
   process.stdout.write(
@@ -159,7 +178,14 @@ async function main(options: Options): Promise<void> {
   const client = dynamo.client();
   try {
     const summary = await runChaos(
-      { dynamoEndpoint: dynamo.endpoint, bundleEntry: join(synth.bundleDir, 'index.mjs'), deliveryEntry, template: synth.template, client },
+      {
+        dynamoEndpoint: dynamo.endpoint,
+        bundleEntry: join(synth.bundleDir, 'index.mjs'),
+        deliveryEntry,
+        sourceEntries: sourceEntriesOf(synth.outdir, synth.template),
+        template: synth.template,
+        client,
+      },
       {
         seed: options.seed,
         trials: options.trials,
@@ -168,6 +194,7 @@ async function main(options: Options): Promise<void> {
         parallel: options.parallel,
         aws: options.aws,
         deliveryWorkers: options.delivery,
+        sources: options.sources,
         onTrial: (trial) => {
           const starved = trial.starved.length > 0 ? ` (${trial.starved.length} starved)` : '';
           const status = (trial.violations.length === 0 ? 'ok' : `${trial.violations.length} VIOLATION(S)`) + starved;

@@ -178,6 +178,8 @@ export type StoreOp = Landing &
         versions: number[];
         contestsPut: string[];
         contestsDeleted: string[];
+        /** The contest every data action names (a reminder row's: its bucket key's contest; a gate's: its own key). */
+        itemContests?: string[];
         actions: number;
       }
   );
@@ -273,6 +275,7 @@ export function storeOps(records: readonly WireRecord[], tables: TableNames, lea
     const versions = new Set<number>();
     const contestsPut: string[] = [];
     const contestsDeleted: string[] = [];
+    const itemContests: string[] = [];
     let dataActions = 0;
     for (const item of items) {
       const [kind, action] = (Object.entries(item)[0] ?? []) as [string, Json];
@@ -284,6 +287,8 @@ export function storeOps(records: readonly WireRecord[], tables: TableNames, lea
       }
       if (action.TableName !== tables.contests && action.TableName !== tables.reminders) continue;
       dataActions += 1;
+      const key = values(action.Item ?? action.Key);
+      itemContests.push(action.TableName === tables.contests ? String(key.contestId) : String(key.contestKey).replace(/#\d{2}$/, ''));
       if (action.TableName !== tables.contests) continue;
       if (kind === 'Put') {
         const put = values(action.Item);
@@ -302,6 +307,7 @@ export function storeOps(records: readonly WireRecord[], tables: TableNames, lea
       versions: [...versions].sort((a, b) => a - b),
       contestsPut,
       contestsDeleted,
+      itemContests,
       actions: dataActions,
     });
   }

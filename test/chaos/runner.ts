@@ -36,7 +36,7 @@ import {
 import { createTablesFromTemplate, tableDefinitionsFromTemplate, type TableNames } from '../../local/tables.js';
 import { findDeliveryFunction, type CfnTemplate } from '../../local/template.js';
 import { deliveryLeaseKey } from '../../lambda/delivery/schema.js';
-import { judge, type Violation } from './checker.js';
+import { judge, ownItem, type Violation } from './checker.js';
 import { checkDelivery } from './delivery-checker.js';
 import {
   appDueWrites,
@@ -62,6 +62,7 @@ import {
 } from './faults.js';
 import { storeOps, type RunHistory } from './history.js';
 import { startCodeforcesTap, startDynamoRecorder } from './taps.js';
+import { runSources, type SourcesResult } from './sources.js';
 import { runWorker, type WorkerControl } from './worker.js';
 import { startStarvationProbe } from '../support/starvation-probe.mjs';
 import { slowLeaseAnswers, starvationOfRun, stallsOfSamples } from './starvation.js';
@@ -77,6 +78,8 @@ export interface ChaosEnvironment {
   deliveryEntry?: string;
   template: CfnTemplate;
   client: DynamoDBClient;
+  /** `<bundleDir>/index.mjs` of the other source jobs' functions, by platform (sources.ts; absent: Codeforces' alone). */
+  sourceEntries?: Readonly<Record<string, string>>;
 }
 
 export interface TrialResult {
@@ -101,6 +104,8 @@ export interface TrialResult {
   phasesMs: { faults: number; quiet: number };
   /** The reminder delivery part, if the trial had one. */
   delivery?: DeliveryFigures;
+  /** The other source jobs' part (sources.ts), by platform, if the trial had one. */
+  sources?: SourcesResult['byPlatform'];
 }
 
 export interface DeliveryFigures {
@@ -256,6 +261,8 @@ export async function runTrial(
     app?: boolean;
     /** The large-commit fault (default: drawn from the seed, two trials in five). */
     largeCommit?: boolean;
+    /** The other source jobs run beside Codeforces' (default: every one with an entry in `env.sourceEntries`). */
+    sources?: readonly string[];
   },
 ): Promise<TrialResult> {
   const startedAt = Date.now();
@@ -346,6 +353,8 @@ export async function runTrial(
   let deliveryFigures: DeliveryFigures | undefined;
   let starvedWorkers: number[] = [];
   let quietStart = Number.POSITIVE_INFINITY;
+  let sourcesPart: Promise<SourcesResult> | undefined;
+  let sourceFigures: SourcesResult['byPlatform'] | undefined;
   const invoke = async (
     event: WorkerEvent,
     worker: Pick<WorkerPlan, 'fault' | 'contenders'>,
@@ -475,6 +484,24 @@ export async function runTrial(
     // --- Faults phase --------------------------------------------------------------------------
     nextId = plan.workers.length + (delivery?.plan.workers.length ?? 0);
     phaseStart = Date.now();
+    // The other sources' jobs, beside this one: their own faults, quiet phase and checks (sources.ts).
+    const platforms = (options.sources ?? Object.keys(env.sourceEntries ?? {})).filter((p) => env.sourceEntries?.[p] !== undefined);
+    sourcesPart =
+      platforms.length === 0 || contentionOnly
+        ? undefined
+        : runSources({
+            seed,
+            platforms,
+            entries: env.sourceEntries!,
+            template: env.template,
+            names,
+            doc,
+            dynamoEndpoint: env.dynamoEndpoint,
+            leaseSeconds: plan.leaseSeconds,
+            intervals: plan.intervals,
+            timeoutMs: INVOCATION_TIMEOUT_MS,
+            harnessSamples: () => harnessProbe.samples(),
+          });
     const faultsSpanMs = Math.max(0, ...plan.workers.map((w) => w.startAtMs)) + 3_000;
     await Promise.all([
       ...(withApp
@@ -574,6 +601,12 @@ export async function runTrial(
     }
 
     phasesMs.quiet = Date.now() - quietStart;
+    if (sourcesPart !== undefined) {
+      const part = await sourcesPart;
+      violations.push(...part.violations);
+      starved.push(...part.starved);
+      sourceFigures = part.byPlatform;
+    }
     // --- Check (once every delayed request has reached DynamoDB and been answered) -------------
     if (drainAtMs + 500 > Date.now()) await sleep(drainAtMs + 500 - Date.now());
     const [contests, reminders, lease, outbox] = await Promise.all([
@@ -602,9 +635,11 @@ export async function runTrial(
         harnessStalls: stallsOfSamples(harnessProbe.samples(), 'harness'),
         starvedIntervals,
         finalSyncStarved: finalSync === 'starved',
+        platform: 'codeforces',
       },
       {
-        contests,
+        // Codeforces' items: the other sources' jobs write theirs beside it (judged in sources.ts).
+        contests: contests.filter((item) => ownItem('codeforces', String(item.contestId))),
         // The app's rows are its own (judged per intent by the delivery checker), not the seeded expectation's.
         reminders: reminders.filter((row) => !String(row.userId).startsWith(APP_USER_PREFIX)),
         ...(lease.Item !== undefined ? { lease: lease.Item } : {}),
@@ -652,6 +687,7 @@ export async function runTrial(
       };
     }
   } finally {
+    await sourcesPart?.catch(() => undefined);
     harnessProbe.stop();
     while (appPending.length > 0) await Promise.allSettled(appPending.splice(0));
     appClient.destroy();
@@ -682,5 +718,6 @@ export async function runTrial(
     durationMs: Date.now() - startedAt,
     phasesMs,
     ...(deliveryFigures !== undefined ? { delivery: deliveryFigures } : {}),
+    ...(sourceFigures !== undefined ? { sources: sourceFigures } : {}),
   };
 }

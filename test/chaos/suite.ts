@@ -28,6 +28,8 @@ export interface ChaosSummary {
   starvedByRule: Record<string, number>;
   /** The reminder delivery part, added up over the trials that had one. */
   delivery?: DeliveryFigures & { trials: number };
+  /** The other source jobs' part (sources.ts), added up by platform. */
+  sources?: NonNullable<TrialResult['sources']>;
 }
 
 export async function runChaos(
@@ -44,6 +46,8 @@ export async function runChaos(
     adjust?: (plan: TrialPlan) => TrialPlan;
     /** Delivery workers per trial (with `env.deliveryEntry`; 0: no delivery part). */
     deliveryWorkers?: number;
+    /** The other source jobs run beside Codeforces' (default: every one with an entry in `env.sourceEntries`). */
+    sources?: readonly string[];
     onTrial?: (trial: IndexedTrial) => void;
   },
 ): Promise<ChaosSummary> {
@@ -57,6 +61,7 @@ export async function runChaos(
         aws: options.aws === true,
         ...(options.adjust !== undefined ? { adjust: options.adjust } : {}),
         ...(options.deliveryWorkers !== undefined ? { deliveryWorkers: options.deliveryWorkers } : {}),
+        ...(options.sources !== undefined ? { sources: options.sources } : {}),
       });
       const trial = { ...result, index };
       trials.push(trial);
@@ -118,6 +123,12 @@ export async function runChaos(
       ] as const)
         d[field] += trial.delivery[field];
       for (const [kind, n] of Object.entries(trial.delivery.outcomes)) d.outcomes[kind] = (d.outcomes[kind] ?? 0) + n;
+    }
+    for (const [platform, figures] of Object.entries(trial.sources ?? {})) {
+      const sum = ((summary.sources ??= {})[platform] ??= { invocations: 0, outcomes: {}, requests: 0 });
+      sum.invocations += figures.invocations;
+      sum.requests += figures.requests;
+      for (const [kind, n] of Object.entries(figures.outcomes)) sum.outcomes[kind] = (sum.outcomes[kind] ?? 0) + n;
     }
     summary.starved += trial.starved.length;
     for (const note of trial.starved) summary.starvedByRule[note.rule] = (summary.starvedByRule[note.rule] ?? 0) + 1;

@@ -1,0 +1,270 @@
+/**
+ * The other source jobs of a chaos trial (docs/proof.md, "Every source's job"): AtCoder's,
+ * CodeChef's and LeetCode's bundles, each invoked as the platform would (several at once for one
+ * interval, retries, duplicates, console runs) beside the Codeforces sync and one another, each
+ * against its platform's stand-in (local/source-standins.ts, the recorded fixtures) and through
+ * its own DynamoDB recorder, so that each job's history is its own. Faults per source: signals
+ * (SIGKILL, SIGSTOP, at a time or once holding the lease) and its upstream misbehaving (503,
+ * challenge page, truncated body, slow replies; one source drawn down for the whole faults phase).
+ * One source's faults never touch another's workers. Quiet phase per source, as for Codeforces:
+ * every interval re-delivered until done, then one console sync. Each job is judged on its own
+ * (checker.ts with the job's lease key and platform): fences, no overlap, no write after a later
+ * fence, one success per interval, every interval done, only its own platform's items written.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { jobNames, type SourceJob } from '../../lambda/sources/job.js';
+import { SOURCE_JOBS } from '../../lambda/sources/jobs.js';
+import { functionEnv } from '../../local/local-events.js';
+import { misbehave, startSourceStandins, type SourceStandinReply, type StandinPlatform } from '../../local/source-standins.js';
+import { sourceFunctionId } from '../../local/sync-sources.js';
+import type { TableNames } from '../../local/tables.js';
+import { bundleDirOfFunction, type CfnTemplate } from '../../local/template.js';
+import { join } from 'node:path';
+import { judge, type Violation } from './checker.js';
+import { Random, type WorkerEvent, type WorkerFault } from './faults.js';
+import { storeOps, type RunHistory } from './history.js';
+import { slowLeaseAnswers, starvationOfRun, stallsOfSamples } from './starvation.js';
+import { startDynamoRecorder } from './taps.js';
+import { runWorker } from './worker.js';
+import type { StarvationSample } from '../support/starvation-probe.mjs';
+
+/** The source jobs a trial runs beside Codeforces' (whose part is the runner's own). */
+export const OTHER_SOURCE_JOBS: readonly SourceJob[] = SOURCE_JOBS.filter((job) => job.platform !== 'codeforces');
+
+/** Each other source's bundle entry (`<bundleDir>/index.mjs`) in the synthesized output `outdir`. */
+export function sourceEntriesOf(outdir: string, template: CfnTemplate): Record<string, string> {
+  return Object.fromEntries(
+    OTHER_SOURCE_JOBS.map((job) => [
+      job.platform,
+      join(bundleDirOfFunction(outdir, template, sourceFunctionId(template, job)), 'index.mjs'),
+    ]),
+  );
+}
+
+/** Workers per source in the faults phase, and the intervals (the trial's last ones) they are delivered. */
+const WORKERS_PER_SOURCE = 3;
+const SOURCE_INTERVALS = 1;
+const QUIET_ATTEMPTS = 8;
+const STARVED_ATTEMPTS = 8;
+
+export interface SourceWorkerPlan {
+  id: number;
+  event: WorkerEvent;
+  startAtMs: number;
+  fault: WorkerFault;
+}
+
+export interface SourcePlan {
+  platform: StandinPlatform;
+  workers: SourceWorkerPlan[];
+  /** One-shot replies of its stand-in, in order, while faults are on. */
+  replies: SourceStandinReply[];
+  /** Every reply's delay while faults are on (a slow platform). */
+  delayMs: number;
+  /** Every reply fails while faults are on (a platform down). */
+  down: boolean;
+}
+
+/**
+ * Each source's plan, from the trial's seed: two workers for one interval at once (a retry and
+ * its original), a duplicate of it or a console run, each with a signal fault drawn as the
+ * Codeforces workers' are, and one source down, one slow.
+ */
+export function planSources(seed: number, intervals: readonly string[], leaseMs: number, platforms: readonly string[]): SourcePlan[] {
+  const random = new Random((seed ^ 0x50c3_e5a1) >>> 0);
+  const chosen = intervals.slice(-SOURCE_INTERVALS);
+  const down = random.int(0, platforms.length - 1);
+  const slow = (down + 1) % platforms.length;
+  return platforms.map((platform, p) => {
+    const interval = random.pick(chosen);
+    const together = random.int(0, 2_000);
+    const workers: SourceWorkerPlan[] = Array.from({ length: WORKERS_PER_SOURCE }, (_, i) => {
+      const event: WorkerEvent = i === 2 && random.chance(0.7) ? { kind: 'console' } : { kind: 'schedule', interval };
+      const roll = random.float();
+      const fault: WorkerFault =
+        roll < 0.2
+          ? { kind: 'kill-holder', delayMs: random.int(0, leaseMs) }
+          : roll < 0.4
+            ? { kind: 'stop-holder', delayMs: random.int(0, Math.round(leaseMs / 2)), forMs: Math.round(leaseMs * (1.2 + random.float())) }
+            : roll < 0.5
+              ? { kind: 'kill', afterMs: random.int(200, 1_500) }
+              : { kind: 'none' };
+      return { id: p * WORKERS_PER_SOURCE + i, event, startAtMs: i < 2 ? together : random.int(0, 3_000), fault };
+    });
+    const replies = Array.from({ length: 4 }, () =>
+      random.pick([
+        {},
+        misbehave.status(503),
+        misbehave.challenge(),
+        misbehave.truncated(0.4),
+        misbehave.slow(random.int(200, Math.round(leaseMs * 1.5))),
+      ]),
+    );
+    return {
+      platform: platform as StandinPlatform,
+      workers,
+      replies,
+      delayMs: p === slow ? random.int(300, leaseMs) : 0,
+      down: p === down && platforms.length > 1,
+    };
+  });
+}
+
+export interface SourcesResult {
+  violations: Violation[];
+  starved: Violation[];
+  /** Per platform: invocations, outcomes, upstream requests. */
+  byPlatform: Record<string, { invocations: number; outcomes: Record<string, number>; requests: number }>;
+}
+
+/**
+ * Runs the other sources' part of a trial: its faults phase (each source's faults off once its
+ * workers ended), quiet phase, check. `harnessSamples` is the test process's starvation probe.
+ */
+export async function runSources(options: {
+  seed: number;
+  platforms: readonly string[];
+  entries: Readonly<Record<string, string>>;
+  template: CfnTemplate;
+  names: TableNames;
+  doc: DynamoDBDocumentClient;
+  dynamoEndpoint: string;
+  leaseSeconds: number;
+  intervals: readonly string[];
+  timeoutMs: number;
+  harnessSamples: () => StarvationSample[];
+}): Promise<SourcesResult> {
+  const leaseMs = options.leaseSeconds * 1000;
+  const jobs = OTHER_SOURCE_JOBS.filter((job) => options.platforms.includes(job.platform));
+  const plans = planSources(
+    options.seed,
+    options.intervals,
+    leaseMs,
+    jobs.map((job) => job.platform),
+  );
+  const standins = await startSourceStandins();
+  const recorders = await Promise.all(jobs.map(() => startDynamoRecorder(options.dynamoEndpoint)));
+  const result: SourcesResult = { violations: [], starved: [], byPlatform: {} };
+  try {
+    for (const plan of plans) {
+      standins.setDelay(plan.platform, plan.delayMs);
+      standins.enqueue(plan.platform, ...(plan.down ? Array.from({ length: 40 }, () => misbehave.status(503)) : plan.replies));
+    }
+    let nextId = 1_000;
+    const perJob = await Promise.all(
+      jobs.map(async (job, j) => {
+        const plan = plans[j]!;
+        const recorder = recorders[j]!;
+        const leaseKey = jobNames(job).leaseKey;
+        const figures = { invocations: 0, outcomes: {} as Record<string, number>, requests: 0 };
+        result.byPlatform[job.platform] = figures;
+        const env = {
+          ...functionEnv(options.template, sourceFunctionId(options.template, job), options.names),
+          AWS_ENDPOINT_URL_DYNAMODB: recorder.endpoint,
+          [job.baseUrlVariable]: standins.baseUrls[plan.platform],
+          LEASE_DURATION_SECONDS: String(options.leaseSeconds),
+          POWERTOOLS_LOG_LEVEL: 'DEBUG',
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        };
+        const runs: RunHistory[] = [];
+        const invoke = async (event: WorkerEvent, fault: WorkerFault, id = nextId++) => {
+          const done = await runWorker({
+            id,
+            bundleEntry: options.entries[job.platform]!,
+            event,
+            fault,
+            timeoutMs: options.timeoutMs,
+            env,
+          });
+          runs.push(done.history);
+          figures.invocations += 1;
+          const s = done.history.summary;
+          const key = s === undefined ? (done.signal ?? `exit ${done.exitCode}`) : `${s.outcome}${s.reason ? `:${s.reason}` : ''}`;
+          figures.outcomes[key] = (figures.outcomes[key] ?? 0) + 1;
+          if (done.hung)
+            result.violations.push({ rule: 'hung-worker', message: `[${job.platform}] worker ${id} did not finish within 90 s` });
+          if (s === undefined && !done.sent.sigkill && !done.hung)
+            result.violations.push({
+              rule: 'worker-crashed',
+              message: `[${job.platform}] worker ${id} ended (${done.signal ?? done.exitCode}) without a result; stderr: ${done.stderrTail}`,
+            });
+          return done.history;
+        };
+        // Faults phase: the planned workers, staggered, some at once.
+        await Promise.all(
+          plan.workers.map(async (worker) => {
+            await sleep(worker.startAtMs);
+            await invoke(worker.event, worker.fault, j * 100 + worker.id);
+          }),
+        );
+        // This source's faults off (the others' are theirs).
+        standins.clearQueue(plan.platform);
+        standins.setDelay(plan.platform, 0);
+        const starvedRun = (history: RunHistory): boolean => {
+          const harness = [
+            ...stallsOfSamples(options.harnessSamples(), 'harness'),
+            ...slowLeaseAnswers(storeOps(recorder.records, options.names, leaseKey)),
+          ];
+          return starvationOfRun(history, harness, leaseMs)?.starved === true;
+        };
+        let starvedAttempts = 0;
+        const untilSucceeded = async (event: WorkerEvent): Promise<'done' | 'failed' | 'starved'> => {
+          for (let fair = 0; fair < QUIET_ATTEMPTS;) {
+            const history = await invoke(event, { kind: 'none' });
+            const s = history.summary;
+            if (s?.outcome === 'succeeded' || (s?.outcome === 'skipped' && s.reason === 'already-done')) return 'done';
+            const skipped = s?.outcome === 'skipped';
+            if (skipped || !starvedRun(history)) fair += 1;
+            else if (++starvedAttempts > STARVED_ATTEMPTS) return 'starved';
+            await sleep(skipped ? leaseMs / 2 : 200);
+          }
+          return 'failed';
+        };
+        const intervals = [...new Set(plan.workers.flatMap((w) => (w.event.kind === 'schedule' ? [w.event.interval] : [])))];
+        const starvedIntervals: string[] = [];
+        for (const interval of intervals)
+          if ((await untilSucceeded({ kind: 'schedule', interval })) === 'starved') starvedIntervals.push(interval);
+        // A console run last, unless the faults phase had one (the short run's budget: every process counts).
+        const hadConsole = plan.workers.some((w) => w.event.kind === 'console');
+        const finalSync = hadConsole ? 'done' : await untilSucceeded({ kind: 'console' });
+        if (finalSync !== 'done')
+          (finalSync === 'starved' ? result.starved : result.violations).push({
+            rule: 'no-final-sync',
+            message: `[${job.platform}] the final console sync did not succeed with faults off (${finalSync})`,
+          });
+        // A holder killed in the faults phase leaves its lease to expire (the quiet phase may not need it): read it after.
+        await sleep(leaseMs + 200);
+        return { job, runs, recorder, leaseKey, intervals, starvedIntervals, finalSyncStarved: finalSync === 'starved' };
+      }),
+    );
+    for (const { job, runs, recorder, leaseKey, intervals, starvedIntervals, finalSyncStarved } of perJob) {
+      const lease = await options.doc.send(
+        new GetCommand({ TableName: options.names.coordination, Key: { pk: leaseKey }, ConsistentRead: true }),
+      );
+      const store = storeOps(recorder.records, options.names, leaseKey);
+      const judgement = judge(
+        {
+          leaseDurationMs: leaseMs,
+          intervals,
+          runs,
+          store,
+          codeforces: [],
+          harnessStalls: stallsOfSamples(options.harnessSamples(), 'harness'),
+          starvedIntervals,
+          finalSyncStarved,
+          platform: job.platform,
+        },
+        { contests: [], reminders: [], ...(lease.Item !== undefined ? { lease: lease.Item } : {}), checkedAtMs: Date.now() },
+        undefined,
+      );
+      const tag = (v: Violation): Violation => ({ rule: v.rule, message: `[${job.platform}] ${v.message}` });
+      result.violations.push(...judgement.violations.map(tag));
+      result.starved.push(...judgement.starved.map(tag));
+      result.byPlatform[job.platform]!.requests = standins.requests.filter((r) => r.platform === job.platform).length;
+    }
+  } finally {
+    await Promise.all([standins.close(), ...recorders.map((r) => r.close())]);
+  }
+  return result;
+}
