@@ -36,6 +36,8 @@ export interface WritePathDeps {
   newIntent?: () => string;
   /** Called when the contest or the row changed between the write path's read and its write (it reads again and retries). */
   onConflict?: () => void;
+  /** The qualified id of a contest the simulation numbers (`atcoder:abc400`). @default `codeforces:<number>` */
+  qualify?: (contestId: number) => string;
 }
 
 export function newIntentId(): string {
@@ -54,16 +56,19 @@ const NO_FEEDS: Feeds = {
 const CONTEXT = { awsRequestId: 'sim', functionName: 'ContestSync-Api-sim', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
 
 /** The request API Gateway sends the function once its JWT authorizer verified the user's token. */
-export function apiRequest(request: AppRequest): APIGatewayProxyEventV2WithJWTAuthorizer {
+export function apiRequest(
+  request: AppRequest,
+  qualify: (contestId: number) => string = (contestId) => `codeforces:${contestId}`,
+): APIGatewayProxyEventV2WithJWTAuthorizer {
   const method = request.kind === 'set' ? 'PUT' : 'DELETE';
-  const path = `/me/reminders/codeforces:${request.contestId}`;
+  const path = `/me/reminders/${qualify(request.contestId)}`;
   return {
     version: '2.0',
     routeKey: `${method} /me/reminders/{contestId}`,
     rawPath: path,
     rawQueryString: '',
     headers: { host: 'api.sim', 'x-forwarded-proto': 'https', ...(request.kind === 'set' ? { 'content-type': 'application/json' } : {}) },
-    pathParameters: { contestId: `codeforces:${request.contestId}` },
+    pathParameters: { contestId: qualify(request.contestId) },
     requestContext: {
       http: { method, path, protocol: 'HTTP/1.1', sourceIp: '192.0.2.1', userAgent: 'sim' },
       domainName: 'api.sim',
@@ -116,7 +121,7 @@ export function apiWritePath(deps: WritePathDeps): (request: AppRequest) => Prom
     log: { warn: () => undefined, error: () => undefined },
   });
   return async (request) => {
-    const answer = await api(apiRequest(request), CONTEXT);
+    const answer = await api(apiRequest(request, deps.qualify), CONTEXT);
     return outcomeOf(request, answer.statusCode ?? 200, answer.body);
   };
 }

@@ -22,7 +22,7 @@ const COMMAND = {
   command: 'npm run simulate',
   npmScript: 'simulate',
   synopsis:
-    '-- [--days N] [--seed S] [--broken NAME] [--glitches default|none|benign|harmful] [--episode N] [--full-episodes] [--deliver-every MIN] [--run-idle-minutes] [--notify-every MIN] [--skew S] [--no-fickle] [--trace ID[,ID…]] [--stop-after-day D] [--json]',
+    '-- [--days N] [--seed S] [--broken NAME] [--glitches default|none|benign|harmful] [--episode N] [--full-episodes] [--deliver-every MIN] [--run-idle-minutes] [--notify-every MIN] [--skew S] [--no-fickle] [--trace ID[,ID…]] [--stop-after-day D] [--sources P[,P…]] [--json]',
   help: [
     '--days N             days to simulate, 1 to 366 (default 365)',
     '--seed S             the run seed (default 1)',
@@ -37,6 +37,7 @@ const COMMAND = {
     '--no-fickle          users never change their minds',
     '--trace ID[,ID…]     print what happens to these contests (stderr)',
     '--stop-after-day D   stop after day D',
+    '--sources P[,P…]     the sources whose jobs run: codeforces, atcoder, codechef, leetcode (default all four)',
     '--json               print the report as one JSON object',
   ],
   options: {
@@ -54,6 +55,7 @@ const COMMAND = {
     'stop-after-day': { type: 'string' },
     skew: { type: 'string' },
     'no-fickle': { type: 'boolean', default: false },
+    sources: { type: 'string' },
   },
 } as const;
 
@@ -64,6 +66,17 @@ if (glitches !== 'default' && glitches !== 'none' && glitches !== 'harmful' && g
 const trace = values.trace === undefined ? [] : values.trace.split(',').map(Number);
 if (trace.some((id) => !Number.isSafeInteger(id) || id <= 0))
   refuse(COMMAND, `--trace takes contest ids separated by commas, got ${values.trace}`);
+
+const KNOWN_SOURCES = ['codeforces', 'atcoder', 'codechef', 'leetcode'] as const;
+type SourceName = (typeof KNOWN_SOURCES)[number];
+const sources = (values.sources ?? KNOWN_SOURCES.join(',')).split(',').map((name) => name.trim());
+if (
+  sources.length === 0 ||
+  sources.length > KNOWN_SOURCES.length ||
+  sources.some((name) => !(KNOWN_SOURCES as readonly string[]).includes(name))
+)
+  refuse(COMMAND, `--sources takes some of ${KNOWN_SOURCES.join(', ')} separated by commas, got ${values.sources?.slice(0, 80)}`);
+if (new Set(sources).size !== sources.length) refuse(COMMAND, `--sources names a source twice: ${values.sources?.slice(0, 80)}`);
 
 const given = {
   days: wholeNumber(COMMAND, 'days', values.days, 365, 1, 366),
@@ -95,6 +108,7 @@ const options = {
   trace,
   skew: given.skew ?? DEFAULT_CLOCK_SKEW_SECONDS,
   fickle: !values['no-fickle'],
+  sources: sources as SourceName[],
 };
 
 function readable(report: SimReport): string {
@@ -172,6 +186,15 @@ function readable(report: SimReport): string {
       `  ${[m.month, m.contests, m.reminders, m.remindersDue, m.runRecords, m.runRecordsBytes, m.deliveryRunRecords, m.leaseItemBytes, m.ledgerEntries, m.handoffEntries].map(String).join(' ')}`,
     );
   }
+  for (const [platform, p] of Object.entries(report.platforms)) {
+    const r = p.reminders;
+    out(
+      `${`${platform}:`.padEnd(18)}${p.truth.contests} contests (changes ${pairs(p.truth.changes)}, ${p.truth.placeholders} placeholders); ${p.syncs} syncs of ${p.invocations} invocations, failed ${pairs(p.failures)}, skipped ${pairs(p.skips)}, held ${pairs(p.held)}`,
+    );
+    out(
+      `                  reminders set ${r.set}, expected ${r.expected}: on time ${r.onTime}, late within the promise ${r.lateExcused}, late ${r.late}, missed ${r.missed}, early ${r.early}, duplicate ${r.duplicate}, for withdrawn ${r.forWithdrawn}; ${r.fired} received (${r.refired} again for a new start); violations ${p.violationsTotal} (${pairs(p.violationsByInvariant)}); view stale at most ${p.maxStalenessIntervals} intervals`,
+    );
+  }
   out(`violations:       ${report.violationsTotal} (${pairs(report.violationsByInvariant)})`);
   for (const v of report.violations.slice(0, 20)) out(`  hour ${v.hour} [${v.invariant}] ${v.detail}`);
   if (report.violationsTotal > 20) out(`  … and ${report.violationsTotal - 20} more`);
@@ -203,6 +226,7 @@ async function main(): Promise<void> {
         ...(options.broken !== undefined ? { broken: options.broken } : {}),
         ...(options.stopAfterDay !== undefined ? { stopAfterDays: options.stopAfterDay } : {}),
         clockSkewSeconds: options.skew,
+        sources: options.sources,
         ...(options.fickle ? {} : { fickle: { perHour: 0, perSync: 0 } }),
         ...(options.trace.length > 0
           ? { trace: { contests: options.trace, write: (line: string) => process.stderr.write(`trace ${line}\n`) } }

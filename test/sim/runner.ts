@@ -17,6 +17,13 @@ import { DeleteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, Update
 import { MockAgent } from 'undici';
 import { OUTBOX_ITEM, ScheduledRunFailedError, ledgerSlots, type RunResult } from '@contest-sync/scheduled-singleton';
 import { createHandler } from '../../lambda/sources/codeforces/handler.js';
+import { createHandler as createAtCoderHandler } from '../../lambda/sources/atcoder/handler.js';
+import { createHandler as createCodeChefHandler } from '../../lambda/sources/codechef/handler.js';
+import { createHandler as createLeetCodeHandler } from '../../lambda/sources/leetcode/handler.js';
+import { ATCODER_JOB } from '../../lambda/sources/atcoder/job.js';
+import { CODECHEF_JOB } from '../../lambda/sources/codechef/job.js';
+import { LEETCODE_JOB } from '../../lambda/sources/leetcode/job.js';
+import { jobNames } from '../../lambda/sources/job.js';
 import { SyncFailedError, type Handler } from '../../lambda/sync/handler.js';
 import { createDeliveryHandler } from '../../lambda/delivery/handler.js';
 import type { DeliveryCounts } from '../../lambda/delivery/deliver.js';
@@ -49,7 +56,18 @@ import {
 } from './glitches.js';
 import { iso, Tracer } from './trace.js';
 import { buildTruth, DAY, HOUR, listAt, listedAt, startAt, upcomingAt, type ApiEntry, type Truth, type UpcomingEntry } from './truth.js';
-import { cf as qualified, codeforcesNumber } from '../support/ids.js';
+import {
+  SIDE_PLATFORMS,
+  SOURCES,
+  SimIds,
+  atcoderPage,
+  buildPlatformTruth,
+  codechefList,
+  leetcodeReply,
+  type PlatformTruth,
+  type SidePlatform,
+  type SourceName,
+} from './platforms.js';
 import { contestKeys } from '../../lambda/reminders/table.js';
 import { isReplyClockId } from '../../lambda/contests/model.js';
 
@@ -82,6 +100,8 @@ export interface SimOptions {
   stopAfterDays?: number;
   /** Trace these contests (test/sim/trace.ts): one line per change, through `write`. */
   trace?: { contests: readonly number[]; write: (line: string) => void };
+  /** The sources whose jobs run (docs/simulation.md, "Four sources"; default all four). */
+  sources?: readonly SourceName[];
 }
 
 export interface SimWorld {
@@ -157,7 +177,27 @@ export interface SimReport {
   deliveryCostUsdPerMonth: number;
   ttlSwept: { contests: number; coordination: number; reminders: number };
   storageByMonth: MonthStorage[];
+  /** The sources that ran. `violations`, `violationsTotal` and `violationsByInvariant` are every source's; `reminders`, `truth` and the sync's figures above are Codeforces'. */
+  sources: SourceName[];
+  /** Each other source's own year: its truth, its job's runs, its promises checked apart (ids qualified in the violations). */
+  platforms: Partial<Record<SidePlatform, PlatformFigures>>;
   runTimeSeconds: number;
+}
+
+export interface PlatformFigures {
+  truth: { contests: number; changes: Record<string, number>; placeholders: number };
+  invocations: number;
+  syncs: number;
+  failures: Record<string, number>;
+  skips: Record<string, number>;
+  held: Record<string, number>;
+  violations: Violation[];
+  violationsTotal: number;
+  violationsByInvariant: Record<string, number>;
+  maxStalenessIntervals: number;
+  staleHours: number;
+  contestsDeletedWhileListed: number;
+  reminders: ReminderFigures;
 }
 
 export interface AppWriteFigures {
@@ -247,10 +287,23 @@ class SimulatedCrash extends Error {
 export async function runSimulation(world: SimWorld, options: SimOptions): Promise<SimReport> {
   const startedReal = Date.now();
   const hours = Math.min(options.days, options.stopAfterDays ?? options.days) * 24;
-  const truth = buildTruth({ seed: options.seed, days: options.days });
+  const sources: SourceName[] = [...(options.sources ?? SOURCES)];
+  const withCodeforces = sources.includes('codeforces');
+  const cfTruth = buildTruth({ seed: options.seed, days: options.days });
+  // Without Codeforces its world is empty: no contest, no job (its glitches of AWS still happen to the others' hours).
+  const truth: Truth = withCodeforces ? cfTruth : { ...cfTruth, contests: [], changes: [] };
+  const ids = new SimIds();
+  const sideTruths = SIDE_PLATFORMS.filter((platform) => sources.includes(platform)).map((platform) => {
+    const sideTruth = buildPlatformTruth(platform, { seed: options.seed, days: options.days, yearStart: truth.yearStart });
+    ids.add(sideTruth);
+    return sideTruth;
+  });
   const episode = options.episode ?? DEFAULT_EPISODE;
   const schedule = glitchSchedule(options.seed, hours, options.glitchRates, { episode, fullEpisodes: options.fullEpisodes === true });
   const checker = new Checker(truth);
+  const sideCheckers = new Map<SourceName, Checker>(sideTruths.map((t) => [t.platform, new Checker(t)]));
+  /** The checker of a contest's platform: each platform's promises are checked against its own truth. */
+  const checkerOf = (contestId: number): Checker => sideCheckers.get(ids.platformOf(contestId)) ?? checker;
   const tracer = options.trace !== undefined ? new Tracer(options.trace.contests, truth, options.trace.write) : undefined;
   const random = prng(options.seed ^ 0x6170_7021);
   const notifyEvery = options.notifyEveryMinutes ?? 10;
@@ -348,6 +401,80 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
   };
   const handler: Handler = createHandler(handlerOptions);
 
+  // ---- every other source's job: its own entry, lease and run records, its platform's reply read by its own client ----
+  const sideJobs = sideTruths.map((sideTruth) => {
+    const platform = sideTruth.platform;
+    const stand = SIDE_STAND_INS[platform];
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    agent
+      .get(stand.origin)
+      .intercept({ path: stand.path, method: stand.method })
+      .reply(() => ({
+        statusCode: 200,
+        data: stand.body(sideTruth, Math.floor(clock.now() / 1000)),
+        responseOptions: { headers: { 'content-type': stand.contentType } },
+      }))
+      .persist();
+    const { CODEFORCES_API_URL: _codeforces, ...env } = handlerOptions.env;
+    let n = 0;
+    const sideHandler: Handler = stand.create({
+      ...handlerOptions,
+      env: { ...env, ...(env.OUTBOX_EVENT_SOURCE !== undefined ? { OUTBOX_EVENT_SOURCE: jobNames(stand.job).eventSource } : {}) },
+      newRunId: () => `sim-${options.seed}-${platform}-${(n += 1)}`,
+      dispatcher: agent,
+    });
+    const figures = {
+      invocations: 0,
+      syncs: 0,
+      failures: {} as Record<string, number>,
+      skips: {} as Record<string, number>,
+      held: {} as Record<string, number>,
+    };
+    const sideChecker = sideCheckers.get(platform)!;
+    const tally = (hour: number, summary: RunSummary): boolean => {
+      for (const entry of (summary as RunSummary & { held?: { kind: string }[] }).held ?? [])
+        figures.held[entry.kind] = (figures.held[entry.kind] ?? 0) + 1;
+      if (summary.outcome === 'succeeded') {
+        figures.syncs += 1;
+        if (summary.interval !== undefined) sideChecker.syncSucceeded(hour, summary.interval);
+        return true;
+      }
+      const into = summary.outcome === 'skipped' ? figures.skips : figures.failures;
+      into[summary.reason ?? 'unknown'] = (into[summary.reason ?? 'unknown'] ?? 0) + 1;
+      return false;
+    };
+    /** One scheduled run of the source's job, with Lambda's two async retries when it fails. */
+    const run = async (hour: number, intervalStart: number): Promise<void> => {
+      let ok = false;
+      for (let attempt = 0; attempt < 3 && !ok; attempt += 1) {
+        if (attempt > 0) clock.advance(attempt === 1 ? 60_000 : 120_000);
+        const event = {
+          version: '0',
+          id: `sim-${platform}-${hour}-${attempt}`,
+          'detail-type': 'Scheduled Event',
+          source: 'aws.events',
+          account: '000000000000',
+          time: new Date(intervalStart * 1000).toISOString().replace('.000Z', 'Z'),
+          region: LOCAL_REGION,
+          resources: [],
+          detail: {},
+        };
+        const startedMs = clock.now();
+        figures.invocations += 1;
+        try {
+          ok = tally(hour, await sideHandler(event, { getRemainingTimeInMillis: () => Math.max(0, 120_000 - (clock.now() - startedMs)) }));
+        } catch (error) {
+          if (error instanceof SyncFailedError) tally(hour, error.summary);
+          else figures.failures.internal = (figures.failures.internal ?? 0) + 1;
+        }
+      }
+      // Its replies are honest: an hour is wrong for this platform only when its job got none.
+      sideChecker.upstreamHour(hour, { t: intervalStart + 2, ok });
+    };
+    return { truth: sideTruth, agent, figures, run };
+  });
+
   // ---- counters ----
   let invocations = 0;
   let syncs = 0;
@@ -439,10 +566,10 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     const at = Math.floor(clock.now() / 1000);
     for (const contestId of tracer.contests) {
       const got = await doc.send(
-        new GetCommand({ TableName: tables.contests, Key: { contestId: qualified(contestId) }, ConsistentRead: true }),
+        new GetCommand({ TableName: tables.contests, Key: { contestId: ids.qualified(contestId) }, ConsistentRead: true }),
       );
       const rows: Record<string, unknown>[] = [];
-      for (const key of contestKeys(qualified(contestId))) {
+      for (const key of contestKeys(ids.qualified(contestId))) {
         const page = await doc.send(
           new QueryCommand({
             TableName: tables.reminders,
@@ -464,22 +591,24 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
   const soonAdded = new Set<number>();
   const upcomingView = async (nowSeconds: number): Promise<Map<number, UpcomingEntry>> => {
     const view = new Map<number, UpcomingEntry>();
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await doc.send(
-        new QueryCommand({
-          TableName: tables.contests,
-          IndexName: 'byPlatformStart',
-          KeyConditionExpression: 'platform = :p AND startTimeSeconds >= :now',
-          FilterExpression: 'attribute_not_exists(vanishedAt)',
-          ExpressionAttributeValues: { ':p': 'codeforces', ':now': nowSeconds },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? [])
-        view.set(codeforcesNumber(item.contestId), { name: String(item.name), startTimeSeconds: Number(item.startTimeSeconds) });
-      start = page.LastEvaluatedKey;
-    } while (start !== undefined);
+    for (const platform of sources) {
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await doc.send(
+          new QueryCommand({
+            TableName: tables.contests,
+            IndexName: 'byPlatformStart',
+            KeyConditionExpression: 'platform = :p AND startTimeSeconds >= :now',
+            FilterExpression: 'attribute_not_exists(vanishedAt)',
+            ExpressionAttributeValues: { ':p': platform, ':now': nowSeconds },
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const item of page.Items ?? [])
+          view.set(ids.number(item.contestId), { name: String(item.name), startTimeSeconds: Number(item.startTimeSeconds) });
+        start = page.LastEvaluatedKey;
+      } while (start !== undefined);
+    }
     return view;
   };
   /**
@@ -493,6 +622,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     reminders: tables.reminders,
     now: appNow,
     dueShards: DUE_SHARDS,
+    qualify: (contestId) => ids.qualified(contestId),
     newIntent: () => newIntentId(),
     onConflict: () => {
       appWrites.conditionRetries += 1;
@@ -504,10 +634,10 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     if (outcome.kind === 'set' && outcome.changed) {
       if (outcome.due) appWrites.due += 1;
       else appWrites.notDue += 1;
-      checker.reminderSet(request.contestId, request.userId, (request as { minutesBefore: number }).minutesBefore, at);
+      checkerOf(request.contestId).reminderSet(request.contestId, request.userId, (request as { minutesBefore: number }).minutesBefore, at);
     } else if (outcome.kind === 'cancel' && outcome.cancelled) {
       appWrites.cancels += 1;
-      checker.reminderCancelled(request.contestId, request.userId, at);
+      checkerOf(request.contestId).reminderCancelled(request.contestId, request.userId, at);
     } else if (outcome.kind === 'refused') {
       appWrites.refused[outcome.reason] = (appWrites.refused[outcome.reason] ?? 0) + 1;
     } else {
@@ -562,7 +692,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       const values = unmarshall((body.ExpressionAttributeValues ?? {}) as Record<string, AttributeValue>);
       // The sync reads a contest's reminders one bucket key at a time: a user acts once per contest read, on its first bucket.
       const key = String(Object.values(values)[0]);
-      const contestId = key.endsWith('#00') ? codeforcesNumber(key) : Number.NaN;
+      const contestId = key.endsWith('#00') ? ids.number(key) : Number.NaN;
       target = shown.find((entry) => entry.contestId === contestId);
     } else if (request.operation === 'TransactWriteItems' && Array.isArray(body?.TransactItems)) {
       const puts = (body.TransactItems as { Put?: { TableName?: string; Item?: Record<string, AttributeValue> } }[])
@@ -571,7 +701,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         .map((put) => unmarshall(put!.Item!))
         .filter((item) => !isReplyClockId(item.contestId) && typeof item.startTimeSeconds === 'number');
       const item = puts[Math.floor(fickleRandom() * puts.length)];
-      if (item !== undefined) target = { contestId: codeforcesNumber(item.contestId), startTimeSeconds: Number(item.startTimeSeconds) };
+      if (item !== undefined) target = { contestId: ids.number(item.contestId), startTimeSeconds: Number(item.startTimeSeconds) };
     }
     if (target === undefined || fickleRandom() >= fickleRates.perSync) return;
     fickle.actions[`during-sync-${mode}`] = (fickle.actions[`during-sync-${mode}`] ?? 0) + 1;
@@ -617,18 +747,19 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       const update = action.Update;
       if (update !== undefined && update.TableName === tables.reminders && update.Key !== undefined) {
         const key = unmarshall(update.Key);
-        claimed.push({ contestId: codeforcesNumber(key.contestKey), userId: String(key.userId) });
+        claimed.push({ contestId: ids.number(key.contestKey), userId: String(key.userId) });
       }
       const put = action.Put;
       if (put !== undefined && put.TableName === tables.outbox && put.Item !== undefined) {
         const item = unmarshall(put.Item);
         const detail = JSON.parse(String(item[OUTBOX_ITEM.detail])) as Record<string, unknown>;
         if (item[OUTBOX_ITEM.detailType] === 'ReminderDue')
-          events.set(`${codeforcesNumber(detail.contestId)}/${String(detail.userId)}`, String(item[OUTBOX_ITEM.eventId]));
+          events.set(`${ids.number(detail.contestId)}/${String(detail.userId)}`, String(item[OUTBOX_ITEM.eventId]));
       }
     }
     const at = Math.floor(clock.now() / 1000);
-    for (const { contestId, userId } of claimed) checker.reminderClaimed(contestId, userId, at, events.get(`${contestId}/${userId}`));
+    for (const { contestId, userId } of claimed)
+      checkerOf(contestId).reminderClaimed(contestId, userId, at, events.get(`${contestId}/${userId}`));
   });
   const deliveryClient = new DynamoDBClient({
     endpoint: deliveryProxy.endpoint,
@@ -713,14 +844,14 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
   // ---- contest events as users receive them, compared with the truth when they arrive ----
   const contestEvents: ContestEventFigures = { received: {}, untrueOnArrival: {}, repeated: 0 };
   const contestEventIds = new Set<string>();
-  const truthById = new Map(truth.contests.map((c) => [c.id, c]));
+  const truthById = new Map([truth, ...sideTruths].flatMap((t) => t.contests).map((c) => [c.id, c]));
   const contestEventReceived = (event: { 'detail-type': string; detail: Record<string, unknown> }, at: number): void => {
     const type = event['detail-type'];
     const id = String(event.detail.eventId);
     if (contestEventIds.has(id)) contestEvents.repeated += 1;
     contestEventIds.add(id);
     contestEvents.received[type] = (contestEvents.received[type] ?? 0) + 1;
-    const contest = truthById.get(codeforcesNumber(event.detail.contestId));
+    const contest = truthById.get(ids.number(event.detail.contestId));
     // What it says, against the truth when the user reads it: withdrawn, or upcoming at that start.
     const says = type === 'ContestWithdrawn' ? 'withdrawn' : Number(event.detail.startTimeSeconds);
     const isTrue =
@@ -751,14 +882,14 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       }
       if (broken?.notifier === 'remindAt') return; // that app listens to its own notifier only
       const d = event.detail;
-      if (tracer?.has(codeforcesNumber(d.contestId)) === true)
+      if (tracer?.has(ids.number(d.contestId)) === true)
         tracer.note(
           Math.floor(receivedAtMs / 1000),
-          codeforcesNumber(d.contestId),
+          ids.number(d.contestId),
           `  user ${String(d.userId)} told: start ${iso(d.startTimeSeconds)} (${String(d.minutesBefore)} min)`,
         );
-      checker.reminderFired(
-        codeforcesNumber(d.contestId),
+      checkerOf(ids.number(d.contestId)).reminderFired(
+        ids.number(d.contestId),
         String(d.userId),
         Math.floor(receivedAtMs / 1000),
         typeof d.startTimeSeconds === 'number' ? d.startTimeSeconds : undefined,
@@ -823,7 +954,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
             ExpressionAttributeValues: { ':now': nowSeconds, ':at': reminder.remindAt },
           }),
         );
-        checker.reminderFired(codeforcesNumber(reminder.contestId), String(reminder.userId), nowSeconds);
+        checkerOf(ids.number(reminder.contestId)).reminderFired(ids.number(reminder.contestId), String(reminder.userId), nowSeconds);
       } catch (error) {
         if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
         ownNotifier.claimsLost += 1;
@@ -858,10 +989,10 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         );
         if (entry.table === tables.contests) {
           swept.contests += 1;
-          sweptContests.add(codeforcesNumber(entry.key.contestId));
+          sweptContests.add(ids.number(entry.key.contestId));
         } else if (entry.table === tables.reminders) {
           swept.reminders += 1;
-          sweptReminders.add(`${codeforcesNumber(entry.key.contestKey)}/${String(entry.key.userId)}`);
+          sweptReminders.add(`${ids.number(entry.key.contestKey)}/${String(entry.key.userId)}`);
         } else {
           swept.coordination += 1;
         }
@@ -873,7 +1004,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
   const scanTable = (table: string) => scanAll(doc, table);
 
   // ---- the year ----
-  const byId = new Map(truth.contests.map((c) => [c.id, c]));
+  const byId = new Map([truth, ...sideTruths].flatMap((t) => t.contests).map((c) => [c.id, c]));
   let storedContests = new Set<number>();
   const storageByMonth: MonthStorage[] = [];
   const monthHours = (365 * 24) / 12;
@@ -901,13 +1032,17 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         intervalStart,
         glitch === undefined ? undefined : `${glitch.kind} (${glitch.mode}, from hour ${glitch.fromHour}, ${glitch.length} h)`,
       );
-      if (glitch?.kind === 'duplicate') {
+      if (!withCodeforces) {
+        // No Codeforces job: nothing of it to be wrong.
+      } else if (glitch?.kind === 'duplicate') {
         await Promise.all([deliver(hour, intervalStart, undefined, true), deliver(hour, intervalStart, undefined, false)]);
       } else {
         await deliver(hour, intervalStart, glitch, true);
       }
+      // Every other source's job, on its own lease, in the same interval.
+      for (const side of sideJobs) await side.run(hour, intervalStart);
       const served = cf.hourServed();
-      const ok = hourSucceeded && !served.wrong;
+      const ok = !withCodeforces || (hourSucceeded && !served.wrong);
       if (!ok || served.wrongFor !== undefined) wrongUpstreamHours += 1;
       checker.upstreamHour(hour, { t: intervalStart + 2, ok, ...(served.wrongFor !== undefined ? { wrongFor: served.wrongFor } : {}) });
 
@@ -958,12 +1093,16 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       await eventPath.deliverUntil(clock.now());
       const nowSeconds = Math.floor(clock.now() / 1000);
       const contests = await scanTable(tables.contests);
-      const now = new Set(contests.filter((item) => !isReplyClockId(item.contestId)).map((item) => codeforcesNumber(item.contestId)));
+      const now = new Set(contests.filter((item) => !isReplyClockId(item.contestId)).map((item) => ids.number(item.contestId)));
       const gone = [...storedContests].filter((id) => !now.has(id) && !sweptContests.has(id));
-      checker.contestsDeleted(gone, (id) => {
-        const contest = byId.get(id);
-        return contest !== undefined && listedAt(contest, nowSeconds);
-      });
+      for (const [platform, each] of [['codeforces', checker] as const, ...sideCheckers])
+        each.contestsDeleted(
+          gone.filter((id) => ids.platformOf(id) === platform),
+          (id) => {
+            const contest = byId.get(id);
+            return contest !== undefined && listedAt(contest, nowSeconds);
+          },
+        );
       sweptContests.clear();
       storedContests = now;
       for (const item of contests) noteExpiry(tables.contests, { contestId: item.contestId }, 'expiresAt', item.expiresAt, nowSeconds);
@@ -971,8 +1110,13 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         const coordination = await scanTable(tables.coordination);
         for (const item of coordination) noteExpiry(tables.coordination, { pk: item.pk }, 'ttl', item.ttl, nowSeconds);
         const reminders = await scanTable(tables.reminders);
-        const keys = reminders.map((item) => `${codeforcesNumber(item.contestId)}/${String(item.userId)}`);
-        checker.remindersStored(hour, new Set(keys), sweptReminders);
+        const keys = reminders.map((item) => `${ids.number(item.contestId)}/${String(item.userId)}`);
+        for (const [platform, each] of [['codeforces', checker] as const, ...sideCheckers])
+          each.remindersStored(
+            hour,
+            new Set(keys.filter((key) => ids.platformOf(Number(key.split('/')[0])) === platform)),
+            new Set([...sweptReminders].filter((key) => ids.platformOf(Number(key.split('/')[0])) === platform)),
+          );
         for (const item of reminders)
           noteExpiry(tables.reminders, { contestKey: item.contestKey, userId: item.userId }, 'expiresAt', item.expiresAt, nowSeconds);
         const month = Math.floor(hour / monthHours);
@@ -999,6 +1143,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     deliveryClient.destroy();
     eventPath.close();
     await cf.agent.close();
+    for (const side of sideJobs) await side.agent.close();
     await proxy.close();
     await deliveryProxy.close();
   }
@@ -1008,11 +1153,44 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     const nowSeconds = Math.floor(clock.now() / 1000);
     const view = await upcomingView(nowSeconds);
     shown = [...view].map(([contestId, entry]) => ({ contestId, startTimeSeconds: entry.startTimeSeconds }));
-    checker.compareUpcoming(hour, view, upcomingAt(truth, nowSeconds));
+    const ofPlatform = (platform: SourceName): Map<number, UpcomingEntry> =>
+      new Map([...view].filter(([contestId]) => ids.platformOf(contestId) === platform));
+    checker.compareUpcoming(hour, ofPlatform('codeforces'), upcomingAt(truth, nowSeconds));
+    for (const sideTruth of sideTruths)
+      sideCheckers.get(sideTruth.platform)!.compareUpcoming(hour, ofPlatform(sideTruth.platform), upcomingAt(sideTruth, nowSeconds));
     await usersAct(view, nowSeconds);
   }
 
   const reminders = checker.finishReminders(truth.yearStart + hours * HOUR);
+  const platforms: Partial<Record<SidePlatform, PlatformFigures>> = {};
+  for (const side of sideJobs) {
+    const each = sideCheckers.get(side.truth.platform)!;
+    const sideReminders = each.finishReminders(truth.yearStart + hours * HOUR);
+    const changes: Record<string, number> = {};
+    for (const change of side.truth.changes) changes[change.kind] = (changes[change.kind] ?? 0) + 1;
+    platforms[side.truth.platform] = {
+      truth: {
+        contests: side.truth.contests.filter((c) => c.announcedAt < side.truth.end && c.starts[0]!.value >= truth.yearStart - 7 * DAY)
+          .length,
+        changes,
+        placeholders: side.truth.placeholders.length,
+      },
+      ...side.figures,
+      violations: each.violations.map((v) => ({ ...v, detail: qualifyDetail(v.detail, ids) })),
+      violationsTotal: each.violationsTotal,
+      violationsByInvariant: each.byInvariant,
+      maxStalenessIntervals: each.maxStalenessIntervals,
+      staleHours: each.staleHours,
+      contestsDeletedWhileListed: each.contestsDeletedWhileListed,
+      reminders: sideReminders,
+    };
+  }
+  const allInvocations = invocations + sideJobs.reduce((n, side) => n + side.figures.invocations, 0);
+  const sideViolations = Object.values(platforms).flatMap((figures) => figures.violations);
+  const violationsByInvariant: Record<string, number> = { ...checker.byInvariant };
+  for (const figures of Object.values(platforms))
+    for (const [invariant, n] of Object.entries(figures.violationsByInvariant))
+      violationsByInvariant[invariant] = (violationsByInvariant[invariant] ?? 0) + n;
   const byOperation = Object.fromEntries([...proxy.counts].sort());
   const deliveryRequests: Record<string, number> = Object.fromEntries([...deliveryProxy.counts].sort());
   const total = proxy.total();
@@ -1040,9 +1218,9 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       massChanges: truth.changes.filter((c) => c.mass).length,
       nearChanges: truth.changes.filter((c) => c.near).length,
     },
-    violations: checker.violations,
-    violationsTotal: checker.violationsTotal,
-    violationsByInvariant: checker.byInvariant,
+    violations: [...checker.violations, ...sideViolations],
+    violationsTotal: checker.violationsTotal + Object.values(platforms).reduce((n, figures) => n + figures.violationsTotal, 0),
+    violationsByInvariant,
     maxStalenessIntervals: checker.maxStalenessIntervals,
     staleHours: checker.staleHours,
     contestsDeletedWhileListed: checker.contestsDeletedWhileListed,
@@ -1051,7 +1229,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     events: eventPath.figures,
     contestEvents,
     app: { appWrites, fickle: fickle.actions, ...(ownApp ? { ownNotifier } : {}) },
-    requests: { total, byOperation, perInvocation: invocations === 0 ? 0 : Math.round((total / invocations) * 10) / 10, injected },
+    requests: { total, byOperation, perInvocation: allInvocations === 0 ? 0 : Math.round((total / allInvocations) * 10) / 10, injected },
     costUsdPerMonth: monthlyDynamoCost(byOperation, transactItems, hours),
     deliveryCostUsdPerMonth: monthlyDynamoCost(
       { ...deliveryRequests, Query: (deliveryRequests.Query ?? 0) + deliveryFigures.idleMinutesSkipped },
@@ -1060,10 +1238,59 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     ),
     ttlSwept: swept,
     storageByMonth,
+    sources,
+    platforms,
     runTimeSeconds: Math.round((Date.now() - startedReal) / 100) / 10,
   };
   admin.destroy();
   return report;
+}
+
+/** How each other platform's stand-in answers its source's one request: the platform's own reply format. */
+const SIDE_STAND_INS: Record<
+  SidePlatform,
+  {
+    create: (options: Parameters<typeof createHandler>[0]) => Handler;
+    job: typeof ATCODER_JOB | typeof CODECHEF_JOB | typeof LEETCODE_JOB;
+    origin: string;
+    method: 'GET' | 'POST';
+    path: (path: string) => boolean;
+    contentType: string;
+    body: (truth: PlatformTruth, t: number) => string;
+  }
+> = {
+  atcoder: {
+    create: createAtCoderHandler,
+    job: ATCODER_JOB,
+    origin: 'https://atcoder.jp',
+    method: 'GET',
+    path: (path) => path.startsWith('/contests/'),
+    contentType: 'text/html; charset=utf-8',
+    body: atcoderPage,
+  },
+  codechef: {
+    create: createCodeChefHandler,
+    job: CODECHEF_JOB,
+    origin: 'https://www.codechef.com',
+    method: 'GET',
+    path: (path) => path.startsWith('/api/list/contests/all'),
+    contentType: 'application/json',
+    body: codechefList,
+  },
+  leetcode: {
+    create: createLeetCodeHandler,
+    job: LEETCODE_JOB,
+    origin: 'https://leetcode.com',
+    method: 'POST',
+    path: (path) => path === '/graphql',
+    contentType: 'application/json',
+    body: leetcodeReply,
+  },
+};
+
+/** A violation's detail with the simulation's numbers of other platforms' contests as their qualified ids. */
+function qualifyDetail(detail: string, ids: SimIds): string {
+  return detail.replace(/\b[123]\d{6}\b/g, (n) => ids.qualified(Number(n)));
 }
 
 /**

@@ -27,7 +27,7 @@ describe('a simulated month', () => {
     '30 days: no violation of the promise; every expected reminder received once, none early, none for a withdrawn contest',
     { timeout: 300_000 },
     async () => {
-      const report = await runSimulation(world(), { seed: 1, days: 30 });
+      const report = await runSimulation(world(), { seed: 1, days: 30, sources: ['codeforces'] });
       expect(report.intervals).toBe(720);
       // The generator is not tuned to the model: episodes of 3+ hours and near-start churn happen.
       expect(report.wrongUpstreamHours).toBeGreaterThan(20);
@@ -62,10 +62,41 @@ describe('a simulated month', () => {
   );
 
   it(
+    'eight days of all four sources, each job on its own lease: every platform synced every hour, its reminders received within the promise',
+    { timeout: 240_000 },
+    async () => {
+      const report = await runSimulation(world(), { seed: 1, days: 8 });
+      expect(report.sources).toEqual(['codeforces', 'atcoder', 'codechef', 'leetcode']);
+      expect(report.violations).toEqual([]);
+      expect(report.violationsTotal).toBe(0);
+      expect(report.reminders.expected).toBeGreaterThan(0);
+      for (const platform of ['atcoder', 'codechef', 'leetcode'] as const) {
+        const figures = report.platforms[platform]!;
+        // Its reply read by its own client and mapping every hour: the page, the JSON list, the GraphQL answer.
+        expect(figures.syncs).toBe(report.intervals);
+        expect(figures.failures).toEqual({});
+        expect(figures.violationsTotal).toBe(0);
+        expect(figures.reminders.expected).toBeGreaterThan(0);
+        expect(figures.reminders.onTime + figures.reminders.lateExcused).toBe(figures.reminders.expected);
+        expect(figures.reminders.missed + figures.reminders.duplicate + figures.reminders.early + figures.reminders.forWithdrawn).toBe(0);
+      }
+      // CodeChef's placeholders were listed (and not scheduled) while they slid.
+      expect(report.platforms.codechef!.truth.placeholders).toBeGreaterThan(0);
+    },
+  );
+
+  it(
     'a week of harmful episodes with the plausibility guards and the firing rule off reports reminder violations',
     { timeout: 180_000 },
     async () => {
-      const report = await runSimulation(world(), { seed: 2, days: 7, glitchRates: HARMFUL_GLITCHES, episode: 6, broken: 'guards-off' });
+      const report = await runSimulation(world(), {
+        seed: 2,
+        days: 7,
+        glitchRates: HARMFUL_GLITCHES,
+        episode: 6,
+        broken: 'guards-off',
+        sources: ['codeforces'],
+      });
       expect(report.intervals).toBe(168);
       expect(reminderViolations.reduce((n, key) => n + (report.violationsByInvariant[key] ?? 0), 0)).toBeGreaterThan(0);
     },
@@ -76,7 +107,7 @@ describe('a simulated month', () => {
     { timeout: 120_000 },
     async () => {
       // Lambda invokes the relay twice with every batch: each event reaches the bus twice, with two envelope ids.
-      const options = { seed: 3, days: 2, eventPath: { relayRepeat: 1 } };
+      const options = { seed: 3, days: 2, eventPath: { relayRepeat: 1 }, sources: ['codeforces'] as const };
       const broken = await runSimulation(world(), { ...options, broken: 'envelope-id' });
       expect(broken.events.relayRepeats).toBeGreaterThan(0);
       expect(broken.violationsByInvariant['reminder-duplicate'] ?? 0).toBeGreaterThan(0);
