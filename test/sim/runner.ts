@@ -70,6 +70,7 @@ import {
 } from './platforms.js';
 import { contestKeys } from '../../lambda/reminders/table.js';
 import { isReplyClockId } from '../../lambda/contests/model.js';
+import { GATE_PREFIX } from '../../lambda/contests/bucket-gates.js';
 
 export interface SimOptions {
   seed: number;
@@ -1092,7 +1093,9 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
       clock.to((intervalStart + 59 * MIN + 30) * 1000);
       await eventPath.deliverUntil(clock.now());
       const nowSeconds = Math.floor(clock.now() / 1000);
-      const contests = await scanTable(tables.contests);
+      const stored = await scanTable(tables.contests);
+      // The bucket gates expire with their contests (swept below) but are not contests.
+      const contests = stored.filter((item) => !String(item.contestId).startsWith(GATE_PREFIX));
       const now = new Set(contests.filter((item) => !isReplyClockId(item.contestId)).map((item) => ids.number(item.contestId)));
       const gone = [...storedContests].filter((id) => !now.has(id) && !sweptContests.has(id));
       for (const [platform, each] of [['codeforces', checker] as const, ...sideCheckers])
@@ -1105,7 +1108,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
         );
       sweptContests.clear();
       storedContests = now;
-      for (const item of contests) noteExpiry(tables.contests, { contestId: item.contestId }, 'expiresAt', item.expiresAt, nowSeconds);
+      for (const item of stored) noteExpiry(tables.contests, { contestId: item.contestId }, 'expiresAt', item.expiresAt, nowSeconds);
       if (hour % 24 === 23 || hour === hours - 1) {
         const coordination = await scanTable(tables.coordination);
         for (const item of coordination) noteExpiry(tables.coordination, { pk: item.pk }, 'ttl', item.ttl, nowSeconds);
