@@ -15,10 +15,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ENV } from '../../lambda/contract.js';
 import { createDeliveryHandler } from '../../lambda/delivery/handler.js';
 import { reminderDueId } from '../../lambda/delivery/due.js';
-import { deliveryLeaseKey, deliveryRunRecordPrefix } from '../../lambda/delivery/schema.js';
+import { deliveryLeaseKey } from '../../lambda/delivery/schema.js';
 import { EVENT_SOURCES } from '../../lib/contest-sync-stack.js';
 import { localDynamoClient } from '../../local/dynamodb-local.js';
 import { findDeliveryFunction } from '../../local/template.js';
@@ -28,6 +27,7 @@ import { scheduledEvent } from '../support/processes.js';
 import { useWorld } from '../support/world.js';
 import { cf } from '../support/ids.js';
 import { putContest as putSyncedContest } from '../support/contests.js';
+import { deliveryEnv } from '../support/delivery.js';
 import { contestKeyOf, reminderKey } from '../../lambda/reminders/table.js';
 
 let tables: TestTables;
@@ -127,22 +127,7 @@ function handler(calls?: Call[], after?: After) {
     );
   }
   return createDeliveryHandler({
-    env: {
-      AWS_REGION: 'us-east-1',
-      [ENV.contestsTable]: tables.names.contests,
-      [ENV.remindersTable]: tables.names.reminders,
-      COORDINATION_TABLE_NAME: tables.names.coordination,
-      LEASE_DURATION_SECONDS: '5',
-      SCHEDULE_RATE_MINUTES: '1',
-      LEASE_KEY: deliveryLeaseKey(0),
-      RUN_RECORD_PREFIX: deliveryRunRecordPrefix(0),
-      OUTBOX_TABLE_NAME: outboxOf(tables),
-      OUTBOX_EVENT_SOURCE: EVENT_SOURCES.reminders,
-      OUTBOX_RETENTION_DAYS: '7',
-      POWERTOOLS_METRICS_NAMESPACE: 'ContestSync',
-      POWERTOOLS_SERVICE_NAME: 'reminder-delivery-0',
-      DUE_SHARD: '0',
-    },
+    env: deliveryEnv(tables),
     dynamo: client,
     write: () => undefined,
     newRunId: randomUUID,
