@@ -300,15 +300,15 @@ try {
       user: DEMO_USER,
     });
     await follower.sync();
-    const files = [follower.files.public, follower.files.user].map((f) => relative(process.cwd(), f)).join(', ');
+    const files = [...Object.values(follower.files.public), follower.files.user].map((f) => relative(process.cwd(), f)).join(', ');
     if (values['no-serve']) {
       follower.stop();
-      console.log(`\nCalendar files (the public feed and ${DEMO_USER}'s, as the API served them): ${files}`);
+      console.log(`\nCalendar files (every public feed and ${DEMO_USER}'s, as the API served them): ${files}`);
       console.log('The API stopped with this run (--no-serve): npm start -- --offline serves it, with the commands to try, until Ctrl-C.');
       return;
     }
     console.log(
-      `\nCalendar files to open (the public feed and ${DEMO_USER}'s), rewritten as the feeds change while the API serves: ${files}`,
+      `\nCalendar files to open (every public feed and ${DEMO_USER}'s), rewritten as the feeds change while the API serves: ${files}`,
     );
     console.log(doorInstructions(door!, token, contest ?? 'codeforces:2120', feedUrl));
   }

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PUBLIC_FEEDS, type PublicFeed } from '../../lambda/api/contract.js';
 import { FEED_OBJECTS } from '../../lambda/calendar/contract.js';
 import { PLATFORMS } from '../../lambda/sources/platforms.js';
 import type { DoorTable } from '../../lambda/calendar/store.js';
@@ -48,17 +49,17 @@ export async function createFeed(door: Pick<LocalDoor, 'url' | 'settled'>, token
 }
 
 export interface CalendarFollower {
-  /** The files it keeps: the public feed's, and the user's. */
-  readonly files: { public: string; user: string };
+  /** The files it keeps: each public feed's (`<platform>.ics`, `all.ics`), and the user's. */
+  readonly files: { public: Readonly<Record<PublicFeed, string>>; user: string };
   /** Writes each feed whose content changed since it last wrote it (the user's removed once revoked). */
   sync(): Promise<void>;
   stop(): void;
 }
 
 /**
- * Keeps the public feed and `user`'s in `dir` (`codeforces.ics`, `<user>.ics`) as the door's
- * builder rebuilds them: every `everyMs` it reads the feed objects the door's bucket holds — the
- * public one, and the user's under its current token (the door table's record, so a new feed
+ * Keeps every public feed and `user`'s in `dir` (`codeforces.ics` … `leetcode.ics`, `all.ics`,
+ * `<user>.ics`) as the door's builder rebuilds them: every `everyMs` it reads the feed objects the
+ * door's bucket holds — the public ones, and the user's under its current token (the door table's record, so a new feed
  * URL is followed) — and writes a file again when its entity tag changed. A calendar app that
  * opens the file sees what the API serves at that moment.
  */
@@ -70,7 +71,10 @@ export function followCalendars(options: {
   /** @default 1000 */
   everyMs?: number;
 }): CalendarFollower {
-  const files = { public: join(options.dir, 'codeforces.ics'), user: join(options.dir, `${options.user}.ics`) };
+  const files = {
+    public: Object.fromEntries(PUBLIC_FEEDS.map((feed) => [feed, join(options.dir, `${feed}.ics`)])) as Record<PublicFeed, string>,
+    user: join(options.dir, `${options.user}.ics`),
+  };
   const written = new Map<string, string>();
   const write = (file: string, object: { body: Buffer; etag: string } | undefined): void => {
     if (object === undefined) {
@@ -86,7 +90,7 @@ export function followCalendars(options: {
   const sync = (): Promise<void> => {
     pending = pending.then(async () => {
       mkdirSync(options.dir, { recursive: true });
-      write(files.public, objectOf(FEED_OBJECTS.public('codeforces')));
+      for (const feed of PUBLIC_FEEDS) write(files.public[feed], objectOf(FEED_OBJECTS.public(feed)));
       const feed = await options.feeds.userFeed(options.user);
       write(files.user, feed === undefined ? undefined : objectOf(FEED_OBJECTS.user(feed.hash)));
     });

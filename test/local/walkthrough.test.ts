@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FEED_OBJECTS } from '../../lambda/calendar/contract.js';
 import { DEFAULT_PORT, FEED_BUCKET } from '../../local/door/door.js';
+import { PUBLIC_FEEDS } from '../../lambda/api/contract.js';
 import { DEMO_USER, doorCommands, followCalendars } from '../../local/door/walkthrough.js';
 import type { StoredObject } from '../../local/door/object-standin.js';
 
@@ -48,7 +49,7 @@ describe('the calendar files follow the feeds', () => {
   let dir: string;
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('rewrites a file when its feed changes, follows a new feed URL, and removes the user’s once revoked', async () => {
+  it('rewrites a file when its feed changes (every platform’s, all platforms’, the user’s), follows a new feed URL, and removes the user’s once revoked', async () => {
     dir = mkdtempSync(join(tmpdir(), 'contest-sync-calendar-'));
     const objects = new Map<string, StoredObject>();
     const put = (key: string, text: string) =>
@@ -66,23 +67,30 @@ describe('the calendar files follow the feeds', () => {
       everyMs: 60_000,
     });
     try {
-      put(FEED_OBJECTS.public('codeforces'), 'public v1');
+      for (const feed of PUBLIC_FEEDS) put(FEED_OBJECTS.public(feed), `${feed} v1`);
       put(FEED_OBJECTS.user('h1'), 'user v1');
       await follower.sync();
       const read = (file: string) => readFileSync(file, 'utf8');
-      expect([read(follower.files.public), read(follower.files.user)]).toEqual(['public v1', 'user v1']);
+      const publicFiles = () => PUBLIC_FEEDS.map((feed) => read(follower.files.public[feed]));
+      expect(publicFiles()).toEqual(PUBLIC_FEEDS.map((feed) => `${feed} v1`));
+      expect(read(follower.files.user)).toBe('user v1');
       expect(follower.files.user).toBe(join(dir, `${DEMO_USER}.ics`));
+      expect(follower.files.public.atcoder).toBe(join(dir, 'atcoder.ics'));
+      expect(follower.files.public.all).toBe(join(dir, 'all.ics'));
 
-      put(FEED_OBJECTS.public('codeforces'), 'public v2');
+      // An AtCoder contest moved: its feed and the one of all platforms rebuilt, the others not.
+      put(FEED_OBJECTS.public('atcoder'), 'atcoder v2');
+      put(FEED_OBJECTS.public('all'), 'all v2');
       hash = 'h2'; // POST /me/calendar: a new token, its feed built under the new hash
       put(FEED_OBJECTS.user('h2'), 'user v2');
       await follower.sync();
-      expect([read(follower.files.public), read(follower.files.user)]).toEqual(['public v2', 'user v2']);
+      expect(publicFiles()).toEqual(PUBLIC_FEEDS.map((feed) => (feed === 'atcoder' || feed === 'all' ? `${feed} v2` : `${feed} v1`)));
+      expect(read(follower.files.user)).toBe('user v2');
 
       hash = undefined; // DELETE /me/calendar
       await follower.sync();
       expect(existsSync(follower.files.user)).toBe(false);
-      expect(read(follower.files.public)).toBe('public v2');
+      expect(read(follower.files.public.all)).toBe('all v2');
     } finally {
       follower.stop();
     }
