@@ -128,10 +128,34 @@ describe('syncs, deletions, storage', () => {
   it('storage: reminders kept months after they were set are unbounded growth', () => {
     const checker = new Checker(truth);
     checker.reminderSet(1, 'old', 60, Y);
-    checker.storage(10, Y + 30 * DAY, { contests: 10, leaseItemBytes: 2000, runRecords: 720, reminderKeys: ['1/old'] });
+    checker.storage(10, Y + 30 * DAY, {
+      contests: 10,
+      leaseItemBytes: 2000,
+      runRecordsByJob: { codeforces: 720, atcoder: 744 },
+      reminderKeys: ['1/old'],
+    });
     expect(checker.violationsTotal).toBe(0);
-    checker.storage(11, Y + 91 * DAY, { contests: 10, leaseItemBytes: 2000, runRecords: 720, reminderKeys: ['1/old'] });
+    checker.storage(11, Y + 91 * DAY, {
+      contests: 10,
+      leaseItemBytes: 2000,
+      runRecordsByJob: { codeforces: 720, atcoder: 744 },
+      reminderKeys: ['1/old'],
+    });
     expect(checker.violations[0]).toMatchObject({ invariant: 'storage-unbounded' });
+  });
+
+  it('storage: run records are bounded per job, so four jobs keep four months’ worth and one job past its own is growth', () => {
+    const checker = new Checker(truth);
+    const month = { codeforces: 744, atcoder: 744, codechef: 744, leetcode: 744 };
+    checker.storage(10, Y + 30 * DAY, { contests: 10, leaseItemBytes: 2000, runRecordsByJob: month, reminderKeys: [] });
+    expect(checker.violationsTotal).toBe(0);
+    checker.storage(11, Y + 60 * DAY, {
+      contests: 10,
+      leaseItemBytes: 2000,
+      runRecordsByJob: { ...month, codechef: 1500 },
+      reminderKeys: [],
+    });
+    expect(checker.violations).toEqual([{ hour: 11, invariant: 'storage-unbounded', detail: '1500 run records of codechef' }]);
   });
 });
 

@@ -66,7 +66,8 @@ export const PROMISE = {
 export const STORAGE_BOUNDS = {
   contests: 300,
   leaseItemBytes: 64 * 1024,
-  runRecords: 31 * 24 * 2,
+  /** Each job's own (run#<platform>#…): it keeps its records about a month, an interval's one or two. */
+  runRecordsPerJob: 31 * 24 * 2,
   reminderAgeSeconds: 90 * 24 * HOUR,
 } as const;
 
@@ -305,7 +306,13 @@ export class Checker {
   storage(
     hour: number,
     nowSeconds: number,
-    figures: { contests: number; leaseItemBytes: number; runRecords: number; reminderKeys: readonly string[] },
+    figures: {
+      contests: number;
+      leaseItemBytes: number;
+      /** Run records per sync job (its run record prefix). */
+      runRecordsByJob: Readonly<Record<string, number>>;
+      reminderKeys: readonly string[];
+    },
   ): void {
     const old = figures.reminderKeys.filter((key) => {
       const intents = this.reminders.get(key);
@@ -315,7 +322,8 @@ export class Checker {
     const problems: string[] = [];
     if (figures.contests > STORAGE_BOUNDS.contests) problems.push(`${figures.contests} contests`);
     if (figures.leaseItemBytes > STORAGE_BOUNDS.leaseItemBytes) problems.push(`lease item ${figures.leaseItemBytes} bytes`);
-    if (figures.runRecords > STORAGE_BOUNDS.runRecords) problems.push(`${figures.runRecords} run records`);
+    for (const [job, count] of Object.entries(figures.runRecordsByJob))
+      if (count > STORAGE_BOUNDS.runRecordsPerJob) problems.push(`${count} run records of ${job}`);
     if (old.length > 0) problems.push(`${old.length} reminders set more than 90 days ago still stored (${old.slice(0, 3).join(', ')})`);
     if (problems.length > 0) this.violate(hour, 'storage-unbounded', problems.join('; '));
   }

@@ -118,6 +118,8 @@ export interface MonthStorage {
   remindersDue: number;
   /** The sync's run records (the checker bounds them). */
   runRecords: number;
+  /** The run records of each sync job (`run#<platform>#…`). */
+  runRecordsByJob: Record<string, number>;
   runRecordsBytes: number;
   /** The delivery job's run records (one per busy minute, kept 30 days). */
   deliveryRunRecords: number;
@@ -1130,7 +1132,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
           checker.storage(hour, nowSeconds, {
             contests: storage.contests,
             leaseItemBytes: storage.leaseItemBytes,
-            runRecords: storage.runRecords,
+            runRecordsByJob: storage.runRecordsByJob,
             reminderKeys: keys,
           });
         }
@@ -1326,6 +1328,11 @@ function storageOf(
     reminders: reminders.length,
     remindersDue: reminders.filter((item) => item.dueAt !== undefined).length,
     runRecords: runs.length,
+    runRecordsByJob: runs.reduce<Record<string, number>>((byJob, item) => {
+      const job = String(item.pk).split('#')[1] ?? '';
+      byJob[job] = (byJob[job] ?? 0) + 1;
+      return byJob;
+    }, {}),
     runRecordsBytes: runs.reduce((n, item) => n + sizeOf(item), 0),
     deliveryRunRecords: deliveryRuns.length,
     leaseItemBytes: lease === undefined ? 0 : sizeOf(lease),
