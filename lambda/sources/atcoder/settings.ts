@@ -21,9 +21,9 @@ export const ATCODER_SETTINGS = {
     /** 30 contests changed before their start in three years. */
     moves: true,
     /**
-     * One round moved −60 min and back within 3 hours: at most 3 hourly replies showed it, so a 4th
-     * keeps such a flap from ever landing; the real moves (+24 h twelve days ahead, −7 days) were
-     * announced days ahead and land 4 hours after they appear.
+     * Replies a held change needs (a start in the past, a mass change …; a plausible move is not
+     * held and lands at once). One round moved −60 min and back within 3 hours: a held change
+     * showing for as few replies never lands (docs/sources.md, "Settings").
      */
     acceptMoveAfterReplies: 4,
     /** No move of AtCoder's recurred at one amount. */
