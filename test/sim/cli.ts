@@ -189,7 +189,7 @@ function readable(report: SimReport): string {
   for (const [platform, p] of Object.entries(report.platforms)) {
     const r = p.reminders;
     out(
-      `${`${platform}:`.padEnd(18)}${p.truth.contests} contests (changes ${pairs(p.truth.changes)}, ${p.truth.placeholders} placeholders); ${p.syncs} syncs of ${p.invocations} invocations, failed ${pairs(p.failures)}, skipped ${pairs(p.skips)}, held ${pairs(p.held)}`,
+      `${`${platform}:`.padEnd(18)}${p.truth.contests} contests (changes ${pairs(p.truth.changes)}, ${p.truth.placeholders} placeholders, ${p.truth.misdated} misdated); ${p.syncs} syncs of ${p.invocations} invocations, failed ${pairs(p.failures)}, skipped ${pairs(p.skips)}, held ${pairs(p.held)}`,
     );
     out(
       `                  reminders set ${r.set}, expected ${r.expected}: on time ${r.onTime}, late within the promise ${r.lateExcused}, late ${r.late}, missed ${r.missed}, early ${r.early}, duplicate ${r.duplicate}, for withdrawn ${r.forWithdrawn}; ${r.fired} received (${r.refired} again for a new start); violations ${p.violationsTotal} (${pairs(p.violationsByInvariant)}); view stale at most ${p.maxStalenessIntervals} intervals`,

@@ -37,6 +37,16 @@ export interface PlatformTruth extends Truth {
   platformIds: Map<number, string>;
   /** CodeChef's rounds listed before they have a date: the code, its sliding start, from when until dated. */
   placeholders: { id: number; from: number; until: number; starts: { at: number; value: number }[] }[];
+  /**
+   * Listings wrong about a start the truth kept (CodeChef's AM/PM error: 12 hours earlier, back a
+   * week later): from `from` until `until` the reply lists the contest `by` seconds off.
+   */
+  misdated: { id: number; from: number; until: number; by: number }[];
+}
+
+/** The contests whose listing at `t` is wrong about their start (`PlatformTruth.misdated`). */
+export function misdatedAt(truth: PlatformTruth, t: number): number[] {
+  return truth.misdated.filter((m) => m.from <= t && t < m.until).map((m) => m.id);
 }
 
 /** Qualified ids (`atcoder:abc400`) and the simulation's numbers, both ways. Codeforces' numbers are their own. */
@@ -120,6 +130,7 @@ export function buildPlatformTruth(platform: SidePlatform, options: { seed: numb
     change(b, at, 'reschedule', near);
   };
   const placeholders: PlatformTruth['placeholders'] = [];
+  const misdated: PlatformTruth['misdated'] = [];
   // Rounds of one CodeChef Starters (its division children) change together.
   const groups = new Map<string, Builder[]>();
   for (const b of builders) {
@@ -164,13 +175,10 @@ export function buildPlatformTruth(platform: SidePlatform, options: { seed: numb
       }
       const more = random();
       if (more < 0.01) {
-        // An upstream AM/PM error: 12 hours earlier, and back a week later.
+        // An upstream AM/PM error: listed 12 hours earlier, and right again a week later. The
+        // round itself never moved: the truth keeps its start, the replies of that week are wrong.
         const at = onHour(start - between(8, 12) * DAY);
-        if (at > posted)
-          for (const b of group) {
-            move(b, at, start - 12 * HOUR);
-            move(b, at + WEEK, start);
-          }
+        if (at > posted) for (const b of group) misdated.push({ id: b.contest.id, from: at, until: at + WEEK, by: -12 * HOUR });
       } else if (more < 0.2) {
         // Durations raised a day or two before the start.
         const at = onHour(start - between(1, 2) * DAY);
@@ -212,6 +220,7 @@ export function buildPlatformTruth(platform: SidePlatform, options: { seed: numb
     changes: changes.sort((a, b) => a.at - b.at),
     platformIds: new Map(builders.map((b) => [b.contest.id, b.platformId])),
     placeholders,
+    misdated,
   };
 }
 
@@ -316,10 +325,11 @@ function listedBy(truth: PlatformTruth, t: number): { upcoming: Listed[]; runnin
   const out = { upcoming: [] as Listed[], running: [] as Listed[], finished: [] as Listed[] };
   for (const contest of truth.contests) {
     if (!listedAt(contest, t)) continue;
+    const misdated = truth.misdated.find((m) => m.id === contest.id && m.from <= t && t < m.until);
     const entry = {
       platformId: truth.platformIds.get(contest.id)!,
       name: nameAt(contest, t),
-      start: startAt(contest, t),
+      start: startAt(contest, t) + (misdated?.by ?? 0),
       duration: durationAt(contest, t),
     };
     if (t < entry.start) out.upcoming.push(entry);

@@ -64,6 +64,7 @@ import {
   buildPlatformTruth,
   codechefList,
   leetcodeReply,
+  misdatedAt,
   type PlatformTruth,
   type SidePlatform,
   type SourceName,
@@ -188,7 +189,7 @@ export interface SimReport {
 }
 
 export interface PlatformFigures {
-  truth: { contests: number; changes: Record<string, number>; placeholders: number };
+  truth: { contests: number; changes: Record<string, number>; placeholders: number; misdated: number };
   invocations: number;
   syncs: number;
   failures: Record<string, number>;
@@ -472,8 +473,10 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
           else figures.failures.internal = (figures.failures.internal ?? 0) + 1;
         }
       }
-      // Its replies are honest: an hour is wrong for this platform only when its job got none.
-      sideChecker.upstreamHour(hour, { t: intervalStart + 2, ok });
+      // Its replies are honest but for the misdated listings (CodeChef's AM/PM error): an hour is
+      // wrong for this platform when its job got none, and wrong for the contests it misdated.
+      const wrongFor = misdatedAt(sideTruth, intervalStart + 2);
+      sideChecker.upstreamHour(hour, { t: intervalStart + 2, ok, ...(wrongFor.length > 0 ? { wrongFor } : {}) });
     };
     return { truth: sideTruth, agent, figures, run };
   });
@@ -1179,6 +1182,7 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
           .length,
         changes,
         placeholders: side.truth.placeholders.length,
+        misdated: side.truth.misdated.length,
       },
       ...side.figures,
       violations: each.violations.map((v) => ({ ...v, detail: qualifyDetail(v.detail, ids) })),
