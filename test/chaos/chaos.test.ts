@@ -110,6 +110,12 @@ describe('chaos (short run)', () => {
       const delivered = summary.trials.filter((trial) => !trial.starved.some((note) => note.rule === 'delivery-final-pass'));
       const events = delivered.reduce((sum, trial) => sum + (trial.delivery?.events ?? 0), 0);
       expect(events).toBeGreaterThanOrEqual(5 * delivered.length);
+      // Each other platform's reminders were sent too, in the trials that ran its job and whose last
+      // pass the harness did not starve (each platform's seeded rows due at the start: sent by then).
+      const withSources = delivered.filter((trial) => trial.sources !== undefined);
+      for (const platform of ['atcoder', 'codechef', 'leetcode'])
+        if (withSources.length > 0)
+          expect(withSources.reduce((sum, trial) => sum + (trial.delivery?.eventsByPlatform[platform] ?? 0), 0)).toBeGreaterThan(0);
       console.info(
         `[chaos short] ${JSON.stringify({ faults: summary.faults, outcomes: summary.outcomes, contentionRetries: summary.contentionRetries, delivery: summary.delivery, sources: summary.sources, starved: summary.starvedByRule })}`,
       );

@@ -127,6 +127,11 @@ function report(summary: ChaosSummary, options: Options, wallMs: number): void {
     out(`reminder delivery (${d.trials} trials): ${d.invocations} invocations`);
     out(`  claims committed:        ${d.claims} (${d.duringFaults} during the faults phase)`);
     out(`  ReminderDue events:      ${d.events} (${d.reminders} reminders, ${d.resent} sent again at a new start)`);
+    const byPlatform = Object.entries(d.eventsByPlatform)
+      .sort()
+      .map(([platform, n]) => `${platform} ${n}`)
+      .join(', ');
+    out(`    by platform:           ${byPlatform || 'none'}`);
     out(`  claims lost / deferred:  ${d.lost} / ${d.deferred}`);
     out(`  app writes (write path): ${d.appWrites} sets and cancels landed, judged per intent`);
     out('  outcomes:');

@@ -12,9 +12,15 @@
  * some due seconds into it, one not due for ten minutes (never to be sent in a trial). One of them
  * moves by 20 s from version to version, so the concurrent syncs re-time its reminders (and make a
  * reminder sent for one start due again at the next: once per start).
+ *
+ * The other platforms' jobs (sources.ts) sync their stand-ins' fixtures: one upcoming contest of
+ * each (OTHER_SOON_IDS) is seeded as listed, with its reply clock and reminders due as the app
+ * writes them — some already due, some due in the trial's first minutes, one not for ten minutes
+ * —, so that delivery sends them while their own jobs' syncs keep them due, pause them (a failing
+ * source) and bring them back.
  */
 
-import type { ContestItem } from '../../lambda/contests/model.js';
+import type { ContestItem, ListedContest } from '../../lambda/contests/model.js';
 import { codeforcesId, listedContest } from '../../lambda/sources/codeforces/source.js';
 import { replyClockId } from '../../lambda/contests/model.js';
 import { contestKeyOf } from '../../lambda/reminders/table.js';
@@ -39,7 +45,7 @@ export interface ApiContest {
 export type ContestRow = Omit<ContestItem, 'updatedAt'>;
 
 export interface ReminderRow {
-  /** The contest's qualified id (the trial's contests are Codeforces': `codeforces:<id>`). */
+  /** The contest's qualified id (`codeforces:<id>`; the other platforms' soon contests: `atcoder:abc199` …). */
   contestId: string;
   /** The row's key: its contest's bucket key for the user. */
   contestKey: string;
@@ -76,6 +82,29 @@ const SOON_REMINDERS: readonly [number, string, number][] = [
   [3023, 'u2', 26], // due 50 s before it, moving
 ];
 
+/**
+ * Each other platform's contest whose reminders the trial seeds: an upcoming one of its stand-in's
+ * fixture (local/source-fixtures.ts, served shifted to the trial's start) within the week a lead
+ * time may reach (ROW_LIMITS.maxMinutesBefore): abc199 starts 33 h after the anchor, START135A
+ * 167.5 h, Weekly Contest 91 1.5 h.
+ */
+export const OTHER_SOON_IDS: Readonly<Record<string, string>> = {
+  atcoder: 'atcoder:abc199',
+  codechef: 'codechef:START135A',
+  leetcode: 'leetcode:weekly-contest-91',
+};
+/**
+ * Their reminders: [user, minutes added to the lead that makes it due in the trial's first minute]:
+ * 0 due within it, 1 up to a minute before the trial, −1 one to two minutes into it (the quiet
+ * phase), −10 ten minutes into it (never sent during a trial).
+ */
+const OTHER_SOON_REMINDERS: readonly [string, number][] = [
+  ['u1', 0],
+  ['u2', 1],
+  ['u3', -1],
+  ['u9', -10],
+];
+
 const VERSION_TAG = /\[v(\d+)\]/;
 
 /** The version a contest name (or a reply body) carries, if any. */
@@ -92,6 +121,12 @@ export interface Dataset {
    * (LARGE_COMMIT_ID), so that every sync moves them in several transactions. Absent: none.
    */
   largeCommit?: number;
+  /**
+   * The other platforms' soon contests (OTHER_SOON_IDS) as their source lists them from the
+   * stand-in at the trial's start (sources.ts, `soonContests`): seeded with their reply clocks and
+   * reminders. Absent: Codeforces' alone.
+   */
+  others?: readonly ListedContest[];
 }
 
 /** The contest whose reminders make the large commit (one of the moving ones). */
@@ -155,9 +190,10 @@ function finishing(contest: ApiContest): NonNullable<ContestItem['pending']> {
 }
 
 /**
- * What the tables hold before the trial (version 0 as if synced earlier, plus two special cases).
- * The reply clock (Contests item 0) says when the newest applied reply was made: `clockAgeSeconds`
- * before the trial (fresh: delivery may send at once; over 70 minutes: it waits for a sync).
+ * What the tables hold before the trial (version 0 as if synced earlier, plus two special cases;
+ * the other platforms' soon contests as listed). Each platform's reply clock says when its newest
+ * applied reply was made: `clockAgeSeconds` before the trial (fresh: delivery may send at once;
+ * over 70 minutes: it waits for a sync of that platform).
  */
 export function seedRows(
   dataset: Dataset,
@@ -165,7 +201,7 @@ export function seedRows(
 ): {
   contests: (ContestRow & { updatedAt: string })[];
   reminders: ReminderRow[];
-  clock: { contestId: string; replyMadeAt: number; updatedAt: string; dueShards: number };
+  clocks: { contestId: string; replyMadeAt: number; updatedAt: string; dueShards: number }[];
 } {
   const updatedAt = new Date((dataset.baseSeconds - DAY) * 1000).toISOString();
   const contests = contestList(dataset, 0)
@@ -182,31 +218,45 @@ export function seedRows(
     }),
     updatedAt,
   });
+  // The other platforms' soon contests, as their sources list them (stored as the sync maps them).
+  const others = dataset.others ?? [];
+  contests.push(...others.map((contest) => ({ ...toItem(contest, PLAN_SETTINGS, ''), updatedAt })));
   const startById = new Map(contests.map((contest) => [contest.contestId, contest.startTimeSeconds]));
-  const reminder = (id: number, userId: string, minutesBefore: number): ReminderRow => ({
-    contestId: codeforcesId(id),
-    contestKey: contestKeyOf(codeforcesId(id), userId),
+  const reminderOf = (contestId: string, userId: string, minutesBefore: number): ReminderRow => ({
+    contestId,
+    contestKey: contestKeyOf(contestId, userId),
     userId,
     minutesBefore,
-    remindAt: (startById.get(codeforcesId(id)) ?? 0) - 60 * minutesBefore,
+    remindAt: (startById.get(contestId) ?? 0) - 60 * minutesBefore,
   });
+  const reminder = (id: number, userId: string, minutesBefore: number): ReminderRow => reminderOf(codeforcesId(id), userId, minutesBefore);
   const expiresById = new Map(contests.map((contest) => [contest.contestId, contest.expiresAt]));
-  const due = (id: number, userId: string, minutesBefore: number): ReminderRow => {
-    const row = reminder(id, userId, minutesBefore);
-    return {
-      ...row,
-      dueAt: row.remindAt,
-      dueStart: startById.get(row.contestId)!,
-      dueShard: 0,
-      expiresAt: expiresById.get(row.contestId)!,
-    };
-  };
+  const dueOf = (row: ReminderRow): ReminderRow => ({
+    ...row,
+    dueAt: row.remindAt,
+    dueStart: startById.get(row.contestId)!,
+    dueShard: 0,
+    expiresAt: expiresById.get(row.contestId)!,
+  });
+  const due = (id: number, userId: string, minutesBefore: number): ReminderRow => dueOf(reminder(id, userId, minutesBefore));
+  // The lead that makes a reminder due within the trial's first minute, shifted per row.
+  const leadOf = (contest: ListedContest, shift: number): number =>
+    Math.floor((contest.startTimeSeconds - dataset.baseSeconds) / 60) + shift;
+  // The setting the seeded rows were written with (1: shard 0), as a sync that ran on it records it.
+  const clockOf = (platform: string) => ({
+    contestId: replyClockId(platform),
+    replyMadeAt: dataset.baseSeconds - clockAgeSeconds,
+    updatedAt,
+    dueShards: 1,
+  });
   return {
     contests,
-    // The setting the seeded rows were written with (1: shard 0), as a sync that ran on it records it.
-    clock: { contestId: replyClockId('codeforces'), replyMadeAt: dataset.baseSeconds - clockAgeSeconds, updatedAt, dueShards: 1 },
+    clocks: [clockOf('codeforces'), ...others.map((contest) => clockOf(contest.platform))],
     reminders: [
       ...SOON_REMINDERS.map(([contestId, userId, minutesBefore]) => due(contestId, userId, minutesBefore)),
+      ...others.flatMap((contest) =>
+        OTHER_SOON_REMINDERS.map(([userId, shift]) => dueOf(reminderOf(contest.contestId, userId, leadOf(contest, shift)))),
+      ),
       reminder(3001, 'u1', 15),
       reminder(3003, 'u1', 30),
       reminder(3003, 'u2', 60),
@@ -229,7 +279,8 @@ export function expectedRows(dataset: Dataset, version: number): { contests: Con
     .filter((contest) => contest.id !== LONG_FINISHED_ID)
     .map((contest) => row(contest));
   const startById = new Map(contests.map((contest) => [contest.contestId, contest.startTimeSeconds]));
-  const reminders = seedRows(dataset).reminders.map(({ contestId, contestKey, userId, minutesBefore, remindAt }) => {
+  // Codeforces' rows: the other platforms' are their own jobs' (judged by the delivery checker).
+  const reminders = seedRows({ ...dataset, others: [] }).reminders.map(({ contestId, contestKey, userId, minutesBefore, remindAt }) => {
     const start = startById.get(contestId);
     return { contestId, contestKey, userId, minutesBefore, remindAt: start === undefined ? remindAt : start - 60 * minutesBefore };
   });

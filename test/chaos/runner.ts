@@ -44,6 +44,7 @@ import {
   claimDueWrites,
   claimTransactions,
   eventOf,
+  type DueWrite,
   leaseGrants,
   seededDue,
   syncDueWrites,
@@ -62,7 +63,8 @@ import {
 } from './faults.js';
 import { storeOps, type RunHistory } from './history.js';
 import { startCodeforcesTap, startDynamoRecorder } from './taps.js';
-import { runSources, type SourcesResult } from './sources.js';
+import { runSources, soonContests, type SourcesResult } from './sources.js';
+import { startSourceStandins } from '../../local/source-standins.js';
 import { runWorker, type WorkerControl } from './worker.js';
 import { startStarvationProbe } from '../support/starvation-probe.mjs';
 import { slowLeaseAnswers, starvationOfRun, stallsOfSamples } from './starvation.js';
@@ -113,8 +115,9 @@ export interface DeliveryFigures {
   outcomes: Record<string, number>;
   /** Claims in committed transactions (each with its event). */
   claims: number;
-  /** ReminderDue events in the outbox at the end. */
+  /** ReminderDue events in the outbox at the end, and by their contest's platform. */
   events: number;
+  eventsByPlatform: Record<string, number>;
   /** Distinct reminders sent, and those sent at more than one start (the syncs moved them). */
   reminders: number;
   resent: number;
@@ -146,17 +149,19 @@ export const APP_USER_PREFIX = 'app-';
 
 /**
  * One action of the app through the write path, on one of its users' reminders of a contest
- * starting within the hour: set (a lead time that makes it due within a minute, or already due),
+ * due soon (Codeforces' three, the other platforms' soon one each): set (a lead time that makes it
+ * due within a minute, or already due),
  * change the lead, or cancel. A refusal (the contest started, a conflict) is the app's to handle.
  */
 async function appAction(
   app: ReminderClient,
   doc: DynamoDBDocumentClient,
   contests: string,
+  soonIds: readonly string[],
   random: Random,
   count: (kind: FaultKind) => void,
 ): Promise<void> {
-  const contestId = codeforcesId(random.pick(SOON_IDS));
+  const contestId = random.pick(soonIds);
   const userId = `${APP_USER_PREFIX}${random.int(0, 3)}`;
   try {
     if (random.chance(0.25)) {
@@ -221,7 +226,7 @@ async function seedTables(doc: DynamoDBDocumentClient, names: TableNames, seed: 
     }
   };
   // The contests as the sync leaves them: with their bucket gates.
-  await put(names.contests, [...seed.contests, ...seed.contests.flatMap(gatesOf), seed.clock]);
+  await put(names.contests, [...seed.contests, ...seed.contests.flatMap(gatesOf), ...seed.clocks]);
   await put(names.reminders, seed.reminders);
 }
 
@@ -244,6 +249,16 @@ export function deliveryEnvironment(template: CfnTemplate, names: TableNames, le
     }
   }
   return { ...env, LEASE_DURATION_SECONDS: String(leaseSeconds), POWERTOOLS_LOG_LEVEL: 'DEBUG' };
+}
+
+/** Events by their contest's platform (the qualified id's prefix). */
+function countPlatforms(events: readonly { contestId: string }[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { contestId } of events) {
+    const platform = contestId.split(':')[0] ?? '?';
+    counts[platform] = (counts[platform] ?? 0) + 1;
+  }
+  return counts;
 }
 
 export async function runTrial(
@@ -274,7 +289,18 @@ export async function runTrial(
   // A trial whose only fault is contention has neither (its rule: contention alone never fails a run).
   const contentionOnly = plan.aws?.contentionOnly === true;
   const largeCommit = !contentionOnly && (options.largeCommit ?? new Random(seed ^ 0x1a7e).chance(0.4));
-  const dataset: Dataset = { baseSeconds: Math.floor(startedAt / 1000), ...(largeCommit ? { largeCommit: LARGE_COMMIT_REMINDERS } : {}) };
+  // The other sources' jobs beside this one (sources.ts): their stand-ins serve the fixtures shifted
+  // to the trial's start, and their soon contests are seeded as their sources list them there.
+  const platforms = contentionOnly
+    ? []
+    : (options.sources ?? Object.keys(env.sourceEntries ?? {})).filter((p) => env.sourceEntries?.[p] !== undefined);
+  const standins = platforms.length === 0 ? undefined : await startSourceStandins({ anchorMs: startedAt });
+  const dataset: Dataset = {
+    baseSeconds: Math.floor(startedAt / 1000),
+    ...(largeCommit ? { largeCommit: LARGE_COMMIT_REMINDERS } : {}),
+    ...(standins !== undefined ? { others: await soonContests(standins, platforms) } : {}),
+  };
+  const soonIds = [...SOON_IDS.map(codeforcesId), ...(dataset.others ?? []).map((contest) => contest.contestId)];
   const faults: Partial<Record<FaultKind, number>> = {};
   const count = (kind: FaultKind, n = 1): void => {
     faults[kind] = (faults[kind] ?? 0) + n;
@@ -323,7 +349,7 @@ export async function runTrial(
   const appRandom = new Random(seed ^ 0x0a99_1e55);
   const appPending: Promise<void>[] = [];
   const act = () => {
-    appPending.push(appAction(app, appDoc, names.contests, appRandom, count));
+    appPending.push(appAction(app, appDoc, names.contests, soonIds, appRandom, count));
   };
   // One set of transaction locks for every worker's proxy: they stand in front of one DynamoDB.
   const locks = transactionLocks({
@@ -354,6 +380,8 @@ export async function runTrial(
   let starvedWorkers: number[] = [];
   let quietStart = Number.POSITIVE_INFINITY;
   let sourcesPart: Promise<SourcesResult> | undefined;
+  let quietSources: (quiet: { finalSyncStarved: boolean }) => void = () => undefined;
+  const sourcesQuiet = new Promise<{ finalSyncStarved: boolean }>((resolve) => (quietSources = resolve));
   let sourceFigures: SourcesResult['byPlatform'] | undefined;
   const invoke = async (
     event: WorkerEvent,
@@ -485,9 +513,8 @@ export async function runTrial(
     nextId = plan.workers.length + (delivery?.plan.workers.length ?? 0);
     phaseStart = Date.now();
     // The other sources' jobs, beside this one: their own faults, quiet phase and checks (sources.ts).
-    const platforms = (options.sources ?? Object.keys(env.sourceEntries ?? {})).filter((p) => env.sourceEntries?.[p] !== undefined);
     sourcesPart =
-      platforms.length === 0 || contentionOnly
+      standins === undefined
         ? undefined
         : runSources({
             seed,
@@ -497,10 +524,12 @@ export async function runTrial(
             names,
             doc,
             dynamoEndpoint: env.dynamoEndpoint,
+            standins,
             leaseSeconds: plan.leaseSeconds,
             intervals: plan.intervals,
             timeoutMs: INVOCATION_TIMEOUT_MS,
             harnessSamples: () => harnessProbe.samples(),
+            onQuiet: (quiet) => quietSources(quiet),
           });
     const faultsSpanMs = Math.max(0, ...plan.workers.map((w) => w.startAtMs)) + 3_000;
     await Promise.all([
@@ -572,6 +601,11 @@ export async function runTrial(
             : `the final console sync did not succeed in ${QUIET_ATTEMPTS} attempts with faults off`,
       });
     }
+    // The other sources' quiet phases end with their final syncs: delivery's last pass comes after
+    // every platform's, as it comes after Codeforces' (their checks run meanwhile).
+    const sourceFinalStarved =
+      sourcesPart !== undefined &&
+      (await Promise.race([sourcesQuiet, sourcesPart.then(() => ({ finalSyncStarved: false }))])).finalSyncStarved;
     // Delivery, faults off: console passes until one succeeds with nothing left for later.
     let deliveredUntilSeconds: number | undefined;
     if (delivery !== undefined) {
@@ -583,10 +617,10 @@ export async function runTrial(
       }, 'delivery');
       // Nothing may be left due once a pass ran after the final sync put every row right; with the
       // final sync starved, rows it would have put right stay deferred: not the product's to answer for.
-      if (pass === 'done' && finalSync === 'starved') {
+      if (pass === 'done' && (finalSync === 'starved' || sourceFinalStarved)) {
         starved.push({
           rule: 'delivery-lost',
-          message: 'not judged: the final sync, which puts right the rows left due at a moved start, was starved',
+          message: `not judged: the final sync${finalSync === 'starved' ? '' : ' of another source'}, which puts right the rows left due at a moved start or under a paused contest, was starved`,
         });
       } else if (pass === 'done') deliveredUntilSeconds = from;
       else {
@@ -601,11 +635,13 @@ export async function runTrial(
     }
 
     phasesMs.quiet = Date.now() - quietStart;
+    let sourcesDue: DueWrite[] = [];
     if (sourcesPart !== undefined) {
       const part = await sourcesPart;
       violations.push(...part.violations);
       starved.push(...part.starved);
       sourceFigures = part.byPlatform;
+      sourcesDue = part.dueWrites;
     }
     // --- Check (once every delayed request has reached DynamoDB and been answered) -------------
     if (drainAtMs + 500 > Date.now()) await sleep(drainAtMs + 500 - Date.now());
@@ -640,8 +676,11 @@ export async function runTrial(
       {
         // Codeforces' items: the other sources' jobs write theirs beside it (judged in sources.ts).
         contests: contests.filter((item) => ownItem('codeforces', String(item.contestId))),
-        // The app's rows are its own (judged per intent by the delivery checker), not the seeded expectation's.
-        reminders: reminders.filter((row) => !String(row.userId).startsWith(APP_USER_PREFIX)),
+        // The app's rows are its own (judged per intent by the delivery checker), not the seeded
+        // expectation's; the other platforms' are their jobs' (judged by the delivery checker too).
+        reminders: reminders.filter(
+          (row) => !String(row.userId).startsWith(APP_USER_PREFIX) && ownItem('codeforces', String(row.contestId)),
+        ),
         ...(lease.Item !== undefined ? { lease: lease.Item } : {}),
         checkedAtMs,
       },
@@ -657,6 +696,7 @@ export async function runTrial(
             dueWrites: [
               ...seededDue(seedData.reminders),
               ...syncDueWrites(recorder.records, names),
+              ...sourcesDue,
               ...claimDueWrites(txns),
               ...appDueWrites(appRecorder.records, names),
             ],
@@ -679,6 +719,7 @@ export async function runTrial(
         outcomes: deliveryOutcomes,
         claims: claims.length,
         events: events.length,
+        eventsByPlatform: countPlatforms(events),
         reminders: startsByReminder.size,
         resent: [...startsByReminder.values()].filter((starts) => starts.size > 1).length,
         duringFaults: claims.filter((claim) => claim.repliedAtMs < quietStart).length,
@@ -694,6 +735,7 @@ export async function runTrial(
     await Promise.all([
       tap.close(),
       standin.close(),
+      standins?.close(),
       recorder.close(),
       deliveryRecorder.close(),
       appRecorder.close(),

@@ -16,7 +16,12 @@ import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { jobNames, type SourceJob } from '../../lambda/sources/job.js';
 import { SOURCE_JOBS } from '../../lambda/sources/jobs.js';
 import { functionEnv } from '../../local/local-events.js';
-import { misbehave, startSourceStandins, type SourceStandinReply, type StandinPlatform } from '../../local/source-standins.js';
+import { misbehave, type SourceStandin, type SourceStandinReply, type StandinPlatform } from '../../local/source-standins.js';
+import type { ListedContest, Source } from '../../lambda/sources/source.js';
+import type { SourceOptions } from '../../lambda/sources/settings.js';
+import { atcoderSource } from '../../lambda/sources/atcoder/index.js';
+import { codechefSource } from '../../lambda/sources/codechef/index.js';
+import { leetcodeSource } from '../../lambda/sources/leetcode/index.js';
 import { sourceFunctionId } from '../../local/sync-sources.js';
 import type { TableNames } from '../../local/tables.js';
 import { bundleDirOfFunction, type CfnTemplate } from '../../local/template.js';
@@ -24,6 +29,8 @@ import { join } from 'node:path';
 import { judge, type Violation } from './checker.js';
 import { Random, type WorkerEvent, type WorkerFault } from './faults.js';
 import { storeOps, type RunHistory } from './history.js';
+import { OTHER_SOON_IDS } from './dataset.js';
+import { syncDueWrites, type DueWrite } from './delivery-history.js';
 import { slowLeaseAnswers, starvationOfRun, stallsOfSamples } from './starvation.js';
 import { startDynamoRecorder } from './taps.js';
 import { runWorker } from './worker.js';
@@ -39,6 +46,29 @@ export function sourceEntriesOf(outdir: string, template: CfnTemplate): Record<s
       job.platform,
       join(bundleDirOfFunction(outdir, template, sourceFunctionId(template, job)), 'index.mjs'),
     ]),
+  );
+}
+
+const SOURCES: Readonly<Record<StandinPlatform, (options: SourceOptions) => Source>> = {
+  atcoder: atcoderSource,
+  codechef: codechefSource,
+  leetcode: leetcodeSource,
+};
+
+/**
+ * Each platform's soon contest (dataset.ts, OTHER_SOON_IDS) as its source lists it from the
+ * stand-in (its real client and mapping): what the trial seeds, so that the contest is the one its
+ * job's syncs keep listing. Throws if a fixture no longer lists it.
+ */
+export async function soonContests(standins: SourceStandin, platforms: readonly string[]): Promise<ListedContest[]> {
+  return Promise.all(
+    platforms.map(async (platform) => {
+      const source = SOURCES[platform as StandinPlatform]({ baseUrl: standins.baseUrls[platform as StandinPlatform] });
+      const reply = await source.fetchReply({ signal: AbortSignal.timeout(20_000), deadline: Date.now() + 20_000 });
+      const contest = reply.contests.find((c) => c.contestId === OTHER_SOON_IDS[platform]);
+      if (contest === undefined) throw new Error(`${platform}'s stand-in does not list ${OTHER_SOON_IDS[platform]}: the trial seeds it`);
+      return contest;
+    }),
   );
 }
 
@@ -116,6 +146,8 @@ export interface SourcesResult {
   starved: Violation[];
   /** Per platform: invocations, outcomes, upstream requests. */
   byPlatform: Record<string, { invocations: number; outcomes: Record<string, number>; requests: number }>;
+  /** The jobs' reminder updates that made a row due or not (for the delivery checker: delivery-history.ts). */
+  dueWrites: DueWrite[];
 }
 
 /**
@@ -130,10 +162,14 @@ export async function runSources(options: {
   names: TableNames;
   doc: DynamoDBDocumentClient;
   dynamoEndpoint: string;
+  /** The platforms' stand-ins (the runner's: the trial's seed was read from them). */
+  standins: SourceStandin;
   leaseSeconds: number;
   intervals: readonly string[];
   timeoutMs: number;
   harnessSamples: () => StarvationSample[];
+  /** Called once every source's quiet phase ended (its final sync done, or given up), before the checks. */
+  onQuiet?: (quiet: { finalSyncStarved: boolean }) => void;
 }): Promise<SourcesResult> {
   const leaseMs = options.leaseSeconds * 1000;
   const jobs = OTHER_SOURCE_JOBS.filter((job) => options.platforms.includes(job.platform));
@@ -143,9 +179,9 @@ export async function runSources(options: {
     leaseMs,
     jobs.map((job) => job.platform),
   );
-  const standins = await startSourceStandins();
+  const standins = options.standins;
   const recorders = await Promise.all(jobs.map(() => startDynamoRecorder(options.dynamoEndpoint)));
-  const result: SourcesResult = { violations: [], starved: [], byPlatform: {} };
+  const result: SourcesResult = { violations: [], starved: [], byPlatform: {}, dueWrites: [] };
   try {
     for (const plan of plans) {
       standins.setDelay(plan.platform, plan.delayMs);
@@ -209,10 +245,13 @@ export async function runSources(options: {
           return starvationOfRun(history, harness, leaseMs)?.starved === true;
         };
         let starvedAttempts = 0;
+        /** Whether a run succeeded with this source's faults off: its reply then stands for every reminder of its contests. */
+        let succeededQuiet = false;
         const untilSucceeded = async (event: WorkerEvent): Promise<'done' | 'failed' | 'starved'> => {
           for (let fair = 0; fair < QUIET_ATTEMPTS;) {
             const history = await invoke(event, { kind: 'none' });
             const s = history.summary;
+            if (s?.outcome === 'succeeded') succeededQuiet = true;
             if (s?.outcome === 'succeeded' || (s?.outcome === 'skipped' && s.reason === 'already-done')) return 'done';
             const skipped = s?.outcome === 'skipped';
             if (skipped || !starvedRun(history)) fair += 1;
@@ -225,19 +264,22 @@ export async function runSources(options: {
         const starvedIntervals: string[] = [];
         for (const interval of intervals)
           if ((await untilSucceeded({ kind: 'schedule', interval })) === 'starved') starvedIntervals.push(interval);
-        // A console run last, unless the faults phase had one (the short run's budget: every process counts).
-        const hadConsole = plan.workers.some((w) => w.event.kind === 'console');
-        const finalSync = hadConsole ? 'done' : await untilSucceeded({ kind: 'console' });
+        // A console run last, unless a run of the quiet phase succeeded (the short run's budget: every
+        // process counts): a run that failed in the faults phase may have paused reminders due soon
+        // (doubt), and only a success after it brings them back for delivery's last pass.
+        const finalSync = succeededQuiet ? 'done' : await untilSucceeded({ kind: 'console' });
         if (finalSync !== 'done')
           (finalSync === 'starved' ? result.starved : result.violations).push({
             rule: 'no-final-sync',
             message: `[${job.platform}] the final console sync did not succeed with faults off (${finalSync})`,
           });
-        // A holder killed in the faults phase leaves its lease to expire (the quiet phase may not need it): read it after.
-        await sleep(leaseMs + 200);
         return { job, runs, recorder, leaseKey, intervals, starvedIntervals, finalSyncStarved: finalSync === 'starved' };
       }),
     );
+    // Every source's final sync is done: delivery's last pass may run meanwhile.
+    options.onQuiet?.({ finalSyncStarved: perJob.some((done) => done.finalSyncStarved) });
+    // A holder killed in the faults phase leaves its lease to expire (the quiet phase may not need it): read it after.
+    await sleep(leaseMs + 200);
     for (const { job, runs, recorder, leaseKey, intervals, starvedIntervals, finalSyncStarved } of perJob) {
       const lease = await options.doc.send(
         new GetCommand({ TableName: options.names.coordination, Key: { pk: leaseKey }, ConsistentRead: true }),
@@ -262,9 +304,10 @@ export async function runSources(options: {
       result.violations.push(...judgement.violations.map(tag));
       result.starved.push(...judgement.starved.map(tag));
       result.byPlatform[job.platform]!.requests = standins.requests.filter((r) => r.platform === job.platform).length;
+      result.dueWrites.push(...syncDueWrites(recorder.records, options.names));
     }
   } finally {
-    await Promise.all([standins.close(), ...recorders.map((r) => r.close())]);
+    await Promise.all(recorders.map((r) => r.close()));
   }
   return result;
 }

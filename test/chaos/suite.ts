@@ -102,6 +102,7 @@ export async function runChaos(
         outcomes: {},
         claims: 0,
         events: 0,
+        eventsByPlatform: {},
         reminders: 0,
         resent: 0,
         duringFaults: 0,
@@ -123,6 +124,8 @@ export async function runChaos(
       ] as const)
         d[field] += trial.delivery[field];
       for (const [kind, n] of Object.entries(trial.delivery.outcomes)) d.outcomes[kind] = (d.outcomes[kind] ?? 0) + n;
+      for (const [platform, n] of Object.entries(trial.delivery.eventsByPlatform))
+        d.eventsByPlatform[platform] = (d.eventsByPlatform[platform] ?? 0) + n;
     }
     for (const [platform, figures] of Object.entries(trial.sources ?? {})) {
       const sum = ((summary.sources ??= {})[platform] ??= { invocations: 0, outcomes: {}, requests: 0 });
