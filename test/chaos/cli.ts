@@ -142,7 +142,9 @@ function report(summary: ChaosSummary, options: Options, wallMs: number): void {
       .sort()
       .map(([kind, n]) => `${kind} ${n}`)
       .join(', ');
-    out(`source ${platform}: ${figures.invocations} invocations, ${figures.requests} upstream requests; ${outcomes}`);
+    out(
+      `source ${platform}: ${figures.invocations} invocations, ${figures.requests} upstream requests, ${figures.awsFaults} AWS faults; ${outcomes}`,
+    );
   }
   const failing = summary.trials.filter((trial) => trial.violations.length > 0);
   out(`violations:      ${summary.violations}`);

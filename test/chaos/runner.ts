@@ -25,14 +25,7 @@ import { LEASE_PK } from '../../lambda/contract.js';
 import { createReminderClient, ReminderError, type ReminderClient } from '../../lambda/reminders/index.js';
 import { localDynamoClient } from '../../local/dynamodb-local.js';
 import { startCodeforcesStandin, type StandinReply } from '../../local/codeforces-standin.js';
-import {
-  leaseOperation,
-  startDynamoProxy,
-  transactionLocks,
-  type DynamoProxy,
-  type ProxyFault,
-  type ProxyRequest,
-} from '../../local/dynamo-proxy.js';
+import { transactionLocks, type DynamoProxy, type ProxyFault } from '../../local/dynamo-proxy.js';
 import { createTablesFromTemplate, tableDefinitionsFromTemplate, type TableNames } from '../../local/tables.js';
 import { findDeliveryFunction, type CfnTemplate } from '../../local/template.js';
 import { deliveryLeaseKey } from '../../lambda/delivery/schema.js';
@@ -50,19 +43,10 @@ import {
   syncDueWrites,
 } from './delivery-history.js';
 import { contestList, expectedRows, seedRows, SOON_IDS, type Dataset } from './dataset.js';
-import {
-  awsFaultPolicy,
-  dynamoDelayAt,
-  planTrial,
-  Random,
-  type CodeforcesFault,
-  type FaultKind,
-  type TrialPlan,
-  type WorkerEvent,
-  type WorkerPlan,
-} from './faults.js';
+import { planTrial, Random, type CodeforcesFault, type FaultKind, type TrialPlan, type WorkerEvent, type WorkerPlan } from './faults.js';
 import { storeOps, type RunHistory } from './history.js';
 import { startCodeforcesTap, startDynamoRecorder } from './taps.js';
+import { startFaultyProxy, takeInjected } from './proxies.js';
 import { runSources, soonContests, type SourcesResult } from './sources.js';
 import { startSourceStandins } from '../../local/source-standins.js';
 import { runWorker, type WorkerControl } from './worker.js';
@@ -186,13 +170,6 @@ async function appAction(
  * plus one renewal period), which the function refuses below as a configuration error.
  */
 const INVOCATION_TIMEOUT_MS = 30_000;
-const FAULT_KIND_OF_PROXY: Record<ProxyFault, FaultKind> = {
-  conflict: 'aws-conflict',
-  'throughput-exceeded': 'aws-throughput-exceeded',
-  throttling: 'aws-throttling',
-  'internal-error': 'aws-internal-error',
-  'drop-after-apply': 'aws-drop-after-apply',
-};
 
 function reply(fault: CodeforcesFault): StandinReply | undefined {
   switch (fault.kind) {
@@ -389,23 +366,28 @@ export async function runTrial(
     id = nextId++,
     job: 'sync' | 'delivery' = 'sync',
   ) => {
+    let control: WorkerControl | undefined;
+    let transactions = 0;
+    const fault = worker.fault;
     // Each worker has its own delaying proxy, so a fault can follow its requests.
-    const proxy = await startDynamoProxy(job === 'sync' ? recorder.endpoint : deliveryRecorder.endpoint, { locks });
+    const { proxy, awsHold } = await startFaultyProxy(job === 'sync' ? recorder.endpoint : deliveryRecorder.endpoint, {
+      locks,
+      plan,
+      leaseKey: job === 'sync' ? LEASE_PK : deliveryLease,
+      faultRandom: new Random((seed ^ Math.imul(id + 1, 0x9e3779b1)) >>> 0),
+      holdRandom,
+      delayRandom,
+      active: () => faultsOn,
+      elapsedMs: () => Date.now() - phaseStart,
+      count,
+      delayedUntil: (atMs) => void (drainAtMs = Math.max(drainAtMs, atMs)),
+      delayOf: (operation, delay) => {
+        if (fault.kind !== 'stop-at-write' || operation !== 'TransactWriteItems' || ++transactions !== fault.nth) return delay;
+        control?.stop(fault.forMs);
+        return Math.max(delay, fault.holdMs);
+      },
+    });
     proxies.push(proxy);
-    const aws = plan.aws;
-    let awsHold: ((request: ProxyRequest) => number) | undefined;
-    if (aws !== undefined) {
-      const leaseKey = job === 'sync' ? LEASE_PK : deliveryLease;
-      const kindOf = (request: { operation: string; body: Record<string, unknown> | undefined }) =>
-        leaseOperation({ ...request, n: 0 }, leaseKey) ?? (request.operation === 'TransactWriteItems' ? 'commit' : request.operation);
-      proxy.setFaults(awsFaultPolicy(aws, new Random((seed ^ Math.imul(id + 1, 0x9e3779b1)) >>> 0), kindOf, () => faultsOn));
-      awsHold = () => {
-        if (!faultsOn || !holdRandom.chance(aws.holdChance)) return 0;
-        count('aws-transaction-hold');
-        return holdRandom.int(aws.holdMs.min, aws.holdMs.max);
-      };
-      proxy.setTransactionHold(awsHold);
-    }
     if (job === 'sync' && (largeCommit || withApp)) {
       proxy.setTransactionHold((request) => {
         const moves = ((request.body?.TransactItems as { Update?: { TableName?: string } }[] | undefined) ?? []).some(
@@ -422,22 +404,6 @@ export async function runTrial(
         return Math.max(held, holdRandom.int(LARGE_COMMIT_HOLD_MS.min, LARGE_COMMIT_HOLD_MS.max));
       });
     }
-    let control: WorkerControl | undefined;
-    let transactions = 0;
-    const fault = worker.fault;
-    proxy.setDelay((operation) => {
-      if (!faultsOn) return 0;
-      let delay = dynamoDelayAt(plan, operation, Date.now() - phaseStart, delayRandom);
-      if (fault.kind === 'stop-at-write' && operation === 'TransactWriteItems' && ++transactions === fault.nth) {
-        control?.stop(fault.forMs);
-        delay = Math.max(delay, fault.holdMs);
-      }
-      if (delay > 0) {
-        count('dynamo-delay');
-        drainAtMs = Math.max(drainAtMs, Date.now() + delay);
-      }
-      return delay;
-    });
     const done = await runWorker({
       id,
       bundleEntry: job === 'sync' ? env.bundleEntry : delivery!.entry,
@@ -478,14 +444,7 @@ export async function runTrial(
       deliveryCounts.lost += typeof counts?.lost === 'number' ? counts.lost : 0;
       deliveryCounts.deferred += typeof counts?.deferred === 'number' ? counts.deferred : 0;
     }
-    for (const [fault, byOperation] of Object.entries(proxy.injected()) as [ProxyFault, Record<string, number>][]) {
-      const merged = (awsFaults[fault] ??= {});
-      for (const [operation, n] of Object.entries(byOperation)) {
-        merged[operation] = (merged[operation] ?? 0) + n;
-        count(FAULT_KIND_OF_PROXY[fault], n);
-      }
-    }
-    proxy.reset();
+    takeInjected(proxy, awsFaults, count);
     for (const [operation, n] of Object.entries(done.history.contentionRetries ?? {}))
       contentionRetries[operation] = (contentionRetries[operation] ?? 0) + n;
     if (done.history.summary?.reason === 'lease-held' && done.history.summary.detail !== undefined) contentionSkips += 1;
@@ -525,6 +484,8 @@ export async function runTrial(
             doc,
             dynamoEndpoint: env.dynamoEndpoint,
             standins,
+            plan,
+            locks,
             leaseSeconds: plan.leaseSeconds,
             intervals: plan.intervals,
             timeoutMs: INVOCATION_TIMEOUT_MS,
@@ -642,6 +603,14 @@ export async function runTrial(
       starved.push(...part.starved);
       sourceFigures = part.byPlatform;
       sourcesDue = part.dueWrites;
+      // Their faults count in the trial's, as Codeforces' and delivery's do.
+      for (const [kind, n] of Object.entries(part.faults) as [FaultKind, number][]) count(kind, n);
+      for (const [fault, byOperation] of Object.entries(part.awsFaults) as [ProxyFault, Record<string, number>][])
+        for (const [operation, n] of Object.entries(byOperation))
+          (awsFaults[fault] ??= {})[operation] = (awsFaults[fault]?.[operation] ?? 0) + n;
+      for (const [operation, n] of Object.entries(part.contentionRetries))
+        contentionRetries[operation] = (contentionRetries[operation] ?? 0) + n;
+      contentionSkips += part.contentionSkips;
     }
     // --- Check (once every delayed request has reached DynamoDB and been answered) -------------
     if (drainAtMs + 500 > Date.now()) await sleep(drainAtMs + 500 - Date.now());

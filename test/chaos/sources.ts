@@ -27,7 +27,9 @@ import type { TableNames } from '../../local/tables.js';
 import { bundleDirOfFunction, type CfnTemplate } from '../../local/template.js';
 import { join } from 'node:path';
 import { judge, type Violation } from './checker.js';
-import { Random, type WorkerEvent, type WorkerFault } from './faults.js';
+import { Random, type FaultKind, type TrialPlan, type WorkerEvent, type WorkerFault } from './faults.js';
+import { startFaultyProxy, takeInjected } from './proxies.js';
+import type { DynamoProxy, ProxyFault, TransactionLocks } from '../../local/dynamo-proxy.js';
 import { storeOps, type RunHistory } from './history.js';
 import { OTHER_SOON_IDS } from './dataset.js';
 import { syncDueWrites, type DueWrite } from './delivery-history.js';
@@ -141,11 +143,24 @@ export function planSources(seed: number, intervals: readonly string[], leaseMs:
   });
 }
 
+export interface SourceFigures {
+  invocations: number;
+  outcomes: Record<string, number>;
+  requests: number;
+  /** AWS faults its workers' proxies injected (every kind), and transactions they held. */
+  awsFaults: number;
+}
+
 export interface SourcesResult {
   violations: Violation[];
   starved: Violation[];
-  /** Per platform: invocations, outcomes, upstream requests. */
-  byPlatform: Record<string, { invocations: number; outcomes: Record<string, number>; requests: number }>;
+  /** Per platform: invocations, outcomes, upstream requests, the DynamoDB faults its proxies injected. */
+  byPlatform: Record<string, SourceFigures>;
+  /** Every source's faults, AWS faults by kind and operation, contention retries and skips (added to the trial's). */
+  faults: Partial<Record<FaultKind, number>>;
+  awsFaults: Partial<Record<ProxyFault, Record<string, number>>>;
+  contentionRetries: Record<string, number>;
+  contentionSkips: number;
   /** The jobs' reminder updates that made a row due or not (for the delivery checker: delivery-history.ts). */
   dueWrites: DueWrite[];
 }
@@ -162,6 +177,10 @@ export async function runSources(options: {
   names: TableNames;
   doc: DynamoDBDocumentClient;
   dynamoEndpoint: string;
+  /** The trial's AWS faults and DynamoDB delay windows, given to every source's workers through their own proxies. */
+  plan: Pick<TrialPlan, 'aws' | 'dynamoDelays'>;
+  /** The transactions' item locks every worker's proxy shares (one DynamoDB). */
+  locks: TransactionLocks;
   /** The platforms' stand-ins (the runner's: the trial's seed was read from them). */
   standins: SourceStandin;
   leaseSeconds: number;
@@ -181,7 +200,18 @@ export async function runSources(options: {
   );
   const standins = options.standins;
   const recorders = await Promise.all(jobs.map(() => startDynamoRecorder(options.dynamoEndpoint)));
-  const result: SourcesResult = { violations: [], starved: [], byPlatform: {}, dueWrites: [] };
+  const result: SourcesResult = {
+    violations: [],
+    starved: [],
+    byPlatform: {},
+    dueWrites: [],
+    faults: {},
+    awsFaults: {},
+    contentionRetries: {},
+    contentionSkips: 0,
+  };
+  const proxies: DynamoProxy[] = [];
+  const phaseStart = Date.now();
   try {
     for (const plan of plans) {
       standins.setDelay(plan.platform, plan.delayMs);
@@ -193,11 +223,18 @@ export async function runSources(options: {
         const plan = plans[j]!;
         const recorder = recorders[j]!;
         const leaseKey = jobNames(job).leaseKey;
-        const figures = { invocations: 0, outcomes: {} as Record<string, number>, requests: 0 };
+        const figures: SourceFigures = { invocations: 0, outcomes: {}, requests: 0, awsFaults: 0 };
         result.byPlatform[job.platform] = figures;
+        const count = (kind: FaultKind, n = 1): void => {
+          result.faults[kind] = (result.faults[kind] ?? 0) + n;
+          if (kind.startsWith('aws-')) figures.awsFaults += n;
+        };
+        let faultsOn = true;
+        let drainAtMs = 0;
+        const holdRandom = new Random((options.seed ^ Math.imul(j + 1, 0x3c6ef372)) >>> 0);
+        const delayRandom = new Random((options.seed ^ Math.imul(j + 1, 0x5bd1e995)) >>> 0);
         const env = {
           ...functionEnv(options.template, sourceFunctionId(options.template, job), options.names),
-          AWS_ENDPOINT_URL_DYNAMODB: recorder.endpoint,
           [job.baseUrlVariable]: standins.baseUrls[plan.platform],
           LEASE_DURATION_SECONDS: String(options.leaseSeconds),
           POWERTOOLS_LOG_LEVEL: 'DEBUG',
@@ -205,14 +242,32 @@ export async function runSources(options: {
         };
         const runs: RunHistory[] = [];
         const invoke = async (event: WorkerEvent, fault: WorkerFault, id = nextId++) => {
+          // Its own proxy, as every worker of the trial has: the AWS faults and delays while this source's faults last.
+          const { proxy } = await startFaultyProxy(recorder.endpoint, {
+            locks: options.locks,
+            plan: options.plan,
+            leaseKey,
+            faultRandom: new Random((options.seed ^ Math.imul(id + 1, 0x9e3779b1)) >>> 0),
+            holdRandom,
+            delayRandom,
+            active: () => faultsOn,
+            elapsedMs: () => Date.now() - phaseStart,
+            count,
+            delayedUntil: (atMs) => void (drainAtMs = Math.max(drainAtMs, atMs)),
+          });
+          proxies.push(proxy);
           const done = await runWorker({
             id,
             bundleEntry: options.entries[job.platform]!,
             event,
             fault,
             timeoutMs: options.timeoutMs,
-            env,
+            env: { ...env, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint },
           });
+          takeInjected(proxy, result.awsFaults, count);
+          for (const [operation, n] of Object.entries(done.history.contentionRetries ?? {}))
+            result.contentionRetries[operation] = (result.contentionRetries[operation] ?? 0) + n;
+          if (done.history.summary?.reason === 'lease-held' && done.history.summary.detail !== undefined) result.contentionSkips += 1;
           runs.push(done.history);
           figures.invocations += 1;
           const s = done.history.summary;
@@ -235,6 +290,7 @@ export async function runSources(options: {
           }),
         );
         // This source's faults off (the others' are theirs).
+        faultsOn = false;
         standins.clearQueue(plan.platform);
         standins.setDelay(plan.platform, 0);
         const starvedRun = (history: RunHistory): boolean => {
@@ -273,6 +329,8 @@ export async function runSources(options: {
             rule: 'no-final-sync',
             message: `[${job.platform}] the final console sync did not succeed with faults off (${finalSync})`,
           });
+        // A request delayed in the faults phase (a killed worker's) reaches DynamoDB before the checks.
+        if (drainAtMs + 500 > Date.now()) await sleep(drainAtMs + 500 - Date.now());
         return { job, runs, recorder, leaseKey, intervals, starvedIntervals, finalSyncStarved: finalSync === 'starved' };
       }),
     );
@@ -307,7 +365,7 @@ export async function runSources(options: {
       result.dueWrites.push(...syncDueWrites(recorder.records, options.names));
     }
   } finally {
-    await Promise.all(recorders.map((r) => r.close()));
+    await Promise.all([...recorders.map((r) => r.close()), ...proxies.map((p) => p.close())]);
   }
   return result;
 }

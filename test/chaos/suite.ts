@@ -128,9 +128,10 @@ export async function runChaos(
         d.eventsByPlatform[platform] = (d.eventsByPlatform[platform] ?? 0) + n;
     }
     for (const [platform, figures] of Object.entries(trial.sources ?? {})) {
-      const sum = ((summary.sources ??= {})[platform] ??= { invocations: 0, outcomes: {}, requests: 0 });
+      const sum = ((summary.sources ??= {})[platform] ??= { invocations: 0, outcomes: {}, requests: 0, awsFaults: 0 });
       sum.invocations += figures.invocations;
       sum.requests += figures.requests;
+      sum.awsFaults += figures.awsFaults;
       for (const [kind, n] of Object.entries(figures.outcomes)) sum.outcomes[kind] = (sum.outcomes[kind] ?? 0) + n;
     }
     summary.starved += trial.starved.length;
