@@ -48,6 +48,7 @@ const unitFiles = [
   // What npm start prints at the door, against README.md; the calendar files following the feeds.
   'test/local/walkthrough.test.ts',
   'test/chaos/faults.test.ts',
+  'test/chaos/sources.test.ts',
   'test/chaos/delivery-checker.test.ts',
   // The simulated year's pure parts (truth, glitch schedule, invariant checker).
   'test/sim/truth.test.ts',

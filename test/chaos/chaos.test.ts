@@ -79,7 +79,7 @@ describe('chaos (short run)', () => {
       );
       expect(violations).toEqual([]);
       expect(summary.trials).toHaveLength(3);
-      // Every other source's job ran beside Codeforces' (the contention-only trial keeps to Codeforces).
+      // Every other source's job ran beside Codeforces', in every trial.
       expect(Object.keys(summary.sources ?? {}).sort()).toEqual(['atcoder', 'codechef', 'leetcode']);
       // Each succeeded, in the trials where the harness did not starve its quiet phase (said above).
       for (const platform of ['atcoder', 'codechef', 'leetcode']) {
@@ -100,6 +100,12 @@ describe('chaos (short run)', () => {
       const freezable = summary.trials.filter((trial) => trial.seed !== trialSeed(SEED, 0) && !trial.starvedWorkers.includes(0));
       if (freezable.length > 0) expect(summary.faults.sigstop ?? 0).toBeGreaterThanOrEqual(1);
       expect(summary.faults['contention-only-trial']).toBe(1);
+      // The contention-only trial ran every job (each held to the contention rule).
+      expect(Object.keys(summary.trials.find((trial) => trial.plan.aws?.contentionOnly === true)?.sources ?? {}).sort()).toEqual([
+        'atcoder',
+        'codechef',
+        'leetcode',
+      ]);
       const aws =
         (summary.faults['aws-conflict'] ?? 0) +
         (summary.faults['aws-throttling'] ?? 0) +

@@ -376,6 +376,21 @@ describe('chaos checker', () => {
       }
     });
 
+    it("judges another source job's runs alike: a claim of the row its update lost to excuses it, another platform's does not", () => {
+      const history = contended();
+      const error =
+        'FencedWriteError: a write was refused by its condition (Update chaos-1-reminders {"contestKey":"leetcode:weekly-contest-91#05","userId":"u2"}): the item changed during the run; the next run redoes it';
+      const runs = history.runs.map((r) =>
+        r.runId === 'b' ? { ...r, summary: { outcome: 'failed' as const, reason: 'store', error } } : r,
+      );
+      const acquiredAtMs = runs.find((r) => r.runId === 'b')!.acquired!.acquiredAtMs;
+      const judged = (key: string) =>
+        judge({ ...history, runs, claims: [{ key, repliedAtMs: acquiredAtMs + 50 }] }, finalTables(3), undefined);
+      expect(judged('leetcode:weekly-contest-91/u2')).toEqual({ violations: [], starved: [] });
+      // The same user's reminder of a contest of another platform is another row.
+      expect(rules(judged('codeforces:91/u2').violations)).toEqual(['contention-failure']);
+    });
+
     describe('a run the harness starved is reported as starved, not judged', () => {
       /** Run e lost its lease: acquired at T + 2 s (lease 2 s), renewed once, ended at T + 4 s; window at stake T + 2.5 s .. T + 4 s. */
       const lost = (extra: Partial<RunHistory> = {}): RunHistory => ({

@@ -268,9 +268,7 @@ export async function runTrial(
   const largeCommit = !contentionOnly && (options.largeCommit ?? new Random(seed ^ 0x1a7e).chance(0.4));
   // The other sources' jobs beside this one (sources.ts): their stand-ins serve the fixtures shifted
   // to the trial's start, and their soon contests are seeded as their sources list them there.
-  const platforms = contentionOnly
-    ? []
-    : (options.sources ?? Object.keys(env.sourceEntries ?? {})).filter((p) => env.sourceEntries?.[p] !== undefined);
+  const platforms = (options.sources ?? Object.keys(env.sourceEntries ?? {})).filter((p) => env.sourceEntries?.[p] !== undefined);
   const standins = platforms.length === 0 ? undefined : await startSourceStandins({ anchorMs: startedAt });
   const dataset: Dataset = {
     baseSeconds: Math.floor(startedAt / 1000),
@@ -356,6 +354,11 @@ export async function runTrial(
   let deliveryFigures: DeliveryFigures | undefined;
   let starvedWorkers: number[] = [];
   let quietStart = Number.POSITIVE_INFINITY;
+  /** The rows delivery claimed in committed transactions so far, and when (a sync that lost its update to one failed by design). */
+  const committedClaims = () =>
+    (delivery !== undefined ? claimTransactions(deliveryRecorder.records, { ...names, outbox: names.outbox! }, deliveryLease) : [])
+      .filter((txn) => txn.outcome === 'ok')
+      .flatMap((txn) => txn.claims.map((claim) => ({ key: claim.key, repliedAtMs: txn.repliedAtMs })));
   let sourcesPart: Promise<SourcesResult> | undefined;
   let quietSources: (quiet: { finalSyncStarved: boolean }) => void = () => undefined;
   const sourcesQuiet = new Promise<{ finalSyncStarved: boolean }>((resolve) => (quietSources = resolve));
@@ -491,6 +494,7 @@ export async function runTrial(
             timeoutMs: INVOCATION_TIMEOUT_MS,
             harnessSamples: () => harnessProbe.samples(),
             onQuiet: (quiet) => quietSources(quiet),
+            claims: () => committedClaims(),
           });
     const faultsSpanMs = Math.max(0, ...plan.workers.map((w) => w.startAtMs)) + 3_000;
     await Promise.all([
@@ -634,9 +638,7 @@ export async function runTrial(
         store: storeOps(recorder.records, names),
         codeforces: tap.records,
         contentionOnly: plan.aws?.contentionOnly === true,
-        claims: txns
-          .filter((txn) => txn.outcome === 'ok')
-          .flatMap((txn) => txn.claims.map((claim) => ({ key: claim.key, repliedAtMs: txn.repliedAtMs }))),
+        claims: committedClaims(),
         harnessStalls: stallsOfSamples(harnessProbe.samples(), 'harness'),
         starvedIntervals,
         finalSyncStarved: finalSync === 'starved',

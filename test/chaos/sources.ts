@@ -101,9 +101,31 @@ export interface SourcePlan {
 /**
  * Each source's plan, from the trial's seed: two workers for one interval at once (a retry and
  * its original), a duplicate of it or a console run, each with a signal fault drawn as the
- * Codeforces workers' are, and one source down, one slow.
+ * Codeforces workers' are, and one source down, one slow. In a contention-only trial
+ * (`contentionOnly`), as for Codeforces (faults.ts, `contentionOnlyPlan`): the same workers without
+ * signals, every source answering, half its replies slow (2.5–5 s, so that runs last past a
+ * renewal, within the client's 10 s attempt), none down or slow on every reply.
  */
-export function planSources(seed: number, intervals: readonly string[], leaseMs: number, platforms: readonly string[]): SourcePlan[] {
+export function planSources(
+  seed: number,
+  intervals: readonly string[],
+  leaseMs: number,
+  platforms: readonly string[],
+  options: { contentionOnly?: boolean } = {},
+): SourcePlan[] {
+  const drawn = planFaultySources(seed, intervals, leaseMs, platforms);
+  if (options.contentionOnly !== true) return drawn;
+  const random = new Random((seed ^ 0x68e3_1da5) >>> 0);
+  return drawn.map((plan) => ({
+    ...plan,
+    workers: plan.workers.map((worker) => ({ ...worker, fault: { kind: 'none' } })),
+    replies: plan.replies.map(() => (random.chance(0.5) ? misbehave.slow(random.int(2_500, 5_000)) : {})),
+    delayMs: 0,
+    down: false,
+  }));
+}
+
+function planFaultySources(seed: number, intervals: readonly string[], leaseMs: number, platforms: readonly string[]): SourcePlan[] {
   const random = new Random((seed ^ 0x50c3_e5a1) >>> 0);
   const chosen = intervals.slice(-SOURCE_INTERVALS);
   const down = random.int(0, platforms.length - 1);
@@ -187,6 +209,11 @@ export async function runSources(options: {
   intervals: readonly string[];
   timeoutMs: number;
   harnessSamples: () => StarvationSample[];
+  /**
+   * The reminder rows delivery claimed in committed transactions so far (checker.ts, `claims`): in a
+   * contention-only trial, a sync that lost its reminder update to one of them failed by design.
+   */
+  claims?: () => readonly { key: string; repliedAtMs: number }[];
   /** Called once every source's quiet phase ended (its final sync done, or given up), before the checks. */
   onQuiet?: (quiet: { finalSyncStarved: boolean }) => void;
 }): Promise<SourcesResult> {
@@ -197,6 +224,7 @@ export async function runSources(options: {
     options.intervals,
     leaseMs,
     jobs.map((job) => job.platform),
+    { contentionOnly: options.plan.aws?.contentionOnly === true },
   );
   const standins = options.standins;
   const recorders = await Promise.all(jobs.map(() => startDynamoRecorder(options.dynamoEndpoint)));
@@ -350,6 +378,8 @@ export async function runSources(options: {
           runs,
           store,
           codeforces: [],
+          contentionOnly: options.plan.aws?.contentionOnly === true,
+          claims: options.claims?.() ?? [],
           harnessStalls: stallsOfSamples(options.harnessSamples(), 'harness'),
           starvedIntervals,
           finalSyncStarved,
