@@ -170,6 +170,14 @@ async function appAction(
  * plus one renewal period), which the function refuses below as a configuration error.
  */
 const INVOCATION_TIMEOUT_MS = 30_000;
+/**
+ * The same in a contention-only trial, whose rule says no run fails: its time must hold the work
+ * under contention, not only its retry budgets. An AtCoder sync's first reply (a 2.5–5 s slow
+ * reply, then 16 bucket Queries for each of its 8 new contests, a fifth of them refused and retried
+ * with the SDK's backoff) took 14 s of the 16.4 s that 30 s leave before the stop margin, and once
+ * more than that (`RunDeadlineError`). Half of the deployed 120 s.
+ */
+const CONTENTION_ONLY_INVOCATION_TIMEOUT_MS = 60_000;
 
 function reply(fault: CodeforcesFault): StandinReply | undefined {
   switch (fault.kind) {
@@ -265,6 +273,7 @@ export async function runTrial(
   const leaseMs = plan.leaseSeconds * 1000;
   // A trial whose only fault is contention has neither (its rule: contention alone never fails a run).
   const contentionOnly = plan.aws?.contentionOnly === true;
+  const invocationTimeoutMs = contentionOnly ? CONTENTION_ONLY_INVOCATION_TIMEOUT_MS : INVOCATION_TIMEOUT_MS;
   const largeCommit = !contentionOnly && (options.largeCommit ?? new Random(seed ^ 0x1a7e).chance(0.4));
   // The other sources' jobs beside this one (sources.ts): their stand-ins serve the fixtures shifted
   // to the trial's start, and their soon contests are seeded as their sources list them there.
@@ -412,7 +421,7 @@ export async function runTrial(
       bundleEntry: job === 'sync' ? env.bundleEntry : delivery!.entry,
       event,
       fault,
-      timeoutMs: INVOCATION_TIMEOUT_MS,
+      timeoutMs: invocationTimeoutMs,
       onSpawn: (c) => {
         control = c;
       },
@@ -491,7 +500,7 @@ export async function runTrial(
             locks,
             leaseSeconds: plan.leaseSeconds,
             intervals: plan.intervals,
-            timeoutMs: INVOCATION_TIMEOUT_MS,
+            timeoutMs: invocationTimeoutMs,
             harnessSamples: () => harnessProbe.samples(),
             onQuiet: (quiet) => quietSources(quiet),
             claims: () => committedClaims(),
