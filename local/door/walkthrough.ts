@@ -59,9 +59,9 @@ export interface CalendarFollower {
 /**
  * Keeps every public feed and `user`'s in `dir` (`codeforces.ics` … `leetcode.ics`, `all.ics`,
  * `<user>.ics`) as the door's builder rebuilds them: every `everyMs` it reads the feed objects the
- * door's bucket holds — the public ones, and the user's under its current token (the door table's record, so a new feed
- * URL is followed) — and writes a file again when its entity tag changed. A calendar app that
- * opens the file sees what the API serves at that moment.
+ * door's bucket holds — the public ones, and the user's under its current token (the door table's
+ * record, so a new feed URL is followed) — and writes a file again when its entity tag changed. A
+ * calendar app that opens the file sees what the API serves at that moment.
  */
 export function followCalendars(options: {
   door: Pick<LocalDoor, 'objects'>;

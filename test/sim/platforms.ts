@@ -44,9 +44,14 @@ export interface PlatformTruth extends Truth {
   misdated: { id: number; from: number; until: number; by: number }[];
 }
 
-/** The contests whose listing at `t` is wrong about their start (`PlatformTruth.misdated`). */
+/** The listings wrong at `t` about their contest's start (`PlatformTruth.misdated`). */
+function misdatedEntriesAt(truth: PlatformTruth, t: number): PlatformTruth['misdated'] {
+  return truth.misdated.filter((m) => m.from <= t && t < m.until);
+}
+
+/** The contests whose listing at `t` is wrong about their start. */
 export function misdatedAt(truth: PlatformTruth, t: number): number[] {
-  return truth.misdated.filter((m) => m.from <= t && t < m.until).map((m) => m.id);
+  return misdatedEntriesAt(truth, t).map((m) => m.id);
 }
 
 /** Qualified ids (`atcoder:abc400`) and the simulation's numbers, both ways. Codeforces' numbers are their own. */
@@ -323,9 +328,10 @@ interface Listed {
 /** The truth's contests listed at `t`, by phase: not started, running, finished (newest first). */
 function listedBy(truth: PlatformTruth, t: number): { upcoming: Listed[]; running: Listed[]; finished: Listed[] } {
   const out = { upcoming: [] as Listed[], running: [] as Listed[], finished: [] as Listed[] };
+  const misdatedNow = misdatedEntriesAt(truth, t);
   for (const contest of truth.contests) {
     if (!listedAt(contest, t)) continue;
-    const misdated = truth.misdated.find((m) => m.id === contest.id && m.from <= t && t < m.until);
+    const misdated = misdatedNow.find((m) => m.id === contest.id);
     const entry = {
       platformId: truth.platformIds.get(contest.id)!,
       name: nameAt(contest, t),
