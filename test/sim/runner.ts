@@ -1175,14 +1175,15 @@ export async function runSimulation(world: SimWorld, options: SimOptions): Promi
     const each = sideCheckers.get(side.truth.platform)!;
     const sideReminders = each.finishReminders(truth.yearStart + hours * HOUR);
     const changes: Record<string, number> = {};
-    for (const change of side.truth.changes) changes[change.kind] = (changes[change.kind] ?? 0) + 1;
+    // What the year saw: a change, placeholder or wrong listing drawn for a round past its end is not counted.
+    const end = side.truth.end;
+    for (const change of side.truth.changes) if (change.at < end) changes[change.kind] = (changes[change.kind] ?? 0) + 1;
     platforms[side.truth.platform] = {
       truth: {
-        contests: side.truth.contests.filter((c) => c.announcedAt < side.truth.end && c.starts[0]!.value >= truth.yearStart - 7 * DAY)
-          .length,
+        contests: side.truth.contests.filter((c) => c.announcedAt < end && c.starts[0]!.value >= truth.yearStart - 7 * DAY).length,
         changes,
-        placeholders: side.truth.placeholders.length,
-        misdated: side.truth.misdated.length,
+        placeholders: side.truth.placeholders.filter((p) => p.from < end).length,
+        misdated: side.truth.misdated.filter((m) => m.from < end).length,
       },
       ...side.figures,
       violations: each.violations.map((v) => ({ ...v, detail: qualifyDetail(v.detail, ids) })),
