@@ -2,6 +2,7 @@
  * What is particular to Codeforces (docs/sources.md, "Settings"). No runtime imports: the CDK app
  * reads it. The stack's context (`contestSync:scheduleRateMinutes`, `contestSync:acceptHeldAfterReplies`)
  * still sets Codeforces' poll rate and held-change replies, as before there were several sources.
+ * What the simulated year generates of its behaviours: docs/sources.md, "What the simulated year generates".
  */
 import { HOUR_SECONDS, type SourceSettings } from '../settings.js';
 

@@ -1,6 +1,7 @@
 /**
  * What is particular to LeetCode: its settings (docs/sources.md, "Settings"). No runtime imports:
- * the CDK app reads the poll period from here.
+ * the CDK app reads the poll period from here. Which of this platform's behaviours the simulated
+ * year generates, and which it does not: docs/sources.md, "What the simulated year generates".
  */
 import { HOUR_SECONDS, type SourceSettings } from '../settings.js';
 
