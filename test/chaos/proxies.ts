@@ -14,7 +14,7 @@ import {
   type ProxyRequest,
   type TransactionLocks,
 } from '../../local/dynamo-proxy.js';
-import { awsFaultPolicy, dynamoDelayAt, type FaultKind, type Random, type TrialPlan } from './faults.js';
+import { awsFaultPolicy, dynamoDelayAt, Random, type FaultKind, type TrialPlan } from './faults.js';
 
 export const FAULT_KIND_OF_PROXY: Record<ProxyFault, FaultKind> = {
   conflict: 'aws-conflict',
@@ -24,12 +24,17 @@ export const FAULT_KIND_OF_PROXY: Record<ProxyFault, FaultKind> = {
   'drop-after-apply': 'aws-drop-after-apply',
 };
 
+/** A worker's own stream of AWS faults: the trial's seed and the worker's id, whichever job it runs. */
+export function workerFaultRandom(seed: number, workerId: number): Random {
+  return new Random((seed ^ Math.imul(workerId + 1, 0x9e3779b1)) >>> 0);
+}
+
 export interface FaultyProxyOptions {
   locks: TransactionLocks;
   plan: Pick<TrialPlan, 'aws' | 'dynamoDelays'>;
   /** The lease item of the worker's job: its acquire, renew and release are kinds of their own in a burst. */
   leaseKey: string;
-  /** This worker's own stream of AWS faults. */
+  /** This worker's own stream of AWS faults (`workerFaultRandom`). */
   faultRandom: Random;
   /** The job's streams of transaction holds and request delays. */
   holdRandom: Random;

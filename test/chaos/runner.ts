@@ -46,7 +46,7 @@ import { contestList, expectedRows, seedRows, SOON_IDS, type Dataset } from './d
 import { planTrial, Random, type CodeforcesFault, type FaultKind, type TrialPlan, type WorkerEvent, type WorkerPlan } from './faults.js';
 import { storeOps, type RunHistory } from './history.js';
 import { startCodeforcesTap, startDynamoRecorder } from './taps.js';
-import { startFaultyProxy, takeInjected } from './proxies.js';
+import { startFaultyProxy, takeInjected, workerFaultRandom } from './proxies.js';
 import { runSources, soonContests, type SourcesResult } from './sources.js';
 import { startSourceStandins } from '../../local/source-standins.js';
 import { runWorker, type WorkerControl } from './worker.js';
@@ -386,7 +386,7 @@ export async function runTrial(
       locks,
       plan,
       leaseKey: job === 'sync' ? LEASE_PK : deliveryLease,
-      faultRandom: new Random((seed ^ Math.imul(id + 1, 0x9e3779b1)) >>> 0),
+      faultRandom: workerFaultRandom(seed, id),
       holdRandom,
       delayRandom,
       active: () => faultsOn,

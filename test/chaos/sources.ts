@@ -28,7 +28,7 @@ import { bundleDirOfFunction, type CfnTemplate } from '../../local/template.js';
 import { join } from 'node:path';
 import { judge, type Violation } from './checker.js';
 import { Random, type FaultKind, type TrialPlan, type WorkerEvent, type WorkerFault } from './faults.js';
-import { startFaultyProxy, takeInjected } from './proxies.js';
+import { startFaultyProxy, takeInjected, workerFaultRandom } from './proxies.js';
 import type { DynamoProxy, ProxyFault, TransactionLocks } from '../../local/dynamo-proxy.js';
 import { storeOps, type RunHistory } from './history.js';
 import { OTHER_SOON_IDS } from './dataset.js';
@@ -275,7 +275,7 @@ export async function runSources(options: {
             locks: options.locks,
             plan: options.plan,
             leaseKey,
-            faultRandom: new Random((options.seed ^ Math.imul(id + 1, 0x9e3779b1)) >>> 0),
+            faultRandom: workerFaultRandom(options.seed, id),
             holdRandom,
             delayRandom,
             active: () => faultsOn,
