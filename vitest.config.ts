@@ -1,5 +1,18 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Every temporary file of the run under one directory, removed when vitest exits (Ctrl-C
+ * included): what CDK makes for each `new App()` without an outdir (`cdk.out*`), the syntheses,
+ * the tests' own directories, and what a worker vitest stopped could not remove. The workers and
+ * every process they start inherit TMPDIR, which `os.tmpdir()` reads.
+ */
+const runTmp = mkdtempSync(join(tmpdir(), 'contest-sync-test-'));
+process.env.TMPDIR = runTmp;
+process.once('exit', () => rmSync(runTmp, { recursive: true, force: true }));
 
 /**
  * The workspace package by its name, from its sources (as tsconfig.json's `paths` does for tsc,
