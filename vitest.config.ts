@@ -10,9 +10,13 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * the tests' own directories, and what a worker vitest stopped could not remove. The workers and
  * every process they start inherit TMPDIR, which `os.tmpdir()` reads.
  */
-const runTmp = mkdtempSync(join(tmpdir(), 'contest-sync-test-'));
-process.env.TMPDIR = runTmp;
-process.once('exit', () => rmSync(runTmp, { recursive: true, force: true }));
+if (process.env.CONTEST_SYNC_TEST_TMP === undefined) {
+  // Once per run: a worker or a process a test starts that loads this file again keeps the run's.
+  const runTmp = mkdtempSync(join(tmpdir(), 'contest-sync-test-'));
+  process.env.CONTEST_SYNC_TEST_TMP = runTmp;
+  process.env.TMPDIR = runTmp;
+  process.once('exit', () => rmSync(runTmp, { recursive: true, force: true }));
+}
 
 /**
  * The workspace package by its name, from its sources (as tsconfig.json's `paths` does for tsc,
